@@ -1,0 +1,74 @@
+"""Estimator base classes.
+
+mathlearn estimators inherit scikit-learn's public base classes, so they work with
+``clone``, ``Pipeline``, ``GridSearchCV`` and the rest of the scikit-learn ecosystem. The
+mixins are listed first in a class's bases, as scikit-learn requires.
+
+``ProbabilisticRegressorMixin`` adds the probabilistic prediction API shared by the Bayesian
+regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sample_y``.
+"""
+
+from __future__ import annotations
+
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClusterMixin,
+    DensityMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+)
+from sklearn.utils.validation import check_is_fitted
+
+from .utils.validation import check_random_state
+
+__all__ = [
+    "BaseEstimator",
+    "ClassifierMixin",
+    "ClusterMixin",
+    "DensityMixin",
+    "ProbabilisticRegressorMixin",
+    "RegressorMixin",
+    "TransformerMixin",
+    "check_is_fitted",
+    "clone",
+]
+
+
+class ProbabilisticRegressorMixin:
+    """Mixin for regressors with a Gaussian predictive distribution.
+
+    Subclasses implement ``_predict_mean_cov(X, full_cov)`` returning the predictive mean of
+    shape ``(n_samples,)`` and either the predictive variances ``(n_samples,)`` or, when
+    ``full_cov`` is true, the joint predictive covariance of the latent function
+    ``(n_samples, n_samples)``; and ``_predictive_noise_variance()`` returning the observation
+    noise variance added to the latent variance for a noisy target.
+    """
+
+    def sample_y(self, X, n_samples: int = 1, random_state=None):
+        """Draw functions from the posterior and evaluate them at ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+            Query points.
+        n_samples : int, default=1
+            Number of function draws.
+        random_state : int, Generator, RandomState or None
+            Source of randomness.
+
+        Returns
+        -------
+        y_samples : ndarray of shape (n_samples_X, n_samples)
+            Column ``j`` is the ``j``-th posterior function evaluated at ``X`` (noise-free),
+            the layout scikit-learn's ``GaussianProcessRegressor.sample_y`` uses.
+        """
+        from .utils.linalg import cholesky
+
+        check_is_fitted(self)
+        rng = check_random_state(random_state)
+        mean, cov = self._predict_mean_cov(X, full_cov=True)
+        L = cholesky(cov, jitter="auto", warn=False)
+        z = rng.standard_normal((mean.shape[0], int(n_samples)))
+        return mean[:, None] + L @ z

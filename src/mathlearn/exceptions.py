@@ -1,0 +1,18 @@
+"""Warnings and errors raised by mathlearn.
+
+``NotFittedError`` is scikit-learn's, re-exported so that ``except NotFittedError`` works for
+users of either library.
+"""
+
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+__all__ = ["ConvergenceWarning", "NotFittedError", "NumericalWarning"]
+
+
+class NumericalWarning(UserWarning):
+    """A computation needed a numerical safeguard (jitter, clipping) to proceed.
+
+    Raised, for example, when a covariance matrix had to be regularised with jitter before
+    its Cholesky factorisation succeeded. The result is usable, but the input was close to
+    singular and the user should know.
+    """

@@ -1,0 +1,1 @@
+"""Experiment modules, one per family; each is imported by ``mathlearn report``."""

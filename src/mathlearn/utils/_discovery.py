@@ -1,0 +1,38 @@
+"""Discovery of every public estimator, so common tests cannot forget a new one."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+from sklearn.base import BaseEstimator
+
+# Subpackages that hold no estimators, or whose import needs optional dependencies.
+_SKIP = {"report", "utils", "tests"}
+
+
+def all_estimators() -> list[tuple[str, type]]:
+    """Return ``(name, class)`` for every public estimator class in mathlearn.
+
+    An estimator is public when its subpackage lists it in ``__all__`` and it subclasses
+    scikit-learn's ``BaseEstimator``. Abstract classes and names starting with ``_`` are left
+    out. The list is sorted by name.
+    """
+    import mathlearn
+
+    found: dict[str, type] = {}
+    for info in pkgutil.iter_modules(mathlearn.__path__):
+        if info.name.startswith("_") or info.name in _SKIP or not info.ispkg:
+            continue
+        module = importlib.import_module(f"mathlearn.{info.name}")
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, BaseEstimator)
+                and not inspect.isabstract(obj)
+                and not name.startswith("_")
+            ):
+                found[name] = obj
+    return sorted(found.items())

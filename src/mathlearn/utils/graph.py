@@ -1,0 +1,141 @@
+"""Similarity graphs and graph Laplacians, shared by spectral embedding and clustering.
+
+Spec 002 §2.4 (notes 002, chapter 4) and spec 004 §2.5: given a weighted adjacency ``W`` with
+degrees ``d_i = sum_j W_ij`` and ``D = diag(d)``,
+
+- unnormalised Laplacian ``L = D - W`` (RatioCut),
+- symmetric normalised ``L_sym = I - D^{-1/2} W D^{-1/2}`` (NCut via the symmetric problem),
+- random-walk ``L_rw = I - D^{-1} W`` (NCut; its eigenvectors are ``D^{-1/2}`` times those
+  of ``L_sym``).
+
+Neighbour search is brute force through ``squared_distances`` (BLAS), which suits the data
+sizes these methods are used on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .extmath import squared_distances
+
+__all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
+
+
+def rbf_affinity(X, gamma: float) -> np.ndarray:
+    """Fully connected Gaussian similarity ``W_ij = exp(-gamma ||x_i - x_j||^2)``, 0 diagonal."""
+    W = squared_distances(X)
+    W *= -gamma
+    np.exp(W, out=W)
+    np.fill_diagonal(W, 0.0)
+    return W
+
+
+def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
+    """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
+
+    Returns
+    -------
+    distances : ndarray of shape (N, n_neighbors)
+        Euclidean distances, sorted increasingly.
+    indices : ndarray of shape (N, n_neighbors)
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if not 1 <= n_neighbors < n:
+        raise ValueError(
+            f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
+        )
+    sq = np.einsum("ij,ij->i", X, X)
+    dist = np.empty((n, n_neighbors))
+    ind = np.empty((n, n_neighbors), dtype=np.intp)
+    for start in range(0, n, chunk_size):
+        stop = min(start + chunk_size, n)
+        D = squared_distances(X[start:stop], X, X_norm_sq=sq[start:stop], Y_norm_sq=sq)
+        rows = np.arange(stop - start)
+        D[rows, rows + start] = np.inf  # a point is not its own neighbour
+        part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
+        d_part = np.take_along_axis(D, part, axis=1)
+        order = np.argsort(d_part, axis=1, kind="stable")
+        ind[start:stop] = np.take_along_axis(part, order, axis=1)
+        dist[start:stop] = np.sqrt(np.take_along_axis(d_part, order, axis=1))
+    return dist, ind
+
+
+def knn_graph(
+    X, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
+) -> sp.csr_matrix:
+    """Symmetric k-nearest-neighbour graph as a sparse matrix.
+
+    ``i`` and ``j`` are joined when either is among the other's ``n_neighbors`` nearest
+    points (the "or" symmetrisation). ``mode="connectivity"`` gives weight 1; ``mode="rbf"``
+    gives ``exp(-gamma d_ij^2)``; ``mode="distance"`` gives ``d_ij``.
+    """
+    dist, ind = kneighbors(X, n_neighbors)
+    n = dist.shape[0]
+    rows = np.repeat(np.arange(n), n_neighbors)
+    if mode == "connectivity":
+        vals = np.ones(rows.size)
+    elif mode == "distance":
+        vals = dist.ravel()
+    elif mode == "rbf":
+        if gamma is None:
+            raise ValueError("mode='rbf' needs gamma.")
+        vals = np.exp(-gamma * dist.ravel() ** 2)
+    else:
+        raise ValueError(f"mode must be 'connectivity', 'distance' or 'rbf'; got {mode!r}.")
+    W = sp.csr_matrix((vals, (rows, ind.ravel())), shape=(n, n))
+    return W.maximum(W.T).tocsr()
+
+
+def laplacian(W, kind: str = "unnormalized"):
+    """Graph Laplacian of a symmetric non-negative adjacency matrix.
+
+    Parameters
+    ----------
+    W : ndarray or sparse matrix of shape (N, N)
+    kind : {"unnormalized", "symmetric", "random_walk"}
+
+    Returns
+    -------
+    L : ndarray or sparse matrix of shape (N, N)
+        Same storage as ``W``.
+    degree : ndarray of shape (N,)
+
+    Raises
+    ------
+    ValueError
+        If ``W`` has a negative weight, or a normalised Laplacian is asked for a graph with an
+        isolated vertex (zero degree).
+    """
+    sparse = sp.issparse(W)
+    W = W.tocsr().astype(float) if sparse else np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"adjacency must be square; got shape {W.shape}.")
+    if (W.data if sparse else W).min(initial=0.0) < 0:
+        raise ValueError("adjacency has negative weights.")
+    d = np.asarray(W.sum(axis=1)).ravel()
+    if kind == "unnormalized":
+        L = (sp.diags(d) - W).tocsr() if sparse else np.diag(d) - W
+        return L, d
+    if kind not in ("symmetric", "random_walk"):
+        raise ValueError(
+            f"kind must be 'unnormalized', 'symmetric' or 'random_walk'; got {kind!r}."
+        )
+    if np.any(d <= 0):
+        raise ValueError(
+            "the graph has isolated vertices (zero degree); a normalised Laplacian is undefined."
+        )
+    n = W.shape[0]
+    if kind == "symmetric":
+        s = 1.0 / np.sqrt(d)
+        if sparse:
+            L = (sp.identity(n) - sp.diags(s) @ W @ sp.diags(s)).tocsr()
+        else:
+            L = np.eye(n) - s[:, None] * W * s[None, :]
+    else:
+        if sparse:
+            L = (sp.identity(n) - sp.diags(1.0 / d) @ W).tocsr()
+        else:
+            L = np.eye(n) - W / d[:, None]
+    return L, d

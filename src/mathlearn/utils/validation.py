@@ -1,0 +1,146 @@
+"""Input validation at the library's boundary.
+
+Arrays are validated with scikit-learn's public helpers (``check_array``, ``validate_data``),
+which already reject NaN/inf, wrong dimensionality and empty input with clear messages. This
+module adds the checks that scikit-learn lacks: symmetric positive (semi-)definite matrices,
+positive scalars, probability vectors, and a ``check_random_state`` that accepts NumPy's
+``Generator`` as well as ``RandomState``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = [
+    "check_array",
+    "check_is_fitted",
+    "check_positive",
+    "check_probability_vector",
+    "check_random_state",
+    "check_symmetric_psd",
+    "validate_data",
+]
+
+
+def check_random_state(seed) -> np.random.Generator:
+    """Turn ``seed`` into a ``numpy.random.Generator``.
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.Generator or numpy.random.RandomState
+        ``None`` gives a fresh generator seeded from the operating system; an int seeds a new
+        PCG64 generator; a ``Generator`` is returned as it is; a ``RandomState`` is wrapped so
+        that draws continue its stream (scikit-learn passes those in its common checks).
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    if seed is None or isinstance(seed, numbers.Integral | np.integer):
+        return np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.RandomState):
+        # Draw a seed from the RandomState so that repeated calls advance its stream.
+        return np.random.default_rng(seed.randint(np.iinfo(np.int32).max))
+    raise ValueError(
+        f"random_state must be None, an int, a numpy Generator or RandomState; got {seed!r}."
+    )
+
+
+def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = False):
+    """Check that a scalar parameter is a finite positive number and return it as float.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, or not positive (``strict``) / non-negative.
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a real number; got {type(value).__name__}.")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value}.")
+    if strict and value <= 0:
+        raise ValueError(f"{name} must be > 0; got {value}.")
+    if not strict and value < 0:
+        raise ValueError(f"{name} must be >= 0; got {value}.")
+    return value
+
+
+def check_probability_vector(p, name: str = "p", *, axis: int = -1, atol: float = 1e-8):
+    """Validate probabilities that lie in [0, 1] and sum to one along ``axis``.
+
+    Returns the probabilities as a float array.
+    """
+    p = np.asarray(p, dtype=float)
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError(f"{name} must lie in [0, 1].")
+    s = p.sum(axis=axis)
+    if not np.allclose(s, 1.0, rtol=0.0, atol=atol):
+        raise ValueError(f"{name} must sum to 1 along axis {axis}; sums are {s}.")
+    return p
+
+
+def check_symmetric_psd(
+    A,
+    name: str = "matrix",
+    *,
+    strict: bool = True,
+    rtol: float = 1e-10,
+    copy: bool = False,
+) -> np.ndarray:
+    """Check that ``A`` is a finite, square, symmetric positive (semi-)definite matrix.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+    name : str
+        Name used in error messages ("covariance", "kernel matrix", ...).
+    strict : bool, default=True
+        Require positive definiteness (a Cholesky factorisation must succeed); otherwise only
+        require the smallest eigenvalue to be >= ``-rtol * max|eigenvalue|``.
+    rtol : float
+        Relative tolerance for the symmetry check and for semi-definiteness.
+
+    Returns
+    -------
+    A : ndarray of shape (n, n)
+        The symmetrised matrix ``(A + A.T) / 2``.
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not square, not symmetric, contains NaN/inf, or is not PSD/PD.
+    """
+    A = np.array(A, dtype=float, copy=copy or None)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square 2-D matrix; got shape {A.shape}.")
+    if A.shape[0] == 0:
+        raise ValueError(f"{name} is empty.")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    scale = max(np.max(np.abs(A)), np.finfo(float).tiny)
+    if np.max(np.abs(A - A.T)) > rtol * scale * 1e3:
+        raise ValueError(f"{name} is not symmetric.")
+    A = 0.5 * (A + A.T)
+    if strict:
+        try:
+            np.linalg.cholesky(A)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"{name} is not positive definite.") from None
+    else:
+        w = np.linalg.eigvalsh(A)
+        if w[0] < -rtol * max(abs(w[-1]), abs(w[0])) * 10:
+            raise ValueError(
+                f"{name} is not positive semi-definite (smallest eigenvalue {w[0]:.3g})."
+            )
+    return A

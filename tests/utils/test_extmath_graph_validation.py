@@ -1,0 +1,95 @@
+import mpmath
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mathlearn.utils.extmath import log_sigmoid, sigmoid, softplus, squared_distances
+from mathlearn.utils.graph import kneighbors, knn_graph, laplacian, rbf_affinity
+from mathlearn.utils.validation import (
+    check_positive,
+    check_probability_vector,
+    check_random_state,
+    check_symmetric_psd,
+)
+
+
+@pytest.mark.parametrize("x", [-800.0, -30.0, -1e-3, 0.0, 2.5, 40.0, 800.0])
+def test_sigmoid_softplus_stable_against_mpmath(x):
+    mp_sig = 1 / (1 + mpmath.exp(-mpmath.mpf(x)))
+    assert sigmoid(x) == pytest.approx(float(mp_sig), rel=1e-14, abs=0)
+    assert softplus(x) == pytest.approx(float(mpmath.log1p(mpmath.exp(x))), rel=1e-14)
+    assert log_sigmoid(x) == pytest.approx(float(mpmath.log(mp_sig)), rel=1e-14)
+
+
+def test_squared_distances_matches_direct(rng):
+    X = rng.standard_normal((7, 3))
+    Y = rng.standard_normal((4, 3))
+    direct = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(squared_distances(X, Y), direct, rtol=1e-12, atol=1e-12)
+    D = squared_distances(X)
+    assert np.all(np.diag(D) == 0) and np.all(D >= 0)
+    # Far from the origin the expansion cancels; the result must still be non-negative.
+    Z = 1e8 + rng.standard_normal((5, 2)) * 1e-4
+    assert np.all(squared_distances(Z) >= 0)
+
+
+def test_kneighbors_brute_force(rng):
+    X = rng.standard_normal((50, 2))
+    dist, ind = kneighbors(X, 3, chunk_size=7)
+    full = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(full, np.inf)
+    np.testing.assert_array_equal(ind, np.argsort(full, axis=1)[:, :3])
+    np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :3], rtol=1e-10)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        kneighbors(X, 50)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_laplacians_identities(rng, sparse):
+    X = rng.standard_normal((12, 2))
+    W = rbf_affinity(X, gamma=0.5)
+    Win = sp.csr_matrix(W) if sparse else W
+    dense = (lambda M: M.toarray()) if sparse else (lambda M: M)
+    L, d = laplacian(Win)
+    L = dense(L)
+    np.testing.assert_allclose(L @ np.ones(12), 0, atol=1e-12)  # constant vector in null space
+    f = rng.standard_normal(12)
+    quad = 0.5 * np.sum(W * (f[:, None] - f[None, :]) ** 2)
+    assert f @ L @ f == pytest.approx(quad, rel=1e-10)
+    Ls = dense(laplacian(Win, "symmetric")[0])
+    Lrw = dense(laplacian(Win, "random_walk")[0])
+    np.testing.assert_allclose(Ls, np.diag(d**-0.5) @ L @ np.diag(d**-0.5), atol=1e-12)
+    np.testing.assert_allclose(Lrw, np.diag(1 / d) @ L, atol=1e-12)
+
+
+def test_knn_graph_symmetric_and_laplacian_errors(rng):
+    X = rng.standard_normal((20, 2))
+    G = knn_graph(X, 3)
+    assert (G != G.T).nnz == 0
+    assert G.diagonal().sum() == 0
+    W = np.zeros((3, 3))
+    W[0, 1] = W[1, 0] = 1.0
+    with pytest.raises(ValueError, match="isolated"):
+        laplacian(W, "symmetric")
+    with pytest.raises(ValueError, match="negative"):
+        laplacian(-np.ones((2, 2)))
+
+
+def test_validation_messages():
+    with pytest.raises(ValueError, match="not positive definite"):
+        check_symmetric_psd(np.diag([1.0, -2.0]), "covariance")
+    with pytest.raises(ValueError, match="not symmetric"):
+        check_symmetric_psd(np.array([[1.0, 0.5], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="semi-definite"):
+        check_symmetric_psd(np.diag([1.0, -2.0]), strict=False)
+    check_symmetric_psd(np.diag([1.0, 0.0]), strict=False)
+    with pytest.raises(ValueError, match="sum to 1"):
+        check_probability_vector([0.2, 0.2])
+    with pytest.raises(ValueError, match="> 0"):
+        check_positive(0.0, "noise_precision")
+    with pytest.raises(ValueError, match="finite"):
+        check_positive(float("nan"), "alpha")
+    g = check_random_state(np.random.RandomState(0))
+    assert isinstance(g, np.random.Generator)
+    with pytest.raises(ValueError, match="random_state"):
+        check_random_state("seed")

@@ -1,0 +1,70 @@
+import mpmath
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from mathlearn.exceptions import NumericalWarning
+from mathlearn.utils.linalg import cholesky, logdet_psd, lstsq, solve_psd
+
+
+def _spd(rng, n):
+    A = rng.standard_normal((n, n))
+    return A @ A.T + n * np.eye(n)
+
+
+def test_cholesky_reconstructs(rng):
+    A = _spd(rng, 6)
+    L = cholesky(A)
+    np.testing.assert_allclose(L @ L.T, A, rtol=1e-13)
+    assert np.allclose(L, np.tril(L))
+
+
+def test_cholesky_jitter_warns_on_singular_psd(rng):
+    v = rng.standard_normal((5, 2))
+    A = v @ v.T  # rank 2: PSD but singular
+    with pytest.warns(NumericalWarning, match="added"):
+        L = cholesky(A)
+    np.testing.assert_allclose(L @ L.T, A, atol=1e-6)
+
+
+def test_cholesky_rejects_indefinite_and_bad_input():
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        cholesky(np.diag([1.0, -1.0]), warn=False)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        cholesky(np.diag([1.0, 0.0]), jitter=None)
+    with pytest.raises(ValueError, match="NaN"):
+        cholesky(np.array([[np.nan]]))
+    with pytest.raises(ValueError, match="square"):
+        cholesky(np.ones((2, 3)))
+
+
+def test_solve_psd_and_logdet_against_mpmath(rng):
+    A = _spd(rng, 5)
+    b = rng.standard_normal(5)
+    x = solve_psd(A, b)
+    Am = mpmath.matrix(A.tolist())
+    xm = mpmath.lu_solve(Am, mpmath.matrix(b.tolist()))
+    np.testing.assert_allclose(x, np.array(xm.tolist(), dtype=float).ravel(), rtol=1e-12)
+    assert logdet_psd(A) == pytest.approx(float(mpmath.log(mpmath.det(Am))), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["qr", "svd"])
+def test_lstsq_matches_scipy(rng, method):
+    X = rng.standard_normal((30, 4))
+    y = rng.standard_normal(30)
+    coef, rank = lstsq(X, y, method=method)
+    ref = sla.lstsq(X, y)[0]
+    assert rank == 4
+    np.testing.assert_allclose(coef, ref, rtol=1e-10)
+
+
+def test_lstsq_rank_deficient_fits_the_data(rng):
+    X = rng.standard_normal((20, 3))
+    X = np.column_stack([X, X[:, 0] + X[:, 1]])
+    y = rng.standard_normal(20)
+    for method in ("qr", "svd"):
+        coef, rank = lstsq(X, y, method=method)
+        assert rank == 3
+        # Both must reach the least-squares residual.
+        ref = sla.lstsq(X, y)[0]
+        np.testing.assert_allclose(X @ coef, X @ ref, atol=1e-10)
