@@ -219,7 +219,7 @@ class MultivariateNormal(Distribution):
         return sla.solve_triangular(self._L, dev.T, lower=True, check_finite=False).T
 
     def mahalanobis(self, x) -> np.ndarray:
-        r"""Mahalanobis distance :math:`\sqrt{(x-\mu)^T\Sigma^{-1}(x-\mu)}`, shape ``x.shape[:-1]``."""
+        r"""Mahalanobis distance :math:`\sqrt{(x-\mu)^T\Sigma^{-1}(x-\mu)}`, shape (...)."""
         return np.sqrt(self._maha_sq(x))
 
     def _maha_sq(self, x) -> np.ndarray:
