@@ -1,0 +1,240 @@
+"""Every primitive's VJP against central finite differences, on random shapes.
+
+Each test differentiates ``sum(W * op(x))`` for a fixed random ``W``, so that every entry
+of the Jacobian contributes, and compares with ``numerical_grad`` (central differences).
+"""
+
+import numpy as np
+import pytest
+
+from mathlearn import autodiff as ad
+
+RTOL = 1e-6
+
+
+def _check_op(op, args, argnum, rng):
+    """Gradient of ``sum(W * op(*args))`` w.r.t. ``args[argnum]`` vs finite differences."""
+    out = np.asarray(op(*args))
+    W = rng.standard_normal(out.shape)
+
+    def f(x):
+        a = list(args)
+        a[argnum] = x
+        return ad.sum(W * op(*a))
+
+    res = ad.check_grad(f, args[argnum], rtol=RTOL)
+    assert res.ok, str(res)
+    assert np.shape(res.analytic) == np.shape(args[argnum])
+
+
+SHAPES = [(), (3,), (2, 3), (1, 4), (2, 1, 3)]
+
+UNARY = {
+    "exp": (ad.exp, lambda x: x),
+    "log": (ad.log, lambda x: np.abs(x) + 0.5),
+    "sqrt": (ad.sqrt, lambda x: np.abs(x) + 0.5),
+    "sin": (ad.sin, lambda x: x),
+    "cos": (ad.cos, lambda x: x),
+    "abs": (ad.abs, lambda x: np.sign(x) * (np.abs(x) + 0.1)),
+    "tanh": (ad.tanh, lambda x: x),
+    "sigmoid": (ad.sigmoid, lambda x: 3 * x),
+    "relu": (ad.relu, lambda x: np.sign(x) * (np.abs(x) + 0.1)),
+    "softplus": (ad.softplus, lambda x: 3 * x),
+    "negative": (ad.negative, lambda x: x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("shape", SHAPES)
+def test_unary(name, shape, rng):
+    op, domain = UNARY[name]
+    x = domain(rng.standard_normal(shape))
+    _check_op(op, [x], 0, rng)
+
+
+BINARY = {
+    "add": (ad.add, lambda x: x),
+    "subtract": (ad.subtract, lambda x: x),
+    "multiply": (ad.multiply, lambda x: x),
+    "divide": (ad.divide, lambda x: np.sign(x) * (np.abs(x) + 0.5)),
+    "power": (ad.power, lambda x: np.abs(x) + 0.5),
+}
+BROADCAST_PAIRS = [
+    ((2, 3), (2, 3)),
+    ((2, 3), (3,)),
+    ((2, 1), (1, 3)),
+    ((1,), (2, 3)),
+    ((), (2, 3)),
+    ((4, 1, 3), (2, 1)),
+]
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@pytest.mark.parametrize("shapes", BROADCAST_PAIRS)
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_binary_broadcasting(name, shapes, argnum, rng):
+    op, domain = BINARY[name]
+    x = np.abs(rng.standard_normal(shapes[0])) + 0.5  # base of power must be positive
+    y = domain(rng.standard_normal(shapes[1]))
+    _check_op(op, [x, y], argnum, rng)
+
+
+def test_operators_match_primitives(rng):
+    x = ad.Tensor(rng.random((2, 3)) + 0.5, requires_grad=True)
+    y = rng.random(3) + 0.5
+    exprs = [
+        (x + y, x.value + y),
+        (y + x, y + x.value),
+        (x - y, x.value - y),
+        (y - x, y - x.value),
+        (x * y, x.value * y),
+        (x / y, x.value / y),
+        (y / x, y / x.value),
+        (x**2, x.value**2),
+        (2.0**x, 2.0**x.value),
+        (-x, -x.value),
+        (x.T, x.value.T),
+        (x[1], x.value[1]),
+    ]
+    for got, want in exprs:
+        np.testing.assert_allclose(got.value, want)
+
+
+MATMUL_SHAPES = [
+    ((3, 4), (4, 2)),
+    ((4,), (4, 2)),
+    ((3, 4), (4,)),
+    ((4,), (4,)),
+    ((2, 3, 4), (4, 5)),
+    ((2, 3, 4), (1, 4, 5)),
+    ((4,), (2, 4, 3)),
+    ((2, 3, 4), (4,)),
+]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES)
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_matmul(shapes, argnum, rng):
+    a = rng.standard_normal(shapes[0])
+    b = rng.standard_normal(shapes[1])
+    _check_op(ad.matmul, [a, b], argnum, rng)
+
+
+AXES = [None, 0, -1, (0, 2), 1]
+
+
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("op", [ad.sum, ad.mean, ad.max, ad.logsumexp], ids=lambda f: f.__doc__)
+def test_reductions(op, axis, keepdims, rng):
+    x = rng.standard_normal((2, 3, 4))  # distinct entries: max is differentiable
+    _check_op(lambda x: op(x, axis=axis, keepdims=keepdims), [x], 0, rng)
+
+
+def test_max_splits_ties():
+    g = ad.grad(lambda x: ad.max(x))(np.array([1.0, 3.0, 3.0, 2.0]))
+    np.testing.assert_array_equal(g, [0.0, 0.5, 0.5, 0.0])
+
+
+@pytest.mark.parametrize("op", [ad.softmax, ad.log_softmax], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_softmaxes(op, axis, rng):
+    x = rng.standard_normal((3, 4))
+    _check_op(lambda x: op(x, axis=axis), [x], 0, rng)
+
+
+def test_shape_ops(rng):
+    x = rng.standard_normal((2, 3, 4))
+    _check_op(lambda x: ad.reshape(x, (4, 6)), [x], 0, rng)
+    _check_op(lambda x: ad.transpose(x, (2, 0, 1)), [x], 0, rng)
+    _check_op(lambda x: ad.transpose(x), [x], 0, rng)
+    _check_op(lambda x: ad.broadcast_to(x[:, :1, :], (2, 5, 4)), [x], 0, rng)
+    _check_op(lambda x: x[1, :, ::2], [x], 0, rng)
+    _check_op(lambda x: x[..., -1], [x], 0, rng)
+    # Advanced indexing with a repeated index: the gradient accumulates.
+    _check_op(lambda x: x[np.array([0, 1, 0, 0])], [x], 0, rng)
+    _check_op(lambda x: x[x > 0], [x], 0, rng)
+    _check_op(lambda x: ad.diagonal(x[0, :, :3]), [x], 0, rng)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("argnum", [0, 1, 2])
+def test_concatenate(axis, argnum, rng):
+    shapes = [(2, 3), (2, 3), (2, 3)]
+    shapes[argnum] = (4, 3) if axis == 0 else (2, 5)
+    xs = [rng.standard_normal(s) for s in shapes]
+    _check_op(lambda *xs: ad.concatenate(xs, axis=axis), xs, argnum, rng)
+
+
+def _spd(rng, n):
+    M = rng.standard_normal((n, n))
+    return M @ M.T + n * np.eye(n)
+
+
+@pytest.mark.parametrize("bshape", [(4,), (4, 2)])
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_solve(bshape, argnum, rng):
+    A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    B = rng.standard_normal(bshape)
+    _check_op(ad.solve, [A, B], argnum, rng)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("bshape", [(4,), (4, 3)])
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_solve_triangular(lower, trans, bshape, argnum, rng):
+    A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    A = np.tril(A) if lower else np.triu(A)
+    B = rng.standard_normal(bshape)
+    _check_op(
+        lambda A, B: ad.solve_triangular(A, B, lower=lower, trans=trans), [A, B], argnum, rng
+    )
+
+
+def test_cholesky(rng):
+    # A symmetric input: differentiate through A = M M^T + 4 I, so the perturbation is
+    # symmetric as the rule assumes.
+    M = rng.standard_normal((4, 4))
+    _check_op(lambda M: ad.cholesky(M @ M.T + 4 * np.eye(4)), [M], 0, rng)
+    A = _spd(rng, 4)
+    np.testing.assert_allclose(ad.cholesky(A), np.linalg.cholesky(A))
+
+
+def test_cholesky_gradient_of_logdet_is_inverse(rng):
+    # log det A = 2 sum log diag L, and d log det A / dA = A^{-1} (A symmetric).
+    A = _spd(rng, 5)
+    g = ad.grad(lambda A: 2 * ad.sum(ad.log(ad.diagonal(ad.cholesky(A)))))(A)
+    np.testing.assert_allclose(g, np.linalg.inv(A), rtol=1e-10, atol=1e-12)
+
+
+def test_logdet(rng):
+    A = rng.standard_normal((4, 4)) + 4 * np.eye(4)
+    _check_op(ad.logdet, [A], 0, rng)
+    assert float(ad.logdet(A)) == pytest.approx(np.linalg.slogdet(A)[1])
+
+
+def test_linalg_errors():
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        ad.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        ad.logdet(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "exp", "softplus", "relu"])
+def test_float32_stays_float32(name, rng):
+    op = UNARY[name][0]
+    params = {
+        "W": rng.standard_normal((5, 3)).astype(np.float32),
+        "b": np.zeros(3, np.float32),
+    }
+    X = rng.standard_normal((4, 5)).astype(np.float32)
+
+    def loss(p):
+        h = op(X @ p["W"] + p["b"])
+        out = ad.log_softmax(h, axis=1)
+        return -ad.mean(out[:, 0]) + ad.logsumexp(h) * 1e-3 + ad.max(h) * 1e-3
+
+    value, g = ad.value_and_grad(loss)(params)
+    assert value.dtype == np.float32
+    assert g["W"].dtype == np.float32 and g["b"].dtype == np.float32
