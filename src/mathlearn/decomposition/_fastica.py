@@ -1,0 +1,252 @@
+"""FastICA: independent component analysis by fixed-point iteration on negentropy."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..utils.validation import check_random_state, validate_data
+
+__all__ = ["FastICA"]
+
+
+def _logcosh(x, alpha=1.0):
+    gx = np.tanh(alpha * x, out=x)  # in place: x is a temporary
+    g_x = alpha * (1.0 - np.mean(gx**2, axis=1))
+    return gx, g_x
+
+
+def _exp(x):
+    e = np.exp(-0.5 * x**2)
+    return x * e, np.mean((1.0 - x**2) * e, axis=1)
+
+
+def _cube(x):
+    return x**3, np.mean(3.0 * x**2, axis=1)
+
+
+_FUNS = {"logcosh": _logcosh, "exp": _exp, "cube": _cube}
+
+
+def _sym_decorrelation(W):
+    """``W <- (W W^T)^{-1/2} W`` through the eigendecomposition of ``W W^T``."""
+    s, u = sla.eigh(W @ W.T, check_finite=False)
+    s = np.clip(s, np.finfo(W.dtype).tiny, None)
+    return (u * (1.0 / np.sqrt(s))) @ u.T @ W
+
+
+class FastICA(TransformerMixin, BaseEstimator):
+    """FastICA (Hyvaerinen & Oja, 2000): independent non-Gaussian sources from linear mixtures.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of sources; ``None``: ``n_features``.
+    algorithm : {"parallel", "deflation"}, default="parallel"
+        Estimate all unmixing rows at once with symmetric decorrelation, or one at a time
+        with Gram-Schmidt deflation.
+    whiten : {"unit-variance", False}, default="unit-variance"
+        Whiten by PCA first and scale the sources to unit variance; ``False``: the data are
+        assumed white already.
+    fun : {"logcosh", "exp", "cube"}, default="logcosh"
+        The contrast ``G`` whose derivative ``g`` enters the fixed point (``tanh``,
+        ``x exp(-x^2/2)``, ``x^3``).
+    max_iter : int, default=200
+    tol : float, default=1e-4
+        Stop when ``max |1 - |diag(W_new W^T)|| < tol``.
+    w_init : ndarray of shape (n_components, n_components) or None, default=None
+        Initial unmixing matrix (whitened space); ``None``: standard normal.
+    random_state : int, Generator, RandomState or None, default=None
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Unmixing matrix: ``sources = (X - mean_) @ components_.T``.
+    mixing_ : ndarray of shape (n_features, n_components)
+        Pseudo-inverse of ``components_``: ``X ~ sources @ mixing_.T + mean_``.
+    whitening_ : ndarray of shape (n_components, n_features)
+        The PCA whitening matrix (when ``whiten`` is set).
+    mean_ : ndarray of shape (n_features,)
+    n_iter_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 004 §6.1 (slide 6:13): ``x = W z + mu + e`` with independent non-Gaussian ``z``; the
+    notes name no algorithm, so this is FastICA. After whitening ``x~ = K (x - mu)`` with
+    ``K = Lambda_k^{-1/2} U_k^T`` (PCA whitening, spec 000 M53), each row ``w`` of the
+    unmixing matrix is updated by the fixed point ``w <- E[x~ g(w^T x~)] - E[g'(w^T x~)] w``
+    followed by decorrelation (symmetric, ``W <- (W W^T)^{-1/2} W``, or deflation). Sources are
+    identified up to order, sign and scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.decomposition import FastICA
+    >>> rng = np.random.default_rng(0)
+    >>> S = np.c_[np.sign(np.sin(np.linspace(0, 40, 500))), rng.laplace(size=500)]
+    >>> X = S @ [[1.0, 0.5], [0.5, 2.0]]
+    >>> FastICA(random_state=0).fit(X).components_.shape
+    (2, 2)
+    """
+
+    def __init__(
+        self,
+        n_components: int | None = None,
+        *,
+        algorithm: str = "parallel",
+        whiten: str | bool = "unit-variance",
+        fun: str = "logcosh",
+        max_iter: int = 200,
+        tol: float = 1e-4,
+        w_init=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.whiten = whiten
+        self.fun = fun
+        self.max_iter = max_iter
+        self.tol = tol
+        self.w_init = w_init
+        self.random_state = random_state
+
+    def _fit(self, X):
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
+        n, d = X.shape
+        if n < 2:
+            raise ValueError(f"FastICA needs at least 2 samples; got n_samples = {n}.")
+        if self.algorithm not in ("parallel", "deflation"):
+            raise ValueError(
+                f"algorithm must be 'parallel' or 'deflation'; got {self.algorithm!r}."
+            )
+        if self.fun not in _FUNS:
+            raise ValueError(f"fun must be one of {tuple(_FUNS)}; got {self.fun!r}.")
+        if self.whiten not in ("unit-variance", False):
+            raise ValueError(f"whiten must be 'unit-variance' or False; got {self.whiten!r}.")
+        k = d if self.n_components is None else self.n_components
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= min(n, d):
+            raise ValueError(
+                f"n_components={k!r} must be an int in [1, min(n_samples, n_features)="
+                f"{min(n, d)}]."
+            )
+        g = _FUNS[self.fun]
+        if self.whiten:
+            self.mean_ = X.mean(axis=0)
+            Xc = X - self.mean_
+            # PCA whitening through the D x D covariance (cheap for N >> D).
+            w, U = sla.eigh(Xc.T @ Xc / n, check_finite=False)
+            w, U = w[::-1][:k], U[:, ::-1][:, :k]
+            if w[-1] <= w[0] * d * np.finfo(X.dtype).eps:
+                raise ValueError(
+                    "the data have fewer than n_components non-degenerate directions "
+                    "(constant or collinear features); lower n_components."
+                )
+            K = (U / np.sqrt(w)).T  # (k, D)
+            X1 = K @ Xc.T  # (k, N), unit covariance
+        else:
+            self.mean_ = np.zeros(d, dtype=X.dtype)
+            X1 = X.T.copy()
+            K = None
+        rng = check_random_state(self.random_state)
+        if self.w_init is None:
+            W0 = rng.standard_normal((k, k))
+        else:
+            W0 = np.asarray(self.w_init, dtype=float)
+            if W0.shape != (k, k):
+                raise ValueError(f"w_init must have shape {(k, k)}; got {W0.shape}.")
+        W, n_iter, converged = (
+            self._parallel(X1, W0, g)
+            if self.algorithm == "parallel"
+            else self._deflation(X1, W0, g)
+        )
+        if not converged:
+            warnings.warn(
+                f"FastICA did not converge in max_iter={self.max_iter} iterations; consider "
+                "raising max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.n_iter_ = n_iter
+        if K is not None:
+            comps = W @ K
+            S = (comps @ Xc.T).T
+            std = S.std(axis=0)
+            S /= std
+            comps = comps / std[:, None]
+            self.whitening_ = K
+        else:
+            comps = W
+            S = (W @ X1).T
+        self.components_ = comps
+        self.mixing_ = sla.pinv(comps, check_finite=False)
+        return S
+
+    def _parallel(self, X, W, g):
+        n = X.shape[1]
+        W = _sym_decorrelation(W)
+        for it in range(1, self.max_iter + 1):
+            gwtx, g_wtx = g(W @ X)
+            W1 = _sym_decorrelation(gwtx @ X.T / n - g_wtx[:, None] * W)
+            lim = float(np.max(np.abs(np.abs(np.einsum("ij,ij->i", W1, W)) - 1.0)))
+            W = W1
+            if lim < self.tol:
+                return W, it, True
+        return W, self.max_iter, False
+
+    def _deflation(self, X, W0, g):
+        n = X.shape[1]
+        k = W0.shape[0]
+        W = np.zeros_like(W0)
+        worst = 0
+        converged = True
+        for j in range(k):
+            w = W0[j].copy()
+            w -= W[:j].T @ (W[:j] @ w)
+            w /= np.linalg.norm(w)
+            ok = False
+            used = 0
+            for used in range(1, self.max_iter + 1):  # noqa: B007 - used after the loop
+                gwtx, g_wtx = g((w @ X)[None, :])
+                w1 = (X @ gwtx[0]) / n - g_wtx[0] * w
+                w1 -= W[:j].T @ (W[:j] @ w1)
+                w1 /= np.linalg.norm(w1)
+                lim = abs(abs(w1 @ w) - 1.0)
+                w = w1
+                if lim < self.tol:
+                    ok = True
+                    break
+            worst = max(worst, used)
+            converged &= ok
+            W[j] = w
+        return W, worst, converged
+
+    def fit(self, X, y=None):
+        """Estimate the unmixing matrix from ``X`` of shape (n_samples, n_features)."""
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the estimated sources, shape (n_samples, n_components)."""
+        return self._fit(X)
+
+    def transform(self, X):
+        """Sources ``(X - mean_) @ components_.T``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return (X - self.mean_) @ self.components_.T
+
+    def inverse_transform(self, X):
+        """Mix sources back: ``X @ mixing_.T + mean_``."""
+        check_is_fitted(self)
+        S = np.asarray(X, dtype=float)
+        if S.ndim != 2 or S.shape[1] != self.components_.shape[0]:
+            raise ValueError(
+                f"expected shape (n_samples, {self.components_.shape[0]}); got {S.shape}."
+            )
+        return S @ self.mixing_.T + self.mean_

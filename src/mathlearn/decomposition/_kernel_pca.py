@@ -1,0 +1,259 @@
+"""Kernel PCA: PCA in the feature space of a kernel, through the centred Gram matrix."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.sparse.linalg import eigsh
+
+from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..kernels import RBF, Kernel, Linear, Polynomial, Sigmoid
+from ..utils.validation import check_random_state, validate_data
+from ._base import flip_rows, top_eigh
+
+__all__ = ["KernelPCA"]
+
+_KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
+
+
+def _center_fit(K: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``K~ = (I - E) K (I - E)`` in place, ``E = 11^T / N`` (spec 000 M60, 001 M35)."""
+    col_means = K.mean(axis=0)
+    grand = float(col_means.mean())
+    K -= col_means[None, :]
+    K -= col_means[:, None]
+    K += grand
+    return K, col_means, grand
+
+
+class KernelPCA(TransformerMixin, BaseEstimator):
+    """Kernel principal component analysis.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of components; ``None`` keeps all with a positive eigenvalue.
+    kernel : {"linear", "rbf", "poly", "sigmoid", "precomputed"} or Kernel, default="linear"
+        A kernel name (with ``gamma``, ``degree``, ``coef0`` below, as in scikit-learn), a
+        kernel object of :mod:`mathlearn.kernels` (cloned, never mutated), or
+        ``"precomputed"`` (``X`` is then the Gram matrix).
+    gamma : float or None, default=None
+        ``rbf``: ``exp(-gamma ||x - y||^2)``; ``poly``/``sigmoid``: scale of ``x^T y``.
+        ``None``: ``1 / n_features``.
+    degree : int, default=3
+        Degree of the ``poly`` kernel.
+    coef0 : float, default=1.0
+        Offset of the ``poly`` and ``sigmoid`` kernels.
+    alpha : float, default=1.0
+        Ridge penalty of the kernel ridge regression that learns the pre-image map.
+    fit_inverse_transform : bool, default=False
+        Learn ``inverse_transform`` (an approximate pre-image).
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        ``"dense"``: LAPACK ``syevr`` on the wanted eigenpairs; ``"arpack"``: Lanczos
+        (``scipy.sparse.linalg.eigsh``), fast for few components of a large Gram matrix;
+        ``"auto"``: ``"arpack"`` when ``n_components < 10`` and ``N > 200``.
+    tol : float, default=0
+        ARPACK tolerance (0: machine precision).
+    max_iter : int or None, default=None
+        ARPACK iterations.
+    remove_zero_eig : bool, default=False
+        Drop components whose eigenvalue is not positive (always done when
+        ``n_components=None``).
+    random_state : int, Generator, RandomState or None, default=None
+        Start vector of ARPACK.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components_,)
+        Eigenvalues ``mu_i`` of the centred Gram matrix, decreasing. The feature-space
+        covariance eigenvalues are ``mu_i / N`` (spec 001 M35).
+    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+        Unit eigenvectors ``e_i`` of the centred Gram matrix.
+    dual_coef_ : ndarray of shape (n_samples, n_components_)
+        The expansion coefficients ``a_i = e_i / sqrt(mu_i)`` (so ``a_i^T K~ a_i = 1``, the
+        unit-norm condition of spec 001 M35 and 002 M20); ``transform(x) = k~(x)^T a``.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
+        Training projections ``sqrt(mu_i) e_i``.
+    kernel_ : Kernel or None
+        The kernel used (``None`` for precomputed).
+    dual_coef_inverse_ : ndarray of shape (n_samples, n_features)
+        With ``fit_inverse_transform``: weights of the pre-image map.
+    n_components_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 000 M60-M61, spec 001 M35, spec 002 M20, spec 004 §6.1. With ``E = 11^T/N`` the
+    centred Gram matrix ``K~ = (I - E) K (I - E)`` is eigendecomposed, ``K~ = V Lambda V^T``;
+    a new point ``x`` with ``g(x) = [k(x_1, x), ..., k(x_N, x)]`` projects to
+    ``y = Lambda^{-1/2} V^T (I - E)(g(x) - K 1 / N)`` (spec 000 M61), i.e. ``g`` is centred
+    with the training column means and grand mean. Training projections are ``V
+    Lambda^{1/2}``. With the linear kernel the projections equal PCA's (spec 001 T17).
+
+    The pre-image (``inverse_transform``) is learned as in Bakir, Weston & Schoelkopf (2004):
+    kernel ridge regression from the projections back to ``X``, with the same kernel on the
+    projections, ``X^ = k(Z, Z_fit) (k(Z_fit, Z_fit) + alpha I)^{-1} X_fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.decomposition import KernelPCA
+    >>> X = np.array([[0., 0.], [1., 0.], [0., 1.], [1., 1.], [3., 3.]])
+    >>> kpca = KernelPCA(n_components=2, kernel="rbf", gamma=0.5).fit(X)
+    >>> np.round(kpca.eigenvalues_, 6)
+    array([1.307847, 0.632121])
+    """
+
+    def __init__(
+        self,
+        n_components: int | None = None,
+        *,
+        kernel: str | Kernel = "linear",
+        gamma: float | None = None,
+        degree: int = 3,
+        coef0: float = 1.0,
+        alpha: float = 1.0,
+        fit_inverse_transform: bool = False,
+        eigen_solver: str = "auto",
+        tol: float = 0.0,
+        max_iter: int | None = None,
+        remove_zero_eig: bool = False,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.remove_zero_eig = remove_zero_eig
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _make_kernel(self, n_features):
+        if isinstance(self.kernel, Kernel):
+            return type(self.kernel)(**self.kernel.get_params())
+        if self.kernel not in _KERNELS:
+            raise ValueError(
+                f"kernel must be one of {_KERNELS} or a mathlearn.kernels.Kernel; "
+                f"got {self.kernel!r}."
+            )
+        gamma = 1.0 / n_features if self.gamma is None else float(self.gamma)
+        if self.kernel == "linear":
+            return Linear()
+        if self.kernel == "rbf":
+            if not gamma > 0:
+                raise ValueError(f"gamma must be > 0 for the rbf kernel; got {gamma}.")
+            return RBF(length_scale=np.sqrt(0.5 / gamma))
+        if self.kernel == "poly":
+            return Polynomial(degree=self.degree, gamma=gamma, coef0=self.coef0)
+        if self.kernel == "sigmoid":
+            return Sigmoid(gamma=gamma, coef0=self.coef0)
+        return None
+
+    def _gram(self, X, Y=None):
+        if self.kernel_ is None:
+            return np.array(X, dtype=float)
+        return self.kernel_(X, Y)
+
+    def fit(self, X, y=None):
+        """Fit kernel PCA on ``X`` (or on the Gram matrix if ``kernel="precomputed"``)."""
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"KernelPCA needs at least 2 samples; got n_samples = {n}.")
+        self.kernel_ = self._make_kernel(X.shape[1])
+        if self.kernel_ is None and X.shape[0] != X.shape[1]:
+            raise ValueError(f"precomputed kernel must be square; got shape {X.shape}.")
+        K = self._gram(X)
+        K, self._col_means, self._grand_mean = _center_fit(K)
+        k = self.n_components
+        if k is not None and (
+            not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n
+        ):
+            raise ValueError(f"n_components={k!r} must be an int in [1, n_samples={n}].")
+        want = n if k is None else int(k)
+        solver = self.eigen_solver
+        if solver == "auto":
+            solver = "arpack" if (want < 10 and n > 200) else "dense"
+        if solver == "dense":
+            w, V = top_eigh(K, want)
+        elif solver == "arpack":
+            if want >= n:
+                raise ValueError("eigen_solver='arpack' needs n_components < n_samples.")
+            rng = check_random_state(self.random_state)
+            v0 = rng.uniform(-1.0, 1.0, n)
+            w, V = eigsh(K, want, which="LA", tol=self.tol, maxiter=self.max_iter, v0=v0)
+            order = np.argsort(w)[::-1]
+            w, V = w[order], V[:, order]
+        else:
+            raise ValueError(f"eigen_solver must be 'auto', 'dense' or 'arpack'; got {solver!r}.")
+        # Components with non-positive eigenvalue carry no variance and cannot be normalised
+        # (division by sqrt(mu)); they are dropped (spec 000 §6.3).
+        tol = max(w[0], 0.0) * n * np.finfo(float).eps if w.size else 0.0
+        if k is None or self.remove_zero_eig:
+            keep = w > tol
+            w, V = w[keep], V[:, keep]
+        if w.size == 0:
+            raise ValueError(
+                "the centred kernel matrix is zero: all points coincide in feature space."
+            )
+        signs = flip_rows(V.T)
+        V = V * signs
+        self.eigenvalues_ = w
+        self.eigenvectors_ = V
+        with np.errstate(divide="ignore"):
+            inv_sqrt = np.where(w > tol, 1.0 / np.sqrt(np.where(w > tol, w, 1.0)), 0.0)
+        self.dual_coef_ = V * inv_sqrt
+        self.X_transformed_fit_ = V * np.sqrt(np.clip(w, 0.0, None))
+        self.n_components_ = w.size
+        self.X_fit_ = X
+        if self.fit_inverse_transform:
+            if self.kernel_ is None:
+                raise ValueError("fit_inverse_transform needs a kernel, not 'precomputed'.")
+            Kz = self.kernel_(self.X_transformed_fit_)
+            Kz.flat[:: n + 1] += self.alpha
+            self.dual_coef_inverse_ = sla.solve(Kz, X, assume_a="pos", check_finite=False)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the training projections ``V Lambda^{1/2}``."""
+        return self.fit(X).X_transformed_fit_
+
+    def transform(self, X):
+        """Project new points: ``k~(x)^T a`` with the training centring (spec 000 M61)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel_ is None:
+            Kt = np.array(X, dtype=float)
+            if Kt.shape[1] != self.X_fit_.shape[0]:
+                raise ValueError("precomputed test kernel must have n_train columns.")
+        else:
+            Kt = self.kernel_(X, self.X_fit_)
+        Kt -= Kt.mean(axis=1, keepdims=True)
+        Kt -= self._col_means[None, :]
+        Kt += self._grand_mean
+        return Kt @ self.dual_coef_
+
+    def inverse_transform(self, X):
+        """Approximate pre-images of projections ``X`` (needs ``fit_inverse_transform``)."""
+        check_is_fitted(self)
+        if not self.fit_inverse_transform:
+            raise ValueError(
+                "inverse_transform needs fit_inverse_transform=True when fitting KernelPCA."
+            )
+        Z = np.asarray(X, dtype=float)
+        if Z.ndim != 2 or Z.shape[1] != self.n_components_:
+            raise ValueError(f"expected shape (n_samples, {self.n_components_}); got {Z.shape}.")
+        return self.kernel_(Z, self.X_transformed_fit_) @ self.dual_coef_inverse_

@@ -1,0 +1,289 @@
+"""Non-negative matrix factorisation by multiplicative updates (Lee & Seung)."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..utils.validation import check_random_state, validate_data
+from ._pca import randomized_range_svd
+
+__all__ = ["NMF"]
+
+# Floor for denominators and for W H inside the KL divergence (scikit-learn uses the same).
+_EPS = float(np.finfo(np.float32).eps)
+
+
+def _divergence(X, W, H, beta, WH=None):
+    """Frobenius ``0.5 ||X - W H||_F^2`` (beta=2) or generalised KL (beta=1)."""
+    if WH is None:
+        WH = W @ H
+    if beta == 2:
+        R = X - WH
+        return 0.5 * float(np.einsum("ij,ij->", R, R))
+    WH = np.maximum(WH, _EPS)
+    pos = X > 0
+    return float(np.sum(X[pos] * np.log(X[pos] / WH[pos])) - X.sum() + WH.sum())
+
+
+def _nndsvd(X, k, rng, fill_average):
+    """Non-negative double SVD initialisation (Boutsidis & Gallopoulos, 2008)."""
+    U, s, Vt = randomized_range_svd(X, k, n_iter=4, rng=rng)
+    W = np.zeros((X.shape[0], k))
+    H = np.zeros((k, X.shape[1]))
+    W[:, 0] = np.sqrt(s[0]) * np.abs(U[:, 0])
+    H[0] = np.sqrt(s[0]) * np.abs(Vt[0])
+    for j in range(1, k):
+        x, y = U[:, j], Vt[j]
+        xp, yp = np.maximum(x, 0), np.maximum(y, 0)
+        xn, yn = np.maximum(-x, 0), np.maximum(-y, 0)
+        xpn, ypn = np.linalg.norm(xp), np.linalg.norm(yp)
+        xnn, ynn = np.linalg.norm(xn), np.linalg.norm(yn)
+        # Keep the sign pattern with the larger rank-one mass.
+        if xpn * ypn >= xnn * ynn:
+            u, v, sigma = xp / max(xpn, _EPS), yp / max(ypn, _EPS), xpn * ypn
+        else:
+            u, v, sigma = xn / max(xnn, _EPS), yn / max(ynn, _EPS), xnn * ynn
+        lbd = np.sqrt(s[j] * sigma)
+        W[:, j] = lbd * u
+        H[j] = lbd * v
+    W[W < 1e-6] = 0.0
+    H[H < 1e-6] = 0.0
+    if fill_average:
+        avg = X.mean()
+        W[W == 0] = avg / 100
+        H[H == 0] = avg / 100
+    return W, H
+
+
+class NMF(TransformerMixin, BaseEstimator):
+    """Non-negative matrix factorisation ``X ~ W H`` with ``W, H >= 0``.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Rank ``k``; ``None``: ``n_features``.
+    beta_loss : {"frobenius", "kullback-leibler"}, default="frobenius"
+        Objective: ``0.5 ||X - W H||_F^2`` or the generalised KL divergence
+        ``sum X log(X / W H) - X + W H``.
+    init : {"random", "nndsvd", "nndsvda", "custom"}, default="random"
+        ``"random"``: ``|N(0, 1)|`` scaled by ``sqrt(mean(X) / k)``; ``"nndsvd(a)"``: from the
+        SVD (zeros filled with ``mean(X)/100`` for ``"nndsvda"``); ``"custom"``: ``W`` and
+        ``H`` passed to ``fit_transform``.
+    max_iter : int, default=200
+    tol : float, default=1e-4
+        Every 10 iterations, stop when the relative drop of ``sqrt(2 * objective)`` since the
+        last check, divided by its initial value, is below ``tol`` (scikit-learn's rule).
+    random_state : int, Generator, RandomState or None, default=None
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        ``H``: the non-negative parts.
+    reconstruction_err_ : float
+        ``sqrt(2 * objective)`` at the end (the Frobenius norm of the residual for
+        ``"frobenius"``).
+    loss_curve_ : list of float
+        The objective after each iteration (non-increasing: Lee & Seung's theorem).
+    n_iter_ : int
+    n_components_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 004 §6.1 (slides 6:31-6:33) writes ``X ~ Z W`` with ``Z`` (n x p) and ``W`` (p x d);
+    here, as in scikit-learn, ``W`` (n x k) are the per-sample weights and ``H`` (k x d) the
+    parts. Lee & Seung's multiplicative updates (2001) are, for the Frobenius objective,
+    ``W <- W * (X H^T) / (W H H^T)`` and ``H <- H * (W^T X) / (W^T W H)``; for KL (the updates of
+    the notes, with ``z = W`` and ``w = H``),
+    ``W <- W * ((X / W H) H^T) / (1 H^T)`` and ``H <- H * (W^T (X / W H)) / (W^T 1)``. Each is
+    the minimiser of an auxiliary function, so the objective never increases. Denominators
+    and ``W H`` are floored at ``float32`` machine epsilon (the stability advice of the notes).
+    ``W`` is updated before ``H`` in each iteration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.decomposition import NMF
+    >>> X = np.array([[1., 1.], [2., 1.], [3., 1.2], [4., 1.], [5., 0.8], [6., 1.]])
+    >>> W = NMF(n_components=2, random_state=0, max_iter=500).fit_transform(X)
+    >>> W.shape
+    (6, 2)
+    """
+
+    def __init__(
+        self,
+        n_components: int | None = None,
+        *,
+        beta_loss: str = "frobenius",
+        init: str = "random",
+        max_iter: int = 200,
+        tol: float = 1e-4,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.beta_loss = beta_loss
+        self.init = init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.requires_fit = True
+        return tags
+
+    def _beta(self):
+        betas = {"frobenius": 2, "kullback-leibler": 1}
+        if self.beta_loss not in betas:
+            raise ValueError(
+                f"beta_loss must be 'frobenius' or 'kullback-leibler'; got {self.beta_loss!r}."
+            )
+        return betas[self.beta_loss]
+
+    def _check_X(self, X, reset):
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
+        if np.any(X < 0):
+            raise ValueError("Negative values in data passed to NMF: X must be non-negative.")
+        return X
+
+    def fit(self, X, y=None, **params):
+        """Fit ``W`` and ``H``; returns self."""
+        self.fit_transform(X, **params)
+        return self
+
+    def fit_transform(self, X, y=None, W=None, H=None):
+        """Fit and return ``W`` of shape (n_samples, n_components).
+
+        ``W`` and ``H`` are the starting point when ``init="custom"``.
+        """
+        X = self._check_X(X, reset=True)
+        beta = self._beta()
+        n, d = X.shape
+        k = d if self.n_components is None else self.n_components
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"n_components must be a positive int; got {k!r}.")
+        k = int(k)
+        if X.max() == 0:
+            raise ValueError("X is all zeros; NMF has nothing to factorise.")
+        rng = check_random_state(self.random_state)
+        if self.init == "custom":
+            if W is None or H is None:
+                raise ValueError("init='custom' needs W and H passed to fit_transform.")
+            W = np.array(W, dtype=X.dtype)
+            H = np.array(H, dtype=X.dtype)
+            if W.shape != (n, k) or H.shape != (k, d):
+                raise ValueError(f"W and H must have shapes {(n, k)} and {(k, d)}.")
+            if (
+                np.any(W < 0)
+                or np.any(H < 0)
+                or not (np.isfinite(W).all() and np.isfinite(H).all())
+            ):
+                raise ValueError("custom W and H must be finite and non-negative.")
+        elif self.init == "random":
+            avg = np.sqrt(X.mean() / k)
+            H = np.abs(avg * rng.standard_normal((k, d))).astype(X.dtype)
+            W = np.abs(avg * rng.standard_normal((n, k))).astype(X.dtype)
+        elif self.init in ("nndsvd", "nndsvda"):
+            if k > min(n, d):
+                raise ValueError(
+                    f"init='{self.init}' needs n_components <= min(n_samples, n_features)."
+                )
+            W, H = _nndsvd(X, k, rng, self.init == "nndsvda")
+            W, H = W.astype(X.dtype), H.astype(X.dtype)
+        else:
+            raise ValueError(
+                f"init must be 'random', 'nndsvd', 'nndsvda' or 'custom'; got {self.init!r}."
+            )
+        W, H, n_iter, losses = self._solve(X, W, H, beta, update_H=True)
+        self.components_ = H
+        self.n_components_ = k
+        self.n_iter_ = n_iter
+        self.loss_curve_ = losses
+        self.reconstruction_err_ = float(np.sqrt(2.0 * _divergence(X, W, H, beta)))
+        return W
+
+    def _solve(self, X, W, H, beta, update_H):
+        xsq = float(np.einsum("ij,ij->", X, X)) if beta == 2 else None
+        err0 = np.sqrt(2.0 * _divergence(X, W, H, beta))
+        if err0 == 0.0:
+            return W, H, 0, [0.0]
+        prev = err0
+        losses = []
+        converged = False
+        n_iter = 0
+        for n_iter in range(1, self.max_iter + 1):
+            if beta == 2:
+                HHt = H @ H.T
+                den = W @ HHt
+                den[den == 0] = _EPS
+                num = X @ H.T
+                num /= den
+                W *= num
+                if update_H:
+                    WtX = W.T @ X
+                    WtW = W.T @ W
+                    den = WtW @ H
+                    den[den == 0] = _EPS
+                    H *= WtX / den
+                    HHt = H @ H.T
+                    # 0.5 ||X - WH||^2 without forming W H (k x k and k x d products only).
+                    loss = 0.5 * (xsq - 2.0 * np.sum(WtX * H) + np.sum(WtW * HHt))
+                else:
+                    WtW = W.T @ W
+                    loss = 0.5 * (xsq - 2.0 * np.sum((W.T @ X) * H) + np.sum(WtW * HHt))
+                losses.append(max(float(loss), 0.0))
+            else:
+                WH = W @ H
+                np.maximum(WH, _EPS, out=WH)
+                Q = X / WH
+                den = H.sum(axis=1)[None, :]
+                den = np.where(den == 0, _EPS, den)
+                W *= (Q @ H.T) / den
+                if update_H:
+                    WH = W @ H
+                    np.maximum(WH, _EPS, out=WH)
+                    Q = X / WH
+                    wsum = W.sum(axis=0)
+                    wsum[wsum == 0] = 1.0
+                    H *= (W.T @ Q) / wsum[:, None]
+                    H[H < np.finfo(np.float64).eps] = 0.0
+                losses.append(_divergence(X, W, H, beta))
+            if self.tol > 0 and n_iter % 10 == 0:
+                err = np.sqrt(2.0 * losses[-1])
+                if (prev - err) / err0 < self.tol:
+                    converged = True
+                    break
+                prev = err
+        if not converged and self.tol > 0:
+            warnings.warn(
+                f"NMF did not converge in max_iter={self.max_iter} iterations; increase "
+                "max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return W, H, n_iter, losses
+
+    def transform(self, X):
+        """Non-negative weights ``W`` for new ``X`` with the parts ``H`` fixed."""
+        check_is_fitted(self)
+        X = self._check_X(X, reset=False)
+        beta = self._beta()
+        k = self.n_components_
+        W = np.full((X.shape[0], k), np.sqrt(X.mean() / k), dtype=X.dtype)
+        H = self.components_.astype(X.dtype, copy=False)
+        W, _, _, _ = self._solve(X, W, H.copy(), beta, update_H=False)
+        return W
+
+    def inverse_transform(self, X):
+        """``W @ H``: data reconstructed from weights ``X`` (n_samples, n_components)."""
+        check_is_fitted(self)
+        W = np.asarray(X, dtype=float)
+        if W.ndim != 2 or W.shape[1] != self.n_components_:
+            raise ValueError(f"expected shape (n_samples, {self.n_components_}); got {W.shape}.")
+        return W @ self.components_

@@ -1,0 +1,300 @@
+"""Principal component analysis: by SVD, by the N x N Gram matrix, by the D x D covariance,
+or by a randomised range finder."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..utils.validation import check_random_state, validate_data
+from ._base import check_n_components, flip_rows
+
+__all__ = ["PCA"]
+
+_SOLVERS = ("auto", "full", "gram", "covariance", "randomized")
+
+
+def randomized_range_svd(
+    X: np.ndarray, k: int, *, n_oversamples: int = 10, n_iter: int = 4, rng=None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Truncated SVD ``X ~ U_k diag(s_k) V_k^T`` by a randomised range finder.
+
+    Halko, Martinsson & Tropp (2011), Algorithms 4.3/4.4 and 5.1: sample the range of ``X``
+    with a Gaussian test matrix, sharpen it with ``n_iter`` power iterations (each pass
+    renormalised by an LU factorisation, cheaper than QR and enough to keep the columns from
+    collapsing onto the top singular vector), orthonormalise once with QR, then take the exact
+    SVD of the small ``(k + p) x D`` projection ``Q^T X``.
+    """
+    rng = check_random_state(rng)
+    n, d = X.shape
+    size = min(k + n_oversamples, n, d)
+    Q = rng.standard_normal((d, size))
+    for _ in range(n_iter):
+        Q, _ = sla.lu(X @ Q, permute_l=True, check_finite=False)
+        Q, _ = sla.lu(X.T @ Q, permute_l=True, check_finite=False)
+    Q, _ = sla.qr(X @ Q, mode="economic", check_finite=False)
+    B = Q.T @ X
+    Uh, s, Vt = sla.svd(B, full_matrices=False, check_finite=False)
+    return (Q @ Uh)[:, :k], s[:k], Vt[:k]
+
+
+class PCA(TransformerMixin, BaseEstimator):
+    """Principal component analysis.
+
+    Projects centred data onto the ``k`` orthonormal directions of largest variance: the top
+    eigenvectors of the sample covariance, equivalently the top right singular vectors of the
+    centred data matrix.
+
+    Parameters
+    ----------
+    n_components : int, float or None, default=None
+        Number of components kept. An int in ``[1, min(n_samples, n_features)]``; a float in
+        ``(0, 1)``: the fewest components whose explained variance ratio reaches that fraction;
+        ``None``: ``min(n_samples, n_features)``.
+    whiten : bool, default=False
+        Scale the projections to unit variance (spec 000 M53, 001 M38):
+        ``y = Lambda^{-1/2} U^T (x - mean)``.
+    svd_solver : {"auto", "full", "gram", "covariance", "randomized"}, default="auto"
+        ``"full"``: thin SVD of the centred ``(N, D)`` data (LAPACK ``gesdd``).
+        ``"gram"``: eigendecomposition of the ``N x N`` Gram matrix ``X_c X_c^T`` and
+        ``U = X_c^T V Lambda^{-1/2}`` (spec 000 M52, Lemma 1 and Algorithm 1): ``O(N^2 D)``
+        time and no ``D x D`` matrix, the route for ``D >> N`` (the faces case). Components of
+        zero variance cannot be recovered this way; if more are asked for than the rank, the
+        thin SVD is used instead.
+        ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix, the cheap route
+        for ``N >> D``.
+        ``"randomized"``: randomised range finder (Halko et al. 2011), for large data and few
+        components; approximate.
+        ``"auto"``: ``"gram"`` when ``D > N``; ``"covariance"`` when ``N >= 10 D`` and
+        ``D <= 1000``; ``"randomized"`` when ``max(N, D) > 500`` and an int
+        ``n_components < 0.8 min(N, D)``; otherwise ``"full"``.
+    iterated_power : int or "auto", default="auto"
+        Power iterations of the randomised solver (``"auto"``: 7 when
+        ``n_components < 0.1 min(N, D)``, else 4).
+    n_oversamples : int, default=10
+        Extra random directions of the randomised solver.
+    random_state : int, Generator, RandomState or None, default=None
+        Randomness of the randomised solver.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes (rows, orthonormal), sorted by decreasing variance. Signs are fixed so
+        that the largest-magnitude entry of each row is positive.
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each axis, ``s_i^2 / (N - 1)`` (scikit-learn's unbiased scaling; the
+        notes' ``1/N`` scaling, spec 001 M33, is ``explained_variance_ * (N - 1) / N``).
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        Fraction of the total variance along each axis.
+    singular_values_ : ndarray of shape (n_components_,)
+        Singular values of the centred data.
+    mean_ : ndarray of shape (n_features,)
+    n_components_ : int
+    noise_variance_ : float
+        Mean variance of the discarded directions (the PPCA ``sigma^2`` in scikit-learn's
+        scaling); 0 when all are kept.
+    n_samples_ : int
+    n_features_in_ : int
+    solver_ : str
+        The solver actually used.
+
+    Notes
+    -----
+    With centred data ``X_c = U S V^T`` (rows are samples), the principal axes are the rows of
+    ``V^T``, the projections ``X_c V = U S`` and the eigenvalues of the covariance
+    ``S^2 / (N - 1)`` (spec 000 M50, M54; spec 002 M1). The reconstruction
+    ``x~ = mean + V_k V_k^T (x - mean)`` minimises the squared error among rank-``k``
+    reconstructions (spec 000 M51, Eckart-Young M44); its mean squared error on the training
+    data is the sum of the discarded eigenvalues of the ``1/N`` covariance (spec 001 M33).
+    Lemma 1 of spec 000 M52: ``X_c X_c^T`` and ``X_c^T X_c`` share their positive eigenvalues
+    and ``U = X_c^T V Lambda^{-1/2}``; zero eigenvalues are discarded before the division.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.decomposition import PCA
+    >>> X = np.array([[2., 1.], [0., 3.], [-2., -1.], [0., -3.], [1., 1.], [-1., -1.]])
+    >>> pca = PCA(n_components=1).fit(X)
+    >>> np.round(pca.components_, 6)
+    array([[0.382683, 0.92388 ]])
+    """
+
+    def __init__(
+        self,
+        n_components: int | float | None = None,
+        *,
+        whiten: bool = False,
+        svd_solver: str = "auto",
+        iterated_power: int | str = "auto",
+        n_oversamples: int = 10,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.whiten = whiten
+        self.svd_solver = svd_solver
+        self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.random_state = random_state
+
+    def _choose_solver(self, n, d, k):
+        solver = self.svd_solver
+        if solver not in _SOLVERS:
+            raise ValueError(f"svd_solver must be one of {_SOLVERS}; got {solver!r}.")
+        if solver != "auto":
+            if solver == "randomized" and not isinstance(k, numbers.Integral):
+                raise ValueError("svd_solver='randomized' needs an integer n_components.")
+            return solver
+        if d > n:
+            return "gram"
+        if n >= 10 * d and d <= 1000:
+            return "covariance"
+        if max(n, d) > 500 and isinstance(k, numbers.Integral) and k < 0.8 * min(n, d):
+            return "randomized"
+        return "full"
+
+    def fit(self, X, y=None):
+        """Fit the principal axes to ``X`` of shape (n_samples, n_features); returns self."""
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the projections of ``X``, shape (n_samples, n_components_)."""
+        U, s = self._fit(X)
+        if U is None:
+            return self.transform(X)
+        Z = U[:, : self.n_components_] * (
+            np.sqrt(self.n_samples_ - 1) if self.whiten else s[: self.n_components_]
+        )
+        return Z
+
+    def _fit(self, X):
+        X = validate_data(self, X, dtype=[np.float64, np.float32], copy=True)
+        n, d = X.shape
+        if n < 2:
+            raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
+        k = check_n_components(self.n_components, min(n, d), allow_float=True)
+        solver = self._choose_solver(n, d, k)
+        self.mean_ = X.mean(axis=0)
+        X -= self.mean_
+        U = None
+        total_var = None
+        if solver == "gram":
+            G = X @ X.T
+            w, V = sla.eigh(G, check_finite=False, driver="evd")
+            w, V = w[::-1], V[:, ::-1]
+            # Rank after centring is at most N - 1 (spec 000 M52): drop the (numerically)
+            # zero eigenvalues before forming Lambda^{-1/2}.
+            tol = max(w[0], 0.0) * max(n, d) * np.finfo(X.dtype).eps
+            rank = int(np.sum(w > tol))
+            want = min(n, d) if k is None else k
+            if isinstance(want, int) and want > rank:
+                solver = "full"
+            else:
+                s_all = np.sqrt(np.clip(w, 0.0, None))[: min(n, d)]
+                s = s_all[:rank]
+                Vt = (V[:, :rank].T @ X) / s[:, None]
+                U = V[:, :rank]
+        if solver == "covariance":
+            C = X.T @ X
+            w, V = sla.eigh(C, check_finite=False, driver="evd")
+            s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
+            s = s_all
+            Vt = V[:, ::-1].T[: min(n, d)]
+        elif solver == "full":
+            U, s, Vt = sla.svd(
+                X,
+                full_matrices=False,
+                check_finite=False,
+                overwrite_a=False,
+                lapack_driver="gesdd",
+            )
+            s_all = s
+        elif solver == "randomized":
+            n_iter = self.iterated_power
+            if n_iter == "auto":
+                n_iter = 7 if k < 0.1 * min(n, d) else 4
+            U, s, Vt = randomized_range_svd(
+                X, k, n_oversamples=self.n_oversamples, n_iter=int(n_iter), rng=self.random_state
+            )
+            s_all = None
+            total_var = float(np.einsum("ij,ij->", X, X)) / (n - 1)
+        ev_all = None if s_all is None else s_all**2 / (n - 1)
+        if total_var is None:
+            total_var = float(np.sum(ev_all))
+        if k is None:
+            k = min(n, d)
+        elif isinstance(k, float):
+            ratio_cum = np.cumsum(ev_all) / total_var if total_var > 0 else np.ones_like(ev_all)
+            k = int(np.searchsorted(ratio_cum, k, side="right") + 1)
+            k = min(k, len(ev_all))
+        signs = flip_rows(Vt[:k])
+        self.components_ = (Vt[:k] * signs[:, None]).astype(X.dtype, copy=False)
+        self.singular_values_ = s[:k].copy()
+        self.explained_variance_ = s[:k] ** 2 / (n - 1)
+        if total_var > 0:
+            self.explained_variance_ratio_ = self.explained_variance_ / total_var
+        else:
+            self.explained_variance_ratio_ = np.zeros(k)
+        rest = min(n, d) - k
+        if rest > 0:
+            if ev_all is not None:
+                self.noise_variance_ = float(np.mean(ev_all[k:]))
+            else:
+                self.noise_variance_ = max(total_var - self.explained_variance_.sum(), 0.0) / rest
+        else:
+            self.noise_variance_ = 0.0
+        if self.whiten and np.any(self.explained_variance_ <= np.finfo(float).tiny):
+            raise ValueError(
+                "whiten=True but a kept component has zero variance (constant or collinear "
+                "features); lower n_components."
+            )
+        self.n_components_ = k
+        self.n_samples_ = n
+        self.solver_ = solver
+        if U is not None:
+            U = U[:, :k] * signs
+        return U, s
+
+    def transform(self, X):
+        """Project ``X`` onto the principal axes: ``(X - mean_) @ components_.T``.
+
+        Whitened (``whiten=True``) projections are divided by ``sqrt(explained_variance_)``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        Z = (X - self.mean_) @ self.components_.T
+        if self.whiten:
+            Z /= np.sqrt(self.explained_variance_)
+        return Z
+
+    def inverse_transform(self, X):
+        """Map projections back to data space: ``mean_ + Z @ components_``."""
+        check_is_fitted(self)
+        Z = np.asarray(X, dtype=float)
+        if Z.ndim != 2 or Z.shape[1] != self.n_components_:
+            raise ValueError(
+                f"inverse_transform expects shape (n_samples, {self.n_components_}); "
+                f"got {Z.shape}."
+            )
+        if self.whiten:
+            Z = Z * np.sqrt(self.explained_variance_)
+        return Z @ self.components_ + self.mean_
+
+    def reconstruction_error(self, X, n_components: int | None = None) -> float:
+        """Mean squared reconstruction error ``mean_i ||x_i - x~_i||^2`` with the first
+        ``n_components`` axes (default: all kept).
+
+        On the training data this equals the sum of the discarded eigenvalues of the ``1/N``
+        covariance (the distortion of spec 001 M33).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        m = self.n_components_ if n_components is None else n_components
+        m = check_n_components(m, self.n_components_)
+        Xc = X - self.mean_
+        V = self.components_[:m]
+        R = Xc - (Xc @ V.T) @ V
+        return float(np.mean(np.einsum("ij,ij->i", R, R)))
