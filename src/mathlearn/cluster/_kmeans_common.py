@@ -1,0 +1,138 @@
+"""Shared pieces of the k-means family: k-means++ seeding and the assignment kernel.
+
+The assignment step needs ``argmin_k ||x_i - mu_k||^2 = argmin_k (||mu_k||^2 - 2 x_i^T mu_k)``:
+the cross term is one matrix product (BLAS); a numba kernel then takes the row minima and
+accumulates the per-cluster sums in the same pass, so no ``(N, K, D)`` temporary is formed.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..utils.extmath import squared_distances
+
+# Rows per block of cross products ``X_b mu^T`` (bounds the temporary to CHUNK x K).
+_CHUNK = 65536
+
+
+@numba.njit(cache=True, nogil=True)
+def _argmin_accumulate(X, XC, c_norm, labels, min_d, sums, counts, accumulate):  # pragma: no cover
+    """Labels and ``||mu_k||^2 - 2 x^T mu_k`` minima of a block; optionally add cluster sums.
+
+    Serial on purpose: the matrix product before it already uses the BLAS threads, and a
+    second thread pool spinning next to them only slows both down.
+    """
+    n, d = X.shape
+    k_ = XC.shape[1]
+    for i in range(n):
+        best = c_norm[0] - 2.0 * XC[i, 0]
+        arg = 0
+        for k in range(1, k_):
+            v = c_norm[k] - 2.0 * XC[i, k]
+            if v < best:  # strict: ties go to the lowest index
+                best = v
+                arg = k
+        labels[i] = arg
+        min_d[i] = best
+        if accumulate:
+            counts[arg] += 1.0
+            for j in range(d):
+                sums[arg, j] += X[i, j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _sq_dist_to_assigned(X, centers, labels):  # pragma: no cover
+    """``||x_i - mu_{c_i}||^2`` computed from differences (exact, no cancellation)."""
+    n, d = X.shape
+    out = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        c = labels[i]
+        for j in range(d):
+            r = X[i, j] - centers[c, j]
+            s += r * r
+        out[i] = s
+    return out
+
+
+def assign(X, centers, x_norm_sq=None, *, accumulate=False):
+    """Nearest centre of every row of ``X``.
+
+    Returns
+    -------
+    labels : ndarray of shape (N,)
+    sq_dist : ndarray of shape (N,)
+        Squared distance to the nearest centre (from the expanded form, clipped at 0).
+    sums, counts : ndarray of shape (K, D) and (K,), only when ``accumulate``
+        Per-cluster sums and sizes of the new partition (the M-step's statistics).
+    """
+    n = X.shape[0]
+    k, d = centers.shape
+    c_norm = np.einsum("ij,ij->i", centers, centers)
+    labels = np.empty(n, dtype=np.intp)
+    min_d = np.empty(n)
+    sums = np.zeros((k, d))
+    counts = np.zeros(k)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        XC = X[start:stop] @ centers.T
+        _argmin_accumulate(
+            X[start:stop],
+            XC,
+            c_norm,
+            labels[start:stop],
+            min_d[start:stop],
+            sums,
+            counts,
+            accumulate,
+        )
+    if x_norm_sq is None:
+        x_norm_sq = np.einsum("ij,ij->i", X, X)
+    min_d += x_norm_sq
+    np.maximum(min_d, 0.0, out=min_d)
+    if accumulate:
+        return labels, min_d, sums, counts
+    return labels, min_d
+
+
+def inertia(X, centers, labels) -> float:
+    """Sum of squared distances of the points to their assigned centres (the distortion J)."""
+    return float(_sq_dist_to_assigned(X, centers, labels).sum())
+
+
+def kmeans_plusplus(X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: int = 1):
+    """k-means++ seeding (spec 002 M3, eq. 1.17).
+
+    The first centre is a data point drawn uniformly; each next one is drawn with probability
+    proportional to ``rho_i^2 = min_j ||x_i - mu_j||^2``, the squared distance to the nearest
+    centre chosen so far. With ``n_local_trials > 1`` the greedy variant draws that many
+    candidates and keeps the one that most reduces the potential ``sum_i rho_i^2``.
+
+    Returns
+    -------
+    centers : ndarray of shape (n_clusters, D)
+    indices : ndarray of shape (n_clusters,)
+        Rows of ``X`` chosen as centres.
+    """
+    n = X.shape[0]
+    if x_norm_sq is None:
+        x_norm_sq = np.einsum("ij,ij->i", X, X)
+    idx = np.empty(n_clusters, dtype=np.intp)
+    idx[0] = rng.integers(n)
+    rho2 = squared_distances(X[idx[:1]], X, X_norm_sq=x_norm_sq[idx[:1]], Y_norm_sq=x_norm_sq)[0]
+    for c in range(1, n_clusters):
+        total = rho2.sum()
+        if total <= 0:
+            # Every point coincides with a chosen centre (duplicates): draw uniformly.
+            cand = rng.integers(n, size=n_local_trials)
+        else:
+            cum = np.cumsum(rho2)
+            cand = np.searchsorted(cum, rng.random(n_local_trials) * cum[-1], side="right")
+            cand = np.minimum(cand, n - 1)
+        d_cand = squared_distances(X[cand], X, X_norm_sq=x_norm_sq[cand], Y_norm_sq=x_norm_sq)
+        np.minimum(d_cand, rho2[None, :], out=d_cand)
+        best = int(np.argmin(d_cand.sum(axis=1)))
+        idx[c] = cand[best]
+        rho2 = d_cand[best]
+    return X[idx].copy(), idx

@@ -1,0 +1,197 @@
+"""k-medoids: prototypes restricted to data points, any dissimilarity (spec 001 M41)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..base import BaseEstimator, ClusterMixin, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..utils.extmath import squared_distances
+from ..utils.validation import check_random_state, validate_data
+from ._kmeans import _check_n_clusters
+
+__all__ = ["KMedoids"]
+
+_METRICS = ("euclidean", "sqeuclidean", "manhattan", "precomputed")
+
+
+def _dissimilarity(X, Y, metric):
+    if metric == "sqeuclidean":
+        return squared_distances(X, Y)
+    if metric == "euclidean":
+        return np.sqrt(squared_distances(X, Y))
+    # manhattan: one row block at a time keeps the temporary at (block, M, D) small.
+    out = np.empty((X.shape[0], Y.shape[0]))
+    step = max(1, 2**22 // max(1, Y.shape[0] * X.shape[1]))
+    for s in range(0, X.shape[0], step):
+        out[s : s + step] = np.abs(X[s : s + step, None, :] - Y[None, :, :]).sum(axis=2)
+    return out
+
+
+class KMedoids(ClusterMixin, BaseEstimator):
+    """k-medoids clustering by alternating assignment and medoid update.
+
+    Minimises ``J~ = sum_n V(x_n, m_{c_n})`` over partitions and prototypes ``m_k`` that must
+    be data points, for a general dissimilarity ``V``.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    metric : {"euclidean", "sqeuclidean", "manhattan", "precomputed"}, default="euclidean"
+        The dissimilarity ``V``. With ``"precomputed"``, ``X`` in ``fit`` is a square
+        dissimilarity matrix and in ``predict`` the dissimilarities to the training points.
+    init : {"k-medoids++", "random"} or array-like of shape (n_clusters,)
+        k-means++-style seeding on ``V`` (probability proportional to the dissimilarity to
+        the nearest chosen medoid), distinct points drawn uniformly, or given row indices.
+    max_iter : int, default=300
+    random_state : int, Generator, RandomState or None
+
+    Attributes
+    ----------
+    medoid_indices_ : ndarray of shape (n_clusters,)
+        Rows of the training data that are the medoids.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        The medoids themselves (absent with ``metric="precomputed"``).
+    labels_ : ndarray of shape (n_samples,)
+    inertia_ : float
+        ``J~`` at the end.
+    n_iter_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 001 M41 (notes ``seeds/001_*`` L757, PRML §9.1): the assignment step gives each point
+    its nearest medoid under ``V``; the update step replaces each medoid by the member of its
+    cluster with the smallest summed dissimilarity to the other members, ``O(N_k^2)`` per
+    cluster. Neither step increases ``J~``, and there are finitely many medoid sets, so the
+    iteration stops; it stops when the medoids no longer change. The full ``N x N``
+    dissimilarity matrix is formed once, so this suits moderate ``N``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.cluster import KMedoids
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [30.0]])
+    >>> km = KMedoids(n_clusters=2, init=[0, 3]).fit(X)
+    >>> km.cluster_centers_.ravel().tolist(), km.labels_.tolist()
+    ([1.0, 11.0], [0, 0, 0, 1, 1, 1])
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 8,
+        *,
+        metric: str = "euclidean",
+        init="k-medoids++",
+        max_iter: int = 300,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.metric = metric
+        self.init = init
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _init_medoids(self, D, rng):
+        n = D.shape[0]
+        k = self.n_clusters
+        if isinstance(self.init, str):
+            if self.init == "random":
+                return rng.choice(n, k, replace=False)
+            if self.init != "k-medoids++":
+                raise ValueError(
+                    f"init must be 'k-medoids++', 'random' or indices; got {self.init!r}."
+                )
+            idx = [int(rng.integers(n))]
+            nearest = D[idx[0]].copy()
+            for _ in range(1, k):
+                total = nearest.sum()
+                if total <= 0:
+                    rest = np.setdiff1d(np.arange(n), idx)
+                    idx.append(int(rng.choice(rest)))
+                else:
+                    idx.append(int(rng.choice(n, p=nearest / total)))
+                np.minimum(nearest, D[idx[-1]], out=nearest)
+            return np.asarray(idx)
+        idx = np.asarray(self.init)
+        if (
+            idx.shape != (k,)
+            or not np.issubdtype(idx.dtype, np.integer)
+            or np.unique(idx).size != k
+            or idx.min() < 0
+            or idx.max() >= n
+        ):
+            raise ValueError(
+                f"init must hold {k} distinct row indices in [0, {n}); got {self.init!r}."
+            )
+        return idx.copy()
+
+    def fit(self, X, y=None):
+        """Cluster ``X`` (or a precomputed dissimilarity matrix).
+
+        Returns
+        -------
+        self : KMedoids
+        """
+        if self.metric not in _METRICS:
+            raise ValueError(f"metric must be one of {_METRICS}; got {self.metric!r}.")
+        X = validate_data(self, X, dtype=np.float64)
+        if self.metric == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"a precomputed dissimilarity must be square; got {X.shape}.")
+            if np.any(X < 0):
+                raise ValueError("a precomputed dissimilarity must be non-negative.")
+            D = X
+        else:
+            D = _dissimilarity(X, X, self.metric)
+        _check_n_clusters(self.n_clusters, X.shape[0])
+        rng = check_random_state(self.random_state)
+        medoids = self._init_medoids(D, rng)
+        converged = False
+        n_iter = 0
+        for _ in range(self.max_iter):
+            n_iter += 1
+            labels = np.argmin(D[:, medoids], axis=1)
+            new = medoids.copy()
+            for k in range(self.n_clusters):
+                members = np.flatnonzero(labels == k)
+                if members.size:  # empty only when medoids coincide: keep the old one
+                    cost = D[np.ix_(members, members)].sum(axis=1)
+                    new[k] = members[np.argmin(cost)]
+            if np.array_equal(new, medoids):
+                converged = True
+                break
+            medoids = new
+        if not converged:
+            warnings.warn(
+                f"KMedoids stopped at max_iter={self.max_iter} while medoids still moved.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        labels = np.argmin(D[:, medoids], axis=1)
+        self.medoid_indices_ = medoids
+        if self.metric != "precomputed":
+            self.cluster_centers_ = X[medoids].copy()
+        self.labels_ = labels
+        self.inertia_ = float(D[np.arange(D.shape[0]), medoids[labels]].sum())
+        self.n_iter_ = n_iter
+        return self
+
+    def predict(self, X):
+        """Nearest medoid of each row of ``X`` under the metric.
+
+        With ``metric="precomputed"``, ``X`` has shape (n_samples, n_train_samples): the
+        dissimilarities to the training points.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.metric == "precomputed":
+            return np.argmin(X[:, self.medoid_indices_], axis=1)
+        return np.argmin(_dissimilarity(X, self.cluster_centers_, self.metric), axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags

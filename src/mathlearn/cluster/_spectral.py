@@ -1,0 +1,176 @@
+"""Spectral clustering (spec 002 §2.4 M23-M26, notes 002 §4.1; spec 004 §2.5)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..base import BaseEstimator, ClusterMixin
+from ..utils.graph import knn_graph, laplacian, rbf_affinity
+from ..utils.validation import check_positive, check_random_state, validate_data
+from ._kmeans import KMeans, _check_n_clusters
+
+__all__ = ["SpectralClustering"]
+
+# Below this many points the Laplacian is eigendecomposed densely (LAPACK, all robust);
+# above it a sparse kNN Laplacian goes through shift-invert Lanczos.
+_DENSE_LIMIT = 3000
+
+
+def spectral_embedding_vectors(W, n_components: int, kind: str, rng):
+    """Eigenvectors of the ``n_components`` smallest eigenvalues of a graph Laplacian.
+
+    For ``kind="random_walk"`` these solve ``L u = lambda D u`` and are obtained as
+    ``D^{-1/2} v`` from the eigenvectors ``v`` of ``L_sym`` (Remark 18 of notes 002).
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (n_components,)
+    vectors : ndarray of shape (N, n_components)
+    """
+    lap_kind = "symmetric" if kind == "random_walk" else kind
+    L, deg = laplacian(W, lap_kind)
+    n = L.shape[0]
+    if sp.issparse(L) and n <= _DENSE_LIMIT:
+        L = L.toarray()
+    if sp.issparse(L):
+        v0 = rng.uniform(-1, 1, n)
+        # Shift slightly below 0 so that L - sigma I is positive definite for the LU.
+        vals, vecs = spla.eigsh(L, k=n_components, sigma=-1e-5, which="LM", v0=v0)
+        order = np.argsort(vals)
+        vals, vecs = vals[order], vecs[:, order]
+    else:
+        vals, vecs = sla.eigh(L, subset_by_index=[0, n_components - 1])
+    if kind == "random_walk":
+        vecs = vecs / np.sqrt(deg)[:, None]
+    return vals, vecs
+
+
+class SpectralClustering(ClusterMixin, BaseEstimator):
+    """Spectral clustering: k-means on the bottom eigenvectors of a graph Laplacian.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        ``K``: number of clusters and of eigenvectors kept.
+    affinity : {"rbf", "nearest_neighbors", "precomputed"}, default="rbf"
+        Similarity graph: fully connected ``w_ij = exp(-gamma ||x_i - x_j||^2)``; the
+        symmetric k-nearest-neighbour graph (``i ~ j`` when either is among the other's
+        ``n_neighbors`` nearest, weight 1); or ``X`` itself is the adjacency matrix.
+    gamma : float, default=1.0
+        RBF width (``gamma = 1 / (2 sigma^2)`` in the notes' ``exp(-||.||^2 / (2 sigma^2))``).
+    n_neighbors : int, default=10
+    laplacian : {"random_walk", "symmetric", "unnormalized"}, default="random_walk"
+        ``L_rw = I - D^{-1} W`` (normalised cut), ``L_sym = I - D^{-1/2} W D^{-1/2}`` or the
+        unnormalised ``L = D - W`` (ratio cut).
+    n_init : int, default=10
+        Restarts of the k-means on the embedding.
+    random_state : int, Generator, RandomState or None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    affinity_matrix_ : ndarray or sparse matrix of shape (n_samples, n_samples)
+        ``W``.
+    embedding_ : ndarray of shape (n_samples, n_clusters)
+        Rows ``z_i`` of ``Z = [u_1 .. u_K]`` that k-means clusters.
+    eigenvalues_ : ndarray of shape (n_clusters,)
+        The ``K`` smallest eigenvalues (of ``L``, or of ``L_sym`` for both normalised kinds).
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 002 M23-M26 (notes ``seeds/002_*`` L1147-1217): for the indicator vectors
+    ``h_{k,i} = 1{i in C_k} / sqrt(|C_k|)``, ``RatioCut = sum_k h_k^T L h_k`` (Lemma 17);
+    relaxing ``h`` to real orthonormal vectors gives the ``K`` eigenvectors of the smallest
+    eigenvalues, and k-means on their rows rounds the relaxation back to a partition. The
+    normalised Laplacians relax the normalised cut instead (Remark 18). A graph with ``c``
+    connected components has ``c`` zero eigenvalues whose eigenvectors are the indicators of
+    the components. Graph and Laplacians come from :mod:`mathlearn.utils.graph`, shared with
+    the spectral embedding.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from mathlearn.cluster import SpectralClustering
+    >>> X, y = make_moons(200, noise=0.05, random_state=0)
+    >>> sc = SpectralClustering(2, affinity="nearest_neighbors", random_state=0).fit(X)
+    >>> bool((sc.labels_ == y).all() or (sc.labels_ != y).all())
+    True
+    """
+
+    def __init__(
+        self,
+        n_clusters: int = 8,
+        *,
+        affinity: str = "rbf",
+        gamma: float = 1.0,
+        n_neighbors: int = 10,
+        laplacian: str = "random_walk",
+        n_init: int = 10,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.affinity = affinity
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.laplacian = laplacian
+        self.n_init = n_init
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Cluster ``X`` (or the adjacency matrix ``X`` when ``affinity="precomputed"``).
+
+        Returns
+        -------
+        self : SpectralClustering
+        """
+        X = validate_data(self, X, dtype=np.float64, accept_sparse=self.affinity == "precomputed")
+        n = X.shape[0]
+        _check_n_clusters(self.n_clusters, n)
+        if self.laplacian not in ("random_walk", "symmetric", "unnormalized"):
+            raise ValueError(
+                "laplacian must be 'random_walk', 'symmetric' or 'unnormalized'; "
+                f"got {self.laplacian!r}."
+            )
+        rng = check_random_state(self.random_state)
+        if self.affinity == "rbf":
+            W = rbf_affinity(X, check_positive(self.gamma, "gamma"))
+        elif self.affinity == "nearest_neighbors":
+            if not isinstance(self.n_neighbors, numbers.Integral) or not 1 <= self.n_neighbors:
+                raise ValueError(
+                    f"n_neighbors must be a positive integer; got {self.n_neighbors}."
+                )
+            W = knn_graph(X, min(int(self.n_neighbors), n - 1), mode="connectivity")
+        elif self.affinity == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"a precomputed affinity must be square; got {X.shape}.")
+            W = X
+            asym = abs(W - W.T)
+            if (asym.max() if sp.issparse(W) else np.max(asym)) > 1e-10 * abs(W).max():
+                raise ValueError("a precomputed affinity must be symmetric.")
+        else:
+            raise ValueError(
+                "affinity must be 'rbf', 'nearest_neighbors' or 'precomputed'; "
+                f"got {self.affinity!r}."
+            )
+        if n == self.n_clusters:
+            vals, Z = np.zeros(n), np.eye(n)
+        else:
+            vals, Z = spectral_embedding_vectors(W, self.n_clusters, self.laplacian, rng)
+        km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(Z)
+        self.affinity_matrix_ = W
+        self.embedding_ = Z
+        self.eigenvalues_ = vals
+        self.labels_ = km.labels_
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        tags.input_tags.sparse = self.affinity == "precomputed"
+        return tags
