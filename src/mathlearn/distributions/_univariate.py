@@ -1,0 +1,424 @@
+"""Univariate distributions on ``scipy.stats``: parameters named as in the notes.
+
+Every class validates its parameters at construction (a clear ``ValueError`` otherwise),
+broadcasts them into a batch, and delegates densities and sampling to ``scipy.stats``.
+Means, variances and entropies are those of scipy and agree with the closed forms of the
+notes (spec 000 §2.A M3–M8, 004 appendix A 9:21 and 9:49).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.stats as st
+
+from ._scipy_backed import ScipyBacked, check_param
+
+__all__ = [
+    "Bernoulli",
+    "Beta",
+    "BetaBinomial",
+    "Binomial",
+    "ChiSquared",
+    "Exponential",
+    "Gamma",
+    "Laplace",
+    "Normal",
+    "StudentT",
+    "Uniform",
+]
+
+
+class Uniform(ScipyBacked):
+    """Continuous uniform distribution ``U[low, high]``.
+
+    Parameters
+    ----------
+    low, high : float or array-like
+        Bounds with ``low < high``; broadcast together.
+
+    Notes
+    -----
+    Density ``1 / (high - low)`` on ``[low, high]``, mean ``(low + high) / 2``, variance
+    ``(high - low)^2 / 12`` (spec 000 M3, eq. 1.25).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Uniform
+    >>> Uniform(0.5, 1.0).pdf(0.75)
+    2.0
+    """
+
+    def __init__(self, low=0.0, high=1.0):
+        low = check_param(low, "low")
+        high = check_param(high, "high")
+        if np.any(high <= low):
+            raise ValueError(f"high must be > low; got low={low}, high={high}.")
+        self._init({"low": low, "high": high}, st.uniform(loc=low, scale=high - low))
+
+    @property
+    def low(self):
+        return self._params()["low"]
+
+    @property
+    def high(self):
+        return self._params()["high"]
+
+
+class Normal(ScipyBacked):
+    r"""Univariate normal distribution ``N(mean, var)``, parametrised by its variance.
+
+    Parameters
+    ----------
+    mean : float or array-like, default=0
+    var : float or array-like, default=1
+        Variance :math:`\sigma^2 > 0` (not the standard deviation). The precision of the
+        notes is ``1 / var``.
+
+    Notes
+    -----
+    :math:`N(x|\mu,\sigma^2) = (2\pi\sigma^2)^{-1/2}\exp(-(x-\mu)^2/(2\sigma^2))`
+    (spec 001 M4).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Normal
+    >>> round(Normal(1.0, 4.0).pdf(2.0), 10)
+    0.1760326634
+    """
+
+    def __init__(self, mean=0.0, var=1.0):
+        mean = check_param(mean, "mean")
+        var = check_param(var, "var", low=0.0)
+        self._init({"mean": mean, "var": var}, st.norm(loc=mean, scale=np.sqrt(var)))
+
+    @property
+    def loc(self):
+        return self._params()["mean"]
+
+    @classmethod
+    def fit(cls, x, *, unbiased: bool = False) -> Normal:
+        r"""Maximum-likelihood fit to a sample ``x`` (1-D).
+
+        :math:`\mu_{ML} = \bar x` and :math:`\sigma^2_{ML} = \frac1N\sum_n (x_n-\bar x)^2`,
+        whose expectation is :math:`\frac{N-1}{N}\sigma^2`: the ML variance is biased
+        low (spec 001 M6, L79–81). ``unbiased=True`` returns the corrected
+        :math:`\frac{N}{N-1}\sigma^2_{ML}` instead (which is no longer the ML estimate).
+        """
+        x = _check_sample(x, min_size=2 if unbiased else 1)
+        mu = float(np.mean(x))
+        var = float(np.mean((x - mu) ** 2))
+        if unbiased:
+            var *= x.size / (x.size - 1)
+        if var <= 0:
+            raise ValueError("all samples are equal: the ML variance is zero.")
+        return cls(mu, var)
+
+
+class Beta(ScipyBacked):
+    r"""Beta distribution ``Beta(a, b)`` on ``[0, 1]``.
+
+    Parameters
+    ----------
+    a, b : float or array-like
+        Positive shape parameters (the notes' :math:`\alpha, \beta`).
+
+    Notes
+    -----
+    :math:`p(\mu|a,b) = \frac{\Gamma(a+b)}{\Gamma(a)\Gamma(b)}\mu^{a-1}(1-\mu)^{b-1}`, mean
+    :math:`a/(a+b)`, variance :math:`ab/((a+b)^2(a+b+1))` (spec 000 M6, eq. 1.32–1.33).
+    Conjugate prior of the Bernoulli and Binomial likelihoods.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Beta
+    >>> Beta(2.0, 2.0).mean
+    0.5
+    """
+
+    def __init__(self, a=1.0, b=1.0):
+        a = check_param(a, "a", low=0.0)
+        b = check_param(b, "b", low=0.0)
+        self._init({"a": a, "b": b}, st.beta(a, b))
+
+    @property
+    def a(self):
+        return self._params()["a"]
+
+    @property
+    def b(self):
+        return self._params()["b"]
+
+    @property
+    def mode(self):
+        """``(a - 1) / (a + b - 2)`` for ``a, b > 1`` (spec 004, 9:22)."""
+        a, b = self._p["a"], self._p["b"]
+        if np.any((a <= 1) | (b <= 1)):
+            raise ValueError("the Beta mode is interior only for a > 1 and b > 1.")
+        return (a - 1) / (a + b - 2) if a.ndim else float((a - 1) / (a + b - 2))
+
+
+class Gamma(ScipyBacked):
+    r"""Gamma distribution in the **rate** parametrisation, ``Gamma(shape, rate)``.
+
+    Parameters
+    ----------
+    shape : float or array-like
+        Shape :math:`a > 0`.
+    rate : float or array-like
+        Rate :math:`b > 0` (inverse scale). scipy's ``scale`` is ``1 / rate``.
+
+    Notes
+    -----
+    :math:`p(\tau|a,b) = \frac{b^a}{\Gamma(a)}\tau^{a-1}e^{-b\tau}`, mean :math:`a/b`,
+    variance :math:`a/b^2` (spec 000 M8, eq. 1.49–1.51). The notes call ``b`` a "scale"
+    but use it as a rate (erratum, spec 000 §6.5 item 6); so does this class.
+    ``Exponential(rate) = Gamma(1, rate)`` and ``ChiSquared(k) = Gamma(k/2, 1/2)``.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Gamma
+    >>> Gamma(shape=2.0, rate=4.0).mean
+    0.5
+    """
+
+    def __init__(self, shape=1.0, rate=1.0):
+        shape = check_param(shape, "shape", low=0.0)
+        rate = check_param(rate, "rate", low=0.0)
+        self._init({"shape": shape, "rate": rate}, st.gamma(shape, scale=1.0 / rate))
+
+    @property
+    def shape(self):
+        return self._params()["shape"]
+
+    @property
+    def rate(self):
+        return self._params()["rate"]
+
+
+class Exponential(ScipyBacked):
+    r"""Exponential distribution with rate :math:`\lambda`: :math:`\lambda e^{-\lambda x}`.
+
+    Parameters
+    ----------
+    rate : float or array-like
+        Rate :math:`\lambda > 0`; the mean is ``1 / rate`` (spec 004, 9:49).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Exponential
+    >>> Exponential(2.0).mean
+    0.5
+    """
+
+    def __init__(self, rate=1.0):
+        rate = check_param(rate, "rate", low=0.0)
+        self._init({"rate": rate}, st.expon(scale=1.0 / rate))
+
+    @property
+    def rate(self):
+        return self._params()["rate"]
+
+    @classmethod
+    def fit(cls, x) -> Exponential:
+        """Maximum-likelihood fit: ``rate = 1 / mean(x)``."""
+        x = _check_sample(x)
+        if np.any(x < 0):
+            raise ValueError("Exponential samples must be non-negative.")
+        return cls(1.0 / float(np.mean(x)))
+
+
+class Laplace(ScipyBacked):
+    r"""Laplace distribution :math:`\frac{1}{2b}e^{-|x-\mu|/b}` (spec 004, 9:49).
+
+    Parameters
+    ----------
+    loc : float or array-like, default=0
+    scale : float or array-like, default=1
+        :math:`b > 0`; the variance is :math:`2b^2`.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Laplace
+    >>> Laplace(0.0, 1.0).var
+    2.0
+    """
+
+    def __init__(self, loc=0.0, scale=1.0):
+        loc = check_param(loc, "loc")
+        scale = check_param(scale, "scale", low=0.0)
+        self._init({"loc": loc, "scale": scale}, st.laplace(loc=loc, scale=scale))
+
+
+class StudentT(ScipyBacked):
+    r"""Student's t distribution with ``df`` degrees of freedom, location and scale.
+
+    Parameters
+    ----------
+    df : float or array-like
+        Degrees of freedom :math:`\nu > 0`.
+    loc : float or array-like, default=0
+    scale : float or array-like, default=1
+        Scale :math:`s > 0`; for :math:`\nu > 2` the variance is :math:`s^2\nu/(\nu-2)`.
+
+    Notes
+    -----
+    :math:`p(x) \propto [1 + ((x-\mu)/s)^2/\nu]^{-(\nu+1)/2}`, tending to the Gaussian as
+    :math:`\nu\to\infty` (spec 004, 9:49). It is the posterior predictive of the
+    Normal–Gamma model and the marginal of its mean.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import StudentT
+    >>> StudentT(df=5.0).var
+    1.6666666666666667
+    """
+
+    def __init__(self, df, loc=0.0, scale=1.0):
+        df = check_param(df, "df", low=0.0)
+        loc = check_param(loc, "loc")
+        scale = check_param(scale, "scale", low=0.0)
+        self._init({"df": df, "loc": loc, "scale": scale}, st.t(df, loc=loc, scale=scale))
+
+
+class ChiSquared(ScipyBacked):
+    r"""Chi-squared distribution with ``df`` degrees of freedom, ``Gamma(df/2, rate=1/2)``.
+
+    The distribution of a sum of ``df`` *squared* standard normal variables (spec 000 M8,
+    erratum 6).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import ChiSquared
+    >>> ChiSquared(3).mean
+    3.0
+    """
+
+    def __init__(self, df):
+        df = check_param(df, "df", low=0.0)
+        self._init({"df": df}, st.chi2(df))
+
+
+class Bernoulli(ScipyBacked):
+    r"""Bernoulli distribution :math:`p(x|\mu) = \mu^x (1-\mu)^{1-x}`, ``x`` in {0, 1}.
+
+    Parameters
+    ----------
+    p : float or array-like
+        Probability of a one, in ``[0, 1]`` (the notes' :math:`\mu`).
+
+    Notes
+    -----
+    Mean :math:`\mu`, variance :math:`\mu(1-\mu)` (spec 000 M4, eq. 1.26–1.28).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Bernoulli
+    >>> Bernoulli(0.3).pdf(1)
+    0.3
+    """
+
+    _discrete = True
+
+    def __init__(self, p=0.5):
+        p = check_param(p, "p", low=0.0, high=1.0, strict=False)
+        self._init({"p": p}, st.bernoulli(p))
+
+    @property
+    def p(self):
+        return self._params()["p"]
+
+    def logpmf(self, x):
+        """Log-probability of ``x`` (alias of ``logpdf``)."""
+        return self.logpdf(x)
+
+    def pmf(self, x):
+        return self.pdf(x)
+
+    @classmethod
+    def fit(cls, x) -> Bernoulli:
+        """Maximum-likelihood fit: the fraction of ones (spec 004, 9:21)."""
+        x = _check_sample(x)
+        if not np.all((x == 0) | (x == 1)):
+            raise ValueError("Bernoulli samples must be 0 or 1.")
+        return cls(float(np.mean(x)))
+
+
+class Binomial(ScipyBacked):
+    r"""Binomial distribution :math:`\binom{n}{m}\mu^m(1-\mu)^{n-m}`.
+
+    Parameters
+    ----------
+    n : int or array-like
+        Number of trials (non-negative integer).
+    p : float or array-like
+        Success probability in ``[0, 1]``.
+
+    Notes
+    -----
+    Mean :math:`n\mu`, variance :math:`n\mu(1-\mu)` (spec 000 M5, eq. 1.29–1.31).
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Binomial
+    >>> Binomial(10, 0.5).mean
+    5.0
+    """
+
+    _discrete = True
+
+    def __init__(self, n, p=0.5):
+        n = check_param(n, "n", low=0, strict=False, integer=True)
+        p = check_param(p, "p", low=0.0, high=1.0, strict=False)
+        self._init({"n": n, "p": p}, st.binom(n.astype(int), p))
+
+    def logpmf(self, x):
+        return self.logpdf(x)
+
+    def pmf(self, x):
+        return self.pdf(x)
+
+
+class BetaBinomial(ScipyBacked):
+    r"""Beta-binomial distribution: a Binomial count whose success probability is Beta.
+
+    Parameters
+    ----------
+    n : int or array-like
+        Number of trials.
+    a, b : float or array-like
+        Parameters of the Beta distribution of the success probability.
+
+    Notes
+    -----
+    :math:`p(m) = \binom{n}{m} B(m + a, n - m + b) / B(a, b)`; the posterior predictive of
+    the number of successes in ``n`` new trials under a Beta posterior.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import BetaBinomial
+    >>> BetaBinomial(2, 1.0, 1.0).pdf(1)
+    0.3333333333333333
+    """
+
+    _discrete = True
+
+    def __init__(self, n, a, b):
+        n = check_param(n, "n", low=0, strict=False, integer=True)
+        a = check_param(a, "a", low=0.0)
+        b = check_param(b, "b", low=0.0)
+        self._init({"n": n, "a": a, "b": b}, st.betabinom(n.astype(int), a, b))
+
+    def logpmf(self, x):
+        return self.logpdf(x)
+
+    def pmf(self, x):
+        return self.pdf(x)
+
+
+def _check_sample(x, *, min_size: int = 1) -> np.ndarray:
+    x = np.asarray(x, dtype=float).ravel()
+    if x.size < min_size:
+        raise ValueError(f"need at least {min_size} sample(s); got {x.size}.")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("the sample contains NaN or infinity.")
+    return x
