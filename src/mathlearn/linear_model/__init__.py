@@ -1,0 +1,12 @@
+"""Linear models: least squares, ridge (MAP), lasso and Bayesian linear regression.
+
+Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
+"""
+
+from ._linear_regression import LinearRegression
+from ._ridge import Ridge
+
+__all__ = [
+    "LinearRegression",
+    "Ridge",
+]

@@ -1,0 +1,116 @@
+import mpmath
+import numpy as np
+import pytest
+from sklearn.linear_model import LinearRegression as SkLinearRegression
+
+from mathlearn.linear_model import LinearRegression
+from mathlearn.preprocessing import PolynomialBasis
+
+
+def _mp_lstsq(A, y, intercept=False):
+    """Exact least squares of the float64 data via the normal equations at 60 digits."""
+    if intercept:
+        A = np.hstack([A, np.ones((A.shape[0], 1))])
+    with mpmath.workdps(60):
+        M = mpmath.matrix(A.tolist())
+        b = mpmath.matrix(y.tolist())
+        sol = mpmath.lu_solve(M.T * M, M.T * b)
+        return np.array([float(v) for v in sol])
+
+
+def _assert_digits(coef, ref, digits=7):
+    rel = np.abs(coef - ref) / np.abs(ref)
+    assert np.all(rel <= 10.0**-digits), rel.max()
+
+
+def test_worked_example_spec_001_T6():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([1.0, 3.0, 2.0, 5.0])
+    m = LinearRegression().fit(X, y)
+    np.testing.assert_allclose([m.intercept_, m.coef_[0]], [1.1, 1.1], rtol=1e-14)
+    assert m.noise_variance_ == pytest.approx(0.675, rel=1e-14)
+    # the explicit-bias formula w0 = mean(t) - w1 mean(x) (spec 001 M13, corrected)
+    assert m.intercept_ == pytest.approx(y.mean() - m.coef_[0] * X.mean(), rel=1e-14)
+    Phi = PolynomialBasis(degree=1).fit_transform(X)
+    m2 = LinearRegression(fit_intercept=False).fit(Phi, y)
+    np.testing.assert_allclose(m2.coef_, [1.1, 1.1], rtol=1e-14)
+
+
+def test_matches_sklearn_and_standard_errors():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    y = X @ [1.0, -2.0, 0.5, 3.0] + 0.7 + 0.3 * rng.normal(size=40)
+    ours = LinearRegression().fit(X, y)
+    ref = SkLinearRegression().fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-12)
+    assert ours.intercept_ == pytest.approx(ref.intercept_, rel=1e-12)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12)
+    # classical standard errors: s^2 (A^T A)^{-1}, A = [X, 1], s^2 = RSS / (N - p)
+    A = np.hstack([X, np.ones((40, 1))])
+    resid = y - ours.predict(X)
+    s2 = resid @ resid / (40 - 5)
+    se = np.sqrt(s2 * np.diag(np.linalg.inv(A.T @ A)))
+    np.testing.assert_allclose(ours.coef_std_error_, se[:4], rtol=1e-10)
+    assert ours.intercept_std_error_ == pytest.approx(se[4], rel=1e-10)
+    assert ours.noise_variance_ == pytest.approx(resid @ resid / 40, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_polynomial_degree_10_on_minus9_minus3_mpmath(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-9, -3, 50)
+    Phi = np.vander(x, 11, increasing=True)
+    assert np.linalg.cond(Phi) > 1e14
+    y = np.sin(x) + 0.1 * rng.normal(size=50)
+    ref = _mp_lstsq(Phi, y)
+    ours = LinearRegression(fit_intercept=False).fit(Phi, y).coef_
+    _assert_digits(ours, ref, 7)
+    # with the intercept as an implicit column, same exact solution
+    m = LinearRegression().fit(Phi[:, 1:], y)
+    _assert_digits(np.append(m.coef_, m.intercept_), _mp_lstsq(Phi[:, 1:], y, True), 7)
+
+
+def test_columns_scaled_by_1e10_mpmath():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 5)) * np.array([1e-5, 1.0, 1e5, 1e-3, 1e3])
+    X[:, 3] = X[:, 2] * 1e-8 + 1e-9 * rng.normal(size=30)  # nearly collinear too
+    y = rng.normal(size=30)
+    ref = _mp_lstsq(X, y, True)
+    m = LinearRegression().fit(X, y)
+    _assert_digits(np.append(m.coef_, m.intercept_), ref, 7)
+
+
+def test_rank_deficient_gives_minimum_norm():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    X = np.hstack([X, X[:, :1]])
+    y = rng.normal(size=20)
+    m = LinearRegression(fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(m.coef_, np.linalg.pinv(X) @ y, rtol=1e-10)
+    assert m.rank_ == 3
+    assert np.all(np.isinf(m.coef_std_error_))
+
+
+def test_bad_input():
+    X = np.ones((5, 2))
+    y = np.arange(5.0)
+    for bad in (np.nan, np.inf):
+        Xb = np.random.default_rng(0).normal(size=(5, 2))
+        Xb[1, 1] = bad
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
+            LinearRegression().fit(Xb, y)
+        yb = y.copy()
+        yb[0] = bad
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
+            LinearRegression().fit(X, yb)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        LinearRegression().fit(X, y[:3])
+    with pytest.raises(ValueError, match="0 sample"):
+        LinearRegression().fit(np.empty((0, 2)), np.empty(0))
+    with pytest.raises(ValueError, match="2D array"):
+        LinearRegression().fit(np.arange(5.0), y)
+    with pytest.raises(TypeError, match="fit_intercept"):
+        LinearRegression(fit_intercept="yes").fit(X, y)
+    m = LinearRegression().fit(np.random.default_rng(0).normal(size=(5, 2)), y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(np.ones((2, 3)))
