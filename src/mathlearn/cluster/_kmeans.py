@@ -265,7 +265,8 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         Stop when the total squared centre shift of a step, relative to the mean feature
         variance, is at most ``tol`` (0 disables the test).
     max_no_improvement : int, default=10
-        Stop when the smoothed mini-batch distortion has not improved for this many steps.
+        Stop when the smoothed mini-batch distortion has not improved (by more than 1e-4,
+        relative) for this many consecutive steps.
     random_state : int, Generator, RandomState or None
 
     Attributes
@@ -359,7 +360,9 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             if tol > 0 and shift <= tol:
                 converged = True
                 break
-            if ewa < best_ewa:
+            # Improvements below 1e-4 (relative) do not count: the running means keep
+            # creeping towards the Lloyd fixed point long after the partition has settled.
+            if ewa < best_ewa - 1e-4 * abs(best_ewa):
                 best_ewa, no_improvement = ewa, 0
             else:
                 no_improvement += 1

@@ -1,0 +1,9 @@
+"""Latent-variable mixtures fitted by EM, and the general EM driver.
+
+Spec 001 M43-M44, spec 002 §5.1-5.4 (M28-M31).
+"""
+
+from ._em import EMModel, EMResult, em
+from ._gaussian_mixture import GaussianMixture
+
+__all__ = ["EMModel", "EMResult", "GaussianMixture", "em"]
