@@ -3,7 +3,8 @@
 Spec 001 M43-M44, spec 002 §5.1-5.4 (M28-M31).
 """
 
+from ._bernoulli_mixture import BernoulliMixture
 from ._em import EMModel, EMResult, em
 from ._gaussian_mixture import GaussianMixture
 
-__all__ = ["EMModel", "EMResult", "GaussianMixture", "em"]
+__all__ = ["BernoulliMixture", "EMModel", "EMResult", "GaussianMixture", "em"]
