@@ -1,0 +1,138 @@
+"""Per-coordinate adaptive step sizes: AdaGrad, RMSProp, Adam, Nadam.
+
+These are the "statistics of gradients along the trajectory" used as a diagonal
+preconditioner (notes 003 L849, spec 003 §2.4 item 33): each coordinate's step is divided
+by a running root-mean-square of its gradients, so that steep and flat directions progress
+alike. The notes name them (spec 000 M28); Adam and Nadam are written out in spec 004 §4.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..autodiff import tree_map
+from ._gd import _check_lr, _step_size
+from ._transform import GradientTransformation, Schedule
+
+__all__ = ["adagrad", "adam", "nadam", "rmsprop"]
+
+
+def _zeros(params):
+    return tree_map(lambda p: np.zeros_like(p, dtype=np.result_type(p, 0.0)), params)
+
+
+class AccumulatorState(NamedTuple):
+    count: int
+    accumulator: Any  # sum or running average of squared gradients
+
+
+class AdamState(NamedTuple):
+    count: int
+    mu: Any  # first moment m_t
+    nu: Any  # second moment v_t
+
+
+def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTransformation:
+    """AdaGrad (Duchi, Hazan and Singer, 2011).
+
+    ``G_t = G_{t-1} + g_t^2``, ``updates = -gamma g_t / (sqrt(G_t) + eps)``: each coordinate's
+    step shrinks with the total squared gradient it has seen.
+    """
+    _check_lr(learning_rate)
+
+    def init(params):
+        return AccumulatorState(0, _zeros(params))
+
+    def update(updates, state, params=None, **extra):
+        gamma = _step_size(learning_rate, state.count)
+        acc = tree_map(lambda a, g: a + g * g, state.accumulator, updates)
+        step = tree_map(lambda g, a: -gamma * g / (np.sqrt(a) + eps), updates, acc)
+        return step, AccumulatorState(state.count + 1, acc)
+
+    return GradientTransformation(init, update)
+
+
+def rmsprop(
+    learning_rate: float | Schedule, decay: float = 0.9, eps: float = 1e-8
+) -> GradientTransformation:
+    """RMSProp (Tieleman and Hinton, 2012).
+
+    ``v_t = rho v_{t-1} + (1 - rho) g_t^2``, ``updates = -gamma g_t / (sqrt(v_t) + eps)``: an
+    exponentially weighted average instead of AdaGrad's sum, so the step does not vanish.
+    """
+    _check_lr(learning_rate)
+    if not 0 <= decay < 1:
+        raise ValueError(f"decay must be in [0, 1); got {decay}.")
+
+    def init(params):
+        return AccumulatorState(0, _zeros(params))
+
+    def update(updates, state, params=None, **extra):
+        gamma = _step_size(learning_rate, state.count)
+        acc = tree_map(lambda a, g: decay * a + (1 - decay) * g * g, state.accumulator, updates)
+        step = tree_map(lambda g, a: -gamma * g / (np.sqrt(a) + eps), updates, acc)
+        return step, AccumulatorState(state.count + 1, acc)
+
+    return GradientTransformation(init, update)
+
+
+def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
+    _check_lr(learning_rate)
+    for name, b in (("b1", b1), ("b2", b2)):
+        if not 0 <= b < 1:
+            raise ValueError(f"{name} must be in [0, 1); got {b}.")
+
+    def init(params):
+        return AdamState(0, _zeros(params), _zeros(params))
+
+    def update(updates, state, params=None, **extra):
+        t = state.count + 1
+        gamma = _step_size(learning_rate, state.count)
+        mu = tree_map(lambda m, g: b1 * m + (1 - b1) * g, state.mu, updates)
+        nu = tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, state.nu, updates)
+        c1, c2 = 1 - b1**t, 1 - b2**t  # bias corrections: m_0 = v_0 = 0 biases towards 0
+
+        def step(m, v, g):
+            m_hat, v_hat = m / c1, v / c2
+            if nesterov:
+                m_hat = b1 * m_hat + (1 - b1) * g / c1
+            return -gamma * m_hat / (np.sqrt(v_hat) + eps)
+
+        return tree_map(step, mu, nu, updates), AdamState(t, mu, nu)
+
+    return GradientTransformation(init, update)
+
+
+def adam(
+    learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
+) -> GradientTransformation:
+    """Adam (Kingma and Ba, 2015; spec 004 §4, notes 004 L1316-1358).
+
+    ``m_t = b1 m_{t-1} + (1 - b1) g_t``, ``v_t = b2 v_{t-1} + (1 - b2) g_t^2``,
+    ``m_hat = m_t / (1 - b1^t)``, ``v_hat = v_t / (1 - b2^t)``,
+    ``updates = -alpha m_hat / (sqrt(v_hat) + eps)``. At ``t = 1``, ``m_hat = g_1`` so the
+    first step is about ``-alpha sign(g_1)`` (notes L1365).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.adam()
+    >>> updates, _ = opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))
+    >>> np.round(updates, 6)
+    array([-0.001,  0.001])
+    """
+    return _adam(learning_rate, b1, b2, eps, nesterov=False)
+
+
+def nadam(
+    learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
+) -> GradientTransformation:
+    """Nadam: Adam with Nesterov momentum (Dozat, 2016; spec 004 §4).
+
+    ``updates = -alpha / (sqrt(v_hat) + eps) * (b1 m_hat + (1 - b1) g_t / (1 - b1^t))``, with
+    ``m_hat, v_hat`` as in :func:`adam`.
+    """
+    return _adam(learning_rate, b1, b2, eps, nesterov=True)

@@ -1,0 +1,152 @@
+"""Gradient descent with a fixed or scheduled step, heavy-ball momentum and Nesterov momentum.
+
+Gradient descent (notes 003 L668-672, spec 000 M23):
+``theta_{t+1} = theta_t - gamma_t grad L(theta_t)``.
+
+Heavy ball (notes 003 L851-863, spec 000 M26, spec 004 §4): ``Delta_0 = 0``,
+``Delta_{t+1} = alpha Delta_t - gamma_t grad L(theta_t)``, ``theta_{t+1} = theta_t + Delta_{t+1}``.
+
+Nesterov (spec 004 §4): the gradient is taken at the look-ahead point ``theta_t + alpha Delta_t``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..autodiff import tree_map
+from ._transform import GradientTransformation, Schedule
+
+__all__ = ["momentum", "nesterov", "sgd"]
+
+
+def _step_size(learning_rate: float | Schedule, count: int) -> float:
+    return float(learning_rate(count) if callable(learning_rate) else learning_rate)
+
+
+def _check_lr(learning_rate) -> None:
+    if not callable(learning_rate) and not learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive or a schedule; got {learning_rate}.")
+
+
+class CountState(NamedTuple):
+    count: int
+
+
+class MomentumState(NamedTuple):
+    count: int
+    velocity: Any  # Delta_t, with the parameters' structure
+
+
+def sgd(learning_rate: float | Schedule) -> GradientTransformation:
+    """Gradient descent: ``updates = -gamma_t * g``.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        The step size ``gamma``, or a schedule ``t -> gamma_t`` (see ``exponential_decay``,
+        ``robbins_monro``). Fed minibatch gradients it is stochastic gradient descent.
+
+    Returns
+    -------
+    GradientTransformation
+
+    Notes
+    -----
+    On the least-squares loss ``L = ||y - X theta||^2 / (2 sigma^2)`` with constant ``gamma``
+    the iterates are ``theta_t = (I - gamma/sigma^2 X^T X)^t (theta_0 - theta*) + theta*``
+    (notes 003 L718), which converge from every start iff
+    ``gamma < 2 sigma^2 / lambda_max(X^T X)`` (L792).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.sgd(0.1)
+    >>> updates, state = opt.update(np.array([1.0, -2.0]), opt.init(np.zeros(2)))
+    >>> updates
+    array([-0.1,  0.2])
+    """
+    _check_lr(learning_rate)
+
+    def init(params):
+        return CountState(0)
+
+    def update(updates, state, params=None, **extra):
+        gamma = _step_size(learning_rate, state.count)
+        return tree_map(lambda g: -gamma * g, updates), CountState(state.count + 1)
+
+    return GradientTransformation(init, update)
+
+
+def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
+    """Heavy-ball momentum: ``Delta <- alpha Delta - gamma_t g``, ``updates = Delta``.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        Step size ``gamma`` or a schedule.
+    momentum : float, default=0.9
+        Momentum coefficient ``alpha`` in ``[0, 1)``.
+
+    Notes
+    -----
+    ``theta_{t+1} = theta_t - gamma_t grad L(theta_t) + alpha (theta_t - theta_{t-1})``
+    (notes 003 L856-857 with the lost minus signs restored, spec 000 M26 with
+    ``Delta x_i = x_i - x_{i-1}``). Faster along flat directions, damped oscillations across
+    narrow valleys, smoothed noisy gradients (L862).
+    """
+    _check_lr(learning_rate)
+    if not 0 <= momentum < 1:
+        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
+
+    def init(params):
+        return MomentumState(
+            0, tree_map(lambda p: np.zeros_like(p, dtype=np.result_type(p, 0.0)), params)
+        )
+
+    def update(updates, state, params=None, **extra):
+        gamma = _step_size(learning_rate, state.count)
+        velocity = tree_map(lambda v, g: momentum * v - gamma * g, state.velocity, updates)
+        return velocity, MomentumState(state.count + 1, velocity)
+
+    return GradientTransformation(init, update)
+
+
+def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
+    """Nesterov momentum, with the gradient taken at the look-ahead point.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        Step size ``gamma`` or a schedule.
+    momentum : float, default=0.9
+        Momentum coefficient ``alpha`` in ``[0, 1)``.
+
+    Notes
+    -----
+    The notes' form (spec 004 §4, after Sutskever et al. 2013) is
+    ``Delta <- alpha Delta - gamma grad L(beta + alpha Delta)``, ``beta <- beta + Delta``.
+    An ``update`` only sees the gradient at the parameters it is given, so the parameters
+    held here are the look-ahead points ``phi_t = beta_t + alpha Delta_t``. With
+    ``g = grad L(phi_t)``, ``Delta_{t+1} = alpha Delta_t - gamma g`` and
+    ``phi_{t+1} = phi_t + alpha Delta_{t+1} - gamma g``, which is the update returned; the
+    sequence is the same as the notes', shifted by ``alpha Delta_t`` (a test checks this).
+    """
+    _check_lr(learning_rate)
+    if not 0 <= momentum < 1:
+        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
+
+    def init(params):
+        return MomentumState(
+            0, tree_map(lambda p: np.zeros_like(p, dtype=np.result_type(p, 0.0)), params)
+        )
+
+    def update(updates, state, params=None, **extra):
+        gamma = _step_size(learning_rate, state.count)
+        velocity = tree_map(lambda v, g: momentum * v - gamma * g, state.velocity, updates)
+        step = tree_map(lambda v, g: momentum * v - gamma * g, velocity, updates)
+        return step, MomentumState(state.count + 1, velocity)
+
+    return GradientTransformation(init, update)

@@ -1,0 +1,49 @@
+"""Step-size schedules ``t -> gamma_t`` (t = number of updates already made, from 0)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["constant_schedule", "exponential_decay", "robbins_monro"]
+
+
+def _check_positive(value: float, name: str) -> None:
+    if not value > 0:
+        raise ValueError(f"{name} must be positive; got {value}.")
+
+
+def constant_schedule(value: float) -> Callable[[int], float]:
+    """``gamma_t = value``."""
+    _check_positive(value, "value")
+    return lambda t: value
+
+
+def exponential_decay(
+    init_value: float, decay_rate: float, transition_steps: int = 1
+) -> Callable[[int], float]:
+    """``gamma_t = init_value * decay_rate ** (t / transition_steps)``.
+
+    The notes' "exponential cooling" (spec 004 §4, printed ``eta = eta_0^t``; the intended
+    form has a decay factor ``decay_rate < 1``).
+    """
+    _check_positive(init_value, "init_value")
+    if not 0 < decay_rate <= 1:
+        raise ValueError(f"decay_rate must be in (0, 1]; got {decay_rate}.")
+    return lambda t: init_value * decay_rate ** (t / transition_steps)
+
+
+def robbins_monro(
+    init_value: float, t0: float = 1.0, power: float = 1.0
+) -> Callable[[int], float]:
+    """``gamma_t = init_value / (1 + t / t0) ** power``, with ``1/2 < power <= 1``.
+
+    For such powers ``sum_t gamma_t = inf`` and ``sum_t gamma_t^2 < inf``: the Robbins-Monro
+    conditions under which SGD converges (notes 003 L911-913, spec 003 §2.4 item 36).
+    """
+    _check_positive(init_value, "init_value")
+    _check_positive(t0, "t0")
+    if not 0.5 < power <= 1:
+        raise ValueError(
+            f"power must be in (1/2, 1] for the Robbins-Monro conditions; got {power}."
+        )
+    return lambda t: init_value / (1.0 + t / t0) ** power
