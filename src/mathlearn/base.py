@@ -10,6 +10,7 @@ regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sampl
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -43,8 +44,32 @@ class ProbabilisticRegressorMixin:
     shape ``(n_samples,)`` and either the predictive variances ``(n_samples,)`` or, when
     ``full_cov`` is true, the joint predictive covariance of the latent function
     ``(n_samples, n_samples)``; and ``_predictive_noise_variance()`` returning the observation
-    noise variance added to the latent variance for a noisy target.
+    noise variance added to the latent variance for a noisy target. It provides
+    ``predict_distribution(X)`` (the joint Gaussian over noisy targets) and
+    ``sample_y(X, n_samples, random_state)`` (noise-free posterior function draws).
     """
+
+    def predict_distribution(self, X):
+        """Joint predictive distribution of noisy targets at the query points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+            Query points.
+
+        Returns
+        -------
+        mathlearn.distributions.MultivariateNormal
+            ``N(mean, cov + noise_variance * I)`` over the ``n_samples_X`` targets, where
+            ``mean`` and ``cov`` are the predictive mean and the joint covariance of the
+            latent function values.
+        """
+        from .distributions import MultivariateNormal
+
+        check_is_fitted(self)
+        mean, cov = self._predict_mean_cov(X, full_cov=True)
+        cov = cov + self._predictive_noise_variance() * np.eye(mean.shape[0])
+        return MultivariateNormal(mean, cov)
 
     def sample_y(self, X, n_samples: int = 1, random_state=None):
         """Draw functions from the posterior and evaluate them at ``X``.

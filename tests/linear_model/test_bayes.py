@@ -1,0 +1,205 @@
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn.linear_model import BayesianRidge
+
+from mathlearn.datasets import make_sinusoidal
+from mathlearn.distributions import MultivariateNormal
+from mathlearn.exceptions import ConvergenceWarning
+from mathlearn.linear_model import BayesianLinearRegression, Ridge
+from mathlearn.preprocessing import PolynomialBasis
+
+X4 = np.array([[0.0], [1.0], [2.0], [3.0]])
+T4 = np.array([1.0, 3.0, 2.0, 5.0])
+PHI4 = np.hstack([np.ones((4, 1)), X4])
+
+
+def _sin_design(n=25, degree=5, seed=0):
+    X, y = make_sinusoidal(n, random_state=seed)
+    return PolynomialBasis(degree=degree).fit_transform(X), y
+
+
+def _direct_log_evidence(Phi, t, alpha, beta):
+    """ln N(t | 0, I/beta + Phi Phi^T / alpha) (seeds/000 eq. 1.205–1.207)."""
+    cov = np.eye(len(t)) / beta + Phi @ Phi.T / alpha
+    return multivariate_normal(np.zeros(len(t)), cov).logpdf(t)
+
+
+def test_worked_example_spec_001_T8_T9():
+    m = BayesianLinearRegression(prior_precision=1.0, noise_precision=1.0).fit(PHI4, T4)
+    np.testing.assert_allclose(m.coef_cov_, [[5 / 13, -2 / 13], [-2 / 13, 5 / 39]], rtol=1e-12)
+    np.testing.assert_allclose(m.coef_, [11 / 13, 44 / 39], rtol=1e-12)
+    mean, std = m.predict(np.array([[1.0, 1.5]]), return_std=True)
+    assert mean[0] == pytest.approx(99 / 39, rel=1e-12)
+    assert std[0] ** 2 == pytest.approx(1 + 8.25 / 39, rel=1e-12)
+    assert m.log_evidence_ == pytest.approx(-7.94343239178095, rel=1e-12)
+    assert m.log_evidence_ == pytest.approx(_direct_log_evidence(PHI4, T4, 1.0, 1.0), rel=1e-12)
+    # MAP = ridge with lambda = alpha / beta (spec 001 P7)
+    r = Ridge(alpha=1.0, fit_intercept=False).fit(PHI4, T4)
+    np.testing.assert_allclose(m.coef_, r.coef_, rtol=1e-12)
+
+
+def test_worked_example_spec_001_T10_fixed_point():
+    m = BayesianLinearRegression(tol=1e-14).fit(PHI4, T4)
+    assert m.prior_precision_ == pytest.approx(0.7538380327536456, rel=1e-6)
+    assert m.noise_precision_ == pytest.approx(0.8681942296599582, rel=1e-6)
+    assert m.effective_params_ == pytest.approx(1.528985605605064, rel=1e-6)
+    assert m.log_evidence_ == pytest.approx(-7.896722564573633, rel=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(30, 4), (6, 9)])
+def test_posterior_completing_the_square(shape):
+    rng = np.random.default_rng(0)
+    Phi = rng.normal(size=shape)
+    t = rng.normal(size=shape[0])
+    alpha, beta = 0.7, 3.0
+    m = BayesianLinearRegression(prior_precision=alpha, noise_precision=beta).fit(Phi, t)
+    A = alpha * np.eye(shape[1]) + beta * Phi.T @ Phi  # seeds/000 eq. 1.243
+    S = np.linalg.inv(A)
+    np.testing.assert_allclose(m.coef_cov_, S, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(m.coef_, beta * S @ Phi.T @ t, rtol=1e-10)
+    assert m.log_evidence_ == pytest.approx(_direct_log_evidence(Phi, t, alpha, beta), rel=1e-11)
+    gamma = np.sum(
+        np.linalg.eigvalsh(beta * Phi.T @ Phi) / (alpha + np.linalg.eigvalsh(beta * Phi.T @ Phi))
+    )
+    assert m.effective_params_ == pytest.approx(gamma, rel=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(40, 6), (7, 12)])
+def test_evidence_maximisation_is_a_stationary_point(shape):
+    rng = np.random.default_rng(1)
+    Phi = rng.normal(size=shape)
+    t = Phi @ rng.normal(size=shape[1]) + 0.5 * rng.normal(size=shape[0])
+    m = BayesianLinearRegression(tol=1e-12, max_iter=10000).fit(Phi, t)
+    a, b = m.prior_precision_, m.noise_precision_
+    assert m.log_evidence_ == pytest.approx(_direct_log_evidence(Phi, t, a, b), rel=1e-10)
+    # spec 001 P11: d ln p / d ln alpha = d ln p / d ln beta = 0 at the fixed point
+    h = 1e-5
+    for da, db in ((h, 0), (0, h)):
+        up = _direct_log_evidence(Phi, t, a * np.exp(da), b * np.exp(db))
+        down = _direct_log_evidence(Phi, t, a * np.exp(-da), b * np.exp(-db))
+        assert abs(up - down) / (2 * h) < 1e-5
+    # the estimate with a fixed posterior agrees with a fixed-precision fit
+    fixed = BayesianLinearRegression(prior_precision=a, noise_precision=b).fit(Phi, t)
+    np.testing.assert_allclose(fixed.coef_, m.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fixed.coef_cov_, m.coef_cov_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_same_fixed_point_as_sklearn_bayesian_ridge(fit_intercept):
+    Phi, y = _sin_design(30, 5, seed=2)
+    Phi = Phi[:, 1:] if fit_intercept else Phi
+    ours = BayesianLinearRegression(fit_intercept=fit_intercept, tol=1e-12).fit(Phi, y)
+    tiny = 1e-12
+    ref = BayesianRidge(
+        fit_intercept=fit_intercept,
+        alpha_1=tiny,
+        alpha_2=tiny,
+        lambda_1=tiny,
+        lambda_2=tiny,
+        tol=1e-10,
+        max_iter=100000,
+        compute_score=True,
+    ).fit(Phi, y)
+    # sklearn: alpha_ is the noise precision, lambda_ the prior precision
+    assert ours.noise_precision_ == pytest.approx(ref.alpha_, rel=1e-6)
+    assert ours.prior_precision_ == pytest.approx(ref.lambda_, rel=1e-6)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
+    assert ours.intercept_ == pytest.approx(ref.intercept_, rel=1e-6, abs=1e-8)
+    mo, so = ours.predict(Phi, return_std=True)
+    mr, sr = ref.predict(Phi, return_std=True)
+    np.testing.assert_allclose(mo, mr, rtol=1e-6)
+    np.testing.assert_allclose(so, sr, rtol=1e-6)
+    if not fit_intercept:
+        # sklearn's score differs from the log evidence by its (negligible) gamma priors
+        assert ours.log_evidence_ == pytest.approx(ref.scores_[-1], rel=1e-6)
+
+
+def test_sequential_equals_batch():
+    Phi, y = _sin_design(20, 4, seed=3)
+    batch = BayesianLinearRegression(prior_precision=2.0, noise_precision=11.0).fit(Phi, y)
+    seq = BayesianLinearRegression(prior_precision=2.0, noise_precision=11.0)
+    for chunk in np.split(np.arange(20), [1, 2, 10, 13]):
+        seq.partial_fit(Phi[chunk], y[chunk])
+    np.testing.assert_allclose(seq.coef_, batch.coef_, rtol=1e-9)
+    np.testing.assert_allclose(seq.coef_cov_, batch.coef_cov_, rtol=1e-9, atol=1e-14)
+    assert seq.log_evidence_ == pytest.approx(batch.log_evidence_, rel=1e-10)
+    assert seq.effective_params_ == pytest.approx(batch.effective_params_, rel=1e-9)
+
+
+def test_predictive_variance_shrinks_with_data():
+    # spec 001 P9: sigma_N^2(x) >= 1/beta and non-increasing as data arrive
+    Phi, y = _sin_design(15, 3, seed=4)
+    grid = PolynomialBasis(degree=3).fit_transform(np.linspace(0, 1, 7)[:, None])
+    m = BayesianLinearRegression(prior_precision=1.0, noise_precision=25.0)
+    prev = np.inf
+    for i in range(15):
+        m.partial_fit(Phi[i : i + 1], y[i : i + 1])
+        _, std = m.predict(grid, return_std=True)
+        assert np.all(std**2 >= 1 / 25.0)
+        assert np.all(std <= prev + 1e-12)
+        prev = std
+
+
+def test_predict_distribution_and_sample_y():
+    Phi, y = _sin_design(25, 3, seed=5)
+    m = BayesianLinearRegression().fit(Phi, y)
+    Q = Phi[:4]
+    dist = m.predict_distribution(Q)
+    assert isinstance(dist, MultivariateNormal)
+    cov = Q @ m.coef_cov_ @ Q.T + np.eye(4) / m.noise_precision_
+    np.testing.assert_allclose(dist.mean, m.predict(Q), rtol=1e-12)
+    np.testing.assert_allclose(dist.cov, cov, rtol=1e-10)
+    _, std = m.predict(Q, return_std=True)
+    np.testing.assert_allclose(np.sqrt(np.diag(dist.cov)), std, rtol=1e-10)
+    point = y[:4]
+    assert dist.logpdf(point) == pytest.approx(
+        multivariate_normal(dist.mean, cov).logpdf(point), rel=1e-10
+    )
+    # noise-free function draws: mean Q m_N, covariance Q S_N Q^T
+    draws = m.sample_y(Q, n_samples=20000, random_state=0)
+    assert draws.shape == (4, 20000)
+    latent = Q @ m.coef_cov_ @ Q.T
+    se = np.sqrt(np.diag(latent) / 20000)
+    assert np.all(np.abs(draws.mean(axis=1) - m.predict(Q)) < 5 * se)
+    np.testing.assert_allclose(np.cov(draws), latent, rtol=0.05, atol=0.05 * latent.max())
+
+
+def test_one_precision_fixed():
+    Phi, y = _sin_design(30, 4, seed=6)
+    m = BayesianLinearRegression(noise_precision=10.0, tol=1e-12).fit(Phi, y)
+    assert m.noise_precision_ == 10.0
+    a = m.prior_precision_
+    h = 1e-5
+    d = _direct_log_evidence(Phi, y, a * np.exp(h), 10.0) - _direct_log_evidence(
+        Phi, y, a * np.exp(-h), 10.0
+    )
+    assert abs(d / (2 * h)) < 1e-5
+
+
+def test_convergence_warning():
+    Phi, y = _sin_design(30, 4, seed=7)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        BayesianLinearRegression(max_iter=1).fit(Phi, y)
+
+
+def test_bad_input():
+    Phi, y = _sin_design(10, 2)
+    for kw in ({"prior_precision": -1.0}, {"noise_precision": 0.0}, {"prior_precision": np.inf}):
+        with pytest.raises(ValueError, match="precision"):
+            BayesianLinearRegression(**kw).fit(Phi, y)
+    with pytest.raises(ValueError, match="max_iter"):
+        BayesianLinearRegression(max_iter=0).fit(Phi, y)
+    bad = Phi.copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        BayesianLinearRegression().fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent"):
+        BayesianLinearRegression().fit(Phi, y[:3])
+    with pytest.raises(ValueError, match="fit_intercept"):
+        BayesianLinearRegression(fit_intercept=True).partial_fit(Phi, y)
+    m = BayesianLinearRegression().fit(Phi, y)
+    with pytest.raises(ValueError, match="features"):
+        m.partial_fit(Phi[:, :2], y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(Phi[:, :2])
