@@ -149,12 +149,12 @@ def projected_gradient(
         Euclidean projection onto ``C`` (``project_box``, ``project_l2_ball``, ...).
     step : float, optional
         Fixed step ``gamma`` (converges for ``gamma <= 1/Lipschitz(grad f)``). By default the
-        step is found by backtracking on the sufficient-decrease condition
-        ``f(x+) <= f(x) + g^T (x+ - x) + ||x+ - x||^2 / (2 gamma)``.
+        step is found by backtracking until ``gamma ||grad f(x+) - grad f(x)|| <= ||x+ - x||``
+        (``gamma`` below the local inverse Lipschitz constant), and doubled after each step.
     max_iter : int, default=1000
     tol : float, default=1e-8
-        Stop when the gradient mapping ``||x - P_C(x - gamma g)|| / gamma`` is at most ``tol``
-        (it vanishes exactly at the constrained minimisers).
+        Stop when the natural residual ``||x - P_C(x - grad f(x))||`` is at most ``tol`` (it
+        vanishes exactly at the constrained minimisers of a convex problem).
 
     Returns
     -------
@@ -165,26 +165,31 @@ def projected_gradient(
     x = project(np.array(x0, dtype=float))
     f, g = fun_and_grad(x)
     gamma = 1.0 if step is None else float(step)
-    history, nit, success = [float(f)], 0, False
-    while nit < max_iter:
-        while True:
+    history, nit = [float(f)], 0
+    success = bool(np.linalg.norm(x - project(x - g)) <= tol)
+    while not success and nit < max_iter:
+        for _ in range(100):
             x_new = project(x - gamma * g)
             f_new, g_new = fun_and_grad(x_new)
             d = x_new - x
-            if step is not None or f_new <= f + g @ d + (d @ d) / (2 * gamma) + 1e-15 * abs(f):
+            # Accept when gamma is below the inverse of the local Lipschitz constant of the
+            # gradient, ||g(x+) - g(x)|| <= ||x+ - x|| / gamma: that implies the sufficient
+            # decrease f(x+) <= f(x) + g^T d + ||d||^2 / (2 gamma) (exactly so on quadratics)
+            # and, unlike comparing function values, is not defeated by round-off near the
+            # solution.
+            if step is not None or gamma * np.linalg.norm(g_new - g) <= np.linalg.norm(d):
                 break
             gamma *= 0.5
         nit += 1
         x, f, g = x_new, f_new, g_new
         history.append(float(f))
-        if np.linalg.norm(d) / gamma <= tol:
-            success = True
-            break
+        # x is optimal iff x = P_C(x - grad f(x)): the natural residual measures stationarity.
+        success = bool(np.linalg.norm(x - project(x - g)) <= tol)
         if step is None:
             gamma *= 2.0  # let the step grow back: backtracking alone only shrinks it
     if not success:
         warnings.warn(
-            f"projected_gradient: max_iter = {max_iter} reached before the gradient mapping "
+            f"projected_gradient: max_iter = {max_iter} reached before the natural residual "
             f"fell below tol = {tol:g}.",
             ConvergenceWarning,
             stacklevel=2,
