@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
@@ -27,8 +28,8 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
         Number of factors ``k``; ``None``: ``n_features``.
     max_iter : int, default=1000
         EM iterations.
-    tol : float, default=1e-8
-        Stop when the mean log-likelihood improves by less than ``tol``.
+    tol : float, default=1e-6
+        Stop when the mean log-likelihood (per sample) improves by less than ``tol``.
     noise_variance_init : array-like of shape (n_features,) or None, default=None
         Initial ``Psi``; ``None``: the sample variances.
 
@@ -66,12 +67,14 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
     (1, 3)
     """
 
+    _common_test_params: ClassVar[dict] = {"tol": 1e-3}
+
     def __init__(
         self,
         n_components: int | None = None,
         *,
         max_iter: int = 1000,
-        tol: float = 1e-8,
+        tol: float = 1e-6,
         noise_variance_init=None,
     ):
         self.n_components = n_components

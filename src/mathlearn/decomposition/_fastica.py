@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
@@ -94,6 +95,8 @@ class FastICA(TransformerMixin, BaseEstimator):
     >>> FastICA(random_state=0).fit(X).components_.shape
     (2, 2)
     """
+
+    _common_test_params: ClassVar[dict] = {"max_iter": 1000, "tol": 1e-2}
 
     def __init__(
         self,

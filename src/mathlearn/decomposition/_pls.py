@@ -46,7 +46,7 @@ class PLSRegression(TransformerMixin, RegressorMixin, BaseEstimator):
         Coefficients in the original units: ``Y ~ (X - mean) @ coef_.T + intercept_``.
     intercept_ : ndarray of shape (n_targets,)
     n_iter_ : list of int
-        NIPALS iterations per component.
+        NIPALS iterations per component (1 for a single target, solved in one step).
     n_features_in_ : int
 
     Notes
@@ -77,6 +77,11 @@ class PLSRegression(TransformerMixin, RegressorMixin, BaseEstimator):
         self.scale = scale
         self.max_iter = max_iter
         self.tol = tol
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
     def fit(self, X, y):
         """Fit ``X`` (n_samples, n_features) to ``y`` (n_samples,) or (n_samples, n_targets)."""
@@ -157,7 +162,7 @@ class PLSRegression(TransformerMixin, RegressorMixin, BaseEstimator):
             w /= nw
             t = X @ w
             c = Y.T @ t / max(float(t @ t), np.finfo(float).tiny)
-            return w, c, 0
+            return w, c, 1  # one exact step: w is proportional to X^T y
         y_score = Y[:, np.flatnonzero(col_ok)[0]].copy()
         w_old = np.zeros(X.shape[1])
         for it in range(1, self.max_iter + 1):

@@ -1,0 +1,312 @@
+"""Fisher's linear discriminant analysis: two-class and multi-class, three solvers."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.special import log_softmax, logsumexp
+from sklearn.utils.multiclass import check_classification_targets
+
+from ..base import BaseEstimator, ClassifierMixin, TransformerMixin, check_is_fitted
+from ..utils.linalg import cho_solve, cholesky
+from ..utils.validation import validate_data
+
+__all__ = ["FisherLDA", "scatter_matrices"]
+
+_CONVENTIONS = ("pooled", "normalized")
+
+
+def _scatter_factors(X, y_idx, n_classes, convention):
+    """``A``, ``B`` with ``S_w = A^T A`` and ``S_b = B^T B``, and the class means."""
+    counts = np.bincount(y_idx, minlength=n_classes).astype(float)
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, y_idx, X)
+    means /= counts[:, None]
+    A = X - means[y_idx]
+    if convention == "pooled":
+        # Spec 000 §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
+        # S_t = S_w + S_b.
+        m = X.mean(axis=0)
+        B = np.sqrt(counts)[:, None] * (means - m)
+    elif convention == "normalized":
+        # Spec 000 §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance; S_b around
+        # the (unweighted) mean of the class means.
+        A = A / np.sqrt(counts[y_idx])[:, None]
+        B = means - means.mean(axis=0)
+    else:
+        raise ValueError(f"scatter must be one of {_CONVENTIONS}; got {convention!r}.")
+    return A, B, means, counts
+
+
+def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.ndarray]:
+    """Within- and between-class scatter matrices ``(S_w, S_b)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    scatter : {"pooled", "normalized"}, default="pooled"
+        ``"pooled"`` (spec 000 §2.2): ``S_w = sum_i (x_i - mu_{c_i})(x_i - mu_{c_i})^T`` and
+        ``S_b = sum_j N_j (mu_j - m)(mu_j - m)^T``, so ``S_w + S_b = S_t``.
+        ``"normalized"`` (spec 000 §2.1.5, the convention of the worked example TV-02):
+        ``S_w = sum_j S_j`` with ``S_j`` the class covariance (``1/N_j``) and
+        ``S_b = sum_j (mu_j - m_bar)(mu_j - m_bar)^T`` around the mean of the class means (for
+        two classes this is ``(mu_1 - mu_2)(mu_1 - mu_2)^T / 2``).
+
+    Returns
+    -------
+    S_w, S_b : ndarray of shape (n_features, n_features)
+    """
+    X = np.asarray(X, dtype=float)
+    _, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    A, B, _, _ = _scatter_factors(X, y_idx.ravel(), int(y_idx.max()) + 1, scatter)
+    return A.T @ A, B.T @ B
+
+
+class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Fisher's linear discriminant: projection maximising between- over within-class scatter.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Number of discriminant directions, at most ``min(n_classes - 1, n_features)``
+        (``None``: that maximum).
+    solver : {"auto", "eigen", "simultaneous", "pca"}, default="auto"
+        ``"eigen"``: the generalised symmetric eigenproblem ``S_b w = lambda S_w w``
+        (``scipy.linalg.eigh(S_b, S_w)``, never inverting ``S_w``); needs ``S_w`` positive
+        definite. ``"simultaneous"``: simultaneous diagonalisation (spec 000 M58, Lemma 2 and
+        Algorithm 2): whiten ``S_w`` on its range through the cheaper of the ``N x N`` Gram
+        and ``D x D`` scatter, then diagonalise the whitened ``S_b``; works when ``D > N``.
+        ``"pca"``: PCA to ``min(N - C, D)`` dimensions, then the eigenproblem there (spec 000
+        M57; the notes warn that information can be lost). ``"auto"``: ``"eigen"`` when
+        ``S_w`` is positive definite, else ``"simultaneous"``.
+    scatter : {"pooled", "normalized"}, default="pooled"
+        Scatter convention, see :func:`scatter_matrices`.
+    priors : array-like of shape (n_classes,) or None, default=None
+        Class priors of the classifier; ``None``: the class proportions.
+    tol : float, default=1e-10
+        Relative threshold below which eigenvalues of ``S_w`` count as zero.
+
+    Attributes
+    ----------
+    scalings_ : ndarray of shape (n_features, n_components_)
+        Discriminant directions ``W``, scaled so that the projected data have identity shared
+        within-class covariance (its maximum-likelihood estimate, ``W^T S_w W / N = I``, the
+        scaling scikit-learn's ``LinearDiscriminantAnalysis`` uses) on the range of ``S_w``.
+    eigenvalues_ : ndarray of shape (n_components_,)
+        The generalised eigenvalues (Fisher ratios ``w^T S_b w / w^T S_w w``), decreasing.
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        ``eigenvalues_ / sum`` of all non-zero eigenvalues.
+    means_ : ndarray of shape (n_classes, n_features)
+    xbar_ : ndarray of shape (n_features,)
+        Overall mean; ``transform`` centres with it.
+    classes_ : ndarray of shape (n_classes,)
+    priors_ : ndarray of shape (n_classes,)
+    solver_ : str
+        The solver actually used.
+    n_components_ : int
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 000 M55-M58. Two classes: maximise
+    ``J(w) = (w^T S_b w) / (w^T S_w w)``, whose maximiser is ``w ~ S_w^{-1}(mu_1 - mu_2)``;
+    ``C`` classes: ``max tr(W^T S_b W)`` s.t. ``W^T S_w W = I``, i.e. ``S_b W = S_w W Lambda``
+    with at most ``C - 1`` non-zero eigenvalues. ``rank(S_w) = min(D, N - C)`` (erratum 10:
+    the notes print ``N - (C + 1)``). Algorithm 2 writes ``S_w = X (I - M) X^T`` and
+    ``S_b = X M X^T`` with ``M`` the block-averaging matrix; here ``S_w = A^T A``,
+    ``S_b = B^T B`` with ``A`` the within-class-centred rows and ``B`` the weighted centred class
+    means, and the whitening ``U`` satisfies ``U^T S_w U = I``.
+
+    The classifier on top is Gaussian with a shared covariance in the projected space,
+    ``log p(c | z) = -0.5 (z - nu_c)^T Sigma_z^{-1} (z - nu_c) + log pi_c + const``; with
+    ``n_components = C - 1`` and the pooled convention it gives the same predictions and
+    probabilities as full-dimensional linear discriminant analysis (the discarded directions
+    do not separate the class means).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.discriminant_analysis import FisherLDA
+    >>> X = np.array([[4, 1], [2, 4], [2, 3], [3, 6], [4, 4],
+    ...               [9, 10], [6, 8], [9, 5], [8, 7], [10, 8]], dtype=float)
+    >>> y = np.array([0] * 5 + [1] * 5)
+    >>> lda = FisherLDA().fit(X, y)
+    >>> w = lda.scalings_[:, 0] / np.linalg.norm(lda.scalings_[:, 0])
+    >>> np.round(np.abs(w), 4)
+    array([0.9196, 0.393 ])
+    """
+
+    def __init__(
+        self,
+        n_components: int | None = None,
+        *,
+        solver: str = "auto",
+        scatter: str = "pooled",
+        priors=None,
+        tol: float = 1e-10,
+    ):
+        self.n_components = n_components
+        self.solver = solver
+        self.scatter = scatter
+        self.priors = priors
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit the discriminant directions and the classifier; returns self."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = y_idx.ravel()
+        C = len(self.classes_)
+        n, d = X.shape
+        if C < 2:
+            raise ValueError(
+                f"FisherLDA needs at least 2 classes; got 1 class ({self.classes_[0]!r})."
+            )
+        if n <= C:
+            raise ValueError(
+                f"FisherLDA needs more samples than classes; got {n} samples for {C} classes."
+            )
+        if self.solver not in ("auto", "eigen", "simultaneous", "pca"):
+            raise ValueError(
+                f"solver must be 'auto', 'eigen', 'simultaneous' or 'pca'; got {self.solver!r}."
+            )
+        kmax = min(C - 1, d)
+        k = kmax if self.n_components is None else self.n_components
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= kmax:
+            raise ValueError(
+                f"n_components={self.n_components!r} must be an int in [1, min(n_classes - 1, "
+                f"n_features)] = [1, {kmax}]."
+            )
+        A, B, means, counts = _scatter_factors(X, y_idx, C, self.scatter)
+        self.means_ = means
+        self.xbar_ = X.mean(axis=0)
+        if self.priors is None:
+            self.priors_ = counts / n
+        else:
+            pri = np.asarray(self.priors, dtype=float)
+            if pri.shape != (C,) or np.any(pri < 0) or not np.isclose(pri.sum(), 1.0):
+                raise ValueError(f"priors must be {C} non-negative numbers summing to 1.")
+            self.priors_ = pri
+        solver = self.solver
+        if solver in ("auto", "eigen"):
+            Sw, Sb = A.T @ A, B.T @ B
+            try:
+                sla.cholesky(Sw, lower=True, check_finite=False)
+                ok = np.linalg.cond(Sw) < 1.0 / (self.tol * 1e-3)
+            except np.linalg.LinAlgError:
+                ok = False
+            if not ok:
+                if solver == "eigen":
+                    raise ValueError(
+                        "the within-class scatter S_w is singular (n_features > n_samples - "
+                        "n_classes, or constant/collinear features); use solver="
+                        "'simultaneous' or 'pca'."
+                    )
+                solver = "simultaneous"
+            else:
+                solver = "eigen"
+        if solver == "eigen":
+            w, W = sla.eigh(Sb, Sw, check_finite=False)
+            w, W = w[::-1], W[:, ::-1]
+        elif solver == "simultaneous":
+            U = self._whiten_within(A)
+            BU = B @ U
+            w, Q = sla.eigh(BU.T @ BU, check_finite=False)
+            w, Q = w[::-1], Q[:, ::-1]
+            W = U @ Q
+        else:
+            r = min(n - C, d)
+            Xc = X - self.xbar_
+            _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
+            P = Vt[:r].T
+            AP, BP = A @ P, B @ P
+            Swr = AP.T @ AP
+            try:
+                w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    "S_w is singular even after PCA to n_samples - n_classes dimensions "
+                    "(collinear data); use solver='simultaneous'."
+                ) from None
+            w, Q = w[::-1], Q[:, ::-1]
+            W = P @ Q
+        w = np.clip(w, 0.0, None)
+        total = w[: C - 1].sum()
+        W = W[:, :k]
+        # Scale so that the ML estimate of the shared within-class covariance of the
+        # projections is I (W^T S_w W = I holds before this for the pooled convention).
+        AW = A @ W
+        if self.scatter == "normalized":
+            AW = (X - means[y_idx]) @ W
+        norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
+        norms[norms == 0] = 1.0
+        W = W / norms
+        idx = np.argmax(np.abs(W), axis=0)
+        signs = np.sign(W[idx, np.arange(k)])
+        signs[signs == 0] = 1.0
+        self.scalings_ = W * signs
+        self.eigenvalues_ = w[:k]
+        self.explained_variance_ratio_ = w[:k] / total if total > 0 else np.zeros(k)
+        self.solver_ = solver
+        self.n_components_ = k
+        Z = (X - means[y_idx]) @ self.scalings_
+        cov = Z.T @ Z / n
+        self._cov_chol = cholesky(cov + 1e-12 * np.eye(k), jitter="auto", warn=False)
+        self._centroids = (means - self.xbar_) @ self.scalings_
+        return self
+
+    def _whiten_within(self, A):
+        """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
+        n, d = A.shape
+        if n < d:
+            # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
+            # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
+            g, V = sla.eigh(A @ A.T, check_finite=False)
+            keep = g > self.tol * max(g[-1], 0.0)
+            if not keep.any():
+                raise ValueError("the within-class scatter is zero (every class is one point).")
+            return (A.T @ V[:, keep]) / g[keep]
+        g, V = sla.eigh(A.T @ A, check_finite=False)
+        keep = g > self.tol * max(g[-1], 0.0)
+        if not keep.any():
+            raise ValueError("the within-class scatter is zero (every class is one point).")
+        return V[:, keep] / np.sqrt(g[keep])
+
+    def transform(self, X):
+        """Project onto the discriminant directions: ``(X - xbar_) @ scalings_``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (X - self.xbar_) @ self.scalings_
+
+    def _joint_log_likelihood(self, X):
+        Z = self.transform(X)
+        diff = Z[:, None, :] - self._centroids[None, :, :]  # (N, C, k) with k <= C - 1
+        sol = cho_solve(self._cov_chol, diff.reshape(-1, diff.shape[2]).T).T
+        maha = np.einsum("ij,ij->i", diff.reshape(-1, diff.shape[2]), sol).reshape(diff.shape[:2])
+        with np.errstate(divide="ignore"):
+            return -0.5 * maha + np.log(self.priors_)
+
+    def decision_function(self, X):
+        """Log-posterior scores; for two classes the log-odds of ``classes_[1]``."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(X)
+        if len(self.classes_) == 2:
+            return jll[:, 1] - jll[:, 0]
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Class with the largest posterior."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+
+    def predict_log_proba(self, X):
+        """Log class posteriors, shape (n_samples, n_classes)."""
+        return log_softmax(self._joint_log_likelihood(X), axis=1)
+
+    def predict_proba(self, X):
+        """Class posteriors, shape (n_samples, n_classes)."""
+        return np.exp(self.predict_log_proba(X))

@@ -1,0 +1,150 @@
+"""Isomap: classical MDS of geodesic distances along a nearest-neighbour graph."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..utils.extmath import squared_distances
+from ..utils.graph import knn_graph
+from ..utils.validation import validate_data
+from ._mds import _check_n_components, classical_mds
+
+__all__ = ["Isomap"]
+
+
+class Isomap(TransformerMixin, BaseEstimator):
+    """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Neighbours per point in the graph (symmetrised: an edge when either point is among
+        the other's nearest).
+    n_components : int, default=2
+    path_method : {"D", "FW", "auto"}, default="D"
+        Shortest paths by Dijkstra or Floyd-Warshall (``scipy.sparse.csgraph``).
+    disconnected : {"connect", "raise"}, default="connect"
+        What to do when the neighbour graph falls apart: ``"connect"`` joins every pair of
+        components by an edge between their closest points (so geodesics stay finite, as
+        scikit-learn does); ``"raise"`` raises a ``ValueError``.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+    dist_matrix_ : ndarray of shape (n_samples, n_samples)
+        Geodesic (graph shortest-path) distances.
+    eigenvalues_ : ndarray of shape (n_components,)
+    n_connected_components_ : int
+        Connected components of the neighbour graph before any joining.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 004 §6.1 (slide 6:29): build the k-nearest-neighbour graph with Euclidean edge
+    lengths (:func:`mathlearn.utils.graph.knn_graph`), replace distances by graph geodesics,
+    then run classical MDS (kernel PCA of ``-0.5 H G^2 H``). A disconnected graph has
+    infinite geodesics (the pitfall the notes name): by default the components are joined
+    by their shortest inter-component edges, or an error asks for more neighbours. New
+    points are embedded through their ``n_neighbors`` nearest training points,
+    ``g(x, j) = min_i (||x - x_i|| + G_ij)``, and the kernel-PCA projection with the training
+    centring.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.manifold import Isomap
+    >>> t = np.linspace(0, 3 * np.pi, 60)
+    >>> X = np.c_[t * np.cos(t), t * np.sin(t)]  # a spiral: its geodesic unrolls it
+    >>> Isomap(n_neighbors=4, n_components=1).fit_transform(X).shape
+    (60, 1)
+    """
+
+    def __init__(
+        self,
+        n_neighbors: int = 5,
+        *,
+        n_components: int = 2,
+        path_method: str = "D",
+        disconnected: str = "connect",
+    ):
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.path_method = path_method
+        self.disconnected = disconnected
+
+    def fit(self, X, y=None):
+        """Compute the embedding of ``X``; returns self."""
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"Isomap needs at least 2 samples; got n_samples = {n}.")
+        k = _check_n_components(self.n_components, n)
+        nn = self.n_neighbors
+        if not isinstance(nn, numbers.Integral) or isinstance(nn, bool) or not 1 <= nn < n:
+            raise ValueError(f"n_neighbors={nn!r} must be an int in [1, n_samples - 1 = {n - 1}].")
+        if self.path_method not in ("D", "FW", "auto"):
+            raise ValueError(f"path_method must be 'D', 'FW' or 'auto'; got {self.path_method!r}.")
+        G = knn_graph(X, int(nn), mode="distance")
+        if self.disconnected not in ("connect", "raise"):
+            raise ValueError(
+                f"disconnected must be 'connect' or 'raise'; got {self.disconnected!r}."
+            )
+        n_comp, labels = connected_components(G, directed=False)
+        self.n_connected_components_ = int(n_comp)
+        if n_comp > 1:
+            if self.disconnected == "raise":
+                raise ValueError(
+                    f"the {nn}-nearest-neighbour graph has {n_comp} connected components, so "
+                    "some geodesic distances are infinite; increase n_neighbors."
+                )
+            G = self._connect(G.tolil(), X, labels, n_comp).tocsr()
+        self.dist_matrix_ = shortest_path(G, method=self.path_method, directed=False)
+        emb, w, V, col_means, grand = classical_mds(self.dist_matrix_**2, k)
+        self.embedding_ = emb
+        self.eigenvalues_ = w
+        with np.errstate(divide="ignore"):
+            self._proj = np.where(w > 0, V / np.sqrt(np.where(w > 0, w, 1.0)), 0.0)
+        self._col_means, self._grand_mean = col_means, grand
+        self.X_fit_ = X
+        return self
+
+    @staticmethod
+    def _connect(G, X, labels, n_comp):
+        """Join each pair of components by the edge between their closest points."""
+        members = [np.flatnonzero(labels == c) for c in range(n_comp)]
+        for a in range(n_comp):
+            for b in range(a + 1, n_comp):
+                D = squared_distances(X[members[a]], X[members[b]])
+                i, j = np.unravel_index(np.argmin(D), D.shape)
+                u, v = members[a][i], members[b][j]
+                # A tiny positive length keeps duplicate points connected in a sparse graph.
+                dist = max(float(np.sqrt(D[i, j])), np.finfo(float).tiny)
+                G[u, v] = G[v, u] = dist
+        return G
+
+    def fit_transform(self, X, y=None):
+        """Compute and return the embedding, shape (n_samples, n_components)."""
+        return self.fit(X).embedding_
+
+    def transform(self, X):
+        """Embed new points through their nearest training points' geodesics."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        nn = int(self.n_neighbors)
+        D = np.sqrt(squared_distances(X, self.X_fit_))
+        ind = np.argpartition(D, nn - 1, axis=1)[:, :nn]
+        rows = np.arange(X.shape[0])[:, None]
+        d_nb = D[rows, ind]
+        G = np.full((X.shape[0], self.X_fit_.shape[0]), np.inf)
+        for t in range(nn):
+            np.minimum(G, d_nb[:, t : t + 1] + self.dist_matrix_[ind[:, t]], out=G)
+        K = -0.5 * G**2
+        K -= K.mean(axis=1, keepdims=True)
+        K -= self._col_means[None, :]
+        K += self._grand_mean
+        return K @ self._proj

@@ -1,0 +1,137 @@
+"""Classical (Torgerson-Gower) multidimensional scaling."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..base import BaseEstimator
+from ..utils.extmath import squared_distances
+from ..utils.validation import check_array, validate_data
+
+__all__ = ["MDS"]
+
+
+def classical_mds(D2: np.ndarray, n_components: int):
+    """Classical MDS of a squared-dissimilarity matrix.
+
+    Double-centres ``B = -0.5 H D2 H`` (``H = I - 11^T/N``) and returns the embedding
+    ``V_k Lambda_k^{1/2}`` of its top ``k`` eigenpairs (negative eigenvalues, which a
+    non-Euclidean ``D2`` can produce, give zero coordinates), plus what is needed to embed
+    new points: the eigenvalues, the eigenvectors, the column means of ``-0.5 D2`` and their
+    mean.
+
+    Returns
+    -------
+    embedding : ndarray of shape (N, k)
+    eigenvalues : ndarray of shape (k,)
+    eigenvectors : ndarray of shape (N, k)
+    col_means : ndarray of shape (N,)
+    grand_mean : float
+    """
+    n = D2.shape[0]
+    B = -0.5 * D2
+    col_means = B.mean(axis=0)
+    grand = float(col_means.mean())
+    B -= col_means[None, :]
+    B -= col_means[:, None]
+    B += grand
+    k = min(n_components, n)
+    w, V = sla.eigh(B, subset_by_index=[n - k, n - 1], check_finite=False, driver="evr")
+    w, V = w[::-1], V[:, ::-1]
+    idx = np.argmax(np.abs(V), axis=0)
+    signs = np.sign(V[idx, np.arange(k)])
+    signs[signs == 0] = 1.0
+    V = V * signs
+    emb = V * np.sqrt(np.clip(w, 0.0, None))
+    return emb, w, V, col_means, grand
+
+
+def _check_n_components(k, n):
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n:
+        raise ValueError(f"n_components={k!r} must be an int in [1, n_samples={n}].")
+    return int(k)
+
+
+class MDS(BaseEstimator):
+    """Classical multidimensional scaling.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Dimension of the embedding.
+    dissimilarity : {"euclidean", "precomputed"}, default="euclidean"
+        ``"euclidean"``: Euclidean distances between the rows of ``X``;
+        ``"precomputed"``: ``X`` is a symmetric matrix of dissimilarities ``d_ij``
+        (not squared) with a zero diagonal.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        ``V_k Lambda_k^{1/2}``, column signs fixed (largest-magnitude entry positive).
+    eigenvalues_ : ndarray of shape (n_components,)
+        Top eigenvalues of the double-centred matrix ``B = -0.5 H D^2 H``.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 004 §6.1 (slides 6:26-6:27) and spec 002 M20: with ``D_ij = -d_ij^2 / 2``,
+    ``K~ = H D H`` has entries ``(x_i - x_bar)^T (x_j - x_bar)`` when the ``d_ij`` are
+    Euclidean, so classical MDS is kernel PCA of ``K~`` and, for Euclidean distances, the
+    PCA scores (up to sign). The embedding ``Z = V_p Lambda_p^{1/2}`` minimises the strain
+    ``||Z Z^T - K~||_F`` among rank-``p`` Gram matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.manifold import MDS
+    >>> X = np.array([[0., 0.], [3., 0.], [0., 4.]])
+    >>> Z = MDS(n_components=2).fit_transform(X)
+    >>> round(float(np.linalg.norm(Z[1] - Z[2])), 6)
+    5.0
+    """
+
+    def __init__(self, n_components: int = 2, *, dissimilarity: str = "euclidean"):
+        self.n_components = n_components
+        self.dissimilarity = dissimilarity
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.dissimilarity == "precomputed"
+        return tags
+
+    def fit(self, X, y=None):
+        """Compute the embedding of ``X``; returns self."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Compute and return the embedding, shape (n_samples, n_components)."""
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"MDS needs at least 2 samples; got n_samples = {n}.")
+        k = _check_n_components(self.n_components, n)
+        if self.dissimilarity == "euclidean":
+            D2 = squared_distances(X)
+        elif self.dissimilarity == "precomputed":
+            D = check_array(X, dtype=np.float64)
+            if D.shape[0] != D.shape[1]:
+                raise ValueError(f"precomputed dissimilarities must be square; got {D.shape}.")
+            if np.any(D < 0):
+                raise ValueError("dissimilarities must be non-negative.")
+            if not np.allclose(D, D.T, atol=1e-10 * max(D.max(), 1.0)):
+                raise ValueError("dissimilarity matrix is not symmetric.")
+            if np.any(np.diag(D) != 0):
+                raise ValueError("dissimilarity matrix must have a zero diagonal.")
+            D2 = 0.5 * (D + D.T) ** 2
+        else:
+            raise ValueError(
+                f"dissimilarity must be 'euclidean' or 'precomputed'; got {self.dissimilarity!r}."
+            )
+        emb, w, _, _, _ = classical_mds(D2, k)
+        self.embedding_ = emb
+        self.eigenvalues_ = w
+        return emb

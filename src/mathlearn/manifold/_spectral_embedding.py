@@ -1,0 +1,153 @@
+"""Laplacian eigenmaps: the bottom eigenvectors of a graph Laplacian as coordinates."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from ..base import BaseEstimator
+from ..utils.graph import knn_graph, laplacian, rbf_affinity
+from ..utils.validation import validate_data
+from ._mds import _check_n_components
+
+__all__ = ["SpectralEmbedding"]
+
+_LAPLACIANS = ("unnormalized", "symmetric", "random_walk")
+
+
+class SpectralEmbedding(BaseEstimator):
+    """Spectral embedding (Laplacian eigenmaps, Belkin & Niyogi 2003).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    affinity : {"rbf", "nearest_neighbors", "precomputed"}, default="rbf"
+        ``"rbf"``: fully connected ``W_ij = exp(-gamma ||x_i - x_j||^2)``;
+        ``"nearest_neighbors"``: the symmetric kNN connectivity graph; ``"precomputed"``:
+        ``X`` is the affinity matrix.
+    gamma : float or None, default=None
+        RBF width; ``None``: ``1 / n_features``.
+    n_neighbors : int or None, default=None
+        kNN graph size; ``None``: ``max(n_samples // 10, 1)``.
+    laplacian : {"random_walk", "symmetric", "unnormalized"}, default="random_walk"
+        ``"unnormalized"``: eigenvectors of ``L = D - W`` (RatioCut relaxation);
+        ``"symmetric"``: eigenvectors ``u`` of ``L_sym = I - D^{-1/2} W D^{-1/2}``;
+        ``"random_walk"``: ``D^{-1/2} u``, the eigenvectors of ``L_rw = I - D^{-1} W``
+        (the generalised problem ``L v = lambda D v`` of Laplacian eigenmaps; NCut).
+    drop_first : bool, default=True
+        Drop the bottom eigenvector (constant for a connected graph).
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        Signs fixed so that each column's largest-magnitude entry is positive.
+    eigenvalues_ : ndarray of shape (n_components,)
+        The Laplacian eigenvalues of the kept eigenvectors (increasing).
+    affinity_matrix_ : ndarray or sparse matrix of shape (n_samples, n_samples)
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 002 M23-M24 and spec 004 §6.1 (slides 6:22-6:25): minimising
+    ``sum_ij W_ij ||z_i - z_j||^2 = 2 tr(Z^T L Z)`` under an orthogonality constraint gives
+    the bottom eigenvectors of the Laplacian; ``f^T L f = 0.5 sum w_ij (f_i - f_j)^2`` shows
+    ``L`` is PSD with the constant vector in its kernel, hence ``drop_first``. The
+    random-walk eigenvectors are computed through the symmetric ``L_sym`` (stable, real
+    spectrum) and mapped back with ``D^{-1/2}`` (spec 004 §6.1, derived stability advice). The
+    graph helpers are :mod:`mathlearn.utils.graph`, shared with spectral clustering.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.manifold import SpectralEmbedding
+    >>> X = np.r_[np.zeros((5, 2)), np.ones((5, 2))] + 0.01 * np.arange(10)[:, None]
+    >>> SpectralEmbedding(n_components=1, gamma=1.0).fit_transform(X).shape
+    (10, 1)
+    """
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        affinity: str = "rbf",
+        gamma: float | None = None,
+        n_neighbors: int | None = None,
+        laplacian: str = "random_walk",
+        drop_first: bool = True,
+    ):
+        self.n_components = n_components
+        self.affinity = affinity
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.laplacian = laplacian
+        self.drop_first = drop_first
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        return tags
+
+    def _affinity(self, X):
+        n = X.shape[0]
+        if self.affinity == "rbf":
+            gamma = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+            if not gamma > 0:
+                raise ValueError(f"gamma must be > 0; got {gamma}.")
+            return rbf_affinity(X, gamma)
+        if self.affinity == "nearest_neighbors":
+            nn = max(n // 10, 1) if self.n_neighbors is None else self.n_neighbors
+            if not isinstance(nn, numbers.Integral) or not 1 <= nn < n:
+                raise ValueError(f"n_neighbors={nn!r} must be an int in [1, {n - 1}].")
+            return knn_graph(X, int(nn), mode="connectivity")
+        if self.affinity == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"precomputed affinity must be square; got {X.shape}.")
+            if not np.allclose(X, X.T):
+                raise ValueError("precomputed affinity matrix is not symmetric.")
+            W = np.array(X, dtype=float)
+            np.fill_diagonal(W, 0.0)  # self-loops do not enter a Laplacian
+            return W
+        raise ValueError(
+            f"affinity must be 'rbf', 'nearest_neighbors' or 'precomputed'; got {self.affinity!r}."
+        )
+
+    def fit(self, X, y=None):
+        """Compute the embedding of ``X``; returns self."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Compute and return the embedding, shape (n_samples, n_components)."""
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"SpectralEmbedding needs at least 2 samples; got n_samples = {n}.")
+        k = _check_n_components(self.n_components, n - int(bool(self.drop_first)))
+        if self.laplacian not in _LAPLACIANS:
+            raise ValueError(f"laplacian must be one of {_LAPLACIANS}; got {self.laplacian!r}.")
+        W = self._affinity(X)
+        self.affinity_matrix_ = W
+        kind = "unnormalized" if self.laplacian == "unnormalized" else "symmetric"
+        try:
+            L, deg = laplacian(W, kind)
+        except ValueError as err:
+            raise ValueError(
+                f"{err} Increase gamma's range (smaller gamma) or n_neighbors, or use "
+                "laplacian='unnormalized'."
+            ) from None
+        if sp.issparse(L):
+            L = L.toarray()
+        first = int(bool(self.drop_first))
+        w, V = sla.eigh(L, subset_by_index=[0, k - 1 + first], check_finite=False, driver="evr")
+        w, V = w[first:], V[:, first:]
+        if self.laplacian == "random_walk":
+            V = V / np.sqrt(deg)[:, None]
+        idx = np.argmax(np.abs(V), axis=0)
+        signs = np.sign(V[idx, np.arange(k)])
+        signs[signs == 0] = 1.0
+        self.embedding_ = V * signs
+        self.eigenvalues_ = w
+        return self.embedding_
