@@ -30,7 +30,10 @@ def _initial_centers(X, init, n_clusters, rng, x_norm_sq):
     """Initial centres from ``init``: 'k-means++', 'random' (distinct data points) or array."""
     if isinstance(init, str):
         if init == "k-means++":
-            return kmeans_plusplus(X, n_clusters, rng, x_norm_sq, n_local_trials=1)[0]
+            # Greedy k-means++ (2 + log K candidates per step, as scikit-learn): the notes'
+            # draw, repeated, keeping the candidate that lowers the potential most.
+            trials = 2 + int(np.log(n_clusters))
+            return kmeans_plusplus(X, n_clusters, rng, x_norm_sq, n_local_trials=trials)[0]
         if init == "random":
             return X[rng.choice(X.shape[0], n_clusters, replace=False)].copy()
         raise ValueError(f"init must be 'k-means++', 'random' or an array; got {init!r}.")
@@ -116,8 +119,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     n_clusters : int, default=8
         Number of clusters ``K``.
     init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features)
-        Initial centres: k-means++ seeding, ``K`` distinct data points drawn uniformly, or
-        the given centres.
+        Initial centres: greedy k-means++ seeding (each step draws ``2 + log K`` candidates
+        with probability proportional to ``rho_i^2`` and keeps the one that lowers
+        ``sum_i rho_i^2`` most), ``K`` distinct data points drawn uniformly, or the given
+        centres.
     n_init : "auto" or int, default="auto"
         Number of restarts; the run with the smallest distortion is kept. ``"auto"`` means 1
         for k-means++ and given centres, 10 for ``"random"``.
@@ -362,7 +367,7 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 break
             # Improvements below 1e-4 (relative) do not count: the running means keep
             # creeping towards the Lloyd fixed point long after the partition has settled.
-            if ewa < best_ewa - 1e-4 * abs(best_ewa):
+            if ewa < best_ewa * (1.0 - 1e-4):  # ewa >= 0; best_ewa starts at inf
                 best_ewa, no_improvement = ewa, 0
             else:
                 no_improvement += 1

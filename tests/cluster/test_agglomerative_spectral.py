@@ -1,0 +1,155 @@
+"""Agglomerative merges against scipy.cluster.hierarchy; spectral clustering against
+scikit-learn's ARI on the classic shapes and the Laplacian's known spectrum."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.cluster.hierarchy import fcluster, linkage
+from sklearn.cluster import AgglomerativeClustering as SkAgglomerative
+from sklearn.cluster import SpectralClustering as SkSpectral
+from sklearn.datasets import make_circles, make_moons
+from sklearn.metrics import adjusted_rand_score
+
+from mathlearn.cluster import AgglomerativeClustering, KMeans, SpectralClustering, linkage_tree
+
+LINKAGES = ["single", "complete", "average", "ward"]
+
+
+@pytest.mark.parametrize("method", LINKAGES)
+@pytest.mark.parametrize("shape", [(40, 2), (150, 5)])
+def test_linkage_identical_to_scipy(method, shape, rng):
+    X = rng.normal(size=shape)
+    Z = linkage_tree(X, method)
+    ref = linkage(X, method)
+    np.testing.assert_array_equal(Z[:, [0, 1, 3]], ref[:, [0, 1, 3]])
+    np.testing.assert_allclose(Z[:, 2], ref[:, 2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", LINKAGES)
+def test_cut_by_n_clusters_and_threshold(method, rng):
+    X = rng.normal(size=(80, 3))
+    ref = linkage(X, method)
+    agg = AgglomerativeClustering(4, linkage=method).fit(X)
+    assert adjusted_rand_score(fcluster(ref, 4, criterion="maxclust"), agg.labels_) == 1.0
+    np.testing.assert_array_equal(agg.children_, ref[:, :2].astype(int))
+    np.testing.assert_allclose(agg.distances_, ref[:, 2], rtol=1e-12)
+    # Same tree and partition as scikit-learn.
+    sk = SkAgglomerative(4, linkage=method, compute_distances=True).fit(X)
+    assert adjusted_rand_score(sk.labels_, agg.labels_) == 1.0
+    t = 0.5 * (ref[-4, 2] + ref[-3, 2])  # undoes the last three merges
+    by_t = AgglomerativeClustering(None, linkage=method, distance_threshold=t).fit(X)
+    assert by_t.n_clusters_ == 4
+    assert adjusted_rand_score(fcluster(ref, t, criterion="distance"), by_t.labels_) == 1.0
+
+
+def test_ward_height_is_sum_of_squares_increase():
+    # Ward merges {a} and {b} at sqrt(2 * |a||b|/(|a|+|b|)) * ||mean_a - mean_b|| = ||a - b||.
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [10.0, 0.0]])
+    Z = linkage_tree(X, "ward")
+    assert Z[0, 2] == pytest.approx(1.0)
+    # Then {0,1} with {2}: sqrt(2 * 2 * 1 / 3) * 9.5.
+    assert Z[1, 2] == pytest.approx(np.sqrt(4 / 3) * 9.5)
+
+
+def test_agglomerative_bad_input():
+    X = np.arange(10.0).reshape(5, 2)
+    with pytest.raises(ValueError, match="exactly one"):
+        AgglomerativeClustering(2, distance_threshold=1.0).fit(X)
+    with pytest.raises(ValueError, match="exceeds n_samples"):
+        AgglomerativeClustering(6).fit(X)
+    with pytest.raises(ValueError, match="linkage"):
+        AgglomerativeClustering(2, linkage="centroid").fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        AgglomerativeClustering(2).fit(np.array([[0.0], [np.nan], [1.0]]))
+    with pytest.raises(ValueError, match="minimum of 2"):
+        AgglomerativeClustering(1).fit(np.zeros((1, 2)))
+
+
+def test_agglomerative_duplicates():
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 0.0], [3.0, 0.0]])
+    agg = AgglomerativeClustering(2, linkage="average").fit(X)
+    assert adjusted_rand_score([0, 0, 1, 1], agg.labels_) == 1.0
+    np.testing.assert_allclose(agg.distances_, [0.0, 0.0, 3.0])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        make_moons(300, noise=0.05, random_state=0),
+        make_circles(300, factor=0.5, noise=0.05, random_state=0),
+    ],
+    ids=["moons", "circles"],
+)
+@pytest.mark.parametrize("laplacian", ["random_walk", "symmetric", "unnormalized"])
+def test_spectral_shapes_match_sklearn(data, laplacian):
+    X, y = data
+    with warnings.catch_warnings():
+        # scikit-learn warns that the kNN graph of the moons has two components (which is
+        # exactly what makes the clustering perfect); that warning is the reference's.
+        warnings.simplefilter("ignore", UserWarning)
+        sk = SkSpectral(2, affinity="nearest_neighbors", n_neighbors=10, random_state=0).fit(X)
+    ours = SpectralClustering(
+        2, affinity="nearest_neighbors", laplacian=laplacian, random_state=0
+    ).fit(X)
+    assert adjusted_rand_score(y, sk.labels_) == 1.0
+    assert adjusted_rand_score(y, ours.labels_) == 1.0
+    # k-means alone cannot separate these shapes.
+    assert adjusted_rand_score(y, KMeans(2, random_state=0).fit(X).labels_) < 0.6
+
+
+def test_spectral_rbf_moons_matches_sklearn():
+    X, y = make_moons(200, noise=0.05, random_state=1)
+    sk = SkSpectral(2, affinity="rbf", gamma=20.0, random_state=0).fit(X)
+    ours = SpectralClustering(2, affinity="rbf", gamma=20.0, random_state=0).fit(X)
+    assert adjusted_rand_score(y, sk.labels_) == adjusted_rand_score(y, ours.labels_) == 1.0
+
+
+def test_spectral_disconnected_graph_eigenvectors_are_indicators():
+    # Two cliques: L has eigenvalue 0 twice, eigenvectors spanned by the component indicators
+    # (spec 002 M24), so the clustering is exactly the components for every Laplacian.
+    W = np.zeros((6, 6))
+    W[:3, :3] = 1.0
+    W[3:, 3:] = 1.0
+    np.fill_diagonal(W, 0.0)
+    for lap in ["unnormalized", "symmetric", "random_walk"]:
+        sc = SpectralClustering(2, affinity="precomputed", laplacian=lap, random_state=0).fit(W)
+        np.testing.assert_allclose(sc.eigenvalues_, 0.0, atol=1e-10)
+        assert adjusted_rand_score([0, 0, 0, 1, 1, 1], sc.labels_) == 1.0
+        sc_sparse = SpectralClustering(
+            2, affinity="precomputed", laplacian=lap, random_state=0
+        ).fit(sp.csr_matrix(W))
+        assert adjusted_rand_score([0, 0, 0, 1, 1, 1], sc_sparse.labels_) == 1.0
+
+
+def test_spectral_unnormalized_eigenvalues_of_path_graph():
+    # Path graph on n vertices: eigenvalues of D - W are 2 - 2 cos(pi k / n).
+    n = 8
+    W = np.zeros((n, n))
+    i = np.arange(n - 1)
+    W[i, i + 1] = W[i + 1, i] = 1.0
+    sc = SpectralClustering(3, affinity="precomputed", laplacian="unnormalized", random_state=0)
+    sc.fit(W)
+    np.testing.assert_allclose(
+        sc.eigenvalues_, 2 - 2 * np.cos(np.pi * np.arange(3) / n), atol=1e-12
+    )
+
+
+def test_spectral_bad_input():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="n_clusters"):
+        SpectralClustering(11).fit(X)
+    with pytest.raises(ValueError, match="affinity"):
+        SpectralClustering(2, affinity="cosine").fit(X)
+    with pytest.raises(ValueError, match="laplacian"):
+        SpectralClustering(2, laplacian="sym").fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        SpectralClustering(2).fit(np.array([[0.0, 1.0], [np.nan, 0.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match="symmetric"):
+        SpectralClustering(2, affinity="precomputed").fit(np.triu(np.ones((4, 4))))
+    # Isolated vertex: normalised Laplacian undefined, error names the cause.
+    W = np.zeros((4, 4))
+    W[0, 1] = W[1, 0] = W[1, 2] = W[2, 1] = 1.0
+    with pytest.raises(ValueError, match="isolated"):
+        SpectralClustering(2, affinity="precomputed").fit(W)

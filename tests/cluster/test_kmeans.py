@@ -1,0 +1,138 @@
+"""k-means, mini-batch k-means: reference = scikit-learn from the same centres, the notes'
+worked examples (spec 001 T21) and closed forms."""
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans as SkKMeans
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+
+from mathlearn.cluster import KMeans, MiniBatchKMeans, kmeans_plusplus
+from mathlearn.exceptions import ConvergenceWarning
+
+
+def test_worked_example_1d():
+    # Spec 001 T21: x = [1, 2, 10, 11], mu = [1, 2] -> mu = [1.5, 10.5], J = 1.
+    X = np.array([[1.0], [2.0], [10.0], [11.0]])
+    km = KMeans(2, init=X[:2], n_init=1).fit(X)
+    np.testing.assert_allclose(km.cluster_centers_.ravel(), [1.5, 10.5])
+    assert km.labels_.tolist() == [0, 0, 1, 1]
+    assert km.inertia_ == pytest.approx(1.0)
+
+
+def test_worked_example_2d_iterations():
+    # Spec 001 T21 (2-D): iteration 1 gives mu = [[.5, 0], [4, 4.25]]; final J = 8/3.
+    X = np.array([[0, 0], [0, 1], [1, 0], [5, 5], [5, 6], [6, 5]], dtype=float)
+    one = KMeans(2, init=X[:2], n_init=1, max_iter=1)
+    with pytest.warns(ConvergenceWarning):
+        one.fit(X)
+    np.testing.assert_allclose(one.cluster_centers_, [[0.5, 0.0], [4.0, 4.25]])
+    km = KMeans(2, init=X[:2], n_init=1).fit(X)
+    np.testing.assert_allclose(km.cluster_centers_, [[1 / 3, 1 / 3], [16 / 3, 16 / 3]])
+    assert km.inertia_ == pytest.approx(8 / 3)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_sklearn_from_same_centres(seed):
+    X, _ = make_blobs(600, n_features=5, centers=6, cluster_std=2.5, random_state=seed)
+    rng = np.random.default_rng(seed)
+    init = X[rng.choice(len(X), 6, replace=False)]
+    ours = KMeans(6, init=init, n_init=1, max_iter=300, tol=1e-4).fit(X)
+    ref = SkKMeans(6, init=init, n_init=1, max_iter=300, tol=1e-4, algorithm="lloyd").fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-10)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-10)
+    assert ours.n_iter_ == ref.n_iter_
+    np.testing.assert_array_equal(ours.predict(X[:50]), ref.predict(X[:50]))
+    np.testing.assert_allclose(ours.transform(X[:50]), ref.transform(X[:50]), rtol=1e-9)
+    assert ours.score(X) == pytest.approx(ref.score(X), rel=1e-10)
+
+
+def test_inertia_is_distortion_and_labels_are_nearest(rng):
+    X = rng.normal(size=(200, 3))
+    km = KMeans(4, n_init=3, random_state=0).fit(X)
+    d2 = ((X[:, None, :] - km.cluster_centers_[None]) ** 2).sum(-1)
+    np.testing.assert_array_equal(km.labels_, d2.argmin(1))
+    assert km.inertia_ == pytest.approx(d2.min(1).sum(), rel=1e-12)
+    # Fixed point: every centre is the mean of its points.
+    for k in range(4):
+        np.testing.assert_allclose(km.cluster_centers_[k], X[km.labels_ == k].mean(0), atol=1e-12)
+
+
+def test_restarts_keep_the_best_run(rng):
+    X, _ = make_blobs(300, centers=8, cluster_std=1.5, random_state=3)
+    single = [KMeans(8, init="random", n_init=1, random_state=s).fit(X).inertia_ for s in range(5)]
+    many = KMeans(8, init="random", n_init=10, random_state=0).fit(X).inertia_
+    assert many <= np.median(single) + 1e-9
+
+
+def test_kmeans_plusplus_draws_by_squared_distance():
+    # Two points at the origin, one far: after a first centre at the origin the far point
+    # has rho^2 > 0 while the others have 0, so it must be chosen second.
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [10.0, 0.0]])
+    for seed in range(5):
+        centers, _ = kmeans_plusplus(X, 2, np.random.default_rng(seed))
+        assert sorted(centers[:, 0].tolist()) == [0.0, 10.0]
+
+
+def test_empty_cluster_is_relocated():
+    # A centre far from all the data gets no points in the first assignment.
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1]])
+    init = np.array([[0.0], [5.0], [100.0]])
+    km = KMeans(3, init=init, n_init=1).fit(X)
+    assert np.bincount(km.labels_, minlength=3).min() >= 1
+    assert np.all(np.isfinite(km.cluster_centers_))
+
+
+def test_blobs_recovered():
+    X, y = make_blobs(500, centers=4, cluster_std=0.5, random_state=0)
+    km = KMeans(4, n_init=4, random_state=0).fit(X)
+    assert adjusted_rand_score(y, km.labels_) == 1.0
+
+
+def test_refit_is_deterministic(rng):
+    X = rng.normal(size=(100, 2))
+    a = KMeans(3, random_state=1).fit(X)
+    b = KMeans(3, random_state=1).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+def test_minibatch_one_full_step_is_one_lloyd_step():
+    X, _ = make_blobs(200, centers=3, random_state=0)
+    init = X[:3].copy()
+    with pytest.warns(ConvergenceWarning):
+        mb = MiniBatchKMeans(3, init=init, batch_size=200, max_iter=1, random_state=0).fit(X)
+    with pytest.warns(ConvergenceWarning):
+        lloyd = KMeans(3, init=init, n_init=1, max_iter=1).fit(X)
+    np.testing.assert_allclose(mb.cluster_centers_, lloyd.cluster_centers_, atol=1e-12)
+
+
+def test_minibatch_close_to_full_kmeans():
+    X, y = make_blobs(5000, centers=5, cluster_std=0.6, random_state=2)
+    mb = MiniBatchKMeans(5, batch_size=256, random_state=0).fit(X)
+    full = KMeans(5, n_init=3, random_state=0).fit(X)
+    assert adjusted_rand_score(full.labels_, mb.labels_) > 0.98
+    assert adjusted_rand_score(y, mb.labels_) > 0.98
+    assert mb.inertia_ <= 1.002 * full.inertia_
+
+
+@pytest.mark.parametrize("Est", [KMeans, MiniBatchKMeans])
+def test_bad_input(Est):
+    with pytest.raises(ValueError, match="n_samples=3 should be >= n_clusters=5"):
+        Est(5).fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        Est(2).fit(np.array([[0.0, 1.0], [np.nan, 1.0], [2.0, 2.0]]))
+    with pytest.raises(ValueError, match="n_clusters"):
+        Est(0).fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="init array has shape"):
+        Est(2, init=np.zeros((3, 2))).fit(np.ones((5, 2)))
+
+
+def test_one_sample_and_duplicates():
+    km = KMeans(1).fit(np.array([[1.0, 2.0]]))
+    np.testing.assert_allclose(km.cluster_centers_, [[1.0, 2.0]])
+    assert km.inertia_ == 0.0
+    # All points identical: k-means++ falls back to uniform draws, no NaN anywhere.
+    X = np.ones((10, 2))
+    km = KMeans(3, random_state=0).fit(X)
+    assert np.all(np.isfinite(km.cluster_centers_)) and km.inertia_ == 0.0

@@ -1,0 +1,104 @@
+"""k-medoids against exhaustive search, DP-means against the notes' algorithm worked by hand."""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+
+from mathlearn.cluster import DPMeans, KMeans, KMedoids
+
+
+def _brute_force_medoids(D, k):
+    best = (np.inf, None)
+    for comb in itertools.combinations(range(D.shape[0]), k):
+        cost = D[:, comb].min(axis=1).sum()
+        if cost < best[0]:
+            best = (cost, comb)
+    return best
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "manhattan"])
+def test_kmedoids_finds_global_optimum_on_separated_data(metric):
+    X, _ = make_blobs(12, centers=3, cluster_std=0.3, random_state=4)
+    if metric == "sqeuclidean":
+        D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    elif metric == "euclidean":
+        D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    else:
+        D = np.abs(X[:, None] - X[None]).sum(-1)
+    cost, comb = _brute_force_medoids(D, 3)
+    km = KMedoids(3, metric=metric, random_state=0).fit(X)
+    assert km.inertia_ == pytest.approx(cost)
+    assert sorted(km.medoid_indices_.tolist()) == sorted(comb)
+    # Same answer from the precomputed matrix.
+    kp = KMedoids(3, metric="precomputed", random_state=0).fit(D)
+    assert kp.inertia_ == pytest.approx(cost)
+    np.testing.assert_array_equal(kp.predict(D), kp.labels_)
+
+
+def test_kmedoids_medoid_minimises_within_cluster_cost(rng):
+    X = rng.normal(size=(60, 2))
+    km = KMedoids(4, random_state=0).fit(X)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    for k, m in enumerate(km.medoid_indices_):
+        members = np.flatnonzero(km.labels_ == k)
+        costs = D[np.ix_(members, members)].sum(1)
+        assert D[m, members].sum() == pytest.approx(costs.min())
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+
+
+def test_kmedoids_bad_input():
+    with pytest.raises(ValueError, match="n_clusters"):
+        KMedoids(5).fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="metric"):
+        KMedoids(2, metric="cosine").fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="square"):
+        KMedoids(2, metric="precomputed").fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        KMedoids(2).fit(np.array([[0.0], [np.nan], [1.0]]))
+    with pytest.raises(ValueError, match="distinct row indices"):
+        KMedoids(2, init=[0, 0]).fit(np.arange(6.0).reshape(3, 2))
+
+
+def test_dpmeans_hand_example():
+    # Spec 002 M4 by hand: mean 2.55; x=0 has 6.5 > 1 -> new cluster; 0.1 joins it;
+    # x=5 has min(6.0, 25) > 1 -> new cluster; 5.1 joins it; the mean's cluster is empty.
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    dp = DPMeans(penalty=1.0).fit(X)
+    assert dp.n_clusters_ == 2
+    np.testing.assert_allclose(np.sort(dp.cluster_centers_.ravel()), [0.05, 5.05])
+    assert dp.objective_ == pytest.approx(4 * 0.05**2 + 2 * 1.0)
+
+
+def test_dpmeans_limits(rng):
+    X = rng.normal(size=(30, 2))
+    big = DPMeans(penalty=1e6).fit(X)
+    assert big.n_clusters_ == 1
+    np.testing.assert_allclose(big.cluster_centers_[0], X.mean(0))
+    # Penalty below every squared pairwise distance: every point is its own cluster.
+    d2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    small = DPMeans(penalty=0.5 * d2[np.triu_indices(30, 1)].min()).fit(X)
+    assert small.n_clusters_ == 30 and small.inertia_ == pytest.approx(0.0, abs=1e-20)
+
+
+def test_dpmeans_objective_non_increasing_and_is_kmeans_fixed_point():
+    X, y = make_blobs(400, centers=4, cluster_std=0.5, random_state=1)
+    dp = DPMeans(penalty=20.0).fit(X)
+    assert np.all(np.diff(dp.objective_history_) <= 1e-9)
+    assert dp.n_clusters_ == 4
+    assert adjusted_rand_score(y, dp.labels_) == 1.0
+    # Its centres are a fixed point of Lloyd's iteration with K = n_clusters_.
+    km = KMeans(dp.n_clusters_, init=dp.cluster_centers_, n_init=1).fit(X)
+    np.testing.assert_allclose(km.cluster_centers_, dp.cluster_centers_, atol=1e-12)
+    np.testing.assert_array_equal(dp.predict(X), dp.labels_)
+
+
+def test_dpmeans_bad_input():
+    with pytest.raises(ValueError, match="penalty"):
+        DPMeans(penalty=-1.0).fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        DPMeans().fit(np.array([[np.nan, 0.0]]))
+    dp = DPMeans().fit(np.array([[1.0, 2.0]]))
+    assert dp.n_clusters_ == 1
