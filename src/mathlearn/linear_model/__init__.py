@@ -4,11 +4,14 @@ Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
 """
 
 from ._bayes import BayesianLinearRegression
+from ._coordinate_descent import Lasso, lasso_path
 from ._linear_regression import LinearRegression
 from ._ridge import Ridge
 
 __all__ = [
     "BayesianLinearRegression",
+    "Lasso",
     "LinearRegression",
     "Ridge",
+    "lasso_path",
 ]
