@@ -7,11 +7,13 @@ from ._bayes import BayesianLinearRegression
 from ._coordinate_descent import Lasso, lasso_path
 from ._linear_regression import LinearRegression
 from ._ridge import Ridge
+from ._sgd import SGDRegressor
 
 __all__ = [
     "BayesianLinearRegression",
     "Lasso",
     "LinearRegression",
     "Ridge",
+    "SGDRegressor",
     "lasso_path",
 ]

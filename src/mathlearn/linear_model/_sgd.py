@@ -1,0 +1,244 @@
+"""Least-mean-squares (LMS): linear regression by stochastic gradient descent (spec 001 M15)."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+
+from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..utils.validation import check_positive, check_random_state, validate_data
+from ._validation import check_bool, check_int, validate_xy
+
+__all__ = ["SGDRegressor"]
+
+_SCHEDULES = {"constant": 0, "invscaling": 1, "robbins_monro": 2}
+
+
+@njit(cache=True)
+def _lms_epoch(X, y, order, w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size):
+    """One pass over ``X`` in ``order``: the LMS update per minibatch, in place on ``w``.
+
+    Returns the intercept, the update counter and the mean loss ``1/2 r^2`` seen in the pass
+    (each residual taken before the update it drives, as scikit-learn reports it).
+    """
+    n, d = X.shape
+    grad = np.empty(d)
+    loss = 0.0
+    for start in range(0, n, batch_size):
+        stop = min(start + batch_size, n)
+        grad[:] = 0.0
+        grad_b = 0.0
+        for k in range(start, stop):
+            i = order[k]
+            r = y[i] - b
+            for j in range(d):
+                r -= X[i, j] * w[j]
+            loss += 0.5 * r * r
+            for j in range(d):
+                grad[j] += r * X[i, j]
+            grad_b += r
+        t += 1
+        if mode == 0:
+            eta = eta0
+        elif mode == 1:
+            eta = eta0 / t**power_t
+        else:
+            eta = eta0 / (1.0 + (t - 1) / t0)
+        m = stop - start
+        for j in range(d):
+            # w <- w + eta [ (t_n - w^T phi_n) phi_n - alpha w ]   (averaged over the batch)
+            w[j] += eta * (grad[j] / m - alpha * w[j])
+        if fit_intercept:
+            b += eta * grad_b / m
+    return b, t, loss / n
+
+
+class SGDRegressor(RegressorMixin, BaseEstimator):
+    """Linear regression fitted by stochastic gradient descent: the least-mean-squares rule.
+
+    Parameters
+    ----------
+    learning_rate : {"invscaling", "constant", "robbins_monro"}, default="invscaling"
+        Step-size schedule over updates ``t = 1, 2, ...``: ``eta0 / t**power_t``
+        (scikit-learn's default), ``eta0``, or ``eta0 / (1 + (t - 1) / n_samples)``, which
+        meets the Robbins-Monro conditions (notes 003 L911-913).
+    eta0 : float or "auto", default="auto"
+        Initial step size ``eta``. ``"auto"`` takes ``1 / max_n (||phi_n||^2 + 1)`` (the
+        ``+ 1`` only with an intercept): a single LMS update scales the residual of its sample
+        by ``1 - eta ||phi_n||^2``, so this is half the largest step that is stable for
+        every sample (the per-sample form of the bound ``gamma < 2 / lambda_max`` of notes 003
+        L792), and it adapts to unscaled features.
+    power_t : float, default=0.25
+        Exponent of the ``"invscaling"`` schedule.
+    alpha : float, default=0.0
+        L2 penalty ``alpha/2 ||w||^2`` per sample (0: plain LMS; the intercept is not penalised).
+    fit_intercept : bool, default=True
+    max_iter : int, default=1000
+        Maximum number of epochs (passes over the data).
+    tol : float or None, default=1e-3
+        Stop when the epoch's mean loss has not improved on the best by more than ``tol`` for
+        ``n_iter_no_change`` consecutive epochs; ``None`` always runs ``max_iter`` epochs.
+    n_iter_no_change : int, default=5
+    batch_size : int, default=1
+        Samples per update; their gradients are averaged. 1 is the LMS rule of the notes.
+    shuffle : bool, default=True
+        Visit the samples in a new random order every epoch.
+    random_state : int, Generator, RandomState or None, default=None
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        ``w``.
+    intercept_ : float
+    n_iter_ : int
+        Epochs run.
+    t_ : int
+        Updates made.
+    eta0_ : float
+        The initial step size used.
+    loss_curve_ : ndarray of shape (n_iter_,)
+        Mean per-sample loss ``1/2 (t_n - w^T phi_n - w_0)^2`` seen during each epoch.
+    n_features_in_ : int
+
+    Notes
+    -----
+    Spec 001 M15 (seeds/001 L165-169): minimising ``sum_n (t_n - w^T phi(x_n))^2`` one term
+    at a time gives the least-mean-squares update
+
+    ``w^(k+1) = w^(k) + eta [t_n - w^(k)T phi(x_n)] phi(x_n)``,
+
+    stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (spec 000 M27, eq. 1.190;
+    spec 003 §2.4 item 36). With ``alpha > 0`` it minimises the ridge objective instead. The
+    loop over samples is compiled with numba. Features on very different scales need
+    standardising first, as for every gradient method (the step-size bound
+    ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.linear_model import SGDRegressor
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0]]); y = 2 * X[:, 0] + 1
+    >>> reg = SGDRegressor(learning_rate="constant", eta0=0.05, tol=None, max_iter=2000,
+    ...                    random_state=0).fit(X, y)
+    >>> np.round(reg.coef_, 3), round(reg.intercept_, 3)
+    (array([2.]), 1.0)
+    """
+
+    _common_test_params: ClassVar[dict] = {"max_iter": 20, "tol": None}
+
+    def __init__(
+        self,
+        *,
+        learning_rate: str = "invscaling",
+        eta0: float | str = "auto",
+        power_t: float = 0.25,
+        alpha: float = 0.0,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        batch_size: int = 1,
+        shuffle: bool = True,
+        random_state=None,
+    ):
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Run SGD epochs from ``w = 0`` until the loss stops improving or ``max_iter``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        if self.learning_rate not in _SCHEDULES:
+            raise ValueError(
+                f"learning_rate must be one of {sorted(_SCHEDULES)}; got {self.learning_rate!r}."
+            )
+        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
+            check_positive(self.eta0, "eta0")
+        power_t = check_positive(self.power_t, "power_t", strict=False)
+        alpha = check_positive(self.alpha, "alpha", strict=False)
+        fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
+        shuffle = check_bool(self.shuffle, "shuffle")
+        max_iter = check_int(self.max_iter, "max_iter")
+        n_iter_no_change = check_int(self.n_iter_no_change, "n_iter_no_change")
+        batch_size = check_int(self.batch_size, "batch_size")
+        tol = self.tol
+        if tol is not None and (not isinstance(tol, numbers.Real) or tol < 0):
+            raise ValueError(f"tol must be a non-negative number or None; got {tol!r}.")
+        X, y = validate_xy(self, X, y)
+        X = np.ascontiguousarray(X)
+        y = np.ascontiguousarray(y)
+        rng = check_random_state(self.random_state)
+        n, d = X.shape
+        if isinstance(self.eta0, str):
+            largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
+            eta0 = 1.0 / largest if largest > 0 else 1.0  # all-zero X: nothing to scale
+        else:
+            eta0 = float(self.eta0)
+        w = np.zeros(d)
+        b, t = 0.0, 0
+        order = np.arange(n)
+        losses = []
+        best, no_improvement, converged = np.inf, 0, False
+        mode = _SCHEDULES[self.learning_rate]
+        for _ in range(max_iter):
+            if shuffle:
+                rng.shuffle(order)
+            b, t, loss = _lms_epoch(
+                X, y, order, w, b, t, eta0, power_t, mode, float(n), alpha, fit_intercept,
+                batch_size,
+            )  # fmt: skip
+            if not np.isfinite(loss) or not np.all(np.isfinite(w)):
+                raise FloatingPointError(
+                    f"SGD diverged (loss {loss}) after {len(losses) + 1} epochs: eta0 = {eta0} is "
+                    "too large for the scale of X; standardise X or lower eta0."
+                )
+            loss += 0.5 * alpha * float(w @ w)
+            losses.append(loss)
+            if tol is not None:
+                no_improvement = no_improvement + 1 if loss > best - tol else 0
+                best = min(best, loss)
+                if no_improvement >= n_iter_no_change:
+                    converged = True
+                    break
+        if tol is not None and not converged:
+            warnings.warn(
+                f"SGDRegressor: max_iter = {max_iter} epochs reached before the loss stopped "
+                "improving; increase max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.coef_ = w
+        self.intercept_ = float(b)
+        self.n_iter_ = len(losses)
+        self.t_ = int(t)
+        self.eta0_ = eta0
+        self.loss_curve_ = np.asarray(losses)
+        return self
+
+    def predict(self, X):
+        """Predictions ``X w + w_0``, shape (n_samples,)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_
