@@ -92,8 +92,13 @@ class Normal(ScipyBacked):
         self._init({"mean": mean, "var": var}, st.norm(loc=mean, scale=np.sqrt(var)))
 
     @property
-    def loc(self):
+    def mean(self):
         return self._params()["mean"]
+
+    @property
+    def var(self):
+        # The stored variance itself, not scipy's scale**2 (which rounds).
+        return self._params()["var"]
 
     @classmethod
     def fit(cls, x, *, unbiased: bool = False) -> Normal:
