@@ -186,7 +186,7 @@ def test_normal_wishart_reduces_to_normal_gamma_and_chain_rule(rng):
     )
     # 2-D: log p(D) = sum_i log p(x_i | x_<i) with the predictive Student t.
     model = NormalWishartModel([0.0, 1.0], 1.0, 4.0, [[1.0, 0.2], [0.2, 0.5]])
-    D = rng.normal(size=(5, 2)) + [0.5, 1.0]
+    D = rng.normal(size=(5, 2)) + np.array([0.5, 1.0])
     total, m = 0.0, model
     for x in D:
         total += m.predictive().logpdf(x)
@@ -201,7 +201,7 @@ def test_normal_wishart_reduces_to_normal_gamma_and_chain_rule(rng):
     lik = np.exp(0.5 * D.shape[0] * (logdet - 2 * np.log(2 * np.pi)) - 0.5 * quad)
     se = lik.std(ddof=1) / np.sqrt(lik.size)
     assert abs(lik.mean() - np.exp(model.log_marginal_likelihood(D))) < 5 * se
-    xbar, S = model.ml_estimate(D)
+    _, S = model.ml_estimate(D)
     np.testing.assert_allclose(S, np.cov(D.T, bias=True))
     assert model.map_estimate(D)[1].shape == (2, 2)
 

@@ -136,7 +136,7 @@ def test_marginal_affine_sum_product(seed, d):
 
 @given(seeds, dims)
 def test_canonical_form_round_trip(seed, d):
-    p, rng = random_mvn(seed, d)
+    p, _ = random_mvn(seed, d)
     h, J = p.to_canonical()
     np.testing.assert_allclose(J, np.linalg.inv(p.cov), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(h, J @ p.mean, atol=1e-8)

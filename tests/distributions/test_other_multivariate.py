@@ -69,7 +69,7 @@ def test_normal_gamma_density_marginals_and_moments():
     assert total == pytest.approx(1.0, abs=1e-6)
     # Marginal of mu by integrating tau out equals the Student t.
     for mu in (-0.5, 1.0, 2.7):
-        m, _ = integrate.quad(lambda tau: ng.pdf(mu, tau), 0, np.inf)
+        m, _ = integrate.quad(lambda tau, mu=mu: ng.pdf(mu, tau), 0, np.inf)
         assert m == pytest.approx(ng.marginal_mean().pdf(mu), rel=1e-7)
     n = 20_000
     S = ng.sample(n, rng=6)
