@@ -1,8 +1,11 @@
 """Shared pieces of the k-means family: k-means++ seeding and the assignment kernel.
 
-The assignment step needs ``argmin_k ||x_i - mu_k||^2 = argmin_k (||mu_k||^2 - 2 x_i^T mu_k)``:
-the cross term is one matrix product (BLAS); a numba kernel then takes the row minima and
-accumulates the per-cluster sums in the same pass, so no ``(N, K, D)`` temporary is formed.
+The assignment step needs ``argmin_k ||x_i - mu_k||^2 = argmin_k (||mu_k||^2 - 2 x_i^T mu_k)``.
+A parallel numba kernel computes the cross terms row by row, takes the minima and accumulates
+the per-cluster sums in the same pass (the M-step's statistics), so neither an ``(N, K, D)``
+nor an ``(N, K)`` temporary is formed. (A BLAS product followed by a second pass was slower for
+the small ``K`` and ``D`` of clustering: the data are read twice and two thread pools, BLAS's
+and the kernel's, compete for the cores.)
 """
 
 from __future__ import annotations
@@ -12,33 +15,46 @@ import numpy as np
 
 from ..utils.extmath import squared_distances
 
-# Rows per block of cross products ``X_b mu^T`` (bounds the temporary to CHUNK x K).
-_CHUNK = 65536
 
+@numba.njit(parallel=True, fastmath=True, cache=True)
+def _argmin_accumulate(
+    X, C, c_norm, n_threads, labels, min_d, sums, counts, accumulate
+):  # pragma: no cover
+    """Nearest centre of each row (``argmin_k ||mu_k||^2 - 2 x^T mu_k``); optionally the
+    per-cluster sums and sizes of the new partition, from per-thread partial sums.
 
-@numba.njit(cache=True, nogil=True)
-def _argmin_accumulate(X, XC, c_norm, labels, min_d, sums, counts, accumulate):  # pragma: no cover
-    """Labels and ``||mu_k||^2 - 2 x^T mu_k`` minima of a block; optionally add cluster sums.
-
-    Serial on purpose: the matrix product before it already uses the BLAS threads, and a
-    second thread pool spinning next to them only slows both down.
+    Each thread takes a contiguous block of rows; the ``K`` dot products of a row are
+    computed in registers, so nothing of size ``N x K`` (let alone ``N x K x D``) is stored.
     """
     n, d = X.shape
-    k_ = XC.shape[1]
-    for i in range(n):
-        best = c_norm[0] - 2.0 * XC[i, 0]
-        arg = 0
-        for k in range(1, k_):
-            v = c_norm[k] - 2.0 * XC[i, k]
-            if v < best:  # strict: ties go to the lowest index
-                best = v
-                arg = k
-        labels[i] = arg
-        min_d[i] = best
-        if accumulate:
-            counts[arg] += 1.0
-            for j in range(d):
-                sums[arg, j] += X[i, j]
+    k_ = C.shape[0]
+    step = (n + n_threads - 1) // n_threads
+    part_sums = np.zeros((n_threads, k_, d))
+    part_counts = np.zeros((n_threads, k_))
+    for t in numba.prange(n_threads):
+        for i in range(t * step, min(n, (t + 1) * step)):
+            best = np.inf
+            arg = 0
+            for k in range(k_):
+                dot = 0.0
+                for j in range(d):
+                    dot += X[i, j] * C[k, j]
+                v = c_norm[k] - 2.0 * dot
+                if v < best:  # strict: ties go to the lowest index
+                    best = v
+                    arg = k
+            labels[i] = arg
+            min_d[i] = best
+            if accumulate:
+                part_counts[t, arg] += 1.0
+                for j in range(d):
+                    part_sums[t, arg, j] += X[i, j]
+    if accumulate:
+        for t in range(n_threads):
+            for k in range(k_):
+                counts[k] += part_counts[t, k]
+                for j in range(d):
+                    sums[k, j] += part_sums[t, k, j]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -74,19 +90,18 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False):
     min_d = np.empty(n)
     sums = np.zeros((k, d))
     counts = np.zeros(k)
-    for start in range(0, n, _CHUNK):
-        stop = min(n, start + _CHUNK)
-        XC = X[start:stop] @ centers.T
-        _argmin_accumulate(
-            X[start:stop],
-            XC,
-            c_norm,
-            labels[start:stop],
-            min_d[start:stop],
-            sums,
-            counts,
-            accumulate,
-        )
+    n_threads = max(1, min(numba.get_num_threads(), n // 1024))
+    _argmin_accumulate(
+        np.ascontiguousarray(X),
+        np.ascontiguousarray(centers),
+        c_norm,
+        n_threads,
+        labels,
+        min_d,
+        sums,
+        counts,
+        accumulate,
+    )
     if x_norm_sq is None:
         x_norm_sq = np.einsum("ij,ij->i", X, X)
     min_d += x_norm_sq
