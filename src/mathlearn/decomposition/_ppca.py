@@ -170,7 +170,7 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
 
     def _set_closed_form(self, w, U, d, k, n):
         sigma2 = float(np.sum(w[k:d])) / (d - k) if d > k else 0.0
-        if not sigma2 > 1e-12 * max(w[0], 1e-300):
+        if not sigma2 > d * np.finfo(float).eps * max(w[0], 1e-300):
             raise ValueError(
                 f"the data lie in a subspace of dimension <= {k}, so sigma^2 = 0 and the PPCA "
                 f"density is degenerate; use n_components < {k}."
@@ -250,56 +250,43 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
 
     def _fit_em_missing(self, X, mask, k):
         n, d = X.shape
-        obs = ~mask
+        obs = (~mask).astype(float)
         mu = np.nanmean(X, axis=0)
-        Xf = np.where(obs, X, 0.0)
+        Xf = np.where(mask, 0.0, X)
         var = np.nanvar(X, axis=0)
         W, sigma2 = self._init_em(n, d, k, max(float(np.mean(var)), 1e-12))
-        patterns, inverse = np.unique(obs, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        n_obs = int(obs.sum())
+        n_obs = float(obs.sum())
+        counts = obs.sum(axis=0)
         eye = np.eye(k)
         history = []
         converged = False
         for it in range(1, self.max_iter + 1):
-            # E-step per missingness pattern: condition on the observed coordinates only.
-            Ez = np.empty((n, k))
-            Cov = np.empty((len(patterns), k, k))
-            for p, pat in enumerate(patterns):
-                rows = np.flatnonzero(inverse == p)
-                Wo = W[pat]
-                L = cholesky(Wo.T @ Wo + sigma2 * eye, jitter=None, name="M")
-                Xo = X[np.ix_(rows, np.flatnonzero(pat))] - mu[pat]
-                Ez[rows] = cho_solve(L, Wo.T @ Xo.T).T
-                Cov[p] = sigma2 * cho_solve(L, eye)
-            # M-step, one feature at a time (only the samples where it is observed).
-            SumCov = np.einsum("p,pij->pij", np.ones(len(patterns)), Cov)
-            new_W = np.empty_like(W)
-            new_mu = np.empty_like(mu)
-            sq = 0.0
-            for j in range(d):
-                rows = obs[:, j]
-                Ej = Ez[rows]
-                counts = np.bincount(inverse[rows], minlength=len(patterns))
-                A = Ej.T @ Ej + np.einsum("p,pij->ij", counts, SumCov)
-                # Joint update of (w_j, mu_j): the normal equations of the augmented system.
-                s1 = Ej.sum(axis=0)
-                m = rows.sum()
-                xj = Xf[rows, j]
-                G = np.empty((k + 1, k + 1))
-                G[:k, :k] = A
-                G[:k, k] = s1
-                G[k, :k] = s1
-                G[k, k] = m
-                rhs = np.concatenate([Ej.T @ xj, [xj.sum()]])
-                sol = sla.solve(G, rhs, assume_a="pos", check_finite=False)
-                new_W[j], new_mu[j] = sol[:k], sol[k]
-                r = xj - Ej @ new_W[j] - new_mu[j]
-                sq += float(r @ r) + float(new_W[j] @ (A - Ej.T @ Ej) @ new_W[j])
-            W, mu = new_W, new_mu
-            sigma2 = max(sq / n_obs, 1e-12 * float(np.mean(var)))
+            # E-step, batched over samples: condition on each sample's observed coordinates,
+            # M_i = W_o^T W_o + sigma^2 I, E[z_i] = M_i^{-1} W_o^T (x_o - mu_o),
+            # Cov_i = sigma^2 M_i^{-1}.
+            M = np.einsum("nd,dk,dl->nkl", obs, W, W) + sigma2 * eye
+            rhs = ((Xf - mu) * obs) @ W
+            Ez = np.linalg.solve(M, rhs[:, :, None])[:, :, 0]
+            Cov = sigma2 * np.linalg.solve(M, np.broadcast_to(eye, M.shape))
+            Ezz = Cov + Ez[:, :, None] * Ez[:, None, :]
+            # M-step: for each feature j, (w_j, mu_j) solve the normal equations of the
+            # augmented latent [z; 1] over the samples where j is observed.
+            G = np.empty((d, k + 1, k + 1))
+            G[:, :k, :k] = np.einsum("nd,nkl->dkl", obs, Ezz)
+            s1 = obs.T @ Ez
+            G[:, :k, k] = s1
+            G[:, k, :k] = s1
+            G[:, k, k] = counts
+            R = np.empty((d, k + 1))
+            R[:, :k] = Xf.T @ Ez
+            R[:, k] = Xf.sum(axis=0)
+            sol = np.linalg.solve(G, R[:, :, None])[:, :, 0]
+            W, mu = sol[:, :k], sol[:, k]
+            resid = (Xf - Ez @ W.T - mu) * obs
+            spread = np.einsum("nd,dk,nkl,dl->", obs, W, Cov, W)
+            sigma2 = max((float(np.sum(resid**2)) + float(spread)) / n_obs, 1e-12 * np.mean(var))
             self.components_, self.noise_variance_, self.mean_ = W.T, sigma2, mu
-            ll = float(np.mean(self._loglik_missing(X, obs)))
+            ll = float(np.mean(self._loglik_missing(X, ~mask)))
             history.append(ll)
             if it > 1 and abs(ll - history[-2]) < self.tol:
                 converged = True
@@ -319,24 +306,20 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         return -0.5 * (d * _LOG2PI + logdet + quad)
 
     def _loglik_missing(self, X, obs):
-        """Per-sample log-density of the observed coordinates of each row."""
-        out = np.empty(X.shape[0])
+        """Per-sample log-density of the observed coordinates of each row (Woodbury)."""
         W = self.components_.T
-        patterns, inverse = np.unique(obs, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        s2 = self.noise_variance_
         k = W.shape[1]
-        for p, pat in enumerate(patterns):
-            rows = np.flatnonzero(inverse == p)
-            Wo = W[pat]
-            do = int(pat.sum())
-            L = cholesky(Wo.T @ Wo + s2 * np.eye(k), jitter=None, name="M")
-            Xo = X[np.ix_(rows, np.flatnonzero(pat))] - self.mean_[pat]
-            proj = sla.solve_triangular(L, Wo.T @ Xo.T, lower=True, check_finite=False)
-            quad = (np.einsum("ij,ij->i", Xo, Xo) - np.einsum("ij,ij->j", proj, proj)) / s2
-            logdet = (do - k) * np.log(s2) + logdet_from_cholesky(L)
-            out[rows] = -0.5 * (do * _LOG2PI + logdet + quad)
-        return out
+        s2 = self.noise_variance_
+        o = obs.astype(float)
+        Xc = np.where(obs, X - self.mean_, 0.0)
+        M = np.einsum("nd,dk,dl->nkl", o, W, W) + s2 * np.eye(k)
+        r = Xc @ W
+        sol = np.linalg.solve(M, r[:, :, None])[:, :, 0]
+        _, logdet_m = np.linalg.slogdet(M)
+        d_o = o.sum(axis=1)
+        quad = (np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", r, sol)) / s2
+        logdet = (d_o - k) * np.log(s2) + logdet_m
+        return -0.5 * (d_o * _LOG2PI + logdet + quad)
 
     def _validate(self, X):
         check_is_fitted(self)

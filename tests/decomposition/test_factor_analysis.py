@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn.decomposition import FactorAnalysis as SkFactorAnalysis
+
+from mathlearn.decomposition import FactorAnalysis
+from mathlearn.exceptions import ConvergenceWarning
+
+
+@pytest.fixture
+def fa_data(rng):
+    Z = rng.normal(size=(400, 2))
+    W = rng.normal(size=(2, 6))
+    psi = rng.uniform(0.1, 1.0, 6)
+    return Z @ W + rng.normal(size=(400, 6)) * np.sqrt(psi) + 3.0
+
+
+def test_matches_sklearn_likelihood(fa_data):
+    ours = FactorAnalysis(n_components=2, tol=1e-10, max_iter=5000).fit(fa_data)
+    ref = SkFactorAnalysis(n_components=2, tol=1e-10, max_iter=5000).fit(fa_data)
+    assert ours.score(fa_data) == pytest.approx(ref.score(fa_data), abs=1e-6)
+    np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=2e-3)
+    np.testing.assert_allclose(ours.noise_variance_, ref.noise_variance_, atol=2e-3)
+    # W E[z | x] does not depend on the rotation of W.
+    np.testing.assert_allclose(
+        ours.transform(fa_data) @ ours.components_,
+        ref.transform(fa_data) @ ref.components_,
+        atol=5e-3,
+    )
+
+
+def test_loglike_monotone_and_scipy(fa_data):
+    fa = FactorAnalysis(n_components=2).fit(fa_data)
+    assert np.all(np.diff(fa.loglike_) >= -1e-9)
+    ref = multivariate_normal(fa.mean_, fa.get_covariance()).logpdf(fa_data)
+    np.testing.assert_allclose(fa.score_samples(fa_data), ref, rtol=1e-10)
+    assert fa.loglike_[-1] == pytest.approx(ref.sum(), rel=1e-10)
+
+
+def test_constant_feature(fa_data):
+    X = np.c_[fa_data, np.full(len(fa_data), 2.0)]
+    fa = FactorAnalysis(n_components=2).fit(X)
+    assert np.all(np.isfinite(fa.score_samples(X)))
+    assert fa.noise_variance_[-1] == pytest.approx(1e-12)
+
+
+def test_convergence_warning(fa_data):
+    with pytest.warns(ConvergenceWarning):
+        FactorAnalysis(n_components=2, max_iter=2).fit(fa_data)
+
+
+def test_bad_input(fa_data):
+    with pytest.raises(ValueError, match="n_components"):
+        FactorAnalysis(n_components=7).fit(fa_data)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        FactorAnalysis().fit(fa_data[:1])
+    with pytest.raises(ValueError, match="NaN"):
+        FactorAnalysis().fit(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="noise_variance_init"):
+        FactorAnalysis(n_components=1, noise_variance_init=[1.0, -1.0]).fit(fa_data[:, :2])

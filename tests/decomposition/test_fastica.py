@@ -1,0 +1,82 @@
+import numpy as np
+import pytest
+from sklearn.decomposition import FastICA as SkFastICA
+
+from mathlearn.decomposition import FastICA
+from mathlearn.exceptions import ConvergenceWarning
+
+
+@pytest.fixture
+def mixture(rng):
+    t = np.linspace(0, 8, 2000)
+    S = np.c_[np.sin(3 * t), np.sign(np.sin(2 * t)), rng.laplace(size=t.size)]
+    A = np.array([[1.0, 0.5, 1.5], [0.5, 2.0, 1.0], [1.5, 1.0, 2.0]])
+    return S, S @ A.T
+
+
+def abs_corr(A, B):
+    k = A.shape[1]
+    return np.abs(np.corrcoef(A.T, B.T)[:k, k:])
+
+
+def assert_permutation(C, tol):
+    # Each estimated source matches exactly one reference source (|corr| ~ 1).
+    assert np.all(np.sort(C.max(axis=1)) > 1 - tol)
+    assert sorted(np.argmax(C, axis=1)) == list(range(C.shape[0]))
+
+
+@pytest.mark.parametrize("algorithm", ["parallel", "deflation"])
+@pytest.mark.parametrize("fun", ["logcosh", "exp", "cube"])
+def test_recovers_sources_like_sklearn(mixture, algorithm, fun):
+    S, X = mixture
+    ours = FastICA(algorithm=algorithm, fun=fun, random_state=0, max_iter=1000)
+    Z = ours.fit_transform(X)
+    ref = SkFastICA(algorithm=algorithm, fun=fun, whiten="unit-variance", random_state=0,
+                    max_iter=1000).fit_transform(X)  # fmt: skip
+    assert_permutation(abs_corr(Z, S), 1e-2)
+    assert_permutation(abs_corr(Z, ref), 5e-3)  # both stop at tol=1e-4 of the fixed point
+    np.testing.assert_allclose(Z.std(axis=0), 1.0, rtol=1e-10)
+
+
+def test_same_iterates_as_sklearn_with_same_start(mixture, rng):
+    _, X = mixture
+    w0 = rng.normal(size=(3, 3))
+    ours = FastICA(w_init=w0, tol=1e-10, max_iter=1000).fit(X)
+    ref = SkFastICA(w_init=w0, tol=1e-10, max_iter=1000, whiten="unit-variance").fit(X)
+    C = abs_corr(ours.transform(X), ref.transform(X))
+    np.testing.assert_allclose(np.sort(C.max(axis=1)), 1.0, atol=1e-8)
+
+
+def test_mixing_and_inverse_transform(mixture):
+    _, X = mixture
+    ica = FastICA(random_state=0).fit(X)
+    np.testing.assert_allclose(ica.inverse_transform(ica.transform(X)), X, atol=1e-8)
+    np.testing.assert_allclose(ica.components_ @ ica.mixing_, np.eye(3), atol=1e-10)
+    Xc = X - X.mean(0)
+    K = ica.whitening_
+    np.testing.assert_allclose(K @ (Xc.T @ Xc / len(X)) @ K.T, np.eye(3), atol=1e-10)
+
+
+def test_fewer_components(mixture):
+    _, X = mixture
+    Z = FastICA(n_components=2, random_state=0).fit_transform(X)
+    assert Z.shape == (2000, 2)
+
+
+def test_convergence_warning(mixture):
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        FastICA(max_iter=1, random_state=0).fit(mixture[1])
+
+
+def test_bad_input(mixture):
+    _, X = mixture
+    with pytest.raises(ValueError, match="n_components"):
+        FastICA(n_components=4).fit(X)
+    with pytest.raises(ValueError, match="w_init"):
+        FastICA(w_init=np.eye(2)).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        FastICA().fit(np.array([[np.nan, 1.0], [1.0, 2.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="collinear"):
+        FastICA().fit(np.c_[X[:, 0], X[:, 0]])
+    with pytest.raises(ValueError, match="fun"):
+        FastICA(fun="tanh").fit(X)

@@ -1,0 +1,192 @@
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+from sklearn.decomposition import PCA as SkPCA
+
+from mathlearn.decomposition import PCA
+
+T17 = np.array([[2, 1], [0, 3], [-2, -1], [0, -3], [1, 1], [-1, -1]], dtype=float)
+
+
+def assert_same_up_to_sign(A, B, **kw):
+    """Columns of A and B equal up to one sign per column."""
+    signs = np.sign(np.sum(A * B, axis=0))
+    signs[signs == 0] = 1
+    np.testing.assert_allclose(A * signs, B, **kw)
+
+
+def max_principal_angle(A, B):
+    """Largest principal angle between the row spaces of A and B."""
+    Qa = sla.orth(A.T)
+    Qb = sla.orth(B.T)
+    return float(np.max(sla.subspace_angles(Qa, Qb)))
+
+
+@pytest.fixture
+def low_rank(rng):
+    Z = rng.normal(size=(120, 5)) * [5, 4, 3, 2, 1.5]
+    return Z @ rng.normal(size=(5, 30)) + 0.1 * rng.normal(size=(120, 30))
+
+
+def test_worked_example_t17():
+    # Spec 001 T17: S = [[5/3, 1], [1, 11/3]] (1/N), eigenvalues 8/3 +- sqrt(2).
+    n = len(T17)
+    pca = PCA(n_components=2, svd_solver="full").fit(T17)
+    np.testing.assert_allclose(
+        pca.explained_variance_ * (n - 1) / n, [8 / 3 + np.sqrt(2), 8 / 3 - np.sqrt(2)]
+    )
+    np.testing.assert_allclose(np.abs(pca.components_[0]), [0.382683432365, 0.923879532511])
+    pca1 = PCA(n_components=1).fit(T17)
+    coef = [1.689246397241, 2.771638597534, -1.689246397241, -2.771638597534,
+            1.306562964876, -1.306562964876]  # fmt: skip
+    z = pca1.transform(T17)[:, 0]
+    assert_same_up_to_sign(z[:, None], np.array(coef)[:, None], rtol=1e-10)
+    # Distortion = mean reconstruction error = the discarded eigenvalue (1/N scaling).
+    assert pca1.reconstruction_error(T17) == pytest.approx(1.2524531042935714, rel=1e-10)
+
+
+def test_worked_example_t18_gram_route():
+    # Spec 001 T18: N = 3 < D = 5; non-zero eigenvalues of X^T X / N and X X^T / N.
+    X = np.array([[1, 2, 0, 1, 3], [0, 1, 1, 2, 0], [2, 0, 1, 0, 1]], dtype=float)
+    pca = PCA(n_components=2).fit(X)
+    assert pca.solver_ == "gram"
+    np.testing.assert_allclose(pca.explained_variance_ * 2 / 3, [2.182861256785, 1.594916520993])
+    v1 = [0.193056507179, 0.351918007078, -0.298964173778, -0.193056507179, 0.843938688035]
+    np.testing.assert_allclose(np.abs(pca.components_[0]), np.abs(v1), atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["full", "gram", "covariance", "randomized"])
+def test_matches_sklearn(low_rank, solver):
+    X = low_rank
+    ours = PCA(n_components=5, svd_solver=solver, random_state=0).fit(X)
+    ref = SkPCA(n_components=5, svd_solver="full").fit(X)
+    tol = 1e-6 if solver == "randomized" else 1e-10
+    np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=tol)
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=tol
+    )
+    np.testing.assert_allclose(ours.singular_values_, ref.singular_values_, rtol=tol)
+    assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-6)
+    assert max_principal_angle(ours.components_, ref.components_) < 1e-6
+    assert_same_up_to_sign(ours.transform(X), ref.transform(X), rtol=1e-5, atol=1e-8)
+    Z = ours.transform(X)
+    np.testing.assert_allclose(ours.inverse_transform(Z), ref.inverse_transform(ref.transform(X)))
+    np.testing.assert_allclose(ours.fit_transform(X), Z, atol=1e-8)
+
+
+def test_randomized_approximates_exact_subspace(rng):
+    X = rng.normal(size=(400, 60)) @ np.diag(np.r_[[5.0, 4.0, 3.0], np.linspace(1, 0.1, 57)])
+    exact = PCA(n_components=3, svd_solver="full").fit(X)
+    approx = PCA(n_components=3, svd_solver="randomized", random_state=0).fit(X)
+    assert max_principal_angle(exact.components_, approx.components_) < 1e-3
+    np.testing.assert_allclose(approx.explained_variance_, exact.explained_variance_, rtol=1e-4)
+
+
+def test_gram_route_never_forms_dxd(rng):
+    # The faces case of the notes (D = 77 760, N = 165) in miniature: D = 20 000, N = 30.
+    n, d = 30, 20_000
+    X = rng.normal(size=(n, d))
+    tracemalloc.start()
+    gram = PCA(n_components=10).fit(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert gram.solver_ == "gram"
+    assert peak < 10 * n * d * 8  # a D x D matrix would be 3.2 GB
+    full = PCA(n_components=10, svd_solver="full").fit(X)
+    np.testing.assert_allclose(gram.explained_variance_, full.explained_variance_, rtol=1e-9)
+    np.testing.assert_allclose(
+        np.abs(gram.components_ @ full.components_.T), np.eye(10), atol=1e-8
+    )
+    assert gram.noise_variance_ == pytest.approx(full.noise_variance_, rel=1e-9)
+
+
+def test_gram_route_falls_back_beyond_rank(rng):
+    X = rng.normal(size=(6, 20))
+    pca = PCA(svd_solver="gram").fit(X)  # 6 components, rank after centring is 5
+    assert pca.solver_ == "full"
+    np.testing.assert_allclose(pca.components_ @ pca.components_.T, np.eye(6), atol=1e-10)
+
+
+def test_variance_fraction(low_rank):
+    ours = PCA(n_components=0.9, svd_solver="full").fit(low_rank)
+    ref = SkPCA(n_components=0.9, svd_solver="full").fit(low_rank)
+    assert ours.n_components_ == ref.n_components_
+    assert ours.explained_variance_ratio_.sum() >= 0.9
+
+
+def test_whitening(low_rank):
+    X = low_rank
+    pca = PCA(n_components=4, whiten=True).fit(X)
+    Z = pca.transform(X)
+    np.testing.assert_allclose(np.cov(Z.T), np.eye(4), atol=1e-10)
+    ref = SkPCA(n_components=4, whiten=True, svd_solver="full").fit(X)
+    assert_same_up_to_sign(Z, ref.transform(X), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(pca.fit_transform(X), Z, atol=1e-10)
+    np.testing.assert_allclose(
+        pca.inverse_transform(Z), SkPCA(4).fit(X).inverse_transform(SkPCA(4).fit_transform(X))
+    )
+
+
+def test_reconstruction_error_is_discarded_variance(low_rank):
+    X = low_rank
+    n = len(X)
+    full = PCA(svd_solver="full").fit(X)
+    ev_n = full.explained_variance_ * (n - 1) / n
+    for k in (1, 3, 10):
+        assert full.reconstruction_error(X, n_components=k) == pytest.approx(
+            ev_n[k:].sum(), rel=1e-9
+        )
+    # Eckart-Young: no other rank-k projection does better (random orthonormal basis).
+    Q = np.linalg.qr(np.random.default_rng(1).normal(size=(X.shape[1], 3)))[0]
+    Xc = X - X.mean(0)
+    R = Xc - Xc @ Q @ Q.T
+    assert np.mean(np.sum(R**2, axis=1)) > full.reconstruction_error(X, n_components=3)
+
+
+def test_deterministic_signs(low_rank, rng):
+    a = PCA(n_components=3).fit(low_rank).components_
+    b = PCA(n_components=3).fit(low_rank[rng.permutation(len(low_rank))]).components_
+    np.testing.assert_allclose(a, b, atol=1e-10)
+    rows = np.arange(3)
+    assert np.all(a[rows, np.argmax(np.abs(a), axis=1)] > 0)
+
+
+def test_float32_preserved(low_rank):
+    pca = PCA(n_components=2).fit(low_rank.astype(np.float32))
+    assert pca.components_.dtype == np.float32
+    assert pca.transform(low_rank.astype(np.float32)).dtype == np.float32
+
+
+def test_constant_features():
+    X = np.c_[np.arange(10.0), np.full(10, 3.0), np.arange(10.0) ** 2]
+    pca = PCA().fit(X)
+    assert np.all(np.isfinite(pca.explained_variance_ratio_))
+    assert pca.explained_variance_[-1] == pytest.approx(0.0, abs=1e-10)
+    with pytest.raises(ValueError, match="zero variance"):
+        PCA(whiten=True).fit(X)
+    const = PCA().fit(np.ones((5, 3)))
+    np.testing.assert_array_equal(const.explained_variance_ratio_, 0.0)
+
+
+@pytest.mark.parametrize("k", [0, 4, -1, 1.5, "two"])
+def test_bad_n_components(k):
+    with pytest.raises(ValueError, match="n_components"):
+        PCA(n_components=k).fit(np.random.default_rng(0).normal(size=(10, 3)))
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="NaN"):
+        PCA().fit(np.array([[1.0, np.nan], [2.0, 3.0]]))
+    with pytest.raises(ValueError, match="1 sample"):
+        PCA().fit(np.array([[1.0, 2.0]]))
+    with pytest.raises(ValueError, match="svd_solver"):
+        PCA(svd_solver="magic").fit(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="integer n_components"):
+        PCA(n_components=0.5, svd_solver="randomized").fit(np.eye(4))
+    pca = PCA(n_components=2).fit(np.random.default_rng(0).normal(size=(10, 3)))
+    with pytest.raises(ValueError, match="features"):
+        pca.transform(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="inverse_transform expects"):
+        pca.inverse_transform(np.ones((2, 3)))
