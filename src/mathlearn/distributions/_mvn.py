@@ -244,7 +244,9 @@ class MultivariateNormal(Distribution):
         rng = check_random_state(rng)
         size = _size_tuple(size)
         eps = rng.standard_normal((*size, self.dim))
-        return self._mean + eps @ self._L.T
+        out = eps @ np.ascontiguousarray(self._L.T)
+        out += self._mean
+        return out
 
     # ------------------------------------------------------------------ algebra
     def _index(self, idx) -> np.ndarray:
