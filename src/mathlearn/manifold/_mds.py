@@ -126,7 +126,7 @@ class MDS(BaseEstimator):
                 raise ValueError("dissimilarity matrix is not symmetric.")
             if np.any(np.diag(D) != 0):
                 raise ValueError("dissimilarity matrix must have a zero diagonal.")
-            D2 = 0.5 * (D + D.T) ** 2
+            D2 = (0.5 * (D + D.T)) ** 2
         else:
             raise ValueError(
                 f"dissimilarity must be 'euclidean' or 'precomputed'; got {self.dissimilarity!r}."
