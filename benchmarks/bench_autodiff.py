@@ -2,17 +2,21 @@
 
 Peer: PyTorch on the CPU (autograd), when it is installed. PyTorch is NOT a dependency of
 mathlearn; without it this benchmark says so and skips. Both sides use the same number of
-BLAS threads: PyTorch is set (``torch.set_num_threads``) to the thread count of NumPy's BLAS
-as reported by threadpoolctl, and the figure is printed.
+threads: PyTorch is set (``torch.set_num_threads``) to the thread count of NumPy's BLAS as
+reported by threadpoolctl, and the figure is printed; a second set of rows pins both to one
+thread (steadier on a busy machine). The loss is the mean softmax cross-entropy; the two
+losses are checked to agree before timing, and float32 is checked to stay float32.
 
 Run: ``python benchmarks/run.py autodiff`` (or ``python benchmarks/bench_autodiff.py``).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from _harness import compare
+import itertools
 
+import numpy as np
+
+from _harness import compare
 from mathlearn import autodiff as ad
 
 SIZES = (784, 256, 256, 10)
@@ -29,7 +33,7 @@ def _blas_threads() -> int:
 def _problem(dtype, seed=0):
     rng = np.random.default_rng(seed)
     params = {}
-    for k, (m, n) in enumerate(zip(SIZES[:-1], SIZES[1:], strict=True)):
+    for k, (m, n) in enumerate(itertools.pairwise(SIZES)):
         params[f"W{k}"] = (rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype)
         params[f"b{k}"] = np.zeros(n, dtype=dtype)
     X = rng.standard_normal((BATCH, SIZES[0])).astype(dtype)
@@ -76,11 +80,21 @@ def main() -> None:
     try:
         import torch
     except ImportError:
-        print("| mlp 784-256-256-10 fwd+bwd | skipped: PyTorch is not installed (not a dependency) |")
+        print(
+            "| mlp 784-256-256-10 fwd+bwd | skipped: PyTorch is not installed (not a dependency) |"
+        )
         return
+    from threadpoolctl import threadpool_limits
+
     threads = _blas_threads()
-    torch.set_num_threads(threads)
     print(f"(NumPy BLAS threads = torch threads = {threads}; torch {torch.__version__})")
+    _run(torch, threads, f"{threads} threads")
+    with threadpool_limits(limits=1, user_api="blas"):
+        _run(torch, 1, "1 thread")
+
+
+def _run(torch, threads: int, label: str) -> None:
+    torch.set_num_threads(threads)
     for dtype in (np.float32, np.float64):
         params, X, Y, labels = _problem(dtype)
         ours = _ours(params, X, Y)
@@ -91,7 +105,7 @@ def main() -> None:
         assert g["W0"].dtype == dtype, "float32 must stay float32 through the graph"
         np.testing.assert_allclose(value, tloss.item(), rtol=1e-4)
         compare(
-            f"mlp 784-256-256-10 fwd+bwd, batch {BATCH}, {np.dtype(dtype).name}",
+            f"mlp 784-256-256-10 fwd+bwd, batch {BATCH}, {np.dtype(dtype).name}, {label}",
             ours,
             peer,
             repeats=20,
