@@ -242,3 +242,21 @@ def test_near_singular_covariance_with_jitter_warns():
     with pytest.warns(NumericalWarning):
         p = MultivariateNormal([0.0, 0.0], S, jitter="auto")
     assert np.all(np.isfinite(p.logpdf(np.zeros((2, 2)))))
+
+
+def test_ml_fit(rng):
+    X = rng.normal(size=(40, 3)) @ np.array([[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.0, 0.3, 2.0]])
+    fit = MultivariateNormal.fit(X)
+    np.testing.assert_allclose(fit.mean, X.mean(0))
+    np.testing.assert_allclose(fit.cov, np.cov(X.T, bias=True), atol=1e-12)
+    np.testing.assert_allclose(
+        MultivariateNormal.fit(X, unbiased=True).cov, np.cov(X.T), atol=1e-12
+    )
+    # The ML estimate maximises the likelihood: perturbations lower it.
+    base = fit.logpdf(X).sum()
+    assert MultivariateNormal(fit.mean + 0.01, fit.cov).logpdf(X).sum() < base
+    assert MultivariateNormal(fit.mean, 1.01 * fit.cov).logpdf(X).sum() < base
+    with pytest.raises(ValueError, match="samples"):
+        MultivariateNormal.fit(X[:3])
+    with pytest.raises(ValueError, match="singular"):
+        MultivariateNormal.fit(np.c_[X[:, :2], X[:, 0] + X[:, 1]])
