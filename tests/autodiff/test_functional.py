@@ -300,3 +300,31 @@ def test_numerical_grad_forward_and_central_agree_with_limit():
     # Central differences are exact on quadratics up to round-off.
     g = ad.numerical_grad(lambda x: float(x @ x), np.array([1.0, -2.0, 0.5]))
     np.testing.assert_allclose(g, [2.0, -4.0, 1.0], rtol=1e-9)
+
+
+def test_comparisons_are_masks():
+    x = ad.Tensor([1.0, -2.0, 3.0], requires_grad=True)
+    np.testing.assert_array_equal(x > 0, [True, False, True])
+    np.testing.assert_array_equal(x == 3.0, [False, False, True])
+    np.testing.assert_array_equal(x != 3.0, [True, True, False])
+    np.testing.assert_array_equal(x <= -2, [False, True, False])
+    assert len({x, ad.Tensor(1.0)}) == 2  # still hashable by identity
+
+
+def test_directional_derivative_is_jacobian_times_v(rng):
+    # nabla_v f = (df/dtheta) v = lim (f(theta + h v) - f(theta)) / h  (notes 003 L90-112).
+    W = rng.standard_normal((3, 4))
+
+    def f(x):
+        return ad.softmax(ad.tanh(W @ x)) * ad.sum(x**2)
+
+    x, v = rng.standard_normal(4), rng.standard_normal(4)
+    J = ad.jacobian(f)(x)
+    h = 1e-6
+    fd = (np.asarray(f(x + h * v)) - np.asarray(f(x - h * v))) / (2 * h)
+    np.testing.assert_allclose(J @ v, fd, rtol=1e-7, atol=1e-9)
+    # The steepest-ascent direction is the gradient (beta = 0, L114).
+    g = ad.grad(lambda x: ad.sum(f(x)))(x)
+    dirs = rng.standard_normal((200, 4))
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    assert np.all(dirs @ g <= np.linalg.norm(g) + 1e-12)

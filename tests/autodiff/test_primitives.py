@@ -6,6 +6,8 @@ of the Jacobian contributes, and compares with ``numerical_grad`` (central diffe
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mathlearn import autodiff as ad
 
@@ -238,3 +240,28 @@ def test_float32_stays_float32(name, rng):
     value, g = ad.value_and_grad(loss)(params)
     assert value.dtype == np.float32
     assert g["W"].dtype == np.float32 and g["b"].dtype == np.float32
+
+
+@st.composite
+def _broadcastable_pair(draw):
+    """Two shapes that broadcast together, with size-1 axes and missing leading axes."""
+    ndim = draw(st.integers(0, 3))
+    full = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim))
+    shapes = []
+    for _ in range(2):
+        keep = draw(st.integers(0, ndim))
+        shape = [n if draw(st.booleans()) else 1 for n in full[ndim - keep :]]
+        shapes.append(tuple(shape))
+    return shapes
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    shapes=_broadcastable_pair(), name=st.sampled_from(sorted(BINARY)), argnum=st.integers(0, 1)
+)
+def test_binary_broadcasting_property(shapes, name, argnum):
+    rng = np.random.default_rng(1)
+    op, domain = BINARY[name]
+    x = np.abs(rng.standard_normal(shapes[0])) + 0.5
+    y = domain(rng.standard_normal(shapes[1]))
+    _check_op(op, [x, y], argnum, rng)
