@@ -239,7 +239,7 @@ def _bimodal_logpdf(x):
         "Target: the bimodal density 0.3 N(-2, 0.5^2) + 0.7 N(1.5, 1). Rejection sampling "
         "uses a Student t proposal (3 dof, scale 2) and a bound M found on a grid (and checked "
         "at every proposal); importance sampling uses the same proposal with self-normalised "
-        "weights. Both estimate E[x^2] = 3.655; their errors fall like 1/sqrt(n), as the "
+        "weights. Both estimate E[x^2] = 3.55; their errors fall like 1/sqrt(n), as the "
         "reported standard errors predict."
     ),
     source="004 9:45-9:47; 001 M2",
