@@ -151,8 +151,8 @@ class MultivariateNormal(Distribution):
         h = _check_mean(precision_mean)
         J = _check_square(precision, h.shape[0], "precision")
         R = _factor_cov(J, jitter=None, name="precision")  # J = R R^T
-        # mu = J^{-1} h; Sigma = R^{-T} R^{-1}, whose lower factor comes from the factor of
-        # the flipped matrix: with P the reversal, P R^{-T} P is lower triangular.
+        # mu = J^{-1} h; Sigma = U U^T with the upper-triangular U = R^{-T}, whose lower
+        # Cholesky factor comes from a QR of U^T (no inverse of J is formed).
         mu = sla.cho_solve((R, True), h, check_finite=False)
         Rinv_T = sla.solve_triangular(R, np.eye(h.shape[0]), lower=True, trans="T")
         L = _lower_factor_from_upper(Rinv_T)
