@@ -192,22 +192,31 @@ def test_reaches_minimiser_of_convex_quadratic(name, rng):
 
 
 ROSENBROCK = {
+    "sgd": lambda: optim.sgd(1.5e-3),
     "momentum": lambda: optim.momentum(1e-3, 0.9),
     "nesterov": lambda: optim.nesterov(1e-3, 0.9),
+    "adagrad": lambda: optim.adagrad(1.0),
+    "rmsprop": lambda: optim.rmsprop(optim.exponential_decay(0.01, 0.9995)),
+    "adam": lambda: optim.adam(optim.exponential_decay(0.02, 0.9995)),
+    "nadam": lambda: optim.nadam(optim.exponential_decay(0.05, 0.9995)),
     "adaptive_step": lambda: optim.adaptive_step(1e-3),
     "line_search": lambda: optim.backtracking_line_search(),
-    "adam": lambda: optim.adam(optim.exponential_decay(0.02, 0.9995)),
+    "clipped_momentum": lambda: optim.chain(
+        optim.clip_by_global_norm(1.0), optim.momentum(1e-3, 0.9)
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(ROSENBROCK))
 def test_reaches_minimiser_of_rosenbrock(name):
+    # Stop at ||grad|| <= 1e-5: with Hessian eigenvalues up to ~1000 at (1, 1) that is within
+    # ~1e-5 of the minimiser along the steep direction; the stated tolerance is 1e-4.
     res = optim.minimize(
         rosenbrock_fun_and_grad,
         np.array([-1.2, 1.0]),
         ROSENBROCK[name](),
         max_iter=30000,
-        tol=1e-6,
+        tol=1e-5,
     )
     np.testing.assert_allclose(res.x, [1.0, 1.0], atol=1e-4)
 
