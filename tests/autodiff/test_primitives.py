@@ -265,3 +265,17 @@ def test_binary_broadcasting_property(shapes, name, argnum):
     x = np.abs(rng.standard_normal(shapes[0])) + 0.5
     y = domain(rng.standard_normal(shapes[1]))
     _check_op(op, [x, y], argnum, rng)
+
+
+@pytest.mark.parametrize("argnum", [1, 2])
+def test_where(argnum, rng):
+    c = rng.random((3, 4)) > 0.5
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((4,))
+    _check_op(ad.where, [c, x, y], argnum, rng)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_stack(axis, rng):
+    xs = [rng.standard_normal((2, 3)) for _ in range(3)]
+    np.testing.assert_array_equal(ad.stack(xs, axis=axis), np.stack(xs, axis=axis))
+    _check_op(lambda *xs: ad.stack(xs, axis=axis), xs, 1, rng)

@@ -49,10 +49,12 @@ from ._primitives import (
     solve,
     solve_triangular,
     sqrt,
+    stack,
     subtract,
     sum,
     tanh,
     transpose,
+    where,
 )
 from ._tensor import Primitive, Tensor, backward, is_grad_enabled, no_grad
 from ._tree import tree_flatten, tree_map, tree_unflatten, tree_vdot
@@ -99,6 +101,7 @@ __all__ = [
     "solve",
     "solve_triangular",
     "sqrt",
+    "stack",
     "subtract",
     "sum",
     "tanh",
@@ -108,4 +111,5 @@ __all__ = [
     "tree_unflatten",
     "tree_vdot",
     "value_and_grad",
+    "where",
 ]

@@ -53,10 +53,12 @@ __all__ = [
     "solve",
     "solve_triangular",
     "sqrt",
+    "stack",
     "subtract",
     "sum",
     "tanh",
     "transpose",
+    "where",
 ]
 
 
@@ -124,6 +126,17 @@ power = Primitive(
     (
         lambda g, ans, x, p: _unbroadcast(g * p * x ** (p - 1), np.shape(x)),
         lambda g, ans, x, p: _unbroadcast(g * ans * log(x), np.shape(p)),
+    ),
+)
+
+# where(cond, x, y): the gradient goes to the branch that was selected (cond is a constant).
+where = Primitive(
+    "where",
+    np.where,
+    (
+        lambda g, ans, c, x, y: np.zeros(np.shape(c)),  # piecewise constant in cond
+        lambda g, ans, c, x, y: _unbroadcast(g * _value(c), np.shape(x)),
+        lambda g, ans, c, x, y: _unbroadcast(g * ~np.asarray(_value(c), dtype=bool), np.shape(y)),
     ),
 )
 
@@ -281,6 +294,16 @@ _concatenate = Primitive(
 def concatenate(xs, axis: int = 0):
     """Join a sequence of arrays along an existing axis."""
     return _concatenate(*xs, axis=axis)
+
+
+def stack(xs, axis: int = 0):
+    """Join a sequence of same-shaped arrays along a new axis."""
+    xs = list(xs)
+    ndim = np.ndim(_value(xs[0])) + 1
+    axis = axis % ndim
+    return concatenate(
+        [reshape(x, (*np.shape(x)[:axis], 1, *np.shape(x)[axis:])) for x in xs], axis
+    )
 
 
 def diagonal(a):
