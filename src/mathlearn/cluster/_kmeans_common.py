@@ -16,8 +16,7 @@ import numpy as np
 from ..utils.extmath import squared_distances
 
 
-@numba.njit(parallel=True, fastmath=True, cache=True)
-def _argmin_accumulate(
+def _argmin_accumulate_py(
     X, C, c_norm, n_threads, labels, min_d, sums, counts, accumulate
 ):  # pragma: no cover
     """Nearest centre of each row (``argmin_k ||mu_k||^2 - 2 x^T mu_k``); optionally the
@@ -57,6 +56,15 @@ def _argmin_accumulate(
                     sums[k, j] += part_sums[t, k, j]
 
 
+# Two compilations of one body: waking a thread pool costs more than the whole pass on a few
+# thousand points, so small inputs take the serial one (``prange`` is then a plain range).
+_argmin_accumulate_parallel = numba.njit(parallel=True, fastmath=True, cache=True)(
+    _argmin_accumulate_py
+)
+_argmin_accumulate_serial = numba.njit(fastmath=True, cache=True)(_argmin_accumulate_py)
+_PARALLEL_MIN_ROWS = 20_000
+
+
 @numba.njit(cache=True, nogil=True)
 def _sq_dist_to_assigned(X, centers, labels):  # pragma: no cover
     """``||x_i - mu_{c_i}||^2`` computed from differences (exact, no cancellation)."""
@@ -90,8 +98,11 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False):
     min_d = np.empty(n)
     sums = np.zeros((k, d))
     counts = np.zeros(k)
-    n_threads = max(1, min(numba.get_num_threads(), n // 1024))
-    _argmin_accumulate(
+    if n >= _PARALLEL_MIN_ROWS and numba.get_num_threads() > 1:
+        kernel, n_threads = _argmin_accumulate_parallel, numba.get_num_threads()
+    else:
+        kernel, n_threads = _argmin_accumulate_serial, 1
+    kernel(
         np.ascontiguousarray(X),
         np.ascontiguousarray(centers),
         c_norm,
