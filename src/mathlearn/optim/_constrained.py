@@ -161,6 +161,15 @@ def projected_gradient(
     scipy.optimize.OptimizeResult
         ``x``, ``fun``, ``jac`` (unconstrained gradient at ``x``), ``nit``, ``success``,
         ``history``. Check the KKT conditions of the result with :func:`check_kkt`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> fg = lambda x: (float(x[0] ** 2 - x[0] - 2), np.array([2 * x[0] - 1]))  # notes L1720
+    >>> res = optim.projected_gradient(fg, [1.5], optim.project_box(1.0, 1.7))
+    >>> res.x, optim.check_kkt(res.jac, ineq=[1.0 - res.x[0]], ineq_jac=[[-1.0]]).ok
+    (array([1.]), True)
     """
     x = project(np.array(x0, dtype=float))
     f, g = fun_and_grad(x)
@@ -281,6 +290,14 @@ def check_kkt(
     Lagrangian ``L(x; lambda, nu) = f(x) + sum_i lambda_i g_i(x) + sum_j nu_j h_j(x)``
     (notes 003 L1945-1983): stationarity ``grad_x L = 0``; primal feasibility ``g <= 0``,
     ``h = 0``; dual feasibility ``lambda >= 0``; complementary slackness ``lambda_i g_i = 0``.
+
+    Examples
+    --------
+    >>> from mathlearn.optim import check_kkt
+    >>> # min (x - 2)^2 s.t. x - 1 <= 0 at x = 1: grad f = -2, the multiplier is 2.
+    >>> res = check_kkt([-2.0], ineq=[0.0], ineq_jac=[[1.0]])
+    >>> res.ok, res.ineq_multipliers
+    (True, array([2.]))
     """
     grad = np.asarray(grad, dtype=float).ravel()
     n = grad.size

@@ -96,6 +96,17 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     (notes 003 L856-857 with the lost minus signs restored, spec 000 M26 with
     ``Delta x_i = x_i - x_{i-1}``). Faster along flat directions, damped oscillations across
     narrow valleys, smoothed noisy gradients (L862).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.momentum(0.1, momentum=0.5)
+    >>> state = opt.init(np.zeros(1))
+    >>> u1, state = opt.update(np.array([1.0]), state)
+    >>> u2, state = opt.update(np.array([1.0]), state)  # 0.5 * (-0.1) - 0.1
+    >>> u1, u2
+    (array([-0.1]), array([-0.15]))
     """
     _check_lr(learning_rate)
     if not 0 <= momentum < 1:
@@ -133,6 +144,15 @@ def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     ``g = grad L(phi_t)``, ``Delta_{t+1} = alpha Delta_t - gamma g`` and
     ``phi_{t+1} = phi_t + alpha Delta_{t+1} - gamma g``, which is the update returned; the
     sequence is the same as the notes', shifted by ``alpha Delta_t`` (a test checks this).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad, optim
+    >>> f = ad.value_and_grad(lambda x: 0.5 * ad.sum(np.array([1.0, 100.0]) * x**2))
+    >>> res = optim.minimize(f, np.ones(2), optim.nesterov(0.01, 0.8), tol=1e-8)
+    >>> np.allclose(res.x, 0, atol=1e-8)
+    True
     """
     _check_lr(learning_rate)
     if not 0 <= momentum < 1:

@@ -161,6 +161,16 @@ def minibatch_gradient(
     Notes 003 L883-919 (spec 003 §2.4 item 36): ``E_S[g_hat] = grad L`` (unbiased) and, with
     replacement, ``V[g_hat] = (N^2 / M) V_{m ~ U(1..N)}[grad L_m]``. If the loss is a mean
     instead of a sum, the factor ``N`` drops out: scale by ``1/M``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.optim import minibatch_gradient
+    >>> x = np.arange(10.0)  # L(w) = sum_n (w - x_n)^2 / 2, grad = sum_n (w - x_n)
+    >>> g, idx = minibatch_gradient(lambda w, i: np.sum(w - x[i]), 0.0, 10, 5,
+    ...                             np.random.default_rng(0))
+    >>> bool(np.isclose(g, -2.0 * x[idx].sum()))
+    True
     """
     if not 1 <= batch_size:
         raise ValueError(f"batch_size must be at least 1; got {batch_size}.")
@@ -220,6 +230,20 @@ def minimize_stochastic(
         ``x``, ``nit``, ``history`` (the scaled minibatch objective estimates
         ``(N / M) sum_{m in S} L_m`` at each update), ``full_history`` and
         ``full_history_iters`` when ``fun`` is given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 2)); y = X @ np.array([1.0, -1.0])
+    >>> def fg(w, idx):
+    ...     r = y[idx] - X[idx] @ w
+    ...     return 0.5 * r @ r, -X[idx].T @ r
+    >>> res = optim.minimize_stochastic(fg, np.zeros(2), 100, optim.sgd(1e-3), batch_size=10,
+    ...                                 max_iter=2000, random_state=0)
+    >>> np.round(res.x, 3)
+    array([ 1., -1.])
     """
     rng = check_random_state(random_state)
     x = _copy_params(x0)

@@ -13,7 +13,14 @@ def _check_positive(value: float, name: str) -> None:
 
 
 def constant_schedule(value: float) -> Callable[[int], float]:
-    """``gamma_t = value``."""
+    """``gamma_t = value``.
+
+    Examples
+    --------
+    >>> from mathlearn.optim import constant_schedule
+    >>> constant_schedule(0.1)(1000)
+    0.1
+    """
     _check_positive(value, "value")
     return lambda t: value
 
@@ -25,6 +32,12 @@ def exponential_decay(
 
     The notes' "exponential cooling" (spec 004 §4, printed ``eta = eta_0^t``; the intended
     form has a decay factor ``decay_rate < 1``).
+
+    Examples
+    --------
+    >>> from mathlearn.optim import exponential_decay
+    >>> [exponential_decay(1.0, 0.5)(t) for t in range(3)]
+    [1.0, 0.5, 0.25]
     """
     _check_positive(init_value, "init_value")
     if not 0 < decay_rate <= 1:
@@ -39,6 +52,12 @@ def robbins_monro(
 
     For such powers ``sum_t gamma_t = inf`` and ``sum_t gamma_t^2 < inf``: the Robbins-Monro
     conditions under which SGD converges (notes 003 L911-913, spec 003 §2.4 item 36).
+
+    Examples
+    --------
+    >>> from mathlearn.optim import robbins_monro
+    >>> [robbins_monro(1.0, t0=1.0)(t) for t in range(3)]
+    [1.0, 0.5, 0.3333333333333333]
     """
     _check_positive(init_value, "init_value")
     _check_positive(t0, "t0")

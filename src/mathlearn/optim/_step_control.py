@@ -54,6 +54,15 @@ def adaptive_step(
     ``f`` monotonically. At each call, ``value`` is ``f(params)``: if it is above the last
     accepted value the returned update moves back to that point and on with the smaller
     step along its gradient; otherwise ``params`` is accepted and a longer step is taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad, optim
+    >>> f = ad.value_and_grad(lambda x: ad.sum((x - 2.0) ** 2))
+    >>> res = optim.minimize(f, np.zeros(2), optim.adaptive_step(10.0), tol=1e-8)
+    >>> np.round(res.x, 6), bool(np.all(np.diff(np.minimum.accumulate(res.history)) <= 0))
+    (array([2., 2.]), True)
     """
     if not initial_step > 0:
         raise ValueError(f"initial_step must be positive; got {initial_step}.")
@@ -109,6 +118,15 @@ def backtracking_line_search(
     Notes 003 L864-881 (spec 003 §2.4 item 35): try ``gamma^(1) > gamma^(2) > ...`` and accept
     the first for which ``L(theta) - L(theta - gamma g)`` "is big enough"; the criterion used
     is Armijo's, ``L(theta - gamma g) <= L(theta) - c gamma ||g||^2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad, optim
+    >>> f = ad.value_and_grad(lambda x: 0.5 * ad.sum(np.array([1.0, 10.0]) * x**2))
+    >>> res = optim.minimize(f, np.ones(2), optim.backtracking_line_search(), tol=1e-8)
+    >>> np.allclose(res.x, 0, atol=1e-8), res.state.step <= 1.0
+    (True, True)
     """
     if not initial_step > 0:
         raise ValueError(f"initial_step must be positive; got {initial_step}.")

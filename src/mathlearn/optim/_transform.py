@@ -90,7 +90,15 @@ def scale(factor: float) -> GradientTransformation:
 
 
 def clip(max_abs: float) -> GradientTransformation:
-    """Clip every entry of the updates to ``[-max_abs, max_abs]``."""
+    """Clip every entry of the updates to ``[-max_abs, max_abs]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> optim.clip(1.0).update(np.array([-3.0, 0.5]), ())[0]
+    array([-1. ,  0.5])
+    """
     if max_abs <= 0:
         raise ValueError(f"max_abs must be positive; got {max_abs}.")
     return _stateless(lambda u: tree_map(lambda x: np.clip(x, -max_abs, max_abs), u))
