@@ -176,7 +176,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         m = X.shape[1]
         if fit_intercept:
             x_mean, y_mean = X.mean(axis=0), float(y.mean())
-            Phi, t = X - x_mean, y - y_mean
+            # Fortran order: the QR factorisation then works on this copy without another.
+            Phi = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
+            t = y - y_mean
         else:
             x_mean, y_mean = np.zeros(m), 0.0
             Phi, t = X, y
@@ -186,7 +188,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             cov = cho_solve(L, np.eye(m))
             self.n_iter_ = 0
         else:
-            alpha, beta, coef, cov, P, log_ev = self._evidence(Phi, t, alpha, beta)
+            alpha, beta, coef, cov, P, log_ev = self._evidence(
+                Phi, t, alpha, beta, overwrite=fit_intercept
+            )
         self.coef_cov_ = 0.5 * (cov + cov.T)
         self.coef_ = coef
         self.intercept_ = y_mean - float(x_mean @ coef)
@@ -198,12 +202,15 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         self._posterior_precision = P
         return self
 
-    def _evidence(self, Phi, t, alpha, beta):
+    def _evidence(self, Phi, t, alpha, beta, overwrite=False):
         """Joint MacKay/Bishop re-estimation on one factorisation of ``Phi``."""
         n, m = Phi.shape
         fix_alpha, fix_beta = alpha is not None, beta is not None
         if n >= m:
-            qr, tau, _, _ = lapack.dgeqrf(np.asfortranarray(Phi), lwork=max(1, 64 * m))
+            # ``overwrite``: Phi is our own centred copy and may be factorised in place.
+            qr, tau, _, _ = lapack.dgeqrf(
+                np.asfortranarray(Phi), lwork=max(1, 64 * m), overwrite_a=overwrite
+            )
             qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], max(1, 64 * m))[0][:, 0]
             Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
             c = Ur.T @ qt[:m]

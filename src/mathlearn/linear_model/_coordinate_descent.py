@@ -8,8 +8,9 @@ Notes 004 slide 2:19–2:21 (spec 004 §2.1) give the lasso without an algorithm
 by solving a quadratic program"); seeds/000 footnote 31 (spec 000 §2.D M21) names it. Each
 coordinate step minimises exactly over one weight: with ``rho_j = x_j^T (r + x_j w_j)`` the
 new weight is ``S(rho_j, N alpha) / ||x_j||^2``, ``S(a, t) = sign(a) max(|a| - t, 0)``
-(soft thresholding). When ``N >= D`` the sweep runs on the Gram matrix ``X^T X`` (one
-``O(N D^2)`` product, then ``O(D)`` per coordinate); otherwise on the residual. Convergence
+(soft thresholding). A single fit sweeps over the residual (``O(N)`` per coordinate); a
+path with ``N >= D`` sweeps on the Gram matrix ``X^T X`` (one ``O(N D^2)`` product shared by
+all alphas, then ``O(D)`` per coordinate). Convergence
 is certified by the duality gap of Kim et al. / Friedman et al., as scikit-learn does.
 """
 
@@ -19,7 +20,6 @@ import warnings
 
 import numba
 import numpy as np
-from scipy.linalg import blas
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
@@ -97,7 +97,7 @@ def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol):
     return gap, n_iter
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, fastmath=True)
 def _cd_residual(X, y, w, alpha_n, max_iter, tol):
     """Coordinate descent on the residual ``r = y - X w`` (X Fortran-ordered)."""
     n, m = X.shape
@@ -162,16 +162,14 @@ def _cd_residual(X, y, w, alpha_n, max_iter, tol):
 class _Problem:
     """The data of one lasso problem, prepared once for any number of alphas."""
 
-    def __init__(self, X, y):
+    def __init__(self, X, y, use_gram):
         self.n, self.m = X.shape
         self.y = y
         self.yty = float(y @ y)
-        self.use_gram = self.n >= self.m
+        self.use_gram = use_gram
         if self.use_gram:
-            Xc = np.ascontiguousarray(X)
-            G = blas.dsyrk(1.0, Xc.T, trans=0, lower=0)
-            self.G = np.triu(G) + np.triu(G, 1).T
-            self.Xty = Xc.T @ y
+            self.G = np.ascontiguousarray(X.T @ X)
+            self.Xty = X.T @ y
         else:
             self.X = np.asfortranarray(X)
 
@@ -252,9 +250,10 @@ def lasso_path(
             alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
     else:
         alphas = np.sort(np.asarray(alphas, dtype=float).ravel())[::-1]
-        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas < 0):
-            raise ValueError("alphas must be a non-empty array of finite values >= 0.")
-    problem = _Problem(X, y)
+        if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
+            raise ValueError("alphas must be a non-empty array of finite values > 0.")
+    # Many alphas amortise the O(N D^2) Gram matrix when N >= D (scikit-learn's 'auto').
+    problem = _Problem(X, y, use_gram=X.shape[0] >= X.shape[1])
     w = np.zeros(X.shape[1])
     coefs = np.empty((X.shape[1], alphas.shape[0]))
     gaps = np.empty(alphas.shape[0])
@@ -276,7 +275,7 @@ class Lasso(RegressorMixin, BaseEstimator):
     Parameters
     ----------
     alpha : float, default=1.0
-        Penalty ``alpha >= 0``. In the notes' unscaled form ``||y - X w||^2 + lambda ||w||_1``
+        Penalty ``alpha > 0``. In the notes' unscaled form ``||y - X w||^2 + lambda ||w||_1``
         (notes 004 slide 2:19), ``lambda = 2 N alpha``.
     fit_intercept : bool, default=True
     max_iter : int, default=1000
@@ -339,7 +338,8 @@ class Lasso(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        alpha = check_positive(self.alpha, "alpha", strict=False)
+        # alpha = 0 is least squares (use LinearRegression): the duality gap is not defined.
+        alpha = check_positive(self.alpha, "alpha")
         fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         warm_start = check_bool(self.warm_start, "warm_start")
         max_iter = check_int(self.max_iter, "max_iter")
@@ -348,16 +348,18 @@ class Lasso(RegressorMixin, BaseEstimator):
         m = X.shape[1]
         if fit_intercept:
             x_mean, y_mean = X.mean(axis=0), float(y.mean())
-            Xc = np.subtract(X, x_mean, out=np.empty(X.shape))
+            Xc = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
             yc = y - y_mean
         else:
             x_mean, y_mean = np.zeros(m), 0.0
-            Xc, yc = X, y
+            Xc, yc = np.asfortranarray(X), y
         if warm_start and hasattr(self, "coef_") and self.coef_.shape == (m,):
             w = np.array(self.coef_, dtype=float)
         else:
             w = np.zeros(m)
-        problem = _Problem(Xc, yc)
+        # One alpha: sweeps over the residual cost O(N D) each, cheaper than a Gram matrix
+        # unless very many sweeps are needed.
+        problem = _Problem(Xc, yc, use_gram=False)
         gap, n_iter = problem.solve(w, alpha, max_iter, tol)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap, tol * problem.yty, alpha)

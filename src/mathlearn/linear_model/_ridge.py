@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import blas, lapack
+from scipy.linalg import lapack
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
 from ..utils.validation import check_positive, validate_data
@@ -94,13 +94,13 @@ class Ridge(RegressorMixin, BaseEstimator):
             Xc = np.ascontiguousarray(X)
             yc = y
         if n >= m:
-            # Xc is C-ordered (n, m), so Xc.T is a Fortran (m, n) array: syrk without a copy.
-            G = blas.dsyrk(1.0, Xc.T, trans=0, lower=0)
+            # NumPy recognises X.T @ X and calls BLAS syrk (half the flops of a general product).
+            G = Xc.T @ Xc
             G[np.diag_indices(m)] += alpha
             coef = _solve_spd_upper(G, Xc.T @ yc, "X^T X + alpha I")
             self.solver_ = "primal"
         else:
-            K = blas.dsyrk(1.0, Xc.T, trans=1, lower=0)
+            K = Xc @ Xc.T
             K[np.diag_indices(n)] += alpha
             coef = Xc.T @ _solve_spd_upper(K, yc, "X X^T + alpha I")
             self.solver_ = "dual"
