@@ -308,7 +308,7 @@ class Lasso(RegressorMixin, BaseEstimator):
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 3.0, 2.0, 5.0])
     >>> Lasso(alpha=0.1).fit(X, y).coef_.round(6)
-    array([0.98])
+    array([1.02])
     """
 
     def __init__(
