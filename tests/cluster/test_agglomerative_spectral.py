@@ -153,3 +153,23 @@ def test_spectral_bad_input():
     W[0, 1] = W[1, 0] = W[1, 2] = W[2, 1] = 1.0
     with pytest.raises(ValueError, match="isolated"):
         SpectralClustering(2, affinity="precomputed").fit(W)
+
+
+def test_spectral_arpack_equals_dense():
+    X, y = make_circles(400, factor=0.5, noise=0.05, random_state=1)
+    for lap in ["unnormalized", "symmetric", "random_walk"]:
+        kw = dict(affinity="nearest_neighbors", laplacian=lap, random_state=0)
+        dense = SpectralClustering(2, eigen_solver="dense", **kw).fit(X)
+        arpack = SpectralClustering(2, eigen_solver="arpack", **kw).fit(X)
+        np.testing.assert_allclose(arpack.eigenvalues_, dense.eigenvalues_, atol=1e-8)
+        assert adjusted_rand_score(dense.labels_, arpack.labels_) == 1.0
+        assert adjusted_rand_score(y, arpack.labels_) == 1.0
+
+
+def test_spectral_duplicates_and_k_equal_n():
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.0, 5.0], [5.1, 5.0]])
+    sc = SpectralClustering(2, affinity="rbf", gamma=0.5, random_state=0).fit(X)
+    assert adjusted_rand_score([0, 0, 0, 1, 1, 1], sc.labels_) == 1.0
+    X3 = np.array([[0.0], [1.0], [3.0]])
+    sc = SpectralClustering(3, random_state=0).fit(X3)
+    assert sorted(sc.labels_.tolist()) == [0, 1, 2]

@@ -102,3 +102,12 @@ def test_dpmeans_bad_input():
         DPMeans().fit(np.array([[np.nan, 0.0]]))
     dp = DPMeans().fit(np.array([[1.0, 2.0]]))
     assert dp.n_clusters_ == 1
+
+
+def test_kmedoids_duplicates_and_one_sample():
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [4.0, 4.0], [4.0, 4.0]])
+    km = KMedoids(2, random_state=0).fit(X)
+    assert adjusted_rand_score([0, 0, 0, 1, 1], km.labels_) == 1.0
+    assert km.inertia_ == 0.0
+    one = KMedoids(1).fit(np.array([[1.0, 2.0]]))
+    assert one.medoid_indices_.tolist() == [0] and one.inertia_ == 0.0

@@ -21,7 +21,7 @@ __all__ = ["SpectralClustering"]
 _DENSE_LIMIT = 3000
 
 
-def spectral_embedding_vectors(W, n_components: int, kind: str, rng):
+def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str = "auto"):
     """Eigenvectors of the ``n_components`` smallest eigenvalues of a graph Laplacian.
 
     For ``kind="random_walk"`` these solve ``L u = lambda D u`` and are obtained as
@@ -35,9 +35,14 @@ def spectral_embedding_vectors(W, n_components: int, kind: str, rng):
     lap_kind = "symmetric" if kind == "random_walk" else kind
     L, deg = laplacian(W, lap_kind)
     n = L.shape[0]
-    if sp.issparse(L) and n <= _DENSE_LIMIT:
+    if solver == "auto":
+        solver = "arpack" if sp.issparse(L) and n > _DENSE_LIMIT else "dense"
+    if solver == "arpack" and n_components >= n - 1:
+        solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
+    if solver == "dense" and sp.issparse(L):
         L = L.toarray()
-    if sp.issparse(L):
+    if solver == "arpack":
+        L = sp.csr_matrix(L)
         v0 = rng.uniform(-1, 1, n)
         # Shift slightly below 0 so that L - sigma I is positive definite for the LU.
         vals, vecs = spla.eigsh(L, k=n_components, sigma=-1e-5, which="LM", v0=v0)
@@ -69,6 +74,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         unnormalised ``L = D - W`` (ratio cut).
     n_init : int, default=10
         Restarts of the k-means on the embedding.
+    eigen_solver : {"auto", "dense", "arpack"}, default="auto"
+        LAPACK on the dense Laplacian, or shift-invert Lanczos (ARPACK) on the sparse one;
+        "auto" takes ARPACK for sparse graphs of more than 3000 points.
     random_state : int, Generator, RandomState or None
 
     Attributes
@@ -112,6 +120,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         n_neighbors: int = 10,
         laplacian: str = "random_walk",
         n_init: int = 10,
+        eigen_solver: str = "auto",
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -120,6 +129,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.n_neighbors = n_neighbors
         self.laplacian = laplacian
         self.n_init = n_init
+        self.eigen_solver = eigen_solver
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -136,6 +146,10 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
             raise ValueError(
                 "laplacian must be 'random_walk', 'symmetric' or 'unnormalized'; "
                 f"got {self.laplacian!r}."
+            )
+        if self.eigen_solver not in ("auto", "dense", "arpack"):
+            raise ValueError(
+                f"eigen_solver must be 'auto', 'dense' or 'arpack'; got {self.eigen_solver!r}."
             )
         rng = check_random_state(self.random_state)
         if self.affinity == "rbf":
@@ -158,10 +172,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
                 "affinity must be 'rbf', 'nearest_neighbors' or 'precomputed'; "
                 f"got {self.affinity!r}."
             )
-        if n == self.n_clusters:
-            vals, Z = np.zeros(n), np.eye(n)
-        else:
-            vals, Z = spectral_embedding_vectors(W, self.n_clusters, self.laplacian, rng)
+        vals, Z = spectral_embedding_vectors(
+            W, self.n_clusters, self.laplacian, rng, self.eigen_solver
+        )
         km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(Z)
         self.affinity_matrix_ = W
         self.embedding_ = Z
