@@ -173,3 +173,8 @@ def test_spectral_duplicates_and_k_equal_n():
     X3 = np.array([[0.0], [1.0], [3.0]])
     sc = SpectralClustering(3, random_state=0).fit(X3)
     assert sorted(sc.labels_.tolist()) == [0, 1, 2]
+
+
+def test_spectral_one_sample():
+    with pytest.raises(ValueError, match="minimum of 2"):
+        SpectralClustering(1).fit(np.zeros((1, 2)))

@@ -139,7 +139,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         -------
         self : SpectralClustering
         """
-        X = validate_data(self, X, dtype=np.float64, accept_sparse=self.affinity == "precomputed")
+        # A graph needs an edge: one point has no neighbour and zero degree.
+        X = validate_data(
+            self,
+            X,
+            dtype=np.float64,
+            accept_sparse=self.affinity == "precomputed",
+            ensure_min_samples=2,
+        )
         n = X.shape[0]
         _check_n_clusters(self.n_clusters, n)
         if self.laplacian not in ("random_walk", "symmetric", "unnormalized"):
