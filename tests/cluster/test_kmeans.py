@@ -1,8 +1,12 @@
 """k-means, mini-batch k-means: reference = scikit-learn from the same centres, the notes'
 worked examples (spec 001 T21) and closed forms."""
 
+import warnings
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
@@ -136,3 +140,18 @@ def test_one_sample_and_duplicates():
     X = np.ones((10, 2))
     km = KMeans(3, random_state=0).fit(X)
     assert np.all(np.isfinite(km.cluster_centers_)) and km.inertia_ == 0.0
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 6))
+def test_distortion_never_increases(seed, k):
+    # Spec 001 P29: J after t Lloyd iterations is non-increasing in t (notes 001 L753).
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 2))
+    init = X[rng.choice(60, k, replace=False)]
+    J = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # runs cut short on purpose
+        for t in range(1, 8):
+            J.append(KMeans(k, init=init, n_init=1, max_iter=t, tol=0.0).fit(X).inertia_)
+    assert np.all(np.diff(J) <= 1e-12 * J[0])

@@ -136,14 +136,12 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         ``M`` is the number of free parameters (spec 000 M34; the notes maximise
         ``log p - M ln N / 2``, which is ``-BIC / 2``).
         """
-        X = self._check_X(X, reset=False) if hasattr(self, "n_features_in_") else X
-        n = X.shape[0]
-        return -2.0 * self.score(X) * n + self._n_parameters() * np.log(n)
+        log_prob = self.score_samples(X)
+        return -2.0 * log_prob.sum() + self._n_parameters() * np.log(log_prob.shape[0])
 
     def aic(self, X) -> float:
         """Akaike information criterion ``-2 log p(X | theta) + 2 M`` (lower is better)."""
-        n = np.asarray(X).shape[0]
-        return -2.0 * self.score(X) * n + 2.0 * self._n_parameters()
+        return -2.0 * self.score_samples(X).sum() + 2.0 * self._n_parameters()
 
     def _validate_basic(self, X, reset):
         return validate_data(self, X, dtype=np.float64, reset=reset, ensure_min_samples=1)
