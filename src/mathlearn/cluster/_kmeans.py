@@ -356,7 +356,8 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         step = 0
         for _ in range(n_steps_max):
             step += 1
-            idx = rng.choice(n, batch, replace=False) if batch < n else np.arange(n)
+            # With replacement: O(batch) per step, not a permutation of all N points.
+            idx = rng.integers(n, size=batch) if batch < n else np.arange(n)
             Xb = X[idx]
             labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
             counts += cnt
