@@ -226,7 +226,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             qr, tau, _, _ = lapack.dgeqrf(
                 np.asfortranarray(Phi), lwork=max(1, 64 * m), overwrite_a=overwrite
             )
-            qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], max(1, 64 * m))[0][:, 0]
+            qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
             Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
             c = Ur.T @ qt[:m]
             rss_out = float(qt[m:] @ qt[m:])

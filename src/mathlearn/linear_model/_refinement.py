@@ -191,13 +191,14 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     rcond, _ = lapack.dtrcon(R, norm="1", uplo="U")
     if not rcond > max(n, k) * _EPS:
         return _svd_fallback(A, y, intercept)
-    lwork = max(1, 64 * k)
 
+    # lwork=1 selects LAPACK's unblocked dorm2r: for a single vector the blocked code's
+    # triangular-factor set-up costs far more than the reflections themselves.
     def q_t(v):
-        return lapack.dormqr(b"L", b"T", qr, tau, v[:, None], lwork)[0][:, 0]
+        return lapack.dormqr(b"L", b"T", qr, tau, v[:, None], 1)[0][:, 0]
 
     def q(v):
-        return lapack.dormqr(b"L", b"N", qr, tau, v[:, None], lwork)[0][:, 0]
+        return lapack.dormqr(b"L", b"N", qr, tau, v[:, None], 1)[0][:, 0]
 
     x = np.zeros(k)  # unscaled coefficients
     r = np.zeros(n)
