@@ -103,7 +103,7 @@ class FactorAnalysis(TransformerMixin, BaseEstimator):
             if psi.shape != (d,) or np.any(~np.isfinite(psi)) or np.any(psi <= 0):
                 raise ValueError(f"noise_variance_init must be {d} positive finite numbers.")
         # Start W from the scaled principal axes of S (a PPCA-like initialisation).
-        w, U = sla.eigh(S, subset_by_index=[d - k, d - 1], check_finite=False)
+        w, U = sla.eigh(S, subset_by_index=[d - k, d - 1], check_finite=False, driver="evx")
         W = U[:, ::-1] * np.sqrt(np.clip(w[::-1], 0.0, None) * 0.5)
         eye = np.eye(k)
         self.loglike_ = []

@@ -51,7 +51,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     fit_inverse_transform : bool, default=False
         Learn ``inverse_transform`` (an approximate pre-image).
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
-        ``"dense"``: LAPACK ``syevr`` on the wanted eigenpairs; ``"arpack"``: Lanczos
+        ``"dense"``: LAPACK ``syevx``/``syevd`` on the wanted eigenpairs; ``"arpack"``: Lanczos
         (``scipy.sparse.linalg.eigsh``), fast for few components of a large Gram matrix;
         ``"auto"``: ``"arpack"`` when ``n_components < 10`` and ``N > 200``.
     tol : float, default=0

@@ -208,7 +208,7 @@ class PCA(TransformerMixin, BaseEstimator):
                 X,
                 full_matrices=False,
                 check_finite=False,
-                overwrite_a=False,
+                overwrite_a=True,
                 lapack_driver="gesdd",
             )
             s_all = s

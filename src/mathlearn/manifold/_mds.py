@@ -39,7 +39,11 @@ def classical_mds(D2: np.ndarray, n_components: int):
     B -= col_means[:, None]
     B += grand
     k = min(n_components, n)
-    w, V = sla.eigh(B, subset_by_index=[n - k, n - 1], check_finite=False, driver="evr")
+    if k > n // 4:
+        w, V = sla.eigh(B, check_finite=False, driver="evd")
+        w, V = w[n - k :], V[:, n - k :]
+    else:
+        w, V = sla.eigh(B, subset_by_index=[n - k, n - 1], check_finite=False, driver="evx")
     w, V = w[::-1], V[:, ::-1]
     idx = np.argmax(np.abs(V), axis=0)
     signs = np.sign(V[idx, np.arange(k)])

@@ -141,7 +141,12 @@ class SpectralEmbedding(BaseEstimator):
         if sp.issparse(L):
             L = L.toarray()
         first = int(bool(self.drop_first))
-        w, V = sla.eigh(L, subset_by_index=[0, k - 1 + first], check_finite=False, driver="evr")
+        m = k + first
+        if m > n // 4:
+            w, V = sla.eigh(L, check_finite=False, driver="evd")
+            w, V = w[:m], V[:, :m]
+        else:
+            w, V = sla.eigh(L, subset_by_index=[0, m - 1], check_finite=False, driver="evx")
         w, V = w[first:], V[:, first:]
         if self.laplacian == "random_walk":
             V = V / np.sqrt(deg)[:, None]

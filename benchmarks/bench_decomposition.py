@@ -1,0 +1,85 @@
+"""Feature extraction against scikit-learn on the same data.
+
+Sizes from issue 5: PCA full and randomised on 20 000 x 500 (10 components), KernelPCA on
+3 000 points, FastICA and NMF. Run with ``python benchmarks/run.py decomposition``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sklearn.decomposition as skd
+
+import mathlearn.decomposition as mld
+from _harness import HEADER, compare
+
+
+def _pca_data(rng):
+    # Low-rank signal plus noise, so that 10 components mean something.
+    Z = rng.normal(size=(20_000, 20)) * np.linspace(5, 1, 20)
+    return Z @ rng.normal(size=(20, 500)) + rng.normal(size=(20_000, 500))
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    X = _pca_data(rng)
+    compare(
+        "PCA full SVD, 20000x500, k=10",
+        lambda: mld.PCA(10, svd_solver="full").fit(X),
+        lambda: skd.PCA(10, svd_solver="full").fit(X),
+        repeats=3,
+        target=1.2,
+    )
+    compare(
+        "PCA randomized, 20000x500, k=10",
+        lambda: mld.PCA(10, svd_solver="randomized", random_state=0).fit(X),
+        lambda: skd.PCA(10, svd_solver="randomized", random_state=0).fit(X),
+        repeats=5,
+        target=1.2,
+    )
+    compare(
+        "PCA covariance route, 20000x500, k=10",
+        lambda: mld.PCA(10, svd_solver="covariance").fit(X),
+        lambda: skd.PCA(10, svd_solver="covariance_eigh").fit(X),
+        repeats=5,
+        target=1.2,
+    )
+    Xk = rng.normal(size=(3000, 10))
+    compare(
+        "KernelPCA rbf, 3000 points, k=10 (ARPACK)",
+        lambda: mld.KernelPCA(10, kernel="rbf", gamma=0.1, random_state=0).fit(Xk),
+        lambda: skd.KernelPCA(10, kernel="rbf", gamma=0.1, random_state=0).fit(Xk),
+        repeats=3,
+        target=1.2,
+    )
+    t = np.linspace(0, 50, 20_000)
+    S = np.c_[np.sin(3 * t), np.sign(np.sin(2 * t)), rng.laplace(size=t.size),
+              rng.uniform(-1, 1, t.size)]  # fmt: skip
+    Xi = S @ rng.normal(size=(4, 8)) + 0.01 * rng.normal(size=(t.size, 8))
+    w0 = rng.normal(size=(4, 4))
+    compare(
+        "FastICA parallel logcosh, 20000x8, k=4",
+        lambda: mld.FastICA(4, w_init=w0, max_iter=400).fit(Xi),
+        lambda: skd.FastICA(4, w_init=w0, max_iter=400, whiten="unit-variance").fit(Xi),
+        repeats=5,
+        target=1.2,
+    )
+    Xn = np.abs(rng.normal(size=(2000, 300)))
+    W0 = rng.uniform(0.1, 1, size=(2000, 10))
+    H0 = rng.uniform(0.1, 1, size=(10, 300))
+    for loss in ("frobenius", "kullback-leibler"):
+        compare(
+            f"NMF mu {loss}, 2000x300, k=10, 200 iterations",
+            lambda loss=loss: mld.NMF(
+                10, beta_loss=loss, init="custom", max_iter=200, tol=0
+            ).fit_transform(Xn, W=W0.copy(), H=H0.copy()),
+            lambda loss=loss: skd.NMF(
+                10, beta_loss=loss, init="custom", solver="mu", max_iter=200, tol=0
+            ).fit_transform(Xn, W=W0.copy(), H=H0.copy()),
+            repeats=3,
+            target=1.2,
+        )
+
+
+if __name__ == "__main__":
+    print(HEADER)
+    main()

@@ -1,0 +1,307 @@
+"""Feature extraction: eigen-digits, reconstruction, 2-D embeddings, kernel PCA on circles and
+probabilistic PCA with missing data.
+
+Notes 000 §2 (spec 000 M49-M63), 001 L491-719 (spec 001 M33-M39), 002 §1.1.1, §3.6 and §5.5
+(spec 002 M1, M20, M32), 004 §6.1 (PCA, kernel PCA, MDS, Isomap, spectral embedding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mathlearn.decomposition import PCA, KernelPCA, ProbabilisticPCA
+from mathlearn.discriminant_analysis import FisherLDA
+from mathlearn.manifold import MDS, Isomap, SpectralEmbedding
+from mathlearn.report import experiment
+
+SECTION = "Feature extraction"
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X.astype(float), y
+
+
+@experiment(
+    "fe-eigendigits",
+    title="Eigen-digits and the explained-variance curve",
+    section=SECTION,
+    description=(
+        "PCA of scikit-learn's 8x8 digits (1797 images, D = 64): the mean image and the "
+        "leading principal axes drawn as images (the 'eigenfaces' of the notes on digits), "
+        "and the cumulative explained-variance ratio, ours against scikit-learn's PCA on the "
+        "same data."
+    ),
+    source="000 §2.1.3-2.1.4 (M50-M54); 001 L491-575 (M33); 004 slides 6:7-6:9",
+)
+def eigendigits(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.decomposition import PCA as SkPCA
+
+    X, _ = _digits()
+    ours = PCA().fit(X)
+    ref = SkPCA().fit(X)
+    fig, axes = plt.subplots(2, 6, figsize=(9, 3.4))
+    images = [ours.mean_, *ours.components_[:11]]
+    titles = ["mean"] + [f"PC {i + 1}" for i in range(11)]
+    for ax, img, title in zip(axes.ravel(), images, titles, strict=True):
+        ax.imshow(img.reshape(8, 8), cmap="RdBu_r" if title != "mean" else "gray_r")
+        ax.set_title(title, fontsize=8)
+        ax.axis("off")
+    ctx.figure(fig, "Mean digit and the first 11 principal axes (red positive, blue negative).")
+
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    k = np.arange(1, 65)
+    ax.plot(k, np.cumsum(ours.explained_variance_ratio_), "o-", ms=3, label="mathlearn")
+    ax.plot(k, np.cumsum(ref.explained_variance_ratio_), "--", label="scikit-learn")
+    ax.axhline(0.9, color="gray", lw=0.8)
+    ax.set_xlabel("number of components")
+    ax.set_ylabel("cumulative explained variance")
+    ax.legend()
+    ctx.figure(fig, "Cumulative explained-variance ratio of the digits.")
+    k90 = int(np.searchsorted(np.cumsum(ours.explained_variance_ratio_), 0.9) + 1)
+    k90_ref = SkPCA(n_components=0.9).fit(X).n_components_
+    rows = [
+        (
+            f"ratio of PC {i + 1}",
+            ours.explained_variance_ratio_[i],
+            ref.explained_variance_ratio_[i],
+        )
+        for i in range(5)
+    ]
+    rows.append(("components for 90% variance", k90, k90_ref))
+    ctx.table(["quantity", "mathlearn", "scikit-learn"], rows, "Explained variance on digits.")
+
+
+@experiment(
+    "fe-reconstruction",
+    title="Reconstruction with a growing number of components",
+    section=SECTION,
+    description=(
+        "Digits reconstructed from k principal components, x~ = mean + V_k V_k^T (x - mean). "
+        "The mean squared reconstruction error on the training data equals the sum of the "
+        "discarded eigenvalues of the 1/N covariance (notes 001 L575); the table shows it "
+        "next to the error of scikit-learn's PCA reconstruction."
+    ),
+    source="000 §2.1.3 (M51, Eckart-Young M44); 001 L575, L678-686 (M36)",
+)
+def reconstruction(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.decomposition import PCA as SkPCA
+
+    X, _ = _digits()
+    n = len(X)
+    full = PCA().fit(X)
+    ks = [1, 2, 5, 10, 20, 40, 64]
+    picks = X[[0, 1, 2, 3, 4, 5]]
+    fig, axes = plt.subplots(len(picks), len(ks) + 1, figsize=(8, 7))
+    rows = []
+    for j, k in enumerate(ks):
+        pca = PCA(n_components=k).fit(X)
+        rec = pca.inverse_transform(pca.transform(picks))
+        for i in range(len(picks)):
+            axes[i, j + 1].imshow(rec[i].reshape(8, 8), cmap="gray_r")
+            axes[i, j + 1].axis("off")
+        axes[0, j + 1].set_title(f"k={k}", fontsize=9)
+        sk = SkPCA(n_components=k).fit(X)
+        sk_err = float(np.mean(np.sum((X - sk.inverse_transform(sk.transform(X))) ** 2, axis=1)))
+        discarded = float(np.sum(full.explained_variance_[k:]) * (n - 1) / n)
+        rows.append((k, pca.reconstruction_error(X), discarded, sk_err))
+    for i in range(len(picks)):
+        axes[i, 0].imshow(picks[i].reshape(8, 8), cmap="gray_r")
+        axes[i, 0].axis("off")
+    axes[0, 0].set_title("original", fontsize=9)
+    ctx.figure(fig, "Six digits reconstructed from k = 1 ... 64 components.")
+    ctx.table(
+        ["k", "mathlearn MSE", "sum of discarded eigenvalues", "scikit-learn MSE"],
+        rows,
+        "Mean squared reconstruction error on the 1797 training digits.",
+    )
+
+
+@experiment(
+    "fe-embeddings",
+    title="2-D embeddings of the digits",
+    section=SECTION,
+    description=(
+        "The same 500 digits embedded in two dimensions by seven methods, coloured by the "
+        "true digit. Fisher LDA uses the labels; the others do not. The table gives each "
+        "embedding's trustworthiness (sklearn.metrics-style neighbourhood preservation, 10 "
+        "neighbours) and the same for scikit-learn's implementation where it has the method "
+        "(its MDS is the iterative SMACOF, not classical MDS, and it has no probabilistic PCA "
+        "with this API)."
+    ),
+    source="000 §2.1.5 (LDA); 001 L688 (M37); 004 slides 6:17-6:29",
+)
+def embeddings(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.manifold import Isomap as SkIsomap
+    from sklearn.manifold import SpectralEmbedding as SkSpectralEmbedding
+    from sklearn.manifold import trustworthiness
+
+    X, y = _digits()
+    idx = ctx.rng.choice(len(X), 500, replace=False)
+    X, y = X[idx], y[idx]
+    Xs = X / 16.0
+    gamma = 1.0 / (Xs.shape[1] * Xs.var())
+    methods = [
+        ("PCA", lambda: PCA(2).fit_transform(X), lambda: SkPCA(2).fit_transform(X)),
+        ("probabilistic PCA", lambda: ProbabilisticPCA(2).fit(X).transform(X), None),
+        (
+            "kernel PCA (rbf)",
+            lambda: KernelPCA(2, kernel="rbf", gamma=gamma).fit_transform(Xs),
+            lambda: SkKernelPCA(2, kernel="rbf", gamma=gamma).fit_transform(Xs),
+        ),
+        (
+            "Fisher LDA",
+            lambda: FisherLDA(n_components=2).fit(X, y).transform(X),
+            lambda: LinearDiscriminantAnalysis(n_components=2).fit(X, y).transform(X),
+        ),
+        ("classical MDS", lambda: MDS(2).fit_transform(X), None),
+        (
+            "Isomap (k=10)",
+            lambda: Isomap(10).fit_transform(X),
+            lambda: SkIsomap(n_neighbors=10).fit_transform(X),
+        ),
+        (
+            "spectral embedding",
+            lambda: SpectralEmbedding(
+                2, affinity="nearest_neighbors", n_neighbors=10
+            ).fit_transform(X),
+            lambda: SkSpectralEmbedding(
+                2, affinity="nearest_neighbors", n_neighbors=10, random_state=0
+            ).fit_transform(X),
+        ),
+    ]
+    fig, axes = plt.subplots(2, 4, figsize=(12, 6))
+    rows = []
+    for ax, (name, ours, peer) in zip(axes.ravel(), methods, strict=False):
+        Z = ours()
+        ax.scatter(Z[:, 0], Z[:, 1], c=y, cmap="tab10", s=6)
+        ax.set_title(name, fontsize=10)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        t_ours = trustworthiness(X, Z, n_neighbors=10)
+        t_peer = trustworthiness(X, peer(), n_neighbors=10) if peer is not None else "n/a"
+        rows.append((name, t_ours, t_peer))
+    ax = axes.ravel()[-1]
+    for digit in range(10):
+        ax.scatter([], [], color=plt.cm.tab10(digit / 9), label=str(digit), s=12)
+    ax.legend(ncol=2, loc="center", title="digit", frameon=False)
+    ax.axis("off")
+    ctx.figure(fig, "Seven 2-D embeddings of 500 digits.")
+    ctx.table(
+        ["method", "trustworthiness (mathlearn)", "trustworthiness (scikit-learn)"],
+        rows,
+        "Neighbourhood preservation of the 2-D embeddings (1 is perfect).",
+    )
+
+
+@experiment(
+    "fe-kpca-circles",
+    title="Kernel PCA on concentric circles",
+    section=SECTION,
+    description=(
+        "Two concentric circles cannot be separated by any linear projection, so PCA only "
+        "rotates them; kernel PCA with an RBF kernel (gamma = 5) separates them along its first "
+        "component. The last panel shows the approximate pre-images learned by kernel ridge "
+        "regression (fit_inverse_transform). The table compares the leading eigenvalues of "
+        "the centred Gram matrix with scikit-learn's."
+    ),
+    source="000 §2.1.6 (M59-M61); 001 L630-674 (M35); 002 §3.6 (M20); 004 slides 6:17-6:21",
+)
+def kpca_circles(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.datasets import make_circles
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    X, y = make_circles(n_samples=400, factor=0.3, noise=0.05, random_state=ctx.seed)
+    kw = {"n_components": 2, "kernel": "rbf", "gamma": 5.0, "alpha": 0.1}
+    kpca = KernelPCA(fit_inverse_transform=True, **kw).fit(X)
+    Z = kpca.transform(X)
+    P = PCA(2).fit_transform(X)
+    back = kpca.inverse_transform(Z)
+    fig, axes = plt.subplots(1, 4, figsize=(13, 3.2))
+    panels = [(X, "data"), (P, "PCA"), (Z, "kernel PCA (rbf)"), (back, "pre-images")]
+    for ax, (A, title) in zip(axes, panels, strict=True):
+        ax.scatter(A[:, 0], A[:, 1], c=y, cmap="coolwarm", s=6)
+        ax.set_title(title)
+        ax.set_aspect("equal", adjustable="datalim")
+    ctx.figure(fig, "Concentric circles: data, PCA, kernel PCA and kernel-ridge pre-images.")
+    ref = SkKernelPCA(**kw).fit(X)
+    rows = [(i + 1, kpca.eigenvalues_[i], ref.eigenvalues_[i]) for i in range(2)]
+    z0 = Z[:, 0]
+    acc = max(max(np.mean((z0 > t) == y), np.mean((z0 < t) == y)) for t in z0)
+    rows.append(("best threshold accuracy on component 1", acc, "-"))
+    ctx.table(["eigenvalue", "mathlearn", "scikit-learn"], rows, "Kernel PCA on circles.")
+
+
+@experiment(
+    "fe-ppca-missing",
+    title="Probabilistic PCA with missing data",
+    section=SECTION,
+    description=(
+        "Data drawn from a PPCA model (D = 10, k = 2, sigma = 0.3) have a growing fraction of "
+        "entries deleted at random. EM conditions on the observed entries of each sample; its "
+        "observed-data log-likelihood never decreases (left). Right: the largest principal "
+        "angle between the fitted and the true principal subspace, and the RMSE of the "
+        "imputed entries E[x_m | x_o] = mu_m + W_m E[z | x_o], against mean imputation. At "
+        "0% missing the log-likelihood equals that of the closed-form fit."
+    ),
+    source="000 §2.2.1 (M63); 001 L577-628 (M34); 002 §5.5 (M32, EM)",
+)
+def ppca_missing(ctx):
+    import matplotlib.pyplot as plt
+    import scipy.linalg as sla
+
+    rng = ctx.rng
+    n, d, k = 300, 10, 2
+    W = rng.normal(size=(d, k)) * [3.0, 2.0]
+    X = rng.normal(size=(n, k)) @ W.T + 0.3 * rng.normal(size=(n, d)) + rng.normal(size=d)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    rows = []
+    fractions = [0.0, 0.1, 0.2, 0.3, 0.5]
+    angles, rmse, rmse_mean = [], [], []
+    for frac in fractions:
+        mask = rng.random(X.shape) < frac
+        Xm = np.where(mask, np.nan, X)
+        m = ProbabilisticPCA(k, method="em", tol=1e-7, max_iter=2000, random_state=0).fit(Xm)
+        axes[0].plot(m.lower_bound_history_, label=f"{int(frac * 100)}% missing")
+        angle = np.degrees(np.max(sla.subspace_angles(m.components_.T, W)))
+        angles.append(angle)
+        Wf = m.components_.T
+        imp, imp_mean = [], []
+        for i in np.flatnonzero(mask.any(axis=1)):
+            o, mi = ~mask[i], mask[i]
+            Wo = Wf[o]
+            M = Wo.T @ Wo + m.noise_variance_ * np.eye(k)
+            z = np.linalg.solve(M, Wo.T @ (X[i, o] - m.mean_[o]))
+            imp.append(X[i, mi] - (m.mean_[mi] + Wf[mi] @ z))
+            imp_mean.append(X[i, mi] - np.nanmean(Xm, axis=0)[mi])
+        r = float(np.sqrt(np.mean(np.concatenate(imp) ** 2))) if imp else 0.0
+        r0 = float(np.sqrt(np.mean(np.concatenate(imp_mean) ** 2))) if imp_mean else 0.0
+        rmse.append(r)
+        rmse_mean.append(r0)
+        rows.append((f"{int(frac * 100)}%", m.n_iter_, m.lower_bound_, angle, r, r0))
+    closed = ProbabilisticPCA(k).fit(X).score(X)
+    axes[0].set_xscale("log")
+    axes[0].set_xlabel("EM iteration")
+    axes[0].set_ylabel("mean observed log-likelihood")
+    axes[0].legend(fontsize=8)
+    pct = [100 * f for f in fractions]
+    axes[1].plot(pct, rmse, "o-", label="PPCA imputation RMSE")
+    axes[1].plot(pct, rmse_mean, "s--", label="mean imputation RMSE")
+    axes[1].plot(pct, np.array(angles) / 10, "^:", label="subspace angle / 10 (deg)")
+    axes[1].set_xlabel("% entries missing")
+    axes[1].legend(fontsize=8)
+    ctx.figure(fig, "EM for PPCA with missing values: convergence and accuracy.")
+    ctx.table(
+        ["missing", "EM iterations", "mean log-lik.", "angle (deg)", "RMSE PPCA", "RMSE mean"],
+        rows,
+        f"At 0% missing the closed-form ML fit has mean log-likelihood {closed:.6f}.",
+    )
