@@ -12,6 +12,7 @@ from ..base import BaseEstimator, ProbabilisticRegressorMixin, RegressorMixin, c
 from ..exceptions import ConvergenceWarning
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import check_positive, validate_data
+from ._gram import centred_gram
 from ._validation import check_bool, check_int, validate_xy
 
 __all__ = ["BayesianLinearRegression"]
@@ -178,21 +179,17 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         m = X.shape[1]
         if fit_intercept:
             x_mean, y_mean = X.mean(axis=0), float(y.mean())
-            # Fortran order: the QR factorisation then works on this copy without another.
-            Phi = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
-            t = y - y_mean
         else:
             x_mean, y_mean = np.zeros(m), 0.0
-            Phi, t = X, y
+        t = y - y_mean
         if alpha is not None and beta is not None:
+            Phi = X - x_mean if fit_intercept else X
             P0 = alpha * np.eye(m)
             P, L, coef, log_ev = _gaussian_update(P0, np.zeros(m), m * np.log(alpha), Phi, t, beta)
             cov = cho_solve(L, np.eye(m))
             self.n_iter_ = 0
         else:
-            alpha, beta, coef, cov, P, log_ev = self._evidence(
-                Phi, t, alpha, beta, overwrite=fit_intercept
-            )
+            alpha, beta, coef, cov, P, log_ev = self._evidence(X, x_mean, t, alpha, beta)
         self.coef_cov_ = 0.5 * (cov + cov.T)
         self.coef_ = coef
         self.intercept_ = y_mean - float(x_mean @ coef)
@@ -204,28 +201,30 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         self._posterior_precision = P
         return self
 
-    def _evidence(self, Phi, t, alpha, beta, overwrite=False):
-        """Joint MacKay/Bishop re-estimation on one factorisation of ``Phi``."""
-        n, m = Phi.shape
+    def _evidence(self, X, x_mean, t, alpha, beta):
+        """Joint MacKay/Bishop re-estimation on one factorisation of ``Phi = X - x_mean``."""
+        n, m = X.shape
         fix_alpha, fix_beta = alpha is not None, beta is not None
         s = None
         if n >= m:
-            # Cheap route: eigen-decomposition of the Gram matrix. Its eigenvalues carry
-            # relative errors ~ eps * cond(Phi)^2, so it is used only for well-conditioned
-            # designs (cond(Phi) < 1e3); otherwise the QR route below.
-            G = Phi.T @ Phi
+            # Cheap route: eigen-decomposition of the Gram matrix (built without a centred
+            # copy of X). Its eigenvalues carry relative errors ~ eps * cond(Phi)^2, so it is
+            # used only for well-conditioned designs (cond(Phi) < 1e3); otherwise QR below.
+            G, b = centred_gram(X, x_mean, t, 0.0)
             s2, V = sla.eigh(G, check_finite=False)
             if s2[0] > 1e-6 * s2[-1] > 0:
                 s = np.sqrt(s2)
-                c = (V.T @ (Phi.T @ t)) / s  # = U^T t with U = Phi V diag(1/s)
-                resid = t - Phi @ (V @ (c / s))  # least-squares residual, computed directly
+                c = (V.T @ b) / s  # = U^T t with U = Phi V diag(1/s)
+                w_ls = V @ (c / s)
+                # least-squares residual, computed directly (no cancellation)
+                resid = t - (X @ w_ls - float(x_mean @ w_ls))
                 rss_out = float(resid @ resid)
                 Vt = V.T
+        if s is None:
+            # Fortran order: LAPACK factorises this centred copy in place.
+            Phi = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
         if n >= m and s is None:
-            # ``overwrite``: Phi is our own centred copy and may be factorised in place.
-            qr, tau, _, _ = lapack.dgeqrf(
-                np.asfortranarray(Phi), lwork=max(1, 64 * m), overwrite_a=overwrite
-            )
+            qr, tau, _, _ = lapack.dgeqrf(Phi, lwork=max(1, 64 * m), overwrite_a=True)
             qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
             Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
             c = Ur.T @ qt[:m]

@@ -7,6 +7,7 @@ from scipy.linalg import lapack
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
 from ..utils.validation import check_positive, validate_data
+from ._gram import centred_gram
 from ._validation import check_bool, validate_xy
 
 __all__ = ["Ridge"]
@@ -86,23 +87,19 @@ class Ridge(RegressorMixin, BaseEstimator):
         if fit_intercept:
             x_mean = X.mean(axis=0)
             y_mean = float(y.mean())
-            Xc = np.subtract(X, x_mean, out=np.empty(X.shape))  # C order
-            yc = y - y_mean
         else:
             x_mean = np.zeros(m)
             y_mean = 0.0
-            Xc = np.ascontiguousarray(X)
-            yc = y
         if n >= m:
-            # NumPy recognises X.T @ X and calls BLAS syrk (half the flops of a general product).
-            G = Xc.T @ Xc
+            G, b = centred_gram(X, x_mean, y, y_mean)
             G[np.diag_indices(m)] += alpha
-            coef = _solve_spd_upper(G, Xc.T @ yc, "X^T X + alpha I")
+            coef = _solve_spd_upper(G, b, "X^T X + alpha I")
             self.solver_ = "primal"
         else:
+            Xc = X - x_mean
             K = Xc @ Xc.T
             K[np.diag_indices(n)] += alpha
-            coef = Xc.T @ _solve_spd_upper(K, yc, "X X^T + alpha I")
+            coef = Xc.T @ _solve_spd_upper(K, y - y_mean, "X X^T + alpha I")
             self.solver_ = "dual"
         self.coef_ = coef
         self.intercept_ = y_mean - float(x_mean @ coef)
