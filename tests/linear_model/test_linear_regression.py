@@ -63,8 +63,16 @@ def test_polynomial_degree_10_on_minus9_minus3_mpmath(seed):
     assert np.linalg.cond(Phi) > 1e14
     y = np.sin(x) + 0.1 * rng.normal(size=50)
     ref = _mp_lstsq(Phi, y)
-    ours = LinearRegression(fit_intercept=False).fit(Phi, y).coef_
-    _assert_digits(ours, ref, 7)
+    model = LinearRegression(fit_intercept=False).fit(Phi, y)
+    _assert_digits(model.coef_, ref, 7)
+    # the ML noise variance from the exact residual of the same data
+    with mpmath.workdps(60):
+        resid = [
+            mpmath.mpf(y[i]) - mpmath.fsum(mpmath.mpf(Phi[i, j]) * ref[j] for j in range(11))
+            for i in range(50)
+        ]
+        rss = float(mpmath.fsum(r * r for r in resid))
+    assert model.noise_variance_ == pytest.approx(rss / 50, rel=1e-7)
     # with the intercept as an implicit column, same exact solution
     m = LinearRegression().fit(Phi[:, 1:], y)
     _assert_digits(np.append(m.coef_, m.intercept_), _mp_lstsq(Phi[:, 1:], y, True), 7)

@@ -228,8 +228,9 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
         f, g = _residuals_dd(A, y, r, x, intercept, _chunks(n))
     r_inv = sla.solve_triangular(R, np.eye(k), check_finite=False)
     inv_diag = d**2 * np.einsum("ij,ij->i", r_inv, r_inv)
-    residual = _residuals_dd(A, y, np.zeros(n), x, intercept, _chunks(n))[0]
-    return x, residual, inv_diag, k, n_iter
+    # The refined r converges to the exact residual together with x (Björck), so it is
+    # returned as is rather than recomputed.
+    return x, r, inv_diag, k, n_iter
 
 
 def _svd_fallback(A, y, intercept):
