@@ -8,10 +8,10 @@ from mathlearn.preprocessing import PolynomialBasis
 
 
 def _mp_lstsq(A, y, intercept=False):
-    """Exact least squares of the float64 data via the normal equations at 60 digits."""
+    """Exact least squares of the float64 data via the normal equations at 80 digits."""
     if intercept:
         A = np.hstack([A, np.ones((A.shape[0], 1))])
-    with mpmath.workdps(60):
+    with mpmath.workdps(80):
         M = mpmath.matrix(A.tolist())
         b = mpmath.matrix(y.tolist())
         sol = mpmath.lu_solve(M.T * M, M.T * b)
@@ -76,6 +76,17 @@ def test_polynomial_degree_10_on_minus9_minus3_mpmath(seed):
     # with the intercept as an implicit column, same exact solution
     m = LinearRegression().fit(Phi[:, 1:], y)
     _assert_digits(np.append(m.coef_, m.intercept_), _mp_lstsq(Phi[:, 1:], y, True), 7)
+
+
+@pytest.mark.parametrize(("lo", "hi", "degree", "n"), [(-9, -3, 12, 40), (-9, -3, 10, 11)])
+def test_extreme_condition_numbers_mpmath(lo, hi, degree, n):
+    # cond ~ 1e18 (degree 12) and a square interpolation system with cond ~ 1e17
+    rng = np.random.default_rng(5)
+    x = rng.uniform(lo, hi, n)
+    Phi = np.vander(x, degree + 1, increasing=True)
+    y = np.cos(x) + 0.01 * rng.normal(size=n)
+    model = LinearRegression(fit_intercept=False).fit(Phi, y)
+    _assert_digits(model.coef_, _mp_lstsq(Phi, y), 7)
 
 
 def test_columns_scaled_by_1e10_mpmath():

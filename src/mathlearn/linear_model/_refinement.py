@@ -23,6 +23,8 @@ formed: their condition number is ``cond(X)^2``.
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
 import scipy.linalg as sla
@@ -31,6 +33,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from scipy.linalg import lapack
+
+from ..exceptions import NumericalWarning
 
 __all__ = ["accurate_lstsq"]
 
@@ -226,6 +230,14 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
             break
         prev = size
         f, g = _residuals_dd(A, y, r, x, intercept, _chunks(n))
+    if size > np.sqrt(_EPS) * scale:
+        warnings.warn(
+            "Iterative refinement of the least-squares solution did not converge: the "
+            "design is too ill-conditioned even after column equilibration, and the "
+            "coefficients may be inaccurate.",
+            NumericalWarning,
+            stacklevel=3,
+        )
     r_inv = sla.solve_triangular(R, np.eye(k), check_finite=False)
     inv_diag = d**2 * np.einsum("ij,ij->i", r_inv, r_inv)
     # The refined r converges to the exact residual together with x (Björck), so it is
