@@ -130,3 +130,23 @@ def test_bad_input(basis):
 def test_bad_parameters(basis, match):
     with pytest.raises(ValueError, match=match):
         basis.fit(np.ones((3, 1)))
+
+
+def test_gaussian_is_radial_in_several_dimensions():
+    X = np.random.default_rng(1).normal(size=(8, 3))
+    C = np.array([[0.0, 0.0, 0.0], [1.0, -1.0, 0.5]])
+    Phi = GaussianBasis(centres=C, width=0.7).fit_transform(X)
+    d2 = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+    np.testing.assert_allclose(Phi, np.exp(-d2 / (2 * 0.49)), rtol=1e-12)
+    # "data": every training input is a centre (notes 004), with the bias column
+    b = GaussianBasis(centres="data", include_bias=True).fit(X)
+    Phi = b.transform(X)
+    assert Phi.shape == (8, 9)
+    np.testing.assert_allclose(np.diag(Phi[:, 1:]), 1.0)
+    nn = np.sqrt(np.sort(((X[:, None] - X[None]) ** 2).sum(axis=2), axis=1)[:, 1])
+    assert b.width_ == pytest.approx(np.median(nn))
+    # default centres for several features are training points
+    b = GaussianBasis(n_centres=4).fit(X)
+    assert all(any(np.array_equal(c, x) for x in X) for c in b.centres_)
+    with pytest.raises(ValueError, match="centres"):
+        GaussianBasis(centres="grid").fit(X)

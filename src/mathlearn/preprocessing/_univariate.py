@@ -1,8 +1,9 @@
-"""Per-feature basis functions: Gaussian, sigmoidal, Fourier and piecewise features.
+"""Radial Gaussian features, and per-feature sigmoidal, Fourier and piecewise features.
 
-Each input feature is expanded on its own set of one-dimensional basis functions (notes 004
-§2.1 "feature maps"; PRML §3.1 as referenced by spec 001 M12); the output concatenates the
-expansions of all features, optionally preceded by a constant column.
+The Gaussian basis is radial in the input space. The other bases expand each input feature
+on its own set of one-dimensional functions (notes 004 §2.1 "feature maps"; PRML §3.1 as
+referenced by spec 001 M12) and concatenate the expansions, optionally after a constant
+column.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..utils.extmath import squared_distances
 from ..utils.validation import check_positive, validate_data
 
 __all__ = [
@@ -84,31 +86,34 @@ class _PerFeatureBasis(TransformerMixin, BaseEstimator):
         return self
 
 
-class GaussianBasis(_PerFeatureBasis):
-    """Gaussian radial basis functions ``exp(-(x - c_j)^2 / (2 s^2))`` on each feature.
+class GaussianBasis(TransformerMixin, BaseEstimator):
+    """Gaussian radial basis functions ``exp(-||x - c_j||^2 / (2 s^2))``.
 
     Parameters
     ----------
     n_centres : int, default=10
-        Number of centres per feature, spread evenly over the training range when ``centres``
-        is not given.
-    centres : array-like of shape (n_centres,) or (n_centres, n_features), default=None
-        Explicit centres ``c_j``.
+        Number of centres when ``centres`` is None: an even grid over the training range for
+        one input feature; evenly spaced training points (in their order) for several.
+    centres : array-like of shape (n_centres, n_features), "data" or None, default=None
+        Explicit centres ``c_j`` (a 1-D array is read as centres of a single feature), or
+        ``"data"``: every training input is a centre (notes 004 slide 2:9).
     width : float, default=None
-        Width ``s``. Default: the spacing between neighbouring centres.
+        Width ``s``. Default: the spacing of the 1-D grid; otherwise the median distance
+        from each centre to its nearest other centre (1 where undefined).
     include_bias : bool, default=False
         Prepend the constant feature ``phi_0 = 1``.
 
     Attributes
     ----------
     centres_ : ndarray of shape (n_centres, n_features_in_)
-    width_ : ndarray of shape (n_features_in_,)
+    width_ : float
     n_output_features_ : int
 
     Notes
     -----
     Notes 004 slide 2:9 (RBF features ``b(x, c) = exp(-||x - c||^2 / 2)`` with a width
-    parameter in the demos, spec 004 §2.1); PRML eq. 3.4 as referenced by spec 001 M12.
+    parameter in the demos and the "all training inputs as centres plus bias" special case,
+    spec 004 §2.1); PRML eq. 3.4 as referenced by spec 001 M12.
 
     Examples
     --------
@@ -117,8 +122,6 @@ class GaussianBasis(_PerFeatureBasis):
     >>> Phi.shape
     (2, 3)
     """
-
-    _prefix = "gauss"
 
     def __init__(self, n_centres: int = 10, *, centres=None, width=None, include_bias=False):
         self.n_centres = n_centres
@@ -129,17 +132,58 @@ class GaussianBasis(_PerFeatureBasis):
     def fit(self, X, y=None):
         """Place the centres and choose the width."""
         X = validate_data(self, X, dtype=np.float64)
-        n = _check_count(self.n_centres, "n_centres")
-        self.centres_ = _grid(X, n, self.centres, "centres")
-        if self.width is None:
-            self.width_ = _default_width(self.centres_)
+        d = X.shape[1]
+        if isinstance(self.centres, str):
+            if self.centres != "data":
+                raise ValueError(
+                    f"centres must be an array, 'data' or None; got {self.centres!r}."
+                )
+            c = X.copy()
+        elif self.centres is not None or d == 1:
+            c = _grid(X, _check_count(self.n_centres, "n_centres"), self.centres, "centres")
         else:
-            self.width_ = np.full(X.shape[1], check_positive(self.width, "width"))
-        return self._finish_fit(self.centres_.shape[0])
+            k = min(_check_count(self.n_centres, "n_centres"), X.shape[0])
+            c = X[np.linspace(0, X.shape[0] - 1, k).round().astype(int)].copy()
+        self.centres_ = c
+        if self.width is not None:
+            self.width_ = check_positive(self.width, "width")
+        elif d == 1 and self.centres is None:
+            self.width_ = float(_default_width(c)[0])
+        else:
+            self.width_ = _nearest_neighbour_median(c)
+        self.n_output_features_ = c.shape[0] + int(bool(self.include_bias))
+        return self
 
-    def _expand(self, x, j):
-        z = (x[:, None] - self.centres_[:, j][None, :]) / self.width_[j]
-        return np.exp(-0.5 * z * z)
+    def transform(self, X):
+        """Evaluate the basis: ``Phi`` of shape (n_samples, n_output_features_)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if X.shape[1] == 1:
+            # direct differences: exact where the expanded ||x||^2 - 2 x c + ||c||^2 cancels
+            sq = (X[:, :1] - self.centres_[:, 0][None, :]) ** 2
+        else:
+            sq = squared_distances(X, self.centres_)
+        phi = np.exp(-0.5 * sq / self.width_**2)
+        if self.include_bias:
+            return np.hstack([np.ones((X.shape[0], 1)), phi])
+        return phi
+
+    def get_feature_names_out(self, input_features=None):
+        """Names ``gauss0``, ``gauss1``, ...; ``1`` for the bias column."""
+        check_is_fitted(self)
+        names = ["1"] if self.include_bias else []
+        names.extend(f"gauss{j}" for j in range(self.centres_.shape[0]))
+        return np.asarray(names, dtype=object)
+
+
+def _nearest_neighbour_median(c):
+    if c.shape[0] < 2:
+        return 1.0
+    sq = squared_distances(c)
+    np.fill_diagonal(sq, np.inf)
+    nn = np.sqrt(sq.min(axis=1))
+    nn = nn[np.isfinite(nn) & (nn > 0)]
+    return float(np.median(nn)) if nn.size else 1.0
 
 
 class SigmoidBasis(_PerFeatureBasis):
