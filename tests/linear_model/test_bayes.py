@@ -203,3 +203,22 @@ def test_bad_input():
         m.partial_fit(Phi[:, :2], y)
     with pytest.raises(ValueError, match="features"):
         m.predict(Phi[:, :2])
+
+
+@pytest.mark.parametrize("shape", [(200, 5), (15, 4)])
+def test_well_conditioned_designs_with_intercept_match_bayesian_ridge(shape):
+    # random designs take the Gram eigen-decomposition route, centred without a copy
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=shape) + 5.0
+    y = X @ rng.normal(size=shape[1]) + 3.0 + 0.5 * rng.normal(size=shape[0])
+    ours = BayesianLinearRegression(fit_intercept=True, tol=1e-12, max_iter=10000).fit(X, y)
+    tiny = 1e-12
+    ref = BayesianRidge(
+        alpha_1=tiny, alpha_2=tiny, lambda_1=tiny, lambda_2=tiny, tol=1e-12, max_iter=100000
+    ).fit(X, y)
+    assert ours.noise_precision_ == pytest.approx(ref.alpha_, rel=1e-5)
+    assert ours.prior_precision_ == pytest.approx(ref.lambda_, rel=1e-5)
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-6)
+    np.testing.assert_allclose(
+        ours.predict(X, return_std=True)[1], ref.predict(X, return_std=True)[1], rtol=1e-5
+    )
