@@ -118,7 +118,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     ``||t||^2_{outside range} + sum_i (alpha c_i / (alpha + beta s_i^2))^2`` (a sum of
     squares, no cancellation). The iteration finds a local maximum of the evidence; it is run
     from scikit-learn's starting point (``alpha = 1``, ``beta = 1/var(t)``) and from two
-    low-noise starting points, and the highest evidence is kept.
+    low-noise starting points, and the highest evidence is kept. Where the evidence grows
+    without bound (a model that interpolates the data, a constant target) the precisions
+    stop at the clipping bounds ``1e-15`` / ``1e15``.
 
     ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
     becomes the prior for the next batch; after all batches it equals the batch posterior
