@@ -51,15 +51,21 @@ def main() -> None:
         repeats=3,
         target=1.2,
     )
-    t = np.linspace(0, 50, 20_000)
-    S = np.c_[np.sin(3 * t), np.sign(np.sin(2 * t)), rng.laplace(size=t.size),
-              rng.uniform(-1, 1, t.size)]  # fmt: skip
-    Xi = S @ rng.normal(size=(4, 8)) + 0.01 * rng.normal(size=(t.size, 8))
-    w0 = rng.normal(size=(4, 4))
+    t = np.linspace(0, 200, 50_000)
+    S = np.c_[
+        np.sin(3 * t),
+        np.sign(np.sin(2 * t)),
+        rng.laplace(size=t.size),
+        rng.uniform(-1, 1, t.size),
+        np.sin(7 * t) ** 3,
+        rng.exponential(size=t.size),
+    ]
+    Xi = S @ rng.normal(size=(6, 12)) + 0.01 * rng.normal(size=(t.size, 12))
+    w0 = rng.normal(size=(6, 6))
     compare(
-        "FastICA parallel logcosh, 20000x8, k=4",
-        lambda: mld.FastICA(4, w_init=w0, max_iter=400).fit(Xi),
-        lambda: skd.FastICA(4, w_init=w0, max_iter=400, whiten="unit-variance").fit(Xi),
+        "FastICA parallel logcosh, 50000x12, k=6",
+        lambda: mld.FastICA(6, w_init=w0, max_iter=400).fit(Xi),
+        lambda: skd.FastICA(6, w_init=w0, max_iter=400, whiten="unit-variance").fit(Xi),
         repeats=5,
         target=1.2,
     )

@@ -171,14 +171,15 @@ class PCA(TransformerMixin, BaseEstimator):
         return Z
 
     def _fit(self, X):
-        X = validate_data(self, X, dtype=[np.float64, np.float32], copy=True)
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
         n, d = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
         k = check_n_components(self.n_components, min(n, d), allow_float=True)
         solver = self._choose_solver(n, d, k)
         self.mean_ = X.mean(axis=0)
-        X -= self.mean_
+        if solver != "covariance":
+            X = X - self.mean_  # our own centred copy: the solvers below may overwrite it
         U = None
         total_var = None
         if solver == "gram":
@@ -198,7 +199,11 @@ class PCA(TransformerMixin, BaseEstimator):
                 Vt = (V[:, :rank].T @ X) / s[:, None]
                 U = V[:, :rank]
         if solver == "covariance":
+            # Scatter of the raw data corrected by N m m^T: no centred N x D copy (the same
+            # saving scikit-learn's covariance_eigh makes). The correction cancels digits when
+            # |mean| >> std; the other solvers centre first.
             C = X.T @ X
+            C -= n * np.outer(self.mean_, self.mean_)
             w, V = sla.eigh(C, check_finite=False, driver="evd")
             s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
             s = s_all
