@@ -225,6 +225,10 @@ class NMF(TransformerMixin, BaseEstimator):
 
     def _solve(self, X, W, H, beta, update_H):
         xsq = float(np.einsum("ij,ij->", X, X)) if beta == 2 else None
+        if beta == 1:
+            # KL = sum X log X - sum X log WH - sum X + sum WH; the X-only terms are constant.
+            pos = X > 0
+            kl_const = float(np.sum(X[pos] * np.log(X[pos]))) - float(X.sum())
         err0 = np.sqrt(2.0 * _divergence(X, W, H, beta))
         if err0 == 0.0:
             return W, H, 0, [0.0]
@@ -256,6 +260,10 @@ class NMF(TransformerMixin, BaseEstimator):
             else:
                 WH = W @ H
                 np.maximum(WH, _EPS, out=WH)
+                if len(losses) < n_iter - 1:
+                    # The objective after the previous iteration, from the W H this update
+                    # needs anyway (saves a product per iteration).
+                    losses.append(kl_const - float(np.einsum("ij,ij->", X, np.log(WH))) + WH.sum())
                 Q = X / WH
                 den = H.sum(axis=1)[None, :]
                 den = np.where(den == 0, _EPS, den)
@@ -268,13 +276,16 @@ class NMF(TransformerMixin, BaseEstimator):
                     wsum[wsum == 0] = 1.0
                     H *= (W.T @ Q) / wsum[:, None]
                     H[H < np.finfo(np.float64).eps] = 0.0
-                losses.append(_divergence(X, W, H, beta))
+                if self.tol > 0 and n_iter % 10 == 0:
+                    losses.append(_divergence(X, W, H, beta))
             if self.tol > 0 and n_iter % 10 == 0:
                 err = np.sqrt(2.0 * losses[-1])
                 if (prev - err) / err0 < self.tol:
                     converged = True
                     break
                 prev = err
+        if len(losses) < n_iter:
+            losses.append(_divergence(X, W, H, beta))
         if not converged and self.tol > 0:
             warnings.warn(
                 f"NMF did not converge in max_iter={self.max_iter} iterations; increase "
