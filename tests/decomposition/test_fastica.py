@@ -80,3 +80,13 @@ def test_bad_input(mixture):
         FastICA().fit(np.c_[X[:, 0], X[:, 0]])
     with pytest.raises(ValueError, match="fun"):
         FastICA(fun="tanh").fit(X)
+    with pytest.raises(ValueError, match="already white"):
+        FastICA(n_components=2, whiten=False).fit(X)
+
+
+def test_prewhitened_input(mixture):
+    S, X = mixture
+    ica = FastICA(random_state=0).fit(X)
+    Xw = (X - X.mean(0)) @ ica.whitening_.T  # white: identity covariance
+    Z = FastICA(whiten=False, random_state=0).fit_transform(Xw)
+    assert_permutation(abs_corr(Z, S), 1e-2)

@@ -3,6 +3,8 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.linalg as sla
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.decomposition import PCA as SkPCA
 
 from mathlearn.decomposition import PCA
@@ -190,3 +192,27 @@ def test_bad_input():
         pca.transform(np.ones((2, 4)))
     with pytest.raises(ValueError, match="inverse_transform expects"):
         pca.inverse_transform(np.ones((2, 3)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    n=st.integers(3, 25),
+    d=st.integers(2, 25),
+    seed=st.integers(0, 2**16),
+)
+def test_solvers_agree_property(n, d, seed):
+    # Spec 000 §3.4: PCA by eigendecomposition, by SVD and by the Gram trick agree up to sign,
+    # and whitened training features are the right singular vectors scaled by sqrt(N - 1).
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    k = min(n - 1, d)
+    ref = PCA(n_components=k, svd_solver="full").fit(X)
+    for solver in ("gram", "covariance"):
+        other = PCA(n_components=k, svd_solver=solver).fit(X)
+        np.testing.assert_allclose(
+            other.explained_variance_, ref.explained_variance_, rtol=1e-6, atol=1e-10
+        )
+        np.testing.assert_allclose(other.components_, ref.components_, atol=1e-5)
+    Z = PCA(n_components=k, whiten=True).fit_transform(X)
+    Xc = X - X.mean(0)
+    U = np.linalg.svd(Xc, full_matrices=False)[0][:, :k]
+    assert_same_up_to_sign(Z / np.sqrt(n - 1), U, atol=1e-6)

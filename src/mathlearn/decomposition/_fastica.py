@@ -139,6 +139,11 @@ class FastICA(TransformerMixin, BaseEstimator):
                 f"{min(n, d)}]."
             )
         g = _FUNS[self.fun]
+        if not self.whiten and k != d:
+            raise ValueError(
+                f"whiten=False treats X as already white, so n_components must equal "
+                f"n_features={d}; got {k}."
+            )
         if self.whiten:
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
