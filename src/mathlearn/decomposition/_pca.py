@@ -64,8 +64,10 @@ class PCA(TransformerMixin, BaseEstimator):
         time and no ``D x D`` matrix, the route for ``D >> N`` (the faces case). Components of
         zero variance cannot be recovered this way; if more are asked for than the rank, the
         thin SVD is used instead.
-        ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix, the cheap route
-        for ``N >> D``.
+        ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix
+        ``X^T X - N m m^T``, the cheap route for ``N >> D`` (it needs no centred copy of
+        ``X`` but loses digits when the mean is large next to the spread, and squares the
+        condition number: use ``"full"`` for small trailing eigenvalues).
         ``"randomized"``: randomised range finder (Halko et al. 2011), for large data and few
         components; approximate.
         ``"auto"``: ``"gram"`` when ``D > N``; ``"covariance"`` when ``N >= 10 D`` and

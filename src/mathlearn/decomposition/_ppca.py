@@ -79,8 +79,12 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
     ``R = sigma^2 M^{-1}``; M-step ``W = (sum x_i b_i^T)(sum b_i b_i^T + N R)^{-1}`` and
     ``sigma^2 = (1/(N D)) [sum ||x_i||^2 - 2 sum x_i^T W b_i + tr(W^T W (sum b_i b_i^T + N R))]``
     with the new ``W``. With missing values the E-step conditions on each sample's observed
-    entries only and the M-step solves one ``k x k`` system per feature (Ilin & Raiko, 2010),
-    updating ``mu`` jointly; every step still increases the observed-data likelihood.
+    entries only (``M_i = W_o^T W_o + sigma^2 I``, batched over samples) and the M-step
+    solves, for each feature, the ``(k + 1) x (k + 1)`` normal equations of ``(w_j, mu_j)``
+    over the samples where it is observed (as in Ilin & Raiko, 2010); every step still
+    increases the observed-data likelihood. EM is slow when ``sigma^2`` is small next to the
+    leading eigenvalues: the length of ``W`` along a strong direction approaches its fixed
+    point at a rate of about ``1 - sigma^2 / lambda``.
 
     Examples
     --------
