@@ -84,7 +84,7 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
     over the samples where it is observed (as in Ilin & Raiko, 2010); every step still
     increases the observed-data likelihood. EM is slow when ``sigma^2`` is small next to the
     leading eigenvalues: the length of ``W`` along a strong direction approaches its fixed
-    point at a rate of about ``1 - sigma^2 / lambda``.
+    point at a rate of about ``1 - 2 sigma^2 / lambda`` per iteration.
 
     Examples
     --------
