@@ -148,7 +148,7 @@ class FastICA(TransformerMixin, BaseEstimator):
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
             # PCA whitening through the D x D covariance (cheap for N >> D).
-            w, U = sla.eigh(Xc.T @ Xc / n, check_finite=False)
+            w, U = np.linalg.eigh(Xc.T @ Xc / n)
             w, U = w[::-1][:k], U[:, ::-1][:, :k]
             if w[-1] <= w[0] * d * np.finfo(X.dtype).eps:
                 raise ValueError(

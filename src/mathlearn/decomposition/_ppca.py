@@ -191,12 +191,12 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         if d <= n:
-            w, U = sla.eigh(Xc.T @ Xc / n, check_finite=False, driver="evd")
+            w, U = np.linalg.eigh(Xc.T @ Xc / n)
             w, U = w[::-1], U[:, ::-1]
         else:
             # D > N: the N x N Gram matrix has the same non-zero spectrum (spec 000 M52); the
             # D - N + 1 remaining eigenvalues are 0 and enter sigma^2 as zeros.
-            g, V = sla.eigh(Xc @ Xc.T / n, check_finite=False, driver="evd")
+            g, V = np.linalg.eigh(Xc @ Xc.T / n)
             g, V = g[::-1], V[:, ::-1]
             r = int(np.sum(g > g[0] * n * np.finfo(float).eps))
             U = (Xc.T @ V[:, :r]) / np.sqrt(n * g[:r])

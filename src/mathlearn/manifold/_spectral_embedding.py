@@ -143,7 +143,7 @@ class SpectralEmbedding(BaseEstimator):
         first = int(bool(self.drop_first))
         m = k + first
         if m > n // 4:
-            w, V = sla.eigh(L, check_finite=False, driver="evd")
+            w, V = np.linalg.eigh(L)
             w, V = w[:m], V[:, :m]
         else:
             w, V = sla.eigh(L, subset_by_index=[0, m - 1], check_finite=False, driver="evx")
