@@ -29,22 +29,46 @@ def test_same_iterates_as_sklearn_mu(nmf_data, beta_loss):
     assert ours.reconstruction_err_ == pytest.approx(ref.reconstruction_err_, rel=1e-10)
 
 
-@pytest.mark.parametrize("beta_loss", ["frobenius", "kullback-leibler"])
-def test_objective_non_increasing(nmf_data, beta_loss):
+def _objective(X, W, H, beta_loss):
+    WH = W @ H
+    if beta_loss == "frobenius":
+        return 0.5 * np.sum((X - WH) ** 2)
+    return np.sum(X * np.log(X / WH) - X + WH)
+
+
+def test_frobenius_objective_non_increasing(nmf_data):
     X, W0, H0 = nmf_data
-    m = NMF(3, beta_loss=beta_loss, init="custom", max_iter=150, tol=0)
+    m = NMF(3, init="custom", max_iter=150, tol=0)
     W = m.fit_transform(X, W=W0, H=H0)
     loss = np.array(m.loss_curve_)
     assert len(loss) == 150
     assert np.all(np.diff(loss) <= 1e-12 * loss[0])
     assert np.all(W >= 0) and np.all(m.components_ >= 0)
     # The recorded objective is the objective (computed here directly).
-    WH = W @ m.components_
-    if beta_loss == "frobenius":
-        direct = 0.5 * np.sum((X - WH) ** 2)
-    else:
-        direct = np.sum(X * np.log(X / WH) - X + WH)
-    assert loss[-1] == pytest.approx(direct, rel=1e-9)
+    assert loss[-1] == pytest.approx(_objective(X, W, m.components_, "frobenius"), rel=1e-9)
+
+
+@pytest.mark.parametrize("beta_loss", ["frobenius", "kullback-leibler"])
+def test_objective_non_increasing_every_iteration(nmf_data, beta_loss):
+    # Refit from the same start for 1, 2, ... iterations and evaluate the objective directly.
+    X, W0, H0 = nmf_data
+    values = []
+    for t in range(1, 31):
+        m = NMF(3, beta_loss=beta_loss, init="custom", max_iter=t, tol=0)
+        W = m.fit_transform(X, W=W0, H=H0)
+        values.append(_objective(X, W, m.components_, beta_loss))
+        assert m.loss_curve_[-1] == pytest.approx(values[-1], rel=1e-9)
+    assert np.all(np.diff(values) <= 1e-12 * values[0])
+    assert values[-1] < 0.5 * values[0]
+
+
+def test_kl_loss_curve_at_checks(nmf_data):
+    X, W0, H0 = nmf_data
+    m = NMF(3, beta_loss="kullback-leibler", init="custom", max_iter=35, tol=1e-12)
+    with pytest.warns(ConvergenceWarning):
+        m.fit_transform(X, W=W0, H=H0)
+    assert len(m.loss_curve_) == 4  # iterations 10, 20, 30 and the last
+    assert np.all(np.diff(m.loss_curve_) <= 0)
 
 
 def test_transform_converges_to_fit_transform():

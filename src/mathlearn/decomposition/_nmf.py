@@ -96,7 +96,10 @@ class NMF(TransformerMixin, BaseEstimator):
         ``sqrt(2 * objective)`` at the end (the Frobenius norm of the residual for
         ``"frobenius"``).
     loss_curve_ : list of float
-        The objective after each iteration (non-increasing: Lee & Seung's theorem).
+        The objective after each iteration for ``"frobenius"`` (free to compute from the
+        ``k x k`` and ``k x d`` products of the updates); for ``"kullback-leibler"`` after
+        every tenth iteration (the convergence checks) and the last, since it needs a
+        logarithm of the whole ``W H``. Non-increasing (Lee & Seung's theorem).
     n_iter_ : int
     n_components_ : int
     n_features_in_ : int
@@ -225,10 +228,6 @@ class NMF(TransformerMixin, BaseEstimator):
 
     def _solve(self, X, W, H, beta, update_H):
         xsq = float(np.einsum("ij,ij->", X, X)) if beta == 2 else None
-        if beta == 1:
-            # KL = sum X log X - sum X log WH - sum X + sum WH; the X-only terms are constant.
-            pos = X > 0
-            kl_const = float(np.sum(X[pos] * np.log(X[pos]))) - float(X.sum())
         err0 = np.sqrt(2.0 * _divergence(X, W, H, beta))
         if err0 == 0.0:
             return W, H, 0, [0.0]
@@ -260,10 +259,6 @@ class NMF(TransformerMixin, BaseEstimator):
             else:
                 WH = W @ H
                 np.maximum(WH, _EPS, out=WH)
-                if len(losses) < n_iter - 1:
-                    # The objective after the previous iteration, from the W H this update
-                    # needs anyway (saves a product per iteration).
-                    losses.append(kl_const - float(np.einsum("ij,ij->", X, np.log(WH))) + WH.sum())
                 Q = X / WH
                 den = H.sum(axis=1)[None, :]
                 den = np.where(den == 0, _EPS, den)
@@ -284,7 +279,9 @@ class NMF(TransformerMixin, BaseEstimator):
                     converged = True
                     break
                 prev = err
-        if len(losses) < n_iter:
+        if beta == 1 and (not losses or n_iter % 10 != 0 or self.tol <= 0):
+            # KL needs a logarithm of the whole N x D matrix W H, as expensive as an update:
+            # it is recorded at the convergence checks and at the end only.
             losses.append(_divergence(X, W, H, beta))
         if not converged and self.tol > 0:
             warnings.warn(
