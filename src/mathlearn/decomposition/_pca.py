@@ -22,22 +22,23 @@ def randomized_range_svd(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Truncated SVD ``X ~ U_k diag(s_k) V_k^T`` by a randomised range finder.
 
-    Halko, Martinsson & Tropp (2011), Algorithms 4.3/4.4 and 5.1: sample the range of ``X``
-    with a Gaussian test matrix, sharpen it with ``n_iter`` power iterations (each pass
-    renormalised by an LU factorisation, cheaper than QR and enough to keep the columns from
-    collapsing onto the top singular vector), orthonormalise once with QR, then take the exact
-    SVD of the small ``(k + p) x D`` projection ``Q^T X``.
+    Halko, Martinsson & Tropp (2011), Algorithms 4.4 and 5.1: sample the range of ``X``
+    with a Gaussian test matrix, sharpen it with ``n_iter`` subspace (power) iterations, each
+    pass re-orthonormalised by a thin QR so that the columns do not collapse onto the top
+    singular vector, then take the exact SVD of the small ``(k + p) x D`` projection
+    ``Q^T X``. Every factorisation is NumPy's, like the products around it: alternating with
+    SciPy's separately threaded LAPACK made each switch stall.
     """
     rng = check_random_state(rng)
     n, d = X.shape
     size = min(k + n_oversamples, n, d)
     Q = rng.standard_normal((d, size))
     for _ in range(n_iter):
-        Q, _ = sla.lu(X @ Q, permute_l=True, check_finite=False)
-        Q, _ = sla.lu(X.T @ Q, permute_l=True, check_finite=False)
-    Q, _ = sla.qr(X @ Q, mode="economic", check_finite=False)
+        Q, _ = np.linalg.qr(X @ Q)
+        Q, _ = np.linalg.qr(X.T @ Q)
+    Q, _ = np.linalg.qr(X @ Q)
     B = Q.T @ X
-    Uh, s, Vt = sla.svd(B, full_matrices=False, check_finite=False)
+    Uh, s, Vt = np.linalg.svd(B, full_matrices=False)
     return (Q @ Uh)[:, :k], s[:k], Vt[:k]
 
 
