@@ -257,16 +257,17 @@ class NMF(TransformerMixin, BaseEstimator):
                     loss = 0.5 * (xsq - 2.0 * np.sum((W.T @ X) * H) + np.sum(WtW * HHt))
                 losses.append(max(float(loss), 0.0))
             else:
-                WH = W @ H
-                np.maximum(WH, _EPS, out=WH)
-                Q = X / WH
+                # X / max(W H, eps), reusing the W H buffer (two N x D temporaries saved).
+                Q = W @ H
+                np.maximum(Q, _EPS, out=Q)
+                np.divide(X, Q, out=Q)
                 den = H.sum(axis=1)[None, :]
                 den = np.where(den == 0, _EPS, den)
                 W *= (Q @ H.T) / den
                 if update_H:
-                    WH = W @ H
-                    np.maximum(WH, _EPS, out=WH)
-                    Q = X / WH
+                    Q = W @ H
+                    np.maximum(Q, _EPS, out=Q)
+                    np.divide(X, Q, out=Q)
                     wsum = W.sum(axis=0)
                     wsum[wsum == 0] = 1.0
                     H *= (W.T @ Q) / wsum[:, None]
