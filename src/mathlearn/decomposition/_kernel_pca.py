@@ -218,7 +218,7 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         self.dual_coef_ = V * inv_sqrt
         self.X_transformed_fit_ = V * np.sqrt(np.clip(w, 0.0, None))
         self.n_components_ = w.size
-        self.X_fit_ = X
+        self.X_fit_ = X.copy()  # later changes to the caller's array must not leak in
         if self.fit_inverse_transform:
             if self.kernel_ is None:
                 raise ValueError("fit_inverse_transform needs a kernel, not 'precomputed'.")

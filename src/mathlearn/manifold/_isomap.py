@@ -110,7 +110,7 @@ class Isomap(TransformerMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             self._proj = np.where(w > 0, V / np.sqrt(np.where(w > 0, w, 1.0)), 0.0)
         self._col_means, self._grand_mean = col_means, grand
-        self.X_fit_ = X
+        self.X_fit_ = X.copy()  # later changes to the caller's array must not leak in
         return self
 
     @staticmethod
