@@ -75,7 +75,9 @@ def test_gram_route_d_greater_than_n(rng):
 
 def test_em_converges_to_closed_form(ppca_data):
     cf = ProbabilisticPCA(n_components=2).fit(ppca_data)
-    em = ProbabilisticPCA(n_components=2, method="em", tol=1e-10, random_state=0).fit(ppca_data)
+    em = ProbabilisticPCA(
+        n_components=2, method="em", init="random", tol=1e-10, random_state=0
+    ).fit(ppca_data)
     W_cf, W_em = cf.components_.T, em.components_.T
     np.testing.assert_allclose(W_em @ W_em.T, W_cf @ W_cf.T, rtol=1e-3, atol=1e-3)
     assert em.noise_variance_ == pytest.approx(cf.noise_variance_, rel=1e-4)
@@ -83,11 +85,19 @@ def test_em_converges_to_closed_form(ppca_data):
     assert np.all(np.diff(em.lower_bound_history_) >= -1e-12)
 
 
-def test_em_with_missing_values(ppca_data, rng):
+def test_em_pca_start_on_complete_data_is_the_maximum(ppca_data):
+    cf = ProbabilisticPCA(n_components=2).fit(ppca_data)
+    em = ProbabilisticPCA(n_components=2, method="em").fit(ppca_data)
+    assert em.n_iter_ <= 3
+    np.testing.assert_allclose(em.get_covariance(), cf.get_covariance(), rtol=1e-8)
+
+
+@pytest.mark.parametrize("init", ["pca", "random"])
+def test_em_with_missing_values(ppca_data, rng, init):
     X = ppca_data.copy()
     mask = rng.random(X.shape) < 0.15
     X[mask] = np.nan
-    m = ProbabilisticPCA(n_components=2, method="em", tol=1e-9, random_state=0).fit(X)
+    m = ProbabilisticPCA(n_components=2, method="em", init=init, tol=1e-9, random_state=0).fit(X)
     hist = np.array(m.lower_bound_history_)
     assert np.all(np.diff(hist) >= -1e-10)  # EM never decreases the observed likelihood
     # score with NaN marginalises the missing coordinates: check against scipy per row.
@@ -133,7 +143,9 @@ def test_sample_covariance(ppca_data):
 
 def test_em_convergence_warning(ppca_data):
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        ProbabilisticPCA(n_components=2, method="em", max_iter=2, random_state=0).fit(ppca_data)
+        ProbabilisticPCA(
+            n_components=2, method="em", init="random", max_iter=2, random_state=0
+        ).fit(ppca_data)
 
 
 def test_bad_input(ppca_data):
@@ -157,3 +169,5 @@ def test_bad_input(ppca_data):
         ProbabilisticPCA(n_components=2, method="em").fit(Z)
     with pytest.raises(ValueError, match="method"):
         ProbabilisticPCA(method="vb").fit(ppca_data)
+    with pytest.raises(ValueError, match="init"):
+        ProbabilisticPCA(method="em", init="kmeans").fit(ppca_data)

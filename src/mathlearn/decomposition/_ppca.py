@@ -39,8 +39,12 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         EM iterations.
     tol : float, default=1e-6
         EM stops when the mean log-likelihood improves by less than ``tol``.
+    init : {"pca", "random"}, default="pca"
+        EM starting point: ``"pca"``, the closed-form solution for the data with missing
+        entries replaced by their feature means (for complete data that is already the
+        maximum); ``"random"``, a random ``W`` with ``sigma^2`` the mean variance.
     random_state : int, Generator, RandomState or None, default=None
-        Initialisation of EM.
+        Randomness of ``init="random"``.
 
     Attributes
     ----------
@@ -109,12 +113,14 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         method: str = "closed_form",
         max_iter: int = 1000,
         tol: float = 1e-6,
+        init: str = "pca",
         random_state=None,
     ):
         self.n_components = n_components
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
+        self.init = init
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -207,7 +213,17 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         self.lower_bound_ = float(np.mean(self._loglik_complete(Xc)))
         self.lower_bound_history_ = [self.lower_bound_]
 
-    def _init_em(self, n, d, k, scale):
+    def _init_em(self, X_filled, k, scale):
+        if self.init not in ("pca", "random"):
+            raise ValueError(f"init must be 'pca' or 'random'; got {self.init!r}.")
+        d = X_filled.shape[1]
+        if self.init == "pca":
+            try:
+                start = ProbabilisticPCA(n_components=k).fit(X_filled)
+            except ValueError:
+                pass  # degenerate after mean imputation: fall back to a random start
+            else:
+                return start.components_.T.copy(), start.noise_variance_
         rng = check_random_state(self.random_state)
         W = rng.standard_normal((d, k)) * np.sqrt(scale / k)
         return W, scale
@@ -217,7 +233,7 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
         trace_s = float(np.einsum("ij,ij->", Xc, Xc)) / n
-        W, sigma2 = self._init_em(n, d, k, max(trace_s / d, 1e-12))
+        W, sigma2 = self._init_em(X, k, max(trace_s / d, 1e-12))
         history = []
         converged = False
         for it in range(1, self.max_iter + 1):
@@ -253,12 +269,12 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
             )
 
     def _fit_em_missing(self, X, mask, k):
-        n, d = X.shape
+        d = X.shape[1]
         obs = (~mask).astype(float)
         mu = np.nanmean(X, axis=0)
         Xf = np.where(mask, 0.0, X)
         var = np.nanvar(X, axis=0)
-        W, sigma2 = self._init_em(n, d, k, max(float(np.mean(var)), 1e-12))
+        W, sigma2 = self._init_em(np.where(mask, mu, X), k, max(float(np.mean(var)), 1e-12))
         n_obs = float(obs.sum())
         counts = obs.sum(axis=0)
         eye = np.eye(k)

@@ -266,11 +266,12 @@ def kpca_circles(ctx):
         "entries deleted at random. EM conditions on the observed entries of each sample; its "
         "observed-data log-likelihood never decreases (left). Right: the largest principal "
         "angle between the fitted and the true principal subspace, and the RMSE of the "
-        "imputed entries E[x_m | x_o] = mu_m + W_m E[z | x_o], against mean imputation. At "
-        "0% missing EM approaches the closed-form maximum given in the table caption; EM "
-        "crawls when sigma^2 is small next to the leading eigenvalues (the length of W along "
-        "a strong direction contracts towards its fixed point at a rate 1 - O(sigma^2 / "
-        "lambda)), so at this tolerance it stops slightly below it."
+        "imputed entries E[x_m | x_o] = mu_m + W_m E[z | x_o], against mean imputation. EM "
+        "starts from the closed-form fit of the mean-imputed data (init='pca'), so at 0% "
+        "missing it stops at once at the closed-form maximum (value in the table caption). "
+        "From a random start EM crawls when sigma^2 is small next to the leading eigenvalues: "
+        "the length of W along a strong direction contracts towards its fixed point at a rate "
+        "of about 1 - 2 sigma^2 / lambda per iteration."
     ),
     source="000 §2.2.1 (M63); 001 L577-628 (M34); 002 §5.5 (M32, EM)",
 )
