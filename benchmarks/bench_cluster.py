@@ -18,12 +18,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from _harness import compare
 from sklearn.cluster import AgglomerativeClustering as SkAgglomerative
 from sklearn.cluster import KMeans as SkKMeans
 from sklearn.datasets import make_blobs
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
+from _harness import compare
 from mathlearn.cluster import AgglomerativeClustering, KMeans, kmeans_plusplus
 from mathlearn.mixture import GaussianMixture
 

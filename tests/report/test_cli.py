@@ -43,3 +43,13 @@ def test_failing_experiment_is_reported_and_exit_code_nonzero(tmp_path: Path):
 def test_unknown_experiment_is_an_error(tmp_path: Path, capsys):
     assert main(["report", "--only", "nope", "--out", str(tmp_path)]) == 2
     assert "unknown experiment" in capsys.readouterr().err
+
+
+def test_sections_follow_the_notes_order():
+    from mathlearn.report._registry import SECTION_ORDER
+
+    sections = [exp.section for exp in registry().values()]
+    known = [s for s in dict.fromkeys(sections) if s in SECTION_ORDER]
+    assert known == [s for s in SECTION_ORDER if s in known]
+    # Experiments of one section are contiguous.
+    assert len(list(dict.fromkeys(sections))) == len(set(sections))

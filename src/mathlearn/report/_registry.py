@@ -31,6 +31,10 @@ class Experiment:
 
 _REGISTRY: dict[str, Experiment] = {}
 
+# Sections appear in the order the notes teach them; any other section follows, in the order
+# its first experiment registered.
+SECTION_ORDER = ("Regression", "Probability", "Optimisation", "Feature extraction", "Clustering")
+
 
 def experiment(
     name: str, *, title: str, section: str, description: str = "", source: str = ""
@@ -72,9 +76,17 @@ def load_all() -> None:
 
 
 def registry() -> dict[str, Experiment]:
-    """All registered experiments by name, in registration order."""
+    """All registered experiments by name, grouped by section in ``SECTION_ORDER``.
+
+    Within a section, experiments keep their registration order.
+    """
     load_all()
-    return dict(_REGISTRY)
+    sections = list(SECTION_ORDER)
+    for exp in _REGISTRY.values():
+        if exp.section not in sections:
+            sections.append(exp.section)
+    ordered = sorted(_REGISTRY.values(), key=lambda e: sections.index(e.section))
+    return {exp.name: exp for exp in ordered}
 
 
 @dataclass
