@@ -213,7 +213,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             # copy of X). Its eigenvalues carry relative errors ~ eps * cond(Phi)^2, so it is
             # used only for well-conditioned designs (cond(Phi) < 1e3); otherwise QR below.
             G, b = centred_gram(X, x_mean, t, 0.0)
-            s2, V = sla.eigh(G, check_finite=False)
+            # NumPy's LAPACK, not SciPy's: G was just built by NumPy's BLAS, and on few cores
+            # switching to SciPy's separate OpenBLAS thread pool makes the two pools contend.
+            s2, V = np.linalg.eigh(G)
             if s2[0] > 1e-6 * s2[-1] > 0:
                 s = np.sqrt(s2)
                 c = (V.T @ b) / s  # = U^T t with U = Phi V diag(1/s)
