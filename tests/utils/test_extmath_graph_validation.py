@@ -93,3 +93,15 @@ def test_validation_messages():
     assert isinstance(g, np.random.Generator)
     with pytest.raises(ValueError, match="random_state"):
         check_random_state("seed")
+
+
+def test_check_int_and_check_bool():
+    from mathlearn.utils.validation import check_bool, check_int
+
+    assert check_int(np.int64(3), "n") == 3
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="n must be an integer >= 1"):
+            check_int(bad, "n")
+    assert check_bool(np.True_, "flag") is True
+    with pytest.raises(TypeError, match="flag must be a bool"):
+        check_bool(1, "flag")

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from ..base import BaseEstimator, TransformerMixin, check_is_fitted
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_positive, validate_data
+from ..utils.validation import check_int, check_positive, validate_data
 
 __all__ = [
     "FourierBasis",
@@ -22,12 +22,6 @@ __all__ = [
     "PiecewiseLinearBasis",
     "SigmoidBasis",
 ]
-
-
-def _check_count(value, name, minimum=1):
-    if not isinstance(value, int | np.integer) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def _grid(X, n, given, name):
@@ -140,9 +134,9 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
                 )
             c = X.copy()
         elif self.centres is not None or d == 1:
-            c = _grid(X, _check_count(self.n_centres, "n_centres"), self.centres, "centres")
+            c = _grid(X, check_int(self.n_centres, "n_centres"), self.centres, "centres")
         else:
-            k = min(_check_count(self.n_centres, "n_centres"), X.shape[0])
+            k = min(check_int(self.n_centres, "n_centres"), X.shape[0])
             c = X[np.linspace(0, X.shape[0] - 1, k).round().astype(int)].copy()
         self.centres_ = c
         if self.width is not None:
@@ -226,7 +220,7 @@ class SigmoidBasis(_PerFeatureBasis):
     def fit(self, X, y=None):
         """Place the centres and choose the scale."""
         X = validate_data(self, X, dtype=np.float64)
-        n = _check_count(self.n_centres, "n_centres")
+        n = check_int(self.n_centres, "n_centres")
         self.centres_ = _grid(X, n, self.centres, "centres")
         if self.width is None:
             self.width_ = _default_width(self.centres_)
@@ -277,7 +271,7 @@ class FourierBasis(_PerFeatureBasis):
     def fit(self, X, y=None):
         """Choose the period of each feature."""
         X = validate_data(self, X, dtype=np.float64)
-        k = _check_count(self.n_frequencies, "n_frequencies")
+        k = check_int(self.n_frequencies, "n_frequencies")
         if self.period is None:
             span = X.max(axis=0) - X.min(axis=0)
             self.period_ = np.where(span > 0, span, 1.0)
@@ -337,7 +331,7 @@ class PiecewiseConstantBasis(_PerFeatureBasis):
     def fit(self, X, y=None):
         """Place the knots."""
         X = validate_data(self, X, dtype=np.float64)
-        n = _check_count(self.n_knots, "n_knots")
+        n = check_int(self.n_knots, "n_knots")
         self.knots_ = np.sort(_grid(X, n + 2, self.knots, "knots"), axis=0)
         if self.knots is None:
             self.knots_ = self.knots_[1:-1]  # interior knots of an even grid
@@ -395,7 +389,7 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
     def fit(self, X, y=None):
         """Place the knots."""
         X = validate_data(self, X, dtype=np.float64)
-        n = _check_count(self.n_knots, "n_knots")
+        n = check_int(self.n_knots, "n_knots")
         self.knots_ = np.sort(_grid(X, n + 2, self.knots, "knots"), axis=0)
         if self.knots is None:
             self.knots_ = self.knots_[1:-1]

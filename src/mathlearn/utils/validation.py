@@ -17,6 +17,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = [
     "check_array",
+    "check_bool",
+    "check_int",
     "check_is_fitted",
     "check_positive",
     "check_probability_vector",
@@ -72,6 +74,20 @@ def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = 
     if not strict and value < 0:
         raise ValueError(f"{name} must be >= 0; got {value}.")
     return value
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """Check that a parameter is an integer (not a bool) of at least ``minimum``; return it."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def check_bool(value, name: str) -> bool:
+    """Check that a parameter is a bool (Python's or NumPy's); return it as ``bool``."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be a bool; got {value!r}.")
+    return bool(value)
 
 
 def check_probability_vector(p, name: str = "p", *, axis: int = -1, atol: float = 1e-8):
