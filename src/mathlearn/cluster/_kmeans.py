@@ -304,7 +304,7 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = np.r_[rng.normal(0, 0.1, (50, 2)), rng.normal(3, 0.1, (50, 2))]
     >>> mbk = MiniBatchKMeans(n_clusters=2, batch_size=20, random_state=0).fit(X)
-    >>> sorted(np.round(mbk.cluster_centers_[:, 0]).tolist())
+    >>> sorted(np.abs(np.round(mbk.cluster_centers_[:, 0])).tolist())
     [0.0, 3.0]
     """
 
