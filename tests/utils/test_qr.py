@@ -96,3 +96,12 @@ def test_qr_iteration_bad_input():
         qr_eigh(np.array([[np.nan]]))
     with pytest.raises(ValueError, match="shift"):
         qr_eigh(np.eye(2), shift="rayleigh")
+
+
+def test_qr_iteration_deflates_only_a_decoupled_row():
+    # The last row's neighbour A[2, 1] is zero but A[2, 0] couples it to the first row, so
+    # A[2, 2] = 3 is not an eigenvalue: eigenvalues are 2 and 2 +- sqrt(2).
+    A = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
+    w, V, _ = qr_eigh(A)
+    np.testing.assert_allclose(w, [2 + np.sqrt(2), 2.0, 2 - np.sqrt(2)], rtol=1e-12)
+    np.testing.assert_allclose(A @ V, V * w, atol=1e-12)

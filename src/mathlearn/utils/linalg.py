@@ -312,7 +312,9 @@ def qr_eigh(
                 break
             mu = 0.0
         else:
-            if abs(B[m - 1, m - 2]) <= tol * scale:
+            # The active block is full, not tridiagonal: the whole last row must vanish
+            # before its diagonal entry is an eigenvalue (one small neighbour is not enough).
+            if np.max(np.abs(B[m - 1, : m - 1])) <= tol * scale:
                 m -= 1
                 continue
             a, b, c = B[m - 2, m - 2], B[m - 1, m - 2], B[m - 1, m - 1]
