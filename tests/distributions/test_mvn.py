@@ -217,6 +217,11 @@ def test_bad_inputs_to_methods():
     p = MultivariateNormal(np.zeros(3), np.eye(3))
     with pytest.raises(ValueError, match="last dimension"):
         p.logpdf(np.zeros((4, 2)))
+    # NaN is an error, as for the univariate families, not a silent NaN density.
+    with pytest.raises(ValueError, match="NaN"):
+        p.logpdf([0.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        p.mahalanobis(np.full((2, 3), np.nan))
     with pytest.raises(ValueError, match="distinct"):
         p.condition([0, 0], [1.0, 1.0])
     with pytest.raises(ValueError, match="every component"):

@@ -56,6 +56,8 @@ def test_multivariate_student_t():
     assert np.all(np.abs(X.mean(0) - loc) < 5 * np.sqrt(np.diag(t.cov) / n))
     with pytest.raises(ValueError, match="df"):
         MultivariateStudentT(0.0, loc, shape)
+    with pytest.raises(ValueError, match="NaN"):
+        t.logpdf([np.nan, 0.0])
     with pytest.raises(ValueError, match="infinite"):
         MultivariateStudentT(2.0, loc, shape).cov
 

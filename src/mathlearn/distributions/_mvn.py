@@ -232,6 +232,8 @@ class MultivariateNormal(Distribution):
             x = x.reshape(1)
         if x.shape[-1:] != (d,):
             raise ValueError(f"x must have last dimension {d}; got shape {x.shape}.")
+        if np.any(np.isnan(x)):
+            raise ValueError("x contains NaN.")
         return x
 
     def _whiten(self, x: np.ndarray) -> np.ndarray:

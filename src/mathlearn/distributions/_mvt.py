@@ -88,8 +88,12 @@ class MultivariateStudentT(Distribution):
         """Log-density at ``x`` of shape (..., d)."""
         x = np.asarray(x, dtype=float)
         d, nu = self.dim, self._df
+        if x.ndim == 0 and d == 1:
+            x = x.reshape(1)
         if x.shape[-1:] != (d,):
-            raise ValueError(f"x must have last dimension {d}.")
+            raise ValueError(f"x must have last dimension {d}; got shape {x.shape}.")
+        if np.any(np.isnan(x)):
+            raise ValueError("x contains NaN.")
         batch = x.shape[:-1]
         dev = x.reshape(-1, d) - self._loc
         z = sla.solve_triangular(self._L, dev.T, lower=True, check_finite=False)
