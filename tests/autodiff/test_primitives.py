@@ -203,6 +203,19 @@ def test_cholesky(rng):
     np.testing.assert_allclose(ad.cholesky(A), np.linalg.cholesky(A))
 
 
+def test_cholesky_gradient_on_unsymmetric_perturbations(rng):
+    # Finite differences move one entry of A at a time, which breaks its symmetry; the
+    # forward rule factors (A + A^T) / 2, so the symmetric VJP must match them entry by
+    # entry, above the diagonal as well as below (and on an input that is not symmetric).
+    A = _spd(rng, 4)
+    _check_op(ad.cholesky, [A], 0, rng)
+    A_unsym = A + 0.3 * np.triu(rng.standard_normal((4, 4)), 1)
+    _check_op(ad.cholesky, [A_unsym], 0, rng)
+    np.testing.assert_array_equal(ad.cholesky(A), np.linalg.cholesky(A))
+    L = ad.cholesky(A_unsym)
+    np.testing.assert_allclose(L @ L.T, 0.5 * (A_unsym + A_unsym.T), rtol=1e-12)
+
+
 def test_cholesky_gradient_of_logdet_is_inverse(rng):
     # log det A = 2 sum log diag L, and d log det A / dA = A^{-1} (A symmetric).
     A = _spd(rng, 5)
