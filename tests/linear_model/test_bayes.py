@@ -222,3 +222,23 @@ def test_well_conditioned_designs_with_intercept_match_bayesian_ridge(shape):
     np.testing.assert_allclose(
         ours.predict(X, return_std=True)[1], ref.predict(X, return_std=True)[1], rtol=1e-5
     )
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_degenerate_targets_clip_without_overflow(fit_intercept):
+    # A zero target (m_N = 0) or an exactly fitted one (rss = 0) makes the re-estimated
+    # precisions diverge: they must stop at the clipping bound, with no overflow warning.
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(50, 10))
+    w = np.arange(10.0)
+    targets = [np.zeros(50), X @ w]
+    if fit_intercept:
+        targets.insert(1, np.full(50, 3.0))  # zero after centring
+    for y in targets:
+        m = BayesianLinearRegression(fit_intercept=fit_intercept).fit(X, y)
+        assert np.isfinite(m.log_evidence_)
+        assert np.all(np.isfinite(m.coef_cov_))
+        assert m.noise_precision_ == 1e15
+    # the exact fit recovers the weights (its prior precision stays finite)
+    np.testing.assert_allclose(m.coef_, w, atol=1e-8)
+    assert m.prior_precision_ < 1.0

@@ -52,6 +52,17 @@ def _gaussian_update(P0, b0, logdet_P0, Phi, t, beta):
     return P, L, m, log_ev
 
 
+def _clipped_ratio(num, den):
+    """``num / den`` clipped to ``[_PREC_MIN, _PREC_MAX]`` without overflowing.
+
+    ``den`` is zero for a zero target (``m_N = 0``) or an exactly fitted one (``rss = 0``);
+    the quotient then diverges and stops at the upper bound instead of overflowing.
+    """
+    if den * _PREC_MAX <= max(num, 0.0):
+        return _PREC_MAX
+    return float(np.clip(num / den, _PREC_MIN, _PREC_MAX))
+
+
 class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, BaseEstimator):
     """Bayesian linear regression with a Gaussian prior and evidence maximisation.
 
@@ -297,7 +308,6 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         beta = float(np.clip(beta, _PREC_MIN, _PREC_MAX))
         converged = fix_alpha and fix_beta
         n_iter = 0
-        tiny = np.finfo(float).tiny
         for it in range(1, int(self.max_iter) + 1):
             n_iter = it
             denom = alpha + beta * s2
@@ -305,10 +315,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             gamma = float(np.sum(beta * s2 / denom))
             mm = float(mu @ mu)
             rss = rss_out + float(np.sum((alpha * c / denom) ** 2))
-            new_alpha = alpha if fix_alpha else gamma / max(mm, tiny)
-            new_beta = beta if fix_beta else (n - gamma) / max(rss, tiny)
-            new_alpha = float(np.clip(new_alpha, _PREC_MIN, _PREC_MAX))
-            new_beta = float(np.clip(new_beta, _PREC_MIN, _PREC_MAX))
+            new_alpha = alpha if fix_alpha else _clipped_ratio(gamma, mm)
+            new_beta = beta if fix_beta else _clipped_ratio(n - gamma, rss)
             done = abs(new_alpha - alpha) <= self.tol * alpha and (
                 abs(new_beta - beta) <= self.tol * beta
             )
