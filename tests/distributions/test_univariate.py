@@ -153,6 +153,20 @@ def test_batch_parameters_broadcast():
     )
 
 
+def test_parameters_are_readable_as_attributes():
+    # Every family exposes the parameters it was built with, under their constructor names.
+    t = StudentT(7.0, 1.0, 2.0)
+    assert (t.df, t.loc, t.scale) == (7.0, 1.0, 2.0)
+    assert (Laplace(0.5, 2.0).loc, Laplace(0.5, 2.0).scale) == (0.5, 2.0)
+    assert ChiSquared(5.0).df == 5.0
+    b = Binomial(12, 0.35)
+    assert (b.n, b.p) == (12, 0.35) and isinstance(b.n, int)
+    bb = BetaBinomial(9, 2.0, 3.0)
+    assert (bb.n, bb.a, bb.b) == (9, 2.0, 3.0)
+    np.testing.assert_array_equal(Binomial([3, 4], 0.5).n, [3, 4])
+    np.testing.assert_array_equal(StudentT([1.0, 5.0], 0.0, 2.0).scale, [2.0, 2.0])
+
+
 def test_immutable_and_reproducible():
     n = Normal(0.0, 1.0)
     with pytest.raises(AttributeError, match="immutable"):

@@ -253,6 +253,14 @@ class Laplace(ScipyBacked):
         scale = check_param(scale, "scale", low=0.0)
         self._init({"loc": loc, "scale": scale}, st.laplace(loc=loc, scale=scale))
 
+    @property
+    def loc(self):
+        return self._params()["loc"]
+
+    @property
+    def scale(self):
+        return self._params()["scale"]
+
 
 class StudentT(ScipyBacked):
     r"""Student's t distribution with ``df`` degrees of freedom, location and scale.
@@ -284,6 +292,18 @@ class StudentT(ScipyBacked):
         scale = check_param(scale, "scale", low=0.0)
         self._init({"df": df, "loc": loc, "scale": scale}, st.t(df, loc=loc, scale=scale))
 
+    @property
+    def df(self):
+        return self._params()["df"]
+
+    @property
+    def loc(self):
+        return self._params()["loc"]
+
+    @property
+    def scale(self):
+        return self._params()["scale"]
+
 
 class ChiSquared(ScipyBacked):
     r"""Chi-squared distribution with ``df`` degrees of freedom, ``Gamma(df/2, rate=1/2)``.
@@ -301,6 +321,10 @@ class ChiSquared(ScipyBacked):
     def __init__(self, df):
         df = check_param(df, "df", low=0.0)
         self._init({"df": df}, st.chi2(df))
+
+    @property
+    def df(self):
+        return self._params()["df"]
 
 
 class Bernoulli(ScipyBacked):
@@ -376,6 +400,16 @@ class Binomial(ScipyBacked):
         p = check_param(p, "p", low=0.0, high=1.0, strict=False)
         self._init({"n": n, "p": p}, st.binom(n.astype(int), p))
 
+    @property
+    def n(self):
+        """Number of trials (int, or an int array for a batch)."""
+        n = self._p["n"].astype(int)
+        return int(n) if n.ndim == 0 else n
+
+    @property
+    def p(self):
+        return self._params()["p"]
+
     def logpmf(self, x):
         return self.logpdf(x)
 
@@ -412,6 +446,20 @@ class BetaBinomial(ScipyBacked):
         a = check_param(a, "a", low=0.0)
         b = check_param(b, "b", low=0.0)
         self._init({"n": n, "a": a, "b": b}, st.betabinom(n.astype(int), a, b))
+
+    @property
+    def n(self):
+        """Number of trials (int, or an int array for a batch)."""
+        n = self._p["n"].astype(int)
+        return int(n) if n.ndim == 0 else n
+
+    @property
+    def a(self):
+        return self._params()["a"]
+
+    @property
+    def b(self):
+        return self._params()["b"]
 
     def logpmf(self, x):
         return self.logpdf(x)
