@@ -51,6 +51,13 @@ def test_equality_qp_bad_input():
         optim.solve_equality_qp(np.eye(2), np.zeros(2), [[1.0, 1.0], [2.0, 2.0]], [1.0, 2.0])
     with pytest.raises(ValueError, match="symmetric"):
         optim.solve_equality_qp([[1.0, 2.0], [0.0, 1.0]], np.zeros(2), [[1.0, 0.0]], [1.0])
+    # Q = diag(1, -1) is negative along the constraint x1 = 1: the KKT point (1, 0) is the
+    # maximiser of f on that line; f is unbounded below there.
+    with pytest.raises(ValueError, match="saddle"):
+        optim.solve_equality_qp(np.diag([1.0, -1.0]), np.zeros(2), [[1.0, 0.0]], [1.0])
+    # An indefinite Q that is positive definite on the null space of A is fine.
+    x, _ = optim.solve_equality_qp(np.diag([-1.0, 1.0]), np.zeros(2), [[1.0, 0.0]], [1.0])
+    np.testing.assert_allclose(x, [1.0, 0.0])
     with pytest.raises(ValueError, match="columns"):
         optim.solve_equality_qp(np.eye(2), np.zeros(2), [[1.0, 0.0, 1.0]], [1.0])
     with pytest.raises(ValueError, match="NaN"):

@@ -71,7 +71,8 @@ def solve_equality_qp(Q, c, A, b) -> tuple[np.ndarray, np.ndarray]:
 
     ``[[Q, A^T], [A, 0]] [x; nu] = [-c; b]``,
 
-    symmetric and indefinite, solved by an LDL^T factorisation.
+    symmetric and indefinite, solved by an LDL^T factorisation. Its inertia (``n`` positive
+    and ``p`` negative eigenvalues) certifies that the solution is a minimiser.
 
     Examples
     --------
@@ -97,10 +98,21 @@ def solve_equality_qp(Q, c, A, b) -> tuple[np.ndarray, np.ndarray]:
     p = A.shape[0]
     K = np.block([[Q, A.T], [A, np.zeros((p, p))]])
     rhs = np.concatenate([-c, b])
-    if np.linalg.matrix_rank(K) < n + p:
+    # Inertia of the KKT matrix: it is nonsingular with exactly n positive and p negative
+    # eigenvalues iff A has full row rank and Q is positive definite on the null space of A
+    # (Gould 1985); only then is the stationary point of the Lagrangian a minimiser rather
+    # than a saddle of f on the constraint set.
+    eig = np.linalg.eigvalsh(K)
+    small = np.abs(eig) <= eig.size * np.finfo(float).eps * max(np.abs(eig).max(), 1e-300)
+    if np.any(small):
         raise np.linalg.LinAlgError(
             "the KKT matrix is singular: the constraints are linearly dependent or Q is not "
             "positive definite on the null space of A."
+        )
+    if np.count_nonzero(eig > 0) != n:
+        raise ValueError(
+            "Q is not positive definite on the null space of A: the stationary point of the "
+            "Lagrangian is a saddle, not a minimiser, of the objective on the constraint set."
         )
     sol = sla.solve(K, rhs, assume_a="sym", check_finite=False)
     return sol[:n], sol[n:]
