@@ -278,3 +278,30 @@ def test_models_are_immutable_and_validate_data():
     with pytest.raises(ValueError, match="n_trials"):
         BetaBinomialModel(0)
     assert isinstance(DirichletCategoricalModel([1, 1]).predictive(), Categorical)
+
+
+@pytest.mark.parametrize(
+    ("model", "empty"),
+    [
+        (BetaBernoulliModel(), []),
+        (BetaBinomialModel(3), []),
+        (DirichletCategoricalModel([1.0, 1.0]), []),
+        (DirichletMultinomialModel(2, [1.0, 1.0]), np.zeros((0, 2))),
+        (NormalKnownVarianceModel(), []),
+        (GammaPrecisionModel(), []),
+        (NormalGammaModel(), []),
+        (NormalWishartModel([0.0, 0.0], 1.0, 3.0, np.eye(2)), np.zeros((0, 2))),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, np.ndarray | list) else "",
+)
+def test_ml_estimate_without_data_is_a_clear_error(model, empty):
+    # Without a prior there is nothing to estimate from: an error, not a NaN (or a warning).
+    with pytest.raises(ValueError, match="at least"):
+        model.ml_estimate(empty)
+    # The Bayesian quantities are still defined: the posterior is the prior.
+    assert repr(model.update(empty)) == repr(model)
+
+
+def test_ml_precision_of_data_equal_to_the_mean_is_a_clear_error():
+    with pytest.raises(ValueError, match="infinite"):
+        GammaPrecisionModel(1.0).ml_estimate([1.0, 1.0])

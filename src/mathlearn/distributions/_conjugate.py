@@ -57,6 +57,12 @@ def _real_data(x, name="data") -> np.ndarray:
     return x
 
 
+def _nonempty(n: int) -> None:
+    # Maximum likelihood has no prior to fall back on: without data it is undefined.
+    if n == 0:
+        raise ValueError("the ML estimate needs at least one observation; got none.")
+
+
 def _binary_data(x) -> np.ndarray:
     x = _real_data(x)
     if not np.all((x == 0) | (x == 1)):
@@ -141,7 +147,9 @@ class BetaBernoulliModel(ConjugateModel):
     @staticmethod
     def ml_estimate(data) -> float:
         """Fraction of ones."""
-        return float(np.mean(_binary_data(data)))
+        x = _binary_data(data)
+        _nonempty(x.size)
+        return float(np.mean(x))
 
 
 class BetaBinomialModel(ConjugateModel):
@@ -202,6 +210,7 @@ class BetaBinomialModel(ConjugateModel):
 
     def ml_estimate(self, data) -> float:
         k = self._check(data)
+        _nonempty(k.size)
         return float(k.sum() / (k.size * self.n_trials))
 
 
@@ -263,6 +272,7 @@ class DirichletCategoricalModel(ConjugateModel):
 
     def ml_estimate(self, data) -> np.ndarray:
         m = self._counts(data)
+        _nonempty(int(m.sum()))
         return m / m.sum()
 
 
@@ -327,7 +337,9 @@ class DirichletMultinomialModel(ConjugateModel):
         return self.posterior(data).mode
 
     def ml_estimate(self, data) -> np.ndarray:
-        tot = self._check(data).sum(0)
+        m = self._check(data)
+        _nonempty(m.size)
+        tot = m.sum(0)
         return tot / tot.sum()
 
 
@@ -394,7 +406,9 @@ class NormalKnownVarianceModel(ConjugateModel):
 
     @staticmethod
     def ml_estimate(data) -> float:
-        return float(np.mean(_real_data(data)))
+        x = _real_data(data)
+        _nonempty(x.size)
+        return float(np.mean(x))
 
 
 class GammaPrecisionModel(ConjugateModel):
@@ -457,7 +471,11 @@ class GammaPrecisionModel(ConjugateModel):
     def ml_estimate(self, data) -> float:
         """``1 / mean((x - mu)^2)``."""
         x = _real_data(data)
-        return float(1.0 / np.mean((x - self.mean) ** 2))
+        _nonempty(x.size)
+        ss = np.mean((x - self.mean) ** 2)
+        if ss == 0:
+            raise ValueError("every observation equals the mean: the ML precision is infinite.")
+        return float(1.0 / ss)
 
 
 class NormalGammaModel(ConjugateModel):
@@ -636,6 +654,7 @@ class NormalWishartModel(ConjugateModel):
     def ml_estimate(self, data) -> tuple[np.ndarray, np.ndarray]:
         """``(mean, covariance)`` with the biased 1/N ML covariance."""
         X = self._check(data)
+        _nonempty(X.shape[0])
         xbar = X.mean(0)
         dev = X - xbar
         return xbar, dev.T @ dev / X.shape[0]
