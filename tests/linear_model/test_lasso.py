@@ -93,3 +93,28 @@ def test_bad_input():
         lasso_path(X, y, alphas=[-1.0])
     with pytest.raises(ValueError, match="features"):
         Lasso().fit(X, y).predict(X[:, :2])
+
+
+def _scaled_gap(X, y, w, alpha):
+    """P(w) - D(theta) for (1/2N)||y - Xw||^2 + alpha||w||_1 and its dual
+    max (1/2N)||y||^2 - (N alpha^2 / 2)||theta - y / (N alpha)||^2, |X^T theta| <= 1,
+    at the feasible point theta = r / max(N alpha, ||X^T r||_inf)."""
+    n = X.shape[0]
+    r = y - X @ w
+    primal = r @ r / (2 * n) + alpha * np.abs(w).sum()
+    theta = r / max(n * alpha, np.max(np.abs(X.T @ r)))
+    dual = y @ y / (2 * n) - n * alpha**2 / 2 * np.sum((theta - y / (n * alpha)) ** 2)
+    return primal - dual
+
+
+def test_dual_gap_is_that_of_the_scaled_objective():
+    # scikit-learn reports the gap of its (1/2N)-scaled objective; ours must mean the same
+    X, y = _data((40, 12), seed=6)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    m = Lasso(alpha=0.02, tol=1e-3).fit(X, y)
+    ref = _scaled_gap(Xc, yc, m.coef_, 0.02)
+    assert ref > 1e-10  # a loose tol leaves a gap worth comparing
+    assert m.dual_gap_ == pytest.approx(ref, rel=1e-6)
+    alphas, coefs, gaps = lasso_path(Xc, yc, alphas=[0.05, 0.02], tol=1e-3)
+    for k in range(2):
+        assert gaps[k] == pytest.approx(_scaled_gap(Xc, yc, coefs[:, k], alphas[k]), rel=1e-6)

@@ -217,13 +217,15 @@ def lasso_path(
     max_iter : int, default=1000
         Maximum coordinate sweeps per alpha.
     tol : float, default=1e-4
-        Duality-gap tolerance relative to ``||y||^2``.
+        Stop when the duality gap of the unscaled objective
+        ``(1/2) ||y - X w||^2 + N alpha ||w||_1`` is below ``tol * ||y||^2``.
 
     Returns
     -------
     alphas : ndarray of shape (n_alphas,)
     coefs : ndarray of shape (n_features, n_alphas)
     dual_gaps : ndarray of shape (n_alphas,)
+        Duality gaps of the ``(1/(2N))``-scaled objective, as scikit-learn reports them.
 
     Examples
     --------
@@ -262,7 +264,7 @@ def lasso_path(
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap, tol * problem.yty, alpha)
         coefs[:, k] = w
-        gaps[k] = gap
+        gaps[k] = gap / problem.n
     return alphas, coefs, gaps
 
 
@@ -281,7 +283,9 @@ class Lasso(RegressorMixin, BaseEstimator):
     max_iter : int, default=1000
         Maximum number of coordinate sweeps.
     tol : float, default=1e-4
-        Stop when the duality gap is below ``tol * ||y - mean(y)||^2``.
+        Stop when the duality gap of the unscaled objective
+        ``(1/2) ||y - X w - w_0||^2 + N alpha ||w||_1`` is below ``tol * ||y - mean(y)||^2``
+        (scikit-learn's rule).
     warm_start : bool, default=False
         Start from the previous ``coef_`` (useful along a path of alphas).
 
@@ -290,7 +294,8 @@ class Lasso(RegressorMixin, BaseEstimator):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     dual_gap_ : float
-        Duality gap at the solution (in the ``N``-scaled objective).
+        Duality gap at the solution in the ``(1/(2N))``-scaled objective above (the
+        unscaled gap divided by ``N``), as scikit-learn reports it.
     n_iter_ : int
         Coordinate sweeps run.
     n_features_in_ : int
@@ -365,7 +370,7 @@ class Lasso(RegressorMixin, BaseEstimator):
             _warn_not_converged(gap, tol * problem.yty, alpha)
         self.coef_ = w
         self.intercept_ = y_mean - float(x_mean @ w)
-        self.dual_gap_ = float(gap)
+        self.dual_gap_ = float(gap) / X.shape[0]
         self.n_iter_ = int(n_iter)
         return self
 
