@@ -138,6 +138,10 @@ def test_projected_gradient_box_qp_matches_lbfgsb(rng):
     np.testing.assert_allclose(res_fixed.x, res.x, atol=1e-7)
     with pytest.warns(ConvergenceWarning):
         optim.projected_gradient(fg, np.zeros(n), optim.project_box(-1.0, 1.0), max_iter=2)
+    with pytest.raises(ValueError, match="step"):
+        optim.projected_gradient(fg, np.zeros(n), optim.project_box(-1.0, 1.0), step=-0.1)
+    with pytest.raises(ValueError, match="max_iter"):
+        optim.projected_gradient(fg, np.zeros(n), optim.project_box(-1.0, 1.0), max_iter=-1)
 
 
 def test_projections():

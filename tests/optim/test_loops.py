@@ -124,6 +124,24 @@ def test_minibatch_without_replacement_and_errors(rng):
         optim.minibatch_gradient(lambda w, i: 0, np.zeros(3), 10, 11, rng, replace=False)
 
 
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"batch_size": 0}, "batch_size"),
+        ({"n_samples": 0}, "n_samples"),
+        ({"max_iter": -1}, "max_iter"),
+        ({"record_every": 0}, "record_every"),
+        ({"batch_size": 11, "replace": False}, "without replacement"),
+    ],
+)
+def test_minimize_stochastic_bad_arguments(kwargs, match, rng):
+    _, _, fgs = _ls_problem(rng, n=10)
+    kw = {"n_samples": 10, "fun": lambda w: 0.0, **kwargs}
+    n = kw.pop("n_samples")
+    with pytest.raises(ValueError, match=match):
+        optim.minimize_stochastic(fgs, np.zeros(3), n, optim.sgd(0.1), **kw)
+
+
 def test_full_batch_stochastic_equals_gradient_descent(rng):
     _, y, fgs = _ls_problem(rng)
     n = len(y)
@@ -207,6 +225,8 @@ def test_newton_warns_at_max_iter():
     with pytest.warns(ConvergenceWarning):
         res = optim.newton(rosenbrock, np.array([-1.2, 1.0]), max_iter=2)
     assert not res.success
+    with pytest.raises(ValueError, match="1-D"):
+        optim.newton(rosenbrock, np.ones((2, 1)))
 
 
 # --- L-BFGS-B bridge --------------------------------------------------------------------------

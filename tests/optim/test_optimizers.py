@@ -362,6 +362,13 @@ def test_value_needing_optimisers_say_what_is_missing():
         lambda: optim.backtracking_line_search(shrink=2.0),
         lambda: optim.clip(0.0),
         lambda: optim.clip_by_global_norm(-1.0),
+        lambda: optim.clip(np.nan),
+        lambda: optim.clip_by_global_norm(np.nan),
+        lambda: optim.adam(eps=-1e-8),
+        lambda: optim.nadam(eps=np.nan),
+        lambda: optim.rmsprop(0.1, eps=-1.0),
+        lambda: optim.adagrad(0.1, eps=-1.0),
+        lambda: optim.exponential_decay(1.0, 0.5, transition_steps=0),
     ],
 )
 def test_bad_hyperparameters(make):

@@ -19,6 +19,11 @@ from ._transform import GradientTransformation, Schedule
 __all__ = ["adagrad", "adam", "nadam", "rmsprop"]
 
 
+def _check_eps(eps: float) -> None:
+    if not eps >= 0:
+        raise ValueError(f"eps must be non-negative; got {eps}.")
+
+
 def _zeros(params):
     return tree_map(lambda p: np.zeros_like(p, dtype=np.result_type(p, 0.0)), params)
 
@@ -41,6 +46,7 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
     step shrinks with the total squared gradient it has seen.
     """
     _check_lr(learning_rate)
+    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -65,6 +71,7 @@ def rmsprop(
     _check_lr(learning_rate)
     if not 0 <= decay < 1:
         raise ValueError(f"decay must be in [0, 1); got {decay}.")
+    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -83,6 +90,7 @@ def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
     for name, b in (("b1", b1), ("b2", b2)):
         if not 0 <= b < 1:
             raise ValueError(f"{name} must be in [0, 1); got {b}.")
+    _check_eps(eps)
 
     def init(params):
         return AdamState(0, _zeros(params), _zeros(params))

@@ -183,6 +183,10 @@ def projected_gradient(
     >>> res.x, optim.check_kkt(res.jac, ineq=[1.0 - res.x[0]], ineq_jac=[[-1.0]]).ok
     (array([1.]), True)
     """
+    if step is not None and not step > 0:
+        raise ValueError(f"step must be positive or None; got {step}.")
+    if max_iter < 0:
+        raise ValueError(f"max_iter must be non-negative; got {max_iter}.")
     x = project(np.array(x0, dtype=float))
     f, g = fun_and_grad(x)
     gamma = 1.0 if step is None else float(step)

@@ -7,6 +7,7 @@ is small (``||grad L|| <= tol``).
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -245,6 +246,16 @@ def minimize_stochastic(
     >>> np.round(res.x, 3)
     array([ 1., -1.])
     """
+    for name, value, low in (
+        ("n_samples", n_samples, 1),
+        ("batch_size", batch_size, 1),
+        ("max_iter", max_iter, 0),
+        ("record_every", record_every, 1),
+    ):
+        if not (isinstance(value, numbers.Integral) and value >= low):
+            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
+    if not replace and batch_size > n_samples:
+        raise ValueError(f"batch_size {batch_size} > n_samples {n_samples} without replacement.")
     rng = check_random_state(random_state)
     x = _copy_params(x0)
     state = optimizer.init(x)

@@ -94,7 +94,10 @@ def newton(
     >>> res.nit, np.allclose(res.x, np.linalg.solve(Q, b))
     (1, True)
     """
-    x = np.array(x0, dtype=float).ravel()
+    x = np.array(x0, dtype=float)
+    if x.ndim > 1:
+        raise ValueError(f"x0 must be a 1-D array (or a scalar); got shape {x.shape}.")
+    x = x.ravel()
     grad = grad if grad is not None else ad_grad(fun)
     hess = hess if hess is not None else ad_hessian(fun)
     f, g = float(fun(x)), np.asarray(grad(x), dtype=float)

@@ -42,6 +42,7 @@ def exponential_decay(
     _check_positive(init_value, "init_value")
     if not 0 < decay_rate <= 1:
         raise ValueError(f"decay_rate must be in (0, 1]; got {decay_rate}.")
+    _check_positive(transition_steps, "transition_steps")
     return lambda t: init_value * decay_rate ** (t / transition_steps)
 
 

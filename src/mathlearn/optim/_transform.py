@@ -99,7 +99,7 @@ def clip(max_abs: float) -> GradientTransformation:
     >>> optim.clip(1.0).update(np.array([-3.0, 0.5]), ())[0]
     array([-1. ,  0.5])
     """
-    if max_abs <= 0:
+    if not max_abs > 0:  # also rejects NaN
         raise ValueError(f"max_abs must be positive; got {max_abs}.")
     return _stateless(lambda u: tree_map(lambda x: np.clip(x, -max_abs, max_abs), u))
 
@@ -110,7 +110,7 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
     ``g <- g * min(1, max_norm / ||g||)``: the direction is kept, only an exploding length is
     cut (Pascanu et al., 2013).
     """
-    if max_norm <= 0:
+    if not max_norm > 0:  # also rejects NaN
         raise ValueError(f"max_norm must be positive; got {max_norm}.")
 
     def fn(u):
