@@ -177,3 +177,5 @@ def test_entropy_cross_entropy_mutual_information(rng):
     assert t.entropy() == pytest.approx(entropy(joint.ravel()))
     with pytest.raises(ValueError, match="sum to one"):
         entropy([0.5, 0.4])
+    with pytest.raises(ValueError, match="same number of categories"):
+        cross_entropy([0.5, 0.5], [0.2, 0.3, 0.5])

@@ -232,6 +232,18 @@ def test_bad_inputs_to_methods():
         p.marginal([3])
     with pytest.raises(ValueError, match="dimensions differ"):
         p + MultivariateNormal([0.0], [[1.0]])
+    # Offsets of the wrong length name the argument instead of a NumPy broadcast error.
+    with pytest.raises(ValueError, match="b must be a scalar or a vector of length 3"):
+        p.affine(np.eye(3), [1.0, 2.0])
+    with pytest.raises(ValueError, match="shift"):
+        p + np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="b must be"):
+        linear_gaussian_joint(p, np.eye(3), 1.0, b=np.zeros(2))
+    with pytest.raises(ValueError, match="NaN"):
+        p.affine(np.eye(3), [0.0, np.nan, 0.0])
+    np.testing.assert_allclose((p + 1.5).mean, 1.5)
+    with pytest.raises(TypeError, match="size"):
+        p.sample(2.5, rng=0)
     with pytest.raises(AttributeError, match="immutable"):
         p.mean = np.ones(3)
     with pytest.raises(ValueError):

@@ -7,6 +7,8 @@ methods validate and broadcast; private ``_formulas`` compute.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 __all__ = ["Distribution"]
@@ -24,7 +26,10 @@ def _size_tuple(size) -> tuple[int, ...]:
         return ()
     if isinstance(size, int | np.integer):
         size = (int(size),)
-    size = tuple(int(s) for s in size)
+    try:
+        size = tuple(operator.index(s) for s in size)
+    except TypeError:
+        raise TypeError(f"size must be an int or a tuple of ints; got {size!r}.") from None
     if any(s < 0 for s in size):
         raise ValueError(f"size must be non-negative; got {size}.")
     return size

@@ -50,6 +50,11 @@ def cross_entropy(p, q) -> float | np.ndarray:
     """
     p = _probs(p, "p")
     q = _probs(q, "q")
+    if p.shape[-1] != q.shape[-1]:
+        raise ValueError(
+            f"p and q must have the same number of categories; got {p.shape[-1]} and "
+            f"{q.shape[-1]}."
+        )
     with np.errstate(divide="ignore"):
         h = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, q, 1.0)), 0.0), axis=-1)
     return float(h) if np.ndim(h) == 0 else h

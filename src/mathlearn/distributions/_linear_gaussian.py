@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._mvn import MultivariateNormal, _factor_cov
+from ._mvn import MultivariateNormal, _check_offset, _factor_cov
 
 __all__ = ["linear_gaussian_joint", "linear_gaussian_marginal", "linear_gaussian_posterior"]
 
@@ -29,7 +29,7 @@ def _check(prior, A, noise_cov, b):
     if not np.all(np.isfinite(R)):
         raise ValueError("noise_cov contains NaN or infinity.")
     LR = _factor_cov(R, jitter=None, name="noise_cov")
-    b = np.zeros(k) if b is None else np.broadcast_to(np.asarray(b, dtype=float), (k,))
+    b = _check_offset(b, k, "b")
     return A, LR, b
 
 

@@ -56,6 +56,18 @@ def _check_square(A, d: int, name: str) -> np.ndarray:
     return A
 
 
+def _check_offset(b, k: int, name: str) -> np.ndarray:
+    """A shift vector of length ``k`` (a scalar is repeated), finite, as a float array."""
+    if b is None:
+        return np.zeros(k)
+    b = np.asarray(b, dtype=float)
+    if b.ndim > 1 or (b.ndim == 1 and b.shape[0] not in (1, k)):
+        raise ValueError(f"{name} must be a scalar or a vector of length {k}; got {b.shape}.")
+    if not np.all(np.isfinite(b)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return np.broadcast_to(b, (k,))
+
+
 def _factor_cov(cov: np.ndarray, *, jitter, name: str = "cov") -> np.ndarray:
     scale = max(float(np.max(np.abs(cov))), np.finfo(float).tiny)
     if np.max(np.abs(cov - cov.T)) > 1e-8 * scale:
@@ -332,7 +344,7 @@ class MultivariateNormal(Distribution):
         if not np.all(np.isfinite(A)):
             raise ValueError("A contains NaN or infinity.")
         k = A.shape[0]
-        b = np.zeros(k) if b is None else np.broadcast_to(np.asarray(b, dtype=float), (k,))
+        b = _check_offset(b, k, "b")
         AL = A @ self._L
         L = _factor_of_gram(AL)
         if np.any(np.abs(np.diag(L)) <= 1e-14 * max(1.0, float(np.max(np.abs(AL))))):
@@ -350,7 +362,7 @@ class MultivariateNormal(Distribution):
                 raise ValueError(f"dimensions differ: {self.dim} and {other.dim}.")
             L = _factor_of_gram(np.hstack([self._L, other._L]))
             return MultivariateNormal._from_factor(self._mean + other._mean, L)
-        shift = np.broadcast_to(np.asarray(other, dtype=float), (self.dim,))
+        shift = _check_offset(other, self.dim, "the shift")
         return MultivariateNormal._from_factor(self._mean + shift, self._L)
 
     def __add__(self, other) -> MultivariateNormal:
