@@ -110,6 +110,9 @@ def test_auto_step_is_stable_on_unscaled_data(rng):
     assert np.all(np.isfinite(reg.coef_))
     with pytest.raises(FloatingPointError, match="diverged"):
         SGDRegressor(eta0=0.01, max_iter=50, tol=None, random_state=0).fit(X, y)
+    # Rows so large that ||phi_n||^2 overflows: the automatic step would be 0 (no learning).
+    with pytest.raises(ValueError, match="overflow"):
+        SGDRegressor(max_iter=5, tol=None).fit(X * 1e160, y)
 
 
 def test_reproducible_and_refit_equals_fit(data):
@@ -147,6 +150,7 @@ def test_bad_input(X, y, match):
         ({"batch_size": 0}, ValueError),
         ({"max_iter": 0}, ValueError),
         ({"tol": -1.0}, ValueError),
+        ({"tol": np.nan}, ValueError),
         ({"alpha": -1.0}, ValueError),
         ({"fit_intercept": "yes"}, TypeError),
     ],

@@ -184,15 +184,21 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         n_iter_no_change = check_int(self.n_iter_no_change, "n_iter_no_change")
         batch_size = check_int(self.batch_size, "batch_size")
         tol = self.tol
-        if tol is not None and (not isinstance(tol, numbers.Real) or tol < 0):
-            raise ValueError(f"tol must be a non-negative number or None; got {tol!r}.")
+        if tol is not None and (not isinstance(tol, numbers.Real) or not 0 <= tol < np.inf):
+            raise ValueError(f"tol must be a non-negative finite number or None; got {tol!r}.")
         X, y = validate_xy(self, X, y)
         X = np.ascontiguousarray(X)
         y = np.ascontiguousarray(y)
         rng = check_random_state(self.random_state)
         n, d = X.shape
         if isinstance(self.eta0, str):
-            largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
+            with np.errstate(over="ignore"):
+                largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
+            if not np.isfinite(largest):
+                raise ValueError(
+                    "eta0='auto': the squared norms of the rows of X overflow float64; "
+                    "standardise X first."
+                )
             eta0 = 1.0 / largest if largest > 0 else 1.0  # all-zero X: nothing to scale
         else:
             eta0 = float(self.eta0)
