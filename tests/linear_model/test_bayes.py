@@ -242,3 +242,29 @@ def test_degenerate_targets_clip_without_overflow(fit_intercept):
     # the exact fit recovers the weights (its prior precision stays finite)
     np.testing.assert_allclose(m.coef_, w, atol=1e-8)
     assert m.prior_precision_ < 1.0
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_sample_y_draws_functions_of_the_model(fit_intercept):
+    # Posterior functions are phi(x)^T w: on many query points every draw minus the mean
+    # lies in the span of the (centred) features, with covariance Q S_N Q^T.
+    Phi, y = _sin_design(25, 3, seed=10)
+    Phi = Phi[:, 1:] if fit_intercept else Phi
+    m = BayesianLinearRegression(fit_intercept=fit_intercept).fit(Phi, y)
+    grid = PolynomialBasis(degree=3).fit_transform(np.linspace(-0.2, 1.2, 300)[:, None])
+    Q = grid[:, 1:] if fit_intercept else grid
+    draws = m.sample_y(Q, n_samples=4000, random_state=1)
+    assert draws.shape == (300, 4000)
+    dev = draws - m.predict(Q)[:, None]
+    Qc = Q - Phi.mean(axis=0) if fit_intercept else Q
+    coef, *_ = np.linalg.lstsq(Qc, dev, rcond=None)
+    assert np.max(np.abs(Qc @ coef - dev)) <= 1e-10 * np.max(np.abs(dev))
+    # whitened by S_N = L L^T, the implied weight deviations are standard normal
+    # (entries of the sample covariance of 4000 draws have standard error <= 0.025)
+    white = np.linalg.solve(np.linalg.cholesky(m.coef_cov_), coef)
+    np.testing.assert_allclose(np.cov(white), np.eye(Q.shape[1]), atol=0.1)
+    np.testing.assert_array_equal(
+        m.sample_y(Q, 3, random_state=5), m.sample_y(Q, 3, random_state=5)
+    )
+    with pytest.raises(ValueError, match="n_samples"):
+        m.sample_y(Q, n_samples=0)

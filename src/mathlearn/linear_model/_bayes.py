@@ -11,7 +11,7 @@ from scipy.linalg import lapack
 from ..base import BaseEstimator, ProbabilisticRegressorMixin, RegressorMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
-from ..utils.validation import check_positive, validate_data
+from ..utils.validation import check_positive, check_random_state, validate_data
 from ._gram import centred_gram
 from ._validation import check_bool, check_int, validate_xy
 
@@ -377,6 +377,40 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
 
     def _predictive_noise_variance(self):
         return 1.0 / self.noise_precision_
+
+    def sample_y(self, X, n_samples: int = 1, random_state=None):
+        """Draw weight vectors from the posterior and evaluate their functions at ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+        n_samples : int, default=1
+            Number of function draws.
+        random_state : int, Generator, RandomState or None
+
+        Returns
+        -------
+        y_samples : ndarray of shape (n_samples_X, n_samples)
+            Column ``j`` is ``phi(X) w_j`` (plus the offset) with ``w_j ~ N(m_N, S_N)``:
+            noise-free functions of the model, as in the sample curves of seeds/001 L189–L195.
+
+        Notes
+        -----
+        Sampling the ``M`` weights instead of the ``n_samples_X`` function values costs
+        ``O(M^3 + n_samples_X M n_samples)`` rather than a Cholesky factorisation of the
+        ``n_samples_X x n_samples_X`` predictive covariance, whose rank is at most ``M``
+        (so it would need jitter). ``S_N^{1/2}`` comes from the symmetric eigendecomposition
+        of ``S_N``.
+        """
+        check_is_fitted(self)
+        n_samples = check_int(n_samples, "n_samples")
+        rng = check_random_state(random_state)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        lam, Q = np.linalg.eigh(self.coef_cov_)
+        root = Q * np.sqrt(np.maximum(lam, 0.0))
+        z = rng.standard_normal((root.shape[1], n_samples))
+        mean = X @ self.coef_ + self.intercept_
+        return mean[:, None] + (X - self._x_offset) @ (root @ z)
 
     def predict(self, X, return_std: bool = False):
         """Predictive mean, and optionally the predictive standard deviation.
