@@ -34,6 +34,18 @@ def test_wishart_against_scipy_and_moments():
     np.testing.assert_allclose(w.logpdf(S[:3]), ref.logpdf(np.moveaxis(S[:3], 0, -1)))
     # 1-D Wishart(nu, w) is Gamma(nu/2, rate 1/(2w)).
     assert Wishart(3.0, [[2.0]]).logpdf([[1.3]]) == pytest.approx(Gamma(1.5, 0.25).logpdf(1.3))
+    # Outside the support (symmetric, not positive definite) the density is zero.
+    assert w.logpdf([[1.0, 2.0], [2.0, 1.0]]) == -np.inf
+    batch = np.stack([X, -np.eye(2), X]).reshape(3, 1, 2, 2)
+    lp = w.logpdf(batch)
+    assert lp.shape == (3, 1)
+    assert lp[0, 0] == lp[2, 0] == pytest.approx(ref.logpdf(X)) and lp[1, 0] == -np.inf
+    with pytest.raises(ValueError, match="symmetric"):
+        w.logpdf([[1.0, 0.5], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="NaN"):
+        w.logpdf([[1.0, np.nan], [np.nan, 1.0]])
+    with pytest.raises(ValueError, match="trailing shape"):
+        w.logpdf(np.eye(3))
     with pytest.raises(ValueError, match="df"):
         Wishart(0.5, W)
     with pytest.raises(ValueError, match="positive definite"):
@@ -100,6 +112,7 @@ def test_normal_wishart():
     ng1 = NormalGamma(0.3, 1.5, 1.5, 1 / 1.6)
     assert nw1.logpdf([0.1], [[1.2]]) == pytest.approx(ng1.logpdf(0.1, 1.2), rel=1e-12)
     assert nw1.entropy() == pytest.approx(ng1.entropy(), rel=1e-12)
+    assert nw.logpdf([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]) == -np.inf
     with pytest.raises(ValueError, match="df"):
         NormalWishart([0.0, 0.0], 1.0, 0.5, W)
 

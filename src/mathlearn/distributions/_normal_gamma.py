@@ -171,7 +171,13 @@ class NormalWishart(Distribution):
         df = float(check_param(df, "df"))
         if df <= d - 1:
             raise ValueError(f"df must be > d - 1 = {d - 1}; got {df}.")
-        self._set(_m=_frozen_array(m), _kappa=kappa, _df=df, _W=_frozen_array(L @ L.T), _LW=L)
+        self._set(
+            _m=_frozen_array(m),
+            _kappa=kappa,
+            _df=df,
+            _W=_frozen_array(L @ L.T),
+            _LW=_frozen_array(L),
+        )
 
     def _params(self):
         return {"mean": self._m, "kappa": self._kappa, "df": self._df, "scale": self._W}
@@ -202,8 +208,11 @@ class NormalWishart(Distribution):
     def logpdf(self, mu, Lambda):
         """Log-density at a mean ``mu`` (d,) and a precision matrix ``Lambda`` (d, d)."""
         Lam = _check_square(Lambda, self.dim, "Lambda")
+        log_w = self.marginal_precision().logpdf(Lam)
+        if log_w == -np.inf:
+            return -np.inf  # Lambda is not positive definite: outside the support.
         cond = MultivariateNormal.from_precision(self._m, self._kappa * Lam)
-        return float(cond.logpdf(mu) + self.marginal_precision().logpdf(Lam))
+        return float(cond.logpdf(mu) + log_w)
 
     def pdf(self, mu, Lambda):
         return float(np.exp(self.logpdf(mu, Lambda)))

@@ -87,13 +87,31 @@ class Wishart(Distribution):
         return st.wishart(df=self._df, scale=self._scale)
 
     def logpdf(self, X):
-        """Log-density at SPD matrices ``X`` of shape (d, d) or (n, d, d)."""
+        """Log-density at symmetric matrices ``X`` of shape (d, d) or (..., d, d).
+
+        The density is zero (log-density ``-inf``) at symmetric matrices that are not
+        positive definite, outside the support; non-symmetric or NaN input is an error.
+        """
         X = np.asarray(X, dtype=float)
-        if X.shape[-2:] != (self.dim, self.dim):
-            raise ValueError(f"X must have trailing shape ({self.dim}, {self.dim}).")
-        # scipy expects the matrices stacked on the LAST axis.
-        out = self._rv().logpdf(np.moveaxis(X, (-2, -1), (0, 1)))
-        return float(out) if np.ndim(out) == 0 else out
+        d = self.dim
+        if X.ndim < 2 or X.shape[-2:] != (d, d):
+            raise ValueError(f"X must have trailing shape ({d}, {d}); got {X.shape}.")
+        if np.any(np.isnan(X)):
+            raise ValueError("X contains NaN.")
+        batch = X.shape[:-2]
+        Xs = X.reshape(-1, d, d)
+        scale = np.maximum(np.abs(Xs).max(axis=(1, 2)), np.finfo(float).tiny)
+        if np.any(np.abs(Xs - np.swapaxes(Xs, 1, 2)).max(axis=(1, 2)) > 1e-8 * scale):
+            raise ValueError("X must be symmetric.")
+        # Inside the support iff the smallest eigenvalue is positive.
+        inside = np.linalg.eigvalsh(Xs)[:, 0] > 0
+        out = np.full(Xs.shape[0], -np.inf)
+        if np.any(inside):
+            # scipy expects the matrices stacked on the LAST axis.
+            lp = self._rv().logpdf(np.moveaxis(Xs[inside], 0, -1))
+            out[inside] = np.atleast_1d(lp)
+        out = out.reshape(batch)
+        return float(out) if out.ndim == 0 else out
 
     def pdf(self, X):
         return np.exp(self.logpdf(X))
