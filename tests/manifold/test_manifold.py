@@ -133,3 +133,6 @@ def test_bad_input(rng):
         SpectralEmbedding(gamma=1e4).fit(np.r_[X, [[100.0, 100.0]]])
     with pytest.raises(ValueError, match="laplacian"):
         SpectralEmbedding(laplacian="sym").fit(X)
+    W_neg = np.array([[0.0, -1.0, 1.0], [-1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    with pytest.raises(ValueError, match="negative entries"):
+        SpectralEmbedding(n_components=1, affinity="precomputed").fit(W_neg)

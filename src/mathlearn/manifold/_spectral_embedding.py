@@ -107,6 +107,8 @@ class SpectralEmbedding(BaseEstimator):
                 raise ValueError(f"precomputed affinity must be square; got {X.shape}.")
             if not np.allclose(X, X.T):
                 raise ValueError("precomputed affinity matrix is not symmetric.")
+            if np.any(X < 0):
+                raise ValueError("precomputed affinity matrix has negative entries.")
             W = np.array(X, dtype=float)
             np.fill_diagonal(W, 0.0)  # self-loops do not enter a Laplacian
             return W
@@ -134,8 +136,10 @@ class SpectralEmbedding(BaseEstimator):
         try:
             L, deg = laplacian(W, kind)
         except ValueError as err:
+            if "isolated" not in str(err):
+                raise
             raise ValueError(
-                f"{err} Increase gamma's range (smaller gamma) or n_neighbors, or use "
+                f"{err} Use a smaller gamma (a wider RBF) or more n_neighbors, or "
                 "laplacian='unnormalized'."
             ) from None
         if sp.issparse(L):
