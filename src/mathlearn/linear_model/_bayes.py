@@ -100,7 +100,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         ``beta`` used (fitted or given).
     log_evidence_ : float
         ``ln p(t | alpha, beta)`` at the precisions used (after ``partial_fit``, of all the
-        data seen so far).
+        data seen so far). With ``fit_intercept=True`` it is the evidence of the centred
+        data, as in ``BayesianRidge.scores_``.
     effective_params_ : float
         ``gamma = sum_i lambda_i / (alpha + lambda_i)``, ``lambda_i`` the eigenvalues of
         ``beta Phi^T Phi``: the number of well-determined parameters.
