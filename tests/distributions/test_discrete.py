@@ -151,6 +151,10 @@ def test_table_marginal_condition_and_sampling(rng):
         t.marginal("Z")
     with pytest.raises(ValueError, match="out of range"):
         t.condition(A=5)
+    # A fractional value is not silently truncated to a category.
+    with pytest.raises(ValueError, match="integer value"):
+        t.condition(A=0.5)
+    np.testing.assert_allclose(t.condition(A=np.int64(1)).probs, p[1] / p[1].sum())
     zero = ProbabilityTable([[0.5, 0.0], [0.5, 0.0]])
     with pytest.raises(ValueError, match="probability zero"):
         zero.condition(X1=1)

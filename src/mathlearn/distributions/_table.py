@@ -171,6 +171,8 @@ class ProbabilityTable(Distribution):
         idx = [slice(None)] * self._p.ndim
         for name, value in evidence.items():
             (ax,) = self._axes([name])
+            if not isinstance(value, int | np.integer):
+                raise ValueError(f"{name} must be given an integer value; got {value!r}.")
             if not 0 <= int(value) < self._p.shape[ax]:
                 raise ValueError(f"{name}={value} is out of range [0, {self._p.shape[ax]}).")
             idx[ax] = int(value)
