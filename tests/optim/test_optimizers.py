@@ -104,7 +104,8 @@ def test_heavy_ball_matches_notes_recurrence(rng):
 
 
 def test_nesterov_matches_lookahead_recurrence():
-    # spec 004 §4: Delta <- alpha Delta - gamma grad L(beta + alpha Delta); beta <- beta + Delta.
+    # spec 004 §4 with Sutskever et al.'s look-ahead beta + alpha Delta:
+    # Delta <- alpha Delta - gamma grad L(beta + alpha Delta); beta <- beta + Delta.
     # Our iterates are the look-ahead points beta_t + alpha Delta_t.
     gamma, alpha = 0.1, 0.8
     xs = _iterates(optim.nesterov(gamma, alpha), ls_fun_and_grad, np.zeros(2), 30)

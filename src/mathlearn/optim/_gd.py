@@ -6,7 +6,8 @@ Gradient descent (notes 003 L668-672, spec 000 M23):
 Heavy ball (notes 003 L851-863, spec 000 M26, spec 004 §4): ``Delta_0 = 0``,
 ``Delta_{t+1} = alpha Delta_t - gamma_t grad L(theta_t)``, ``theta_{t+1} = theta_t + Delta_{t+1}``.
 
-Nesterov (spec 004 §4): the gradient is taken at the look-ahead point ``theta_t + alpha Delta_t``.
+Nesterov (spec 004 §4; Sutskever et al. 2013): the gradient is taken at the look-ahead point
+``theta_t + alpha Delta_t``.
 """
 
 from __future__ import annotations
@@ -137,8 +138,10 @@ def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
 
     Notes
     -----
-    The notes' form (spec 004 §4, after Sutskever et al. 2013) is
-    ``Delta <- alpha Delta - gamma grad L(beta + alpha Delta)``, ``beta <- beta + Delta``.
+    The notes (spec 004 §4) print ``Delta <- alpha Delta - gamma grad L(beta + Delta)``,
+    ``beta <- beta + Delta``; the look-ahead point of Sutskever et al. (2013), which this
+    implements, is where momentum alone would carry the parameters,
+    ``Delta <- alpha Delta - gamma grad L(beta + alpha Delta)``.
     An ``update`` only sees the gradient at the parameters it is given, so the parameters
     held here are the look-ahead points ``phi_t = beta_t + alpha Delta_t``. With
     ``g = grad L(phi_t)``, ``Delta_{t+1} = alpha Delta_t - gamma g`` and
