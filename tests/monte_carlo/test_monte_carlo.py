@@ -5,7 +5,16 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from mathlearn.distributions import Beta, Empirical, Gamma, Normal, StudentT, Uniform
+from mathlearn.distributions import (
+    Beta,
+    Empirical,
+    Exponential,
+    Gamma,
+    Normal,
+    StudentT,
+    Uniform,
+)
+from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.monte_carlo import (
     effective_sample_size,
     importance_sampling,
@@ -119,6 +128,13 @@ def test_inverse_cdf_sampling():
     assert st.kstest(y, b.cdf).pvalue > 1e-3
     u = np.random.default_rng(11).random(4000)
     np.testing.assert_allclose(y, b.ppf(u), atol=1e-9)
+    # Wide bounds: |x| ~ 1e5 has a resolution (1.5e-11) coarser than tol; the bisection
+    # stops there instead of running out its iterations, and agrees with the exact ppf.
+    e = Exponential(1e-5)
+    z = inverse_cdf_sample(50, rng=12, cdf=e.cdf, bounds=(0.0, 2e6))
+    np.testing.assert_allclose(z, e.ppf(np.random.default_rng(12).random(50)), rtol=1e-9)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        inverse_cdf_sample(10, rng=0, cdf=b.cdf, bounds=(0.0, 1.0), max_iter=5)
     with pytest.raises(ValueError, match="exactly one"):
         inverse_cdf_sample(3)
     with pytest.raises(ValueError, match="bounds"):

@@ -9,11 +9,13 @@ erratum, spec 001 §6.1); rejection sampling with a proposal :math:`q` and a bou
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 from scipy.special import logsumexp
 
+from ..exceptions import ConvergenceWarning
 from ..utils.validation import check_random_state
 from ._results import ImportanceResult, MCEstimate, RejectionResult
 
@@ -315,9 +317,12 @@ def inverse_cdf_sample(
     bounds : (float, float)
         Finite interval containing (essentially) all the mass; required with ``cdf``.
     tol : float
-        Absolute tolerance of the bisection in ``x``.
+        Absolute tolerance of the bisection in ``x``; the bisection also stops when the
+        intervals reach the resolution of floating point (which can be coarser than ``tol``
+        for large ``|x|``).
     max_iter : int
-        Maximum number of bisection steps.
+        Maximum number of bisection steps; a ``ConvergenceWarning`` is raised if they run
+        out before the tolerance is met.
 
     Returns
     -------
@@ -350,13 +355,24 @@ def inverse_cdf_sample(
         raise ValueError(
             f"bounds miss probability mass: cdf(low) = {flo:.3g}, cdf(high) = {fhi:.3g}."
         )
+    max_iter = _check_n(max_iter, "max_iter")
     a = np.full(np.shape(u), lo)
     b = np.full(np.shape(u), hi)
     for _ in range(max_iter):
         mid = 0.5 * (a + b)
+        # An interval with no double strictly inside it cannot shrink any further.
+        if np.all((b - a < tol) | (mid == a) | (mid == b)):
+            break
         below = np.asarray(cdf(mid), dtype=float) < u
         a = np.where(below, mid, a)
         b = np.where(below, b, mid)
-        if np.max(b - a, initial=0.0) < tol:
-            break
+    else:
+        mid = 0.5 * (a + b)
+        if not np.all((b - a < tol) | (mid == a) | (mid == b)):
+            warnings.warn(
+                f"inverse_cdf_sample: bisection stopped at max_iter={max_iter} with intervals "
+                f"up to {np.max(b - a):.3g} wide (tol={tol:g}); increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
     return 0.5 * (a + b)
