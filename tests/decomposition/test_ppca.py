@@ -157,8 +157,12 @@ def test_bad_input(ppca_data):
         ProbabilisticPCA(n_components=6).fit(ppca_data)
     with pytest.raises(ValueError, match="at least 2 samples"):
         ProbabilisticPCA(n_components=1).fit(ppca_data[:1])
-    with pytest.raises(ValueError, match="subspace"):
+    with pytest.raises(ValueError, match="subspace of dimension 2"):
         ProbabilisticPCA(n_components=2).fit(np.c_[ppca_data[:, :2], ppca_data[:, :2] * 2])
+    with pytest.raises(ValueError, match=r"subspace of dimension 1 .*rank >= 2"):
+        ProbabilisticPCA(n_components=3).fit(np.outer(ppca_data[:, 0], np.arange(1.0, 6.0)))
+    with pytest.raises(ValueError, match="constant"):
+        ProbabilisticPCA(n_components=1).fit(np.ones((5, 3)))
     Y = ppca_data.copy()
     Y[:, 3] = np.nan
     with pytest.raises(ValueError, match="every sample"):

@@ -181,9 +181,16 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
     def _set_closed_form(self, w, U, d, k, n):
         sigma2 = float(np.sum(w[k:d])) / (d - k) if d > k else 0.0
         if not sigma2 > d * np.finfo(float).eps * max(w[0], 1e-300):
+            rank = int(np.sum(w > d * np.finfo(float).eps * max(w[0], 1e-300)))
+            if rank == 0:
+                raise ValueError(
+                    "X is constant (every feature has zero variance): the PPCA density is "
+                    "degenerate."
+                )
+            advice = f"use n_components < {rank}" if rank > 1 else "PPCA needs data of rank >= 2"
             raise ValueError(
-                f"the data lie in a subspace of dimension <= {k}, so sigma^2 = 0 and the PPCA "
-                f"density is degenerate; use n_components < {k}."
+                f"the data lie in a subspace of dimension {rank} <= n_components={k}, so "
+                f"sigma^2 = 0 and the PPCA density is degenerate; {advice}."
             )
         scale = np.sqrt(np.clip(w[:k] - sigma2, 0.0, None))
         Wt = U[:, :k].T * scale[:, None]
