@@ -224,3 +224,24 @@ def test_bad_input():
     gm = GaussianMixture(2, random_state=0).fit(X)
     with pytest.raises(ValueError, match="features"):
         gm.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("cov_type", COV_TYPES)
+def test_translation_invariance_far_from_origin(cov_type):
+    # The fit commutes with a shift of the data. At an offset of 1e8 the inputs carry an
+    # absolute rounding error of about 1e8 * eps ~ 1.5e-8, so covariances of order 1 agree to
+    # ~1e-8 (1e-6 leaves room for 15 iterations); the expanded forms E[x^2] - mu^2 and
+    # ||x||^2 - 2 x^T mu + ||mu||^2 lose all digits there (negative variances, a spurious
+    # "singular" error).
+    X = _three_blobs()
+    kw = dict(covariance_type=cov_type, tol=0.0, max_iter=15, **_start(cov_type, X))
+    off = 1e8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # tol=0: fixed iteration count
+        ref = GaussianMixture(3, **kw).fit(X)
+        kw["means_init"] = kw["means_init"] + off
+        shifted = GaussianMixture(3, **kw).fit(X + off)
+    np.testing.assert_allclose(shifted.covariances_, ref.covariances_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(shifted.means_ - off, ref.means_, atol=1e-6)
+    np.testing.assert_allclose(shifted.weights_, ref.weights_, rtol=0, atol=1e-6)
+    assert shifted.score(X + off) == pytest.approx(ref.score(X), abs=1e-6)

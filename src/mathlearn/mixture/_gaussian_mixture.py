@@ -9,7 +9,6 @@ import scipy.linalg as sla
 
 from ..base import check_is_fitted
 from ..exceptions import NumericalWarning
-from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_probability_vector, check_random_state
 from ._base import _BaseMixture
 
@@ -262,13 +261,23 @@ class GaussianMixture(_BaseMixture):
                 cov[k] = (resp[:, k] * diff.T) @ diff / nk[k]
                 cov[k].flat[:: d + 1] += reg
         elif ct == "tied":
-            cov = X.T @ X - (nk * means.T) @ means
+            # sum_k sum_n r_nk (x_n - mu_k)(x_n - mu_k)^T = X^T X - sum_k N_k mu_k mu_k^T, on
+            # data centred by their mean (the covariance does not depend on the origin; far
+            # from it the two terms would cancel catastrophically).
+            xbar = X.mean(axis=0)
+            Xc = X - xbar
+            mc = means - xbar
+            cov = Xc.T @ Xc - (nk * mc.T) @ mc
             cov /= nk.sum()
             cov.flat[:: d + 1] += reg
         else:
-            avg_x2 = (resp.T @ (X * X)) / nk[:, None]
-            avg_x_means = means * (resp.T @ X) / nk[:, None]
-            cov = avg_x2 - 2 * avg_x_means + means**2 + reg
+            # From the differences x_n - mu_k, not E[x^2] - mu^2 (which cancels for data far
+            # from the origin).
+            cov = np.empty((self.n_components, d))
+            for k in range(self.n_components):
+                diff = X - means[k]
+                cov[k] = (resp[:, k] @ (diff * diff)) / nk[k]
+            cov += reg
             if ct == "spherical":
                 cov = cov.mean(axis=1)
         weights = nk / nk.sum()
@@ -294,22 +303,25 @@ class GaussianMixture(_BaseMixture):
                 Y -= m[:, None]
                 maha = np.einsum("ij,ij->j", Y, Y)
                 out[:, k] = -0.5 * maha - np.log(np.diag(L[k])).sum()
-        elif ct == "tied":
-            Y = sla.solve_triangular(L, X.T, lower=True, check_finite=False).T
-            M = sla.solve_triangular(L, self.means_.T, lower=True, check_finite=False).T
-            out = -0.5 * squared_distances(Y, M) - np.log(np.diag(L)).sum()
-        elif ct == "diag":
-            prec = 1.0 / self.covariances_
-            maha = (
-                (X * X) @ prec.T
-                - 2.0 * X @ (self.means_ * prec).T
-                + np.sum(self.means_**2 * prec, axis=1)
-            )
-            out = -0.5 * maha - 0.5 * np.log(self.covariances_).sum(axis=1)
         else:
-            var = self.covariances_
-            maha = squared_distances(X, self.means_) / var
-            out = -0.5 * maha - 0.5 * d * np.log(var)
+            # Mahalanobis terms from differences (no expanded ||x||^2 - 2 x^T mu + ||mu||^2,
+            # whose terms cancel for data far from the origin), one component at a time.
+            if ct == "tied":
+                Y = sla.solve_triangular(L, X.T, lower=True, check_finite=False).T
+                M = sla.solve_triangular(L, self.means_.T, lower=True, check_finite=False).T
+                scale = np.ones((self.n_components, d))
+                half_logdet = np.full(self.n_components, np.log(np.diag(L)).sum())
+            else:
+                Y, M = X, self.means_
+                var = self.covariances_
+                scale = 1.0 / (var if ct == "diag" else np.repeat(var[:, None], d, axis=1))
+                half_logdet = (
+                    0.5 * np.log(var).sum(axis=1) if ct == "diag" else 0.5 * d * np.log(var)
+                )
+            out = np.empty((n, self.n_components))
+            for k in range(self.n_components):
+                diff = Y - M[k]
+                out[:, k] = -0.5 * ((diff * diff) @ scale[k]) - half_logdet[k]
         return out - 0.5 * d * _LOG_2PI
 
     # ----- after the fit --------------------------------------------------------------------
