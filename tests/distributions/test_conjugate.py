@@ -206,6 +206,39 @@ def test_normal_wishart_reduces_to_normal_gamma_and_chain_rule(rng):
     assert model.map_estimate(D)[1].shape == (2, 2)
 
 
+def test_normal_wishart_posterior_is_prior_times_likelihood_over_evidence(rng):
+    """Bayes' rule pointwise in 2-D: log p(mu, Lambda | D) - log p(mu, Lambda)
+    - log p(D | mu, Lambda) = -log p(D) at every (mu, Lambda). This checks the posterior
+    parameters and the evidence against the prior density and the Gaussian likelihood
+    alone (the parameter space is 5-dimensional, too large for a grid)."""
+    model = NormalWishartModel([0.3, -0.2], 0.7, 4.5, [[0.6, 0.1], [0.1, 0.4]])
+    D = rng.normal(size=(7, 2)) @ np.array([[1.0, 0.4], [0.0, 0.8]]) + [1.0, 0.5]
+    post = model.posterior(D)
+    log_z = model.log_marginal_likelihood(D)
+    mus, lams = model.prior.sample(12, rng=2)
+    for mu, lam in zip(mus, lams, strict=True):
+        lik = MultivariateNormal.from_precision(mu, lam).logpdf(D).sum()
+        lhs = post.logpdf(mu, lam) - model.prior.logpdf(mu, lam) - lik
+        assert lhs == pytest.approx(-log_z, abs=1e-9)
+
+
+def test_normal_wishart_entropy_against_monte_carlo():
+    from mathlearn.distributions import NormalWishart
+
+    nw = NormalWishart([0.3, -0.2], 0.7, 4.5, [[0.6, 0.1], [0.1, 0.4]])
+    mus, lams = nw.sample(20_000, rng=3)
+    # log p(mu, Lambda) = log N(mu | m, (kappa Lambda)^-1) + log W(Lambda), vectorised.
+    m, kappa = nw.params[0], nw.params[1]
+    dev = mus - m
+    logdet = np.linalg.slogdet(lams)[1]
+    log_n = 0.5 * (2 * np.log(kappa / (2 * np.pi)) + logdet) - 0.5 * kappa * np.einsum(
+        "si,sij,sj->s", dev, lams, dev
+    )
+    lp = -(log_n + nw.marginal_precision().logpdf(lams))
+    assert -lp[0] == pytest.approx(nw.logpdf(mus[0], lams[0]), rel=1e-12)
+    assert abs(lp.mean() - nw.entropy()) < 5 * lp.std(ddof=1) / np.sqrt(lp.size)
+
+
 @pytest.mark.parametrize(
     ("model", "data"),
     [
