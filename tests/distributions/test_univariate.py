@@ -167,6 +167,29 @@ def test_parameters_are_readable_as_attributes():
     np.testing.assert_array_equal(StudentT([1.0, 5.0], 0.0, 2.0).scale, [2.0, 2.0])
 
 
+@pytest.mark.parametrize(
+    "ctor",
+    [
+        lambda m, v: Normal(m, v),
+        lambda m, v: Gamma(v, v),
+        lambda m, v: StudentT(v, m, v),
+        lambda m, v: Laplace(m, v),
+        lambda m, v: Beta(v, v),
+        lambda m, v: Uniform(m, m + v),
+    ],
+)
+def test_changing_the_callers_arrays_does_not_change_the_distribution(ctor):
+    m, v = np.array([0.0, 1.0]), np.array([1.0, 2.0])
+    d = ctor(m, v)
+    x = np.array([0.3, 0.9])
+    before = (d.logpdf(x), d.cdf(x), d.sample(3, rng=0), d.mean)
+    m[:] = 5.0
+    v[:] = 100.0
+    after = (d.logpdf(x), d.cdf(x), d.sample(3, rng=0), d.mean)
+    for b, a in zip(before, after, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_immutable_and_reproducible():
     n = Normal(0.0, 1.0)
     with pytest.raises(AttributeError, match="immutable"):

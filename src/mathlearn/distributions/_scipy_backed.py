@@ -18,8 +18,11 @@ def check_param(value, name: str, *, low=None, high=None, strict=True, integer=F
     """Validate a (possibly batched) parameter: finite, and within ``(low, high)``.
 
     ``strict`` makes the bounds exclusive. Raises ``ValueError`` naming the parameter.
+    Returns a read-only copy: the frozen scipy objects keep these arrays, so they must not
+    alias an array of the caller's, whose later changes would alter the distribution.
     """
-    a = np.asarray(value, dtype=float)
+    a = np.array(value, dtype=float, copy=True)
+    a.setflags(write=False)
     if a.size == 0:
         raise ValueError(f"{name} is empty.")
     if not np.all(np.isfinite(a)):
