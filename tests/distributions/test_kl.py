@@ -9,6 +9,7 @@ from mathlearn.distributions import (
     Bernoulli,
     Beta,
     Categorical,
+    ChiSquared,
     Dirichlet,
     Exponential,
     Gamma,
@@ -31,6 +32,7 @@ PAIRS = [
     (Beta(2.0, 3.0), Beta(4.0, 1.5)),
     (Gamma(3.0, 2.0), Gamma(2.0, 0.5)),
     (Exponential(2.0), Exponential(0.5)),
+    (ChiSquared(3.0), Gamma(2.0, 0.7)),
     (Dirichlet([1.5, 2.0, 3.0]), Dirichlet([2.0, 1.0, 1.0])),
 ]
 
@@ -59,6 +61,16 @@ def test_against_scipy_and_identities():
         assert kl_divergence(a, a) == pytest.approx(0.0, abs=1e-12)
     assert kl_divergence(Exponential(2.0), Exponential(0.5)) == pytest.approx(
         kl_divergence(Gamma(1.0, 2.0), Gamma(1.0, 0.5))
+    )
+    # Exponential and chi-squared are Gammas: mixed pairs use the Gamma closed form.
+    assert kl_divergence(Exponential(2.0), Gamma(3.0, 0.5)) == pytest.approx(
+        kl_divergence(Gamma(1.0, 2.0), Gamma(3.0, 0.5)), rel=1e-14
+    )
+    assert kl_divergence(Gamma(3.0, 0.5), ChiSquared(4.0)) == pytest.approx(
+        kl_divergence(Gamma(3.0, 0.5), Gamma(2.0, 0.5)), rel=1e-14
+    )
+    assert kl_divergence(ChiSquared(3.0), Exponential(1.5)) == pytest.approx(
+        kl_divergence(Gamma(1.5, 0.5), Gamma(1.0, 1.5)), rel=1e-14
     )
     # Dirichlet with two categories equals Beta.
     assert kl_divergence(Dirichlet([2.0, 3.0]), Dirichlet([4.0, 1.5])) == pytest.approx(

@@ -16,7 +16,7 @@ from scipy.special import betaln, digamma, gammaln, xlogy
 from ._categorical import Categorical
 from ._dirichlet import Dirichlet
 from ._mvn import MultivariateNormal
-from ._univariate import Bernoulli, Beta, Exponential, Gamma, Normal
+from ._univariate import Bernoulli, Beta, ChiSquared, Exponential, Gamma, Normal
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -122,9 +122,11 @@ def _kl_beta(p, q):
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma(p, q):
+    return _kl_gamma_params(p._p["shape"], p._p["rate"], q._p["shape"], q._p["rate"])
+
+
+def _kl_gamma_params(a1, b1, a2, b2):
     # Rate parametrisation: KL(Ga(a1, b1) || Ga(a2, b2)).
-    a1, b1 = p._p["shape"], p._p["rate"]
-    a2, b2 = q._p["shape"], q._p["rate"]
     return (
         (a1 - a2) * digamma(a1)
         - gammaln(a1)
@@ -138,6 +140,28 @@ def _kl_gamma(p, q):
 def _kl_exponential(p, q):
     r = q._p["rate"] / p._p["rate"]
     return r - np.log(r) - 1.0
+
+
+def _gamma_params(d):
+    """(shape, rate) of a member of the Gamma family: Exponential(r) = Gamma(1, r) and
+    ChiSquared(k) = Gamma(k/2, 1/2)."""
+    if isinstance(d, Exponential):
+        return np.ones_like(d._p["rate"]), d._p["rate"]
+    if isinstance(d, ChiSquared):
+        return 0.5 * d._p["df"], np.full_like(d._p["df"], 0.5)
+    return d._p["shape"], d._p["rate"]
+
+
+def _kl_gamma_family(p, q):
+    a1, b1 = _gamma_params(p)
+    a2, b2 = _gamma_params(q)
+    return _kl_gamma_params(a1, b1, a2, b2)
+
+
+for _tp in (Gamma, Exponential, ChiSquared):
+    for _tq in (Gamma, Exponential, ChiSquared):
+        if (_tp, _tq) not in _KL:
+            register_kl(_tp, _tq)(_kl_gamma_family)
 
 
 @register_kl(Dirichlet, Dirichlet)
