@@ -155,3 +155,26 @@ def test_distortion_never_increases(seed, k):
         for t in range(1, 8):
             J.append(KMeans(k, init=init, n_init=1, max_iter=t, tol=0.0).fit(X).inertia_)
     assert np.all(np.diff(J) <= 1e-12 * J[0])
+
+
+def test_far_from_origin_matches_sklearn():
+    # Shifting the data by 1e8 must not change the clustering. The expanded squared distance
+    # ||x||^2 - 2 x^T mu + ||mu||^2 is then ~1e16 with an absolute rounding error ~1, larger
+    # than the distances between points, unless the data are centred first (scikit-learn
+    # centres them too).
+    X, _ = make_blobs(600, n_features=5, centers=6, cluster_std=2.5, random_state=0)
+    off = 1e8
+    init = X[:6] + off
+    ours = KMeans(6, init=init, n_init=1).fit(X + off)
+    ref = SkKMeans(6, init=init, n_init=1, algorithm="lloyd").fit(X + off)
+    near = KMeans(6, init=X[:6], n_init=1).fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_array_equal(ours.labels_, near.labels_)
+    assert ours.n_iter_ == ref.n_iter_ == near.n_iter_
+    assert ours.inertia_ == pytest.approx(near.inertia_, rel=1e-9)
+    np.testing.assert_array_equal(ours.predict(X + off), near.labels_)
+    np.testing.assert_allclose(ours.transform(X[:20] + off), near.transform(X[:20]), atol=1e-6)
+    mb = MiniBatchKMeans(6, batch_size=64, random_state=0).fit(X + off)
+    mb_near = MiniBatchKMeans(6, batch_size=64, random_state=0).fit(X)
+    assert adjusted_rand_score(mb_near.labels_, mb.labels_) == 1.0
+    np.testing.assert_allclose(mb.cluster_centers_ - off, mb_near.cluster_centers_, atol=1e-6)

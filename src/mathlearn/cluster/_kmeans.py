@@ -75,6 +75,19 @@ def _relocate_empty(X, centers_old, labels, sums, counts):
         labels[i] = new_k
 
 
+def _nearest(X, centers):
+    """Labels of the nearest centres, computed about the centres' mean (the expanded squared
+    distance cancels catastrophically for points far from the origin)."""
+    shift = centers.mean(axis=0)
+    return assign(X - shift, centers - shift)[0]
+
+
+def _distances(X, centers):
+    """Euclidean distances to every centre, about the centres' mean (see :func:`_nearest`)."""
+    shift = centers.mean(axis=0)
+    return np.sqrt(squared_distances(X - shift, centers - shift))
+
+
 def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
     """Lloyd's iterations from ``centers`` (spec 001 M40 steps 1-3).
 
@@ -150,7 +163,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     -----
     Spec 001 M40 (notes ``seeds/001_*`` L721-755) and spec 002 M2-M3 (Algorithm 1.1, k-means++
     eq. 1.17). The assignment uses ``||x - mu||^2 = ||x||^2 - 2 x^T mu + ||mu||^2`` with one
-    matrix product per iteration, clipped at zero; ties go to the lowest index. ``J`` never
+    matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
+    far from the origin the expanded form would cancel); ties go to the lowest index. ``J`` never
     increases, so the algorithm stops at a local minimum. A cluster that becomes empty gets
     the point farthest from its centre (the notes do not treat this case; spec 001 §6).
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
@@ -201,10 +215,17 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         n_init = _n_init(self.n_init, self.init)
         tol = float(np.mean(np.var(X, axis=0))) * self.tol if self.tol > 0 else 0.0
+        # Cluster the centred data (a copy; the partition does not depend on the origin): the
+        # expanded ||x||^2 - 2 x^T mu + ||mu||^2 loses every digit for data far from the
+        # origin. scikit-learn does the same, so the arithmetic matches it too.
+        x_mean = X.mean(axis=0)
+        X = X - x_mean
         x_norm_sq = np.einsum("ij,ij->i", X, X)
         best = None
         for _ in range(n_init):
             centers = _initial_centers(X, self.init, self.n_clusters, rng, x_norm_sq)
+            if not isinstance(self.init, str):
+                centers -= x_mean
             run = lloyd(X, centers, max_iter=self.max_iter, tol=tol, x_norm_sq=x_norm_sq)
             if best is None or run[1] < best[1]:
                 best = run
@@ -216,7 +237,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.cluster_centers_ = centers
+        self.cluster_centers_ = centers + x_mean
         self.labels_ = labels
         self.inertia_ = inert
         self.n_iter_ = n_iter
@@ -231,7 +252,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return assign(X, self.cluster_centers_)[0]
+        return _nearest(X, self.cluster_centers_)
 
     def transform(self, X):
         """Euclidean distances to every centre.
@@ -242,13 +263,13 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.sqrt(squared_distances(X, self.cluster_centers_))
+        return _distances(X, self.cluster_centers_)
 
     def score(self, X, y=None) -> float:
         """Minus the distortion of ``X`` under the fitted centres."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        labels = assign(X, self.cluster_centers_)[0]
+        labels = _nearest(X, self.cluster_centers_)
         return -inertia(X, self.cluster_centers_, labels)
 
 
@@ -346,8 +367,13 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         batch = min(int(self.batch_size), n)
         init_idx = rng.choice(n, min(n, max(3 * batch, self.n_clusters)), replace=False)
-        X_init = X[np.sort(init_idx)]
+        # Work about the data mean (each batch is a copy anyway): the expanded squared distance
+        # of the assignment loses every digit for data far from the origin.
+        x_mean = X.mean(axis=0)
+        X_init = X[np.sort(init_idx)] - x_mean
         centers = _initial_centers(X_init, self.init, self.n_clusters, rng, None)
+        if not isinstance(self.init, str):
+            centers -= x_mean
         counts = np.zeros(self.n_clusters)
         tol = float(np.mean(np.var(X, axis=0))) * self.tol if self.tol > 0 else 0.0
         n_steps_max = int(np.ceil(self.max_iter * n / batch))
@@ -359,6 +385,7 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             # With replacement: O(batch) per step, not a permutation of all N points.
             idx = rng.integers(n, size=batch) if batch < n else np.arange(n)
             Xb = X[idx]
+            Xb -= x_mean
             labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
             counts += cnt
             hit = cnt > 0
@@ -389,7 +416,8 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        labels = assign(X, centers)[0]
+        centers += x_mean
+        labels = _nearest(X, centers)
         self.cluster_centers_ = centers
         self.labels_ = labels
         self.inertia_ = inertia(X, centers, labels)
@@ -402,16 +430,16 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """Index of the nearest centre of each row of ``X``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return assign(X, self.cluster_centers_)[0]
+        return _nearest(X, self.cluster_centers_)
 
     def transform(self, X):
         """Euclidean distances to every centre, shape (n_samples, n_clusters)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.sqrt(squared_distances(X, self.cluster_centers_))
+        return _distances(X, self.cluster_centers_)
 
     def score(self, X, y=None) -> float:
         """Minus the distortion of ``X`` under the fitted centres."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return -inertia(X, self.cluster_centers_, assign(X, self.cluster_centers_)[0])
+        return -inertia(X, self.cluster_centers_, _nearest(X, self.cluster_centers_))
