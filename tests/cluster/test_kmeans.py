@@ -88,6 +88,21 @@ def test_empty_cluster_is_relocated():
     assert np.all(np.isfinite(km.cluster_centers_))
 
 
+@pytest.mark.parametrize("n_empty", [1, 2])
+def test_empty_clusters_relocated_as_sklearn(n_empty):
+    # Centres far from the data start empty; each takes the point farthest from its centre,
+    # as in scikit-learn, so the whole run (partition, inertia, iterations) is identical.
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(50, 2)), rng.normal(size=(50, 2)) + 6]
+    init = np.array([[0.0, 0.0], [6.0, 6.0], [100.0, 100.0], [-100.0, -100.0]])[: 2 + n_empty]
+    ours = KMeans(2 + n_empty, init=init, n_init=1).fit(X)
+    ref = SkKMeans(2 + n_empty, init=init, n_init=1, algorithm="lloyd").fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-12)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-12)
+    assert ours.n_iter_ == ref.n_iter_
+
+
 def test_blobs_recovered():
     X, y = make_blobs(500, centers=4, cluster_std=0.5, random_state=0)
     km = KMeans(4, n_init=4, random_state=0).fit(X)
@@ -178,3 +193,30 @@ def test_far_from_origin_matches_sklearn():
     mb_near = MiniBatchKMeans(6, batch_size=64, random_state=0).fit(X)
     assert adjusted_rand_score(mb_near.labels_, mb.labels_) == 1.0
     np.testing.assert_allclose(mb.cluster_centers_ - off, mb_near.cluster_centers_, atol=1e-6)
+
+
+def test_kmeans_plusplus_seed_distribution_is_exact():
+    # Spec 002 M3 (eq. 1.17): P(mu_1 = x_i) = 1/N, then P(next = x_j) = rho_j^2 / sum rho^2
+    # with rho the distance to the nearest chosen centre. Exact probabilities of the ordered
+    # triples against the frequencies of 6000 draws (chi-square goodness of fit).
+    from itertools import permutations
+
+    from scipy.stats import chisquare
+
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    D2 = (X - X.T) ** 2
+    triples = list(permutations(range(4), 3))
+    prob = []
+    for i, j, k in triples:
+        rho2 = np.minimum(D2[i], D2[j])
+        prob.append(0.25 * D2[i, j] / D2[i].sum() * rho2[k] / rho2.sum())
+    prob = np.array(prob)
+    assert prob.sum() == pytest.approx(1.0)
+    rng = np.random.default_rng(0)
+    n_draws = 6000
+    counts = dict.fromkeys(triples, 0)
+    for _ in range(n_draws):
+        _, idx = kmeans_plusplus(X, 3, rng)
+        counts[tuple(idx.tolist())] += 1
+    observed = np.array([counts[t] for t in triples])
+    assert chisquare(observed, prob * n_draws).pvalue > 1e-3
