@@ -161,6 +161,48 @@ def test_bad_hyperparameters(params, error, data):
         SGDRegressor(**params).fit(X, y)
 
 
+def test_partial_fit_continues_the_recurrence(data):
+    # Chunks fed in order to partial_fit are one epoch of the rule over their concatenation,
+    # the step-size schedule continuing across calls; k calls on all the data are k epochs.
+    X, y = data
+    kw = {"eta0": 0.05, "power_t": 0.3, "shuffle": False}
+    online = SGDRegressor(**kw)
+    for chunk in np.array_split(np.arange(len(y)), 4):
+        online.partial_fit(X[chunk], y[chunk])
+    batch = SGDRegressor(max_iter=1, tol=None, **kw).fit(X, y)
+    np.testing.assert_allclose(online.coef_, batch.coef_, rtol=1e-12)
+    assert online.intercept_ == pytest.approx(batch.intercept_, rel=1e-12)
+    assert online.t_ == len(y) and online.n_iter_ == 4
+    three = SGDRegressor(**kw)
+    for _ in range(3):
+        three.partial_fit(X, y)
+    ref = SkSGDRegressor(penalty=None, **kw)
+    for _ in range(3):
+        ref.partial_fit(X, y)
+    np.testing.assert_allclose(three.coef_, ref.coef_, rtol=1e-10)
+    np.testing.assert_allclose(three.intercept_, ref.intercept_[0], rtol=1e-10)
+    # T7 as one online step, and partial_fit after fit continues from fit's weights.
+    reg = SGDRegressor(learning_rate="constant", eta0=0.1).partial_fit([[1.0]], [3.0])
+    np.testing.assert_allclose([*reg.coef_, reg.intercept_], [0.3, 0.3])
+    after = SGDRegressor(max_iter=2, tol=None, **kw).fit(X, y).partial_fit(X, y)
+    np.testing.assert_allclose(after.coef_, three.coef_, rtol=1e-12)
+
+
+def test_partial_fit_checks(data):
+    X, y = data
+    reg = SGDRegressor().partial_fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        reg.partial_fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="NaN"):
+        reg.partial_fit(np.full_like(X, np.nan), y)
+    # A diverging call raises and leaves the fitted state untouched.
+    coef, t = reg.coef_.copy(), reg.t_
+    with pytest.raises(FloatingPointError, match="diverged"):
+        reg.partial_fit(1e100 * X, y)
+    np.testing.assert_array_equal(reg.coef_, coef)
+    assert reg.t_ == t and reg.n_iter_ == 1
+
+
 def test_predict_checks(data):
     X, y = data
     with pytest.raises(NotFittedError):

@@ -114,9 +114,10 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
 
     stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (spec 000 M27, eq. 1.190;
     spec 003 §2.4 item 36). With ``alpha > 0`` it minimises the ridge objective instead. The
-    loop over samples is compiled with numba. Features on very different scales need
-    standardising first, as for every gradient method (the step-size bound
-    ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).
+    loop over samples is compiled with numba. :meth:`partial_fit` makes one pass over each
+    batch it is given, for data that arrive over time (the online use of LMS). Features on
+    very different scales need standardising first, as for every gradient method (the
+    step-size bound ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).
 
     Examples
     --------
@@ -158,6 +159,54 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    def _check_params(self) -> dict:
+        if self.learning_rate not in _SCHEDULES:
+            raise ValueError(
+                f"learning_rate must be one of {sorted(_SCHEDULES)}; got {self.learning_rate!r}."
+            )
+        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
+            check_positive(self.eta0, "eta0")
+        params = {
+            "power_t": check_positive(self.power_t, "power_t", strict=False),
+            "alpha": check_positive(self.alpha, "alpha", strict=False),
+            "fit_intercept": check_bool(self.fit_intercept, "fit_intercept"),
+            "shuffle": check_bool(self.shuffle, "shuffle"),
+            "max_iter": check_int(self.max_iter, "max_iter"),
+            "n_iter_no_change": check_int(self.n_iter_no_change, "n_iter_no_change"),
+            "batch_size": check_int(self.batch_size, "batch_size"),
+        }
+        tol = self.tol
+        if tol is not None and (not isinstance(tol, numbers.Real) or not 0 <= tol < np.inf):
+            raise ValueError(f"tol must be a non-negative finite number or None; got {tol!r}.")
+        return params
+
+    def _initial_step(self, X: np.ndarray, fit_intercept: bool) -> float:
+        if not isinstance(self.eta0, str):
+            return float(self.eta0)
+        with np.errstate(over="ignore"):
+            largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
+        if not np.isfinite(largest):
+            raise ValueError(
+                "eta0='auto': the squared norms of the rows of X overflow float64; "
+                "standardise X first."
+            )
+        return 1.0 / largest if largest > 0 else 1.0  # all-zero X: nothing to scale
+
+    def _epoch(self, X, y, order, w, b, t, eta0, p, rng, epoch) -> tuple[float, int, float]:
+        """One LMS pass (in place on ``w``); raises if the iterates diverged."""
+        if p["shuffle"]:
+            rng.shuffle(order)
+        b, t, loss = _lms_epoch(
+            X, y, order, w, b, t, eta0, p["power_t"], _SCHEDULES[self.learning_rate],
+            float(X.shape[0]), p["alpha"], p["fit_intercept"], p["batch_size"],
+        )  # fmt: skip
+        if not np.isfinite(loss) or not np.all(np.isfinite(w)):
+            raise FloatingPointError(
+                f"SGD diverged (loss {loss}) after {epoch} epochs: "
+                f"eta0 = {eta0} is too large for the scale of X; standardise X or lower eta0."
+            )
+        return b, t, loss + 0.5 * p["alpha"] * float(w @ w)
+
     def fit(self, X, y):
         """Run SGD epochs from ``w = 0`` until the loss stops improving or ``max_iter``.
 
@@ -170,68 +219,32 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        if self.learning_rate not in _SCHEDULES:
-            raise ValueError(
-                f"learning_rate must be one of {sorted(_SCHEDULES)}; got {self.learning_rate!r}."
-            )
-        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
-            check_positive(self.eta0, "eta0")
-        power_t = check_positive(self.power_t, "power_t", strict=False)
-        alpha = check_positive(self.alpha, "alpha", strict=False)
-        fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
-        shuffle = check_bool(self.shuffle, "shuffle")
-        max_iter = check_int(self.max_iter, "max_iter")
-        n_iter_no_change = check_int(self.n_iter_no_change, "n_iter_no_change")
-        batch_size = check_int(self.batch_size, "batch_size")
+        p = self._check_params()
         tol = self.tol
-        if tol is not None and (not isinstance(tol, numbers.Real) or not 0 <= tol < np.inf):
-            raise ValueError(f"tol must be a non-negative finite number or None; got {tol!r}.")
         X, y = validate_xy(self, X, y)
         X = np.ascontiguousarray(X)
         y = np.ascontiguousarray(y)
         rng = check_random_state(self.random_state)
         n, d = X.shape
-        if isinstance(self.eta0, str):
-            with np.errstate(over="ignore"):
-                largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
-            if not np.isfinite(largest):
-                raise ValueError(
-                    "eta0='auto': the squared norms of the rows of X overflow float64; "
-                    "standardise X first."
-                )
-            eta0 = 1.0 / largest if largest > 0 else 1.0  # all-zero X: nothing to scale
-        else:
-            eta0 = float(self.eta0)
+        eta0 = self._initial_step(X, p["fit_intercept"])
         w = np.zeros(d)
         b, t = 0.0, 0
         order = np.arange(n)
         losses = []
         best, no_improvement, converged = np.inf, 0, False
-        mode = _SCHEDULES[self.learning_rate]
-        for _ in range(max_iter):
-            if shuffle:
-                rng.shuffle(order)
-            b, t, loss = _lms_epoch(
-                X, y, order, w, b, t, eta0, power_t, mode, float(n), alpha, fit_intercept,
-                batch_size,
-            )  # fmt: skip
-            if not np.isfinite(loss) or not np.all(np.isfinite(w)):
-                raise FloatingPointError(
-                    f"SGD diverged (loss {loss}) after {len(losses) + 1} epochs: eta0 = {eta0} is "
-                    "too large for the scale of X; standardise X or lower eta0."
-                )
-            loss += 0.5 * alpha * float(w @ w)
+        for _ in range(p["max_iter"]):
+            b, t, loss = self._epoch(X, y, order, w, b, t, eta0, p, rng, len(losses) + 1)
             losses.append(loss)
             if tol is not None:
                 no_improvement = no_improvement + 1 if loss > best - tol else 0
                 best = min(best, loss)
-                if no_improvement >= n_iter_no_change:
+                if no_improvement >= p["n_iter_no_change"]:
                     converged = True
                     break
         if tol is not None and not converged:
             warnings.warn(
-                f"SGDRegressor: max_iter = {max_iter} epochs reached before the loss stopped "
-                "improving; increase max_iter or tol.",
+                f"SGDRegressor: max_iter = {p['max_iter']} epochs reached before the loss "
+                "stopped improving; increase max_iter or tol.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -241,6 +254,44 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         self.t_ = int(t)
         self.eta0_ = eta0
         self.loss_curve_ = np.asarray(losses)
+        self._rng = rng  # partial_fit continues with this stream
+        return self
+
+    def partial_fit(self, X, y):
+        """One LMS pass over ``(X, y)``, continuing from the current weights.
+
+        The online use of the rule (the data arrive in batches): the first call starts from
+        ``w = 0`` and fixes ``eta0_`` (with ``eta0="auto"``, from this first batch); later
+        calls continue the step-size schedule where the previous call left it (``t_``).
+        ``max_iter``, ``tol`` and ``n_iter_no_change`` are not used.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        p = self._check_params()
+        first = not hasattr(self, "coef_")
+        X, y = validate_xy(self, X, y, reset=first)
+        X = np.ascontiguousarray(X)
+        y = np.ascontiguousarray(y)
+        if first:
+            rng = check_random_state(self.random_state)
+            w, b, t, n_iter = np.zeros(X.shape[1]), 0.0, 0, 0
+            eta0, curve = self._initial_step(X, p["fit_intercept"]), np.zeros(0)
+        else:
+            rng, w, b, t = self._rng, self.coef_.copy(), self.intercept_, self.t_
+            n_iter, eta0, curve = self.n_iter_, self.eta0_, self.loss_curve_
+        order = np.arange(X.shape[0])
+        b, t, loss = self._epoch(X, y, order, w, b, t, eta0, p, rng, n_iter + 1)
+        # Set only after a successful pass: a diverged call leaves the estimator as it was.
+        self._rng, self.coef_, self.intercept_, self.t_ = rng, w, float(b), int(t)
+        self.n_iter_, self.eta0_ = n_iter + 1, eta0
+        self.loss_curve_ = np.append(curve, loss)
         return self
 
     def predict(self, X):
