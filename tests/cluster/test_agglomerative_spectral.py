@@ -28,6 +28,34 @@ def test_linkage_identical_to_scipy(method, shape, rng):
 
 
 @pytest.mark.parametrize("method", LINKAGES)
+@pytest.mark.parametrize("kind", ["grid", "integers", "duplicates"])
+def test_linkage_identical_to_scipy_with_ties(method, kind):
+    # Many equal distances: the tie-breaking (nearest-neighbour chain scan order, stable sort
+    # by height, union-find relabelling) must reproduce SciPy's merges exactly.
+    rng = np.random.default_rng(1)
+    X = {
+        "grid": np.array([[i, j] for i in range(5) for j in range(4)], dtype=float),
+        "integers": rng.integers(0, 4, size=(40, 2)).astype(float),
+        "duplicates": np.repeat(rng.normal(size=(8, 3)), 3, axis=0),
+    }[kind]
+    Z = linkage_tree(X, method)
+    ref = linkage(X, method)
+    np.testing.assert_array_equal(Z[:, [0, 1, 3]], ref[:, [0, 1, 3]])
+    np.testing.assert_allclose(Z[:, 2], ref[:, 2], rtol=1e-12, atol=0)
+
+
+def test_distance_threshold_at_a_merge_height_matches_sklearn():
+    # Merges at heights >= threshold are undone (scikit-learn's rule): on 0, 1, ..., 11 every
+    # single-linkage merge is at height 1.
+    X = np.arange(12.0)[:, None]
+    for t, expected in [(1.0, 12), (1.5, 1)]:
+        agg = AgglomerativeClustering(None, linkage="single", distance_threshold=t).fit(X)
+        sk = SkAgglomerative(None, linkage="single", distance_threshold=t).fit(X)
+        assert agg.n_clusters_ == sk.n_clusters_ == expected
+        assert adjusted_rand_score(sk.labels_, agg.labels_) == 1.0
+
+
+@pytest.mark.parametrize("method", LINKAGES)
 def test_cut_by_n_clusters_and_threshold(method, rng):
     X = rng.normal(size=(80, 3))
     ref = linkage(X, method)
