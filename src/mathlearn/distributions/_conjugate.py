@@ -661,10 +661,30 @@ class NormalWishartModel(ConjugateModel):
 
 
 def log_marginal_likelihood(model, data) -> float:
-    """Log evidence ``log p(data | model)`` of a conjugate model or a fixed distribution.
+    r"""Log evidence ``log p(data | model)`` of a conjugate model or a fixed distribution.
 
-    A plain distribution (no free parameter, e.g. ``Bernoulli(0.5)`` for a fair coin) has
-    evidence equal to its i.i.d. likelihood, ``sum(model.logpdf(data))``.
+    Parameters
+    ----------
+    model : ConjugateModel or Distribution
+        A conjugate model (its parameter integrated out against its prior) or a plain
+        distribution (no free parameter, e.g. ``Bernoulli(0.5)`` for a fair coin), whose
+        evidence is its i.i.d. likelihood ``sum(model.logpdf(data))``.
+    data : array-like
+        Observations in the format the model expects.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    :math:`p(D) = \int p(D|\theta)p(\theta)d\theta`; for conjugate models in closed form.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import BetaBernoulliModel, log_marginal_likelihood
+    >>> round(log_marginal_likelihood(BetaBernoulliModel(1, 1), [1, 0]), 6)  # log(1/6)
+    -1.791759
     """
     if isinstance(model, ConjugateModel):
         return model.log_marginal_likelihood(data)

@@ -27,6 +27,19 @@ def _probs(p, name: str) -> np.ndarray:
 def entropy(p) -> float | np.ndarray:
     r"""Shannon entropy :math:`H(p) = -\sum_k p_k \log p_k` (nats) over the last axis.
 
+    Parameters
+    ----------
+    p : array-like of shape (..., K)
+        Probabilities summing to one over the last axis.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+
+    Notes
+    -----
+    :math:`H(p) = E_p[-\log p]` (spec 004, 9:42), with :math:`0 \log 0 = 0`.
+
     Examples
     --------
     >>> from mathlearn.distributions import entropy
@@ -41,6 +54,20 @@ def entropy(p) -> float | np.ndarray:
 def cross_entropy(p, q) -> float | np.ndarray:
     r"""Cross-entropy :math:`H(p, q) = -\sum_k p_k \log q_k` (nats); ``inf`` if ``q`` misses
     mass of ``p``.
+
+    Parameters
+    ----------
+    p, q : array-like of shape (..., K)
+        Probabilities summing to one over the last axis, with the same ``K``.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+
+    Notes
+    -----
+    Gibbs' inequality :math:`H(p, q) \ge H(p)`, with the gap :math:`D(p\|q)` (spec 004,
+    9:42–9:43).
 
     Examples
     --------

@@ -26,11 +26,23 @@ _KL: dict[tuple[type, type], Callable] = {}
 def register_kl(type_p: type, type_q: type):
     """Decorator registering ``f(p, q)`` as the closed-form KL for ``(type_p, type_q)``.
 
+    Parameters
+    ----------
+    type_p, type_q : type
+        Distribution classes; subclasses inherit the registration (looked up along the
+        method resolution orders of ``p`` and then ``q``).
+
     Examples
     --------
-    >>> from mathlearn.distributions import register_kl
-    >>> callable(register_kl)
-    True
+    >>> import numpy as np
+    >>> from mathlearn.distributions import Normal, kl_divergence, register_kl
+    >>> class Standard(Normal):
+    ...     pass
+    >>> @register_kl(Standard, Standard)
+    ... def _kl_standard(p, q):
+    ...     return 0.0
+    >>> kl_divergence(Standard(0.0, 1.0), Standard(0.0, 1.0))
+    0.0
     """
 
     def decorate(f):

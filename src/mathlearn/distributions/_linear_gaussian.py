@@ -69,6 +69,20 @@ def linear_gaussian_joint(prior, A, noise_cov, b=None) -> MultivariateNormal:
 def linear_gaussian_marginal(prior, A, noise_cov, b=None) -> MultivariateNormal:
     r"""Marginal :math:`p(y) = N(A\mu + b, L^{-1} + A\Lambda^{-1}A^T)` (spec 001 M9).
 
+    Parameters
+    ----------
+    prior, A, noise_cov, b
+        As in :func:`linear_gaussian_joint`.
+
+    Returns
+    -------
+    MultivariateNormal of dimension ``k``
+
+    Notes
+    -----
+    The propagation identity :math:`\int N(y|Ax+b, L^{-1})N(x|\mu,\Lambda^{-1})dx`
+    (spec 004 9:35), taken as the trailing block of the joint's factor (a QR, no inverse).
+
     Examples
     --------
     >>> from mathlearn.distributions import MultivariateNormal, linear_gaussian_marginal
@@ -86,6 +100,22 @@ def linear_gaussian_posterior(prior, A, noise_cov, y, b=None) -> MultivariateNor
     :math:`p(x|y) = N(\Sigma\{A^T L (y - b) + \Lambda\mu\}, \Sigma)`,
     :math:`\Sigma = (\Lambda + A^T L A)^{-1}` (spec 001 M9, corrected: "+Λμ", not "+Aμ"),
     computed by conditioning the joint on ``y`` (a QR of the joint factor; no inverse).
+
+    Parameters
+    ----------
+    prior, A, noise_cov
+        As in :func:`linear_gaussian_joint`.
+    y : array-like of shape (k,)
+        The observation.
+    b : array-like of shape (k,), optional
+
+    Returns
+    -------
+    MultivariateNormal of dimension ``d``
+
+    Notes
+    -----
+    Bayes' theorem for Gaussians (spec 001 M9 with the corrected mean; PRML 2.116–2.117).
 
     Examples
     --------

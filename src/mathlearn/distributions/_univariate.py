@@ -208,6 +208,11 @@ class Exponential(ScipyBacked):
     rate : float or array-like
         Rate :math:`\lambda > 0`; the mean is ``1 / rate`` (spec 004, 9:49).
 
+    Notes
+    -----
+    Density :math:`[x \ge 0]\,\lambda e^{-\lambda x}`, mean :math:`1/\lambda`, variance
+    :math:`1/\lambda^2`; ``Exponential(rate) = Gamma(1, rate)`` (spec 000 M8, Remark 4).
+
     Examples
     --------
     >>> from mathlearn.distributions import Exponential
@@ -240,6 +245,11 @@ class Laplace(ScipyBacked):
     loc : float or array-like, default=0
     scale : float or array-like, default=1
         :math:`b > 0`; the variance is :math:`2b^2`.
+
+    Notes
+    -----
+    Mean :math:`\mu`, variance :math:`2b^2`, entropy :math:`1 + \log 2b`. As a prior on
+    regression weights it gives the lasso penalty.
 
     Examples
     --------
@@ -308,8 +318,16 @@ class StudentT(ScipyBacked):
 class ChiSquared(ScipyBacked):
     r"""Chi-squared distribution with ``df`` degrees of freedom, ``Gamma(df/2, rate=1/2)``.
 
-    The distribution of a sum of ``df`` *squared* standard normal variables (spec 000 M8,
-    erratum 6).
+    Parameters
+    ----------
+    df : float or array-like
+        Degrees of freedom :math:`k > 0`.
+
+    Notes
+    -----
+    :math:`p(x) = \frac{x^{k/2-1}e^{-x/2}}{2^{k/2}\Gamma(k/2)}` for :math:`x \ge 0`, mean
+    :math:`k`, variance :math:`2k` (spec 004, 9:49). The distribution of a sum of ``df``
+    *squared* standard normal variables (spec 000 M8, erratum 6).
 
     Examples
     --------

@@ -78,6 +78,12 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     MCEstimate
         ``estimate = mean f(x_n)`` and ``std_error = std(f(x_n), ddof=1) / sqrt(n)``.
 
+    Notes
+    -----
+    :math:`E_p[f] \approx \frac1N\sum_n f(x_n)`, :math:`x_n \sim p` (spec 004 9:45; 001 M2,
+    without the erratum's "lim" inside the sum); its standard deviation is
+    :math:`\sqrt{V_p[f]/N}`, estimated with the sample variance.
+
     Examples
     --------
     >>> from mathlearn.distributions import Normal
@@ -136,6 +142,13 @@ def rejection_sample(
     ValueError
         If a proposal violates the envelope, :math:`p(x) > M q(x)`: the samples would not
         follow ``p``, so the bound is checked at every proposed point.
+
+    Notes
+    -----
+    Spec 004 9:46. Accepted points are i.i.d. draws from the normalised :math:`p/Z`; the
+    probability of acceptance is :math:`Z/M`, so a loose bound costs proposals. The check
+    is exact only at the points proposed: a violation elsewhere goes unseen, so ``M``
+    should come from an analytic bound.
 
     Examples
     --------
@@ -198,6 +211,12 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
     weights : array-like of shape (n,)
         Non-negative (possibly unnormalised) importance weights, or log-weights with
         ``log=True``.
+
+    Notes
+    -----
+    ``n`` equal weights give ``n``; one weight carrying all the mass gives 1. The variance
+    of a self-normalised importance estimate is roughly that of a plain Monte Carlo
+    estimate with ESS samples.
 
     Examples
     --------
@@ -327,6 +346,12 @@ def inverse_cdf_sample(
     Returns
     -------
     ndarray of shape ``size``
+
+    Notes
+    -----
+    If :math:`u \sim U[0, 1]` then :math:`F^{-1}(u)` has cdf :math:`F`. Bisection halves
+    every interval per step, so about :math:`\log_2((b - a)/\mathrm{tol})` cdf evaluations
+    are needed.
 
     Examples
     --------
