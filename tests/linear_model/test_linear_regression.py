@@ -89,6 +89,32 @@ def test_extreme_condition_numbers_mpmath(lo, hi, degree, n):
     _assert_digits(model.coef_, _mp_lstsq(Phi, y), 7)
 
 
+@pytest.mark.parametrize(("degree", "n"), [(14, 300), (15, 60)])
+def test_full_rank_design_is_not_treated_as_rank_deficient(degree, n):
+    # cond(X) ~ 1e21-1e23 but cond(X D) ~ 1e13-1e14 after equilibration: the exact solution
+    # is well defined and refinement reaches it. A rank threshold growing with N (N eps)
+    # used to send these to the minimum-norm SVD solution, which has no correct digit.
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-9, -3, n)
+    Phi = np.vander(x, degree + 1, increasing=True)
+    y = np.cos(x) + 0.01 * rng.normal(size=n)
+    model = LinearRegression(fit_intercept=False).fit(Phi, y)
+    assert model.rank_ == degree + 1
+    _assert_digits(model.coef_, _mp_lstsq(Phi, y), 7)
+
+
+def test_duplicated_column_many_samples_gives_minimum_norm():
+    # rounding in the QR of 2000 rows lifts the estimated rcond of an exactly singular
+    # design above eps; refinement stalls there and the minimum-norm solution is returned
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 3))
+    X = np.hstack([X, X[:, :1]])
+    y = rng.normal(size=2000)
+    m = LinearRegression(fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(m.coef_, np.linalg.pinv(X) @ y, rtol=1e-10)
+    assert m.rank_ == 3
+
+
 def test_columns_scaled_by_1e10_mpmath():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 5)) * np.array([1e-5, 1.0, 1e5, 1e-3, 1e3])

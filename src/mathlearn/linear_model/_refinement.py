@@ -39,6 +39,13 @@ from ..exceptions import NumericalWarning
 __all__ = ["accurate_lstsq"]
 
 _EPS = np.finfo(np.float64).eps
+# Below this reciprocal condition number of the equilibrated R no digit of the solution is
+# determined: the design is numerically rank deficient. Above it, refinement is tried; between
+# it and max(n, k) * eps (LAPACK's usual threshold, which grows with N) a refinement that
+# stalls also means rank deficiency. A threshold growing with N alone would send, e.g.,
+# degree-12 monomials on 20 000 points (full rank, cond(X D) ~ 1e11) to the SVD and lose
+# every digit.
+_RANK_TOL = _EPS
 
 
 @intrinsic
@@ -193,7 +200,8 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     # Rank test on the equilibrated factor: a reciprocal condition number at rounding level
     # means no digit of the solution is determined; take the minimum-norm solution instead.
     rcond, _ = lapack.dtrcon(R, norm="1", uplo="U")
-    if not rcond > max(n, k) * _EPS:
+    borderline = not rcond > max(n, k) * _EPS
+    if not rcond > _RANK_TOL:
         return _svd_fallback(A, y, intercept)
 
     # lwork=1 selects LAPACK's unblocked dorm2r: for a single vector the blocked code's
@@ -231,6 +239,9 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
         prev = size
         f, g = _residuals_dd(A, y, r, x, intercept, _chunks(n))
     if size > np.sqrt(_EPS) * scale:
+        if borderline:
+            # refinement cannot settle a numerically rank-deficient design
+            return _svd_fallback(A, y, intercept)
         warnings.warn(
             "Iterative refinement of the least-squares solution did not converge: the "
             "design is too ill-conditioned even after column equilibration, and the "
