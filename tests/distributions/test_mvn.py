@@ -117,6 +117,13 @@ def test_marginal_affine_sum_product(seed, d):
     y = p.affine(A, b)
     np.testing.assert_allclose(y.mean, A @ p.mean + b, atol=1e-10)
     np.testing.assert_allclose(y.cov, A @ p.cov @ A.T, atol=1e-8)
+    # Transformation identity (004 9:35): for invertible F,
+    # N(F x + f | a, A) = N(x | F^-1 (a - f), F^-1 A F^-T) / |det F|, i.e. the density of
+    # y = F x + f at F x + f is that of x at x divided by |det F|.
+    F, f = rng.normal(size=(d, d)) + 2 * np.eye(d), rng.normal(size=d)
+    x = rng.normal(size=(3, d))
+    lhs = p.affine(F, f).logpdf(x @ F.T + f)
+    np.testing.assert_allclose(lhs, p.logpdf(x) - np.linalg.slogdet(F)[1], atol=1e-8)
     # Sum of independent Gaussians (1.48).
     q, _ = random_mvn(seed + 1, d)
     s = p + q
