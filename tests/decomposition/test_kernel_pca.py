@@ -134,3 +134,5 @@ def test_bad_input(rng):
         KernelPCA(kernel="rbf").fit(np.ones((4, 2)))
     with pytest.raises(ValueError, match="gamma"):
         KernelPCA(kernel="rbf", gamma=-1.0).fit(X)
+    with pytest.raises(ValueError, match="alpha"):
+        KernelPCA(kernel="rbf", fit_inverse_transform=True, alpha=-1.0).fit(X)

@@ -222,6 +222,8 @@ class KernelPCA(TransformerMixin, BaseEstimator):
         if self.fit_inverse_transform:
             if self.kernel_ is None:
                 raise ValueError("fit_inverse_transform needs a kernel, not 'precomputed'.")
+            if not (isinstance(self.alpha, numbers.Real) and self.alpha >= 0):
+                raise ValueError(f"alpha must be a number >= 0; got {self.alpha!r}.")
             Kz = self.kernel_(self.X_transformed_fit_)
             Kz.flat[:: n + 1] += self.alpha
             self.dual_coef_inverse_ = sla.solve(Kz, X, assume_a="pos", check_finite=False)
