@@ -175,3 +175,7 @@ def test_bad_input(ppca_data):
         ProbabilisticPCA(method="vb").fit(ppca_data)
     with pytest.raises(ValueError, match="init"):
         ProbabilisticPCA(method="em", init="kmeans").fit(ppca_data)
+    fitted = ProbabilisticPCA(n_components=2).fit(ppca_data)
+    for n in (0, -1, 2.5):
+        with pytest.raises(ValueError, match="n_samples"):
+            fitted.sample(n)

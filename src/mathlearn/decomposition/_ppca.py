@@ -414,6 +414,12 @@ class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
     def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
         """Draw ``x = W z + mu + eps`` from the generative model, shape (n_samples, D)."""
         check_is_fitted(self)
+        if (
+            not isinstance(n_samples, numbers.Integral)
+            or isinstance(n_samples, bool)
+            or (n_samples < 1)
+        ):
+            raise ValueError(f"n_samples must be a positive int; got {n_samples!r}.")
         rng = check_random_state(random_state)
         k, d = self.components_.shape
         z = rng.standard_normal((int(n_samples), k))
