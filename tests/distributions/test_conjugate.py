@@ -51,6 +51,18 @@ def test_beta_bernoulli_against_grid():
     assert BetaBernoulliModel(1, 1).map_estimate(FLIPS) == pytest.approx(
         BetaBernoulliModel.ml_estimate(FLIPS)
     )
+    # ... also when every flip is heads: the posterior Beta(h + 1, 1) peaks at mu = 1.
+    heads = np.ones(4)
+    assert (
+        BetaBernoulliModel(1, 1).map_estimate(heads)
+        == 1.0
+        == BetaBernoulliModel.ml_estimate(heads)
+    )
+    assert BetaBernoulliModel(1, 1).map_estimate(1 - heads) == 0.0
+    with pytest.raises(ValueError, match="mode"):
+        BetaBernoulliModel(1, 1).map_estimate([])  # flat: no unique mode
+    with pytest.raises(ValueError, match="mode"):
+        BetaBernoulliModel(0.5, 0.5).map_estimate([1])  # unbounded at mu = 0
 
 
 def test_beta_binomial_model_against_quadrature():
@@ -92,6 +104,11 @@ def test_dirichlet_models_against_quadrature():
     np.testing.assert_allclose(model.update(data).predictive().probs, (alpha + counts) / 10.5)
     np.testing.assert_allclose(model.ml_estimate(data), counts / 6)
     np.testing.assert_allclose(model.map_estimate(data), (alpha + counts - 1) / (10.5 - 3))
+    # Uniform prior: MAP = ML, also for a category never seen (mode on the boundary).
+    uniform = DirichletCategoricalModel([1.0, 1.0, 1.0])
+    np.testing.assert_allclose(uniform.map_estimate([0, 0, 1]), [2 / 3, 1 / 3, 0.0])
+    with pytest.raises(ValueError, match="mode"):
+        DirichletCategoricalModel([0.5, 1.0, 1.0]).map_estimate([1, 2])
     np.testing.assert_allclose(
         model.update_counts(counts).prior.alpha, model.update(data).prior.alpha
     )

@@ -82,8 +82,17 @@ class Dirichlet(Distribution):
 
     @property
     def mode(self) -> np.ndarray:
-        if np.any(self._alpha <= 1):
-            raise ValueError("the Dirichlet mode is interior only when every alpha_k > 1.")
+        """``(alpha_k - 1) / (alpha_0 - K)`` for every ``alpha_k >= 1``, not all 1 (9:26).
+
+        Components with ``alpha_k = 1`` get mode 0 (on the boundary of the simplex), so
+        the MAP under a uniform prior equals the ML estimate even for unseen categories.
+        """
+        a = self._alpha
+        if np.any(a < 1) or np.any(np.all(a == 1, axis=-1)):
+            raise ValueError(
+                "the Dirichlet mode is unique and finite only when every alpha_k >= 1, "
+                "not all equal to 1."
+            )
         return (self._alpha - 1) / (self._alpha.sum(-1, keepdims=True) - self.n_categories)
 
     def _log_norm(self):

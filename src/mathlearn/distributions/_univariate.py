@@ -155,10 +155,18 @@ class Beta(ScipyBacked):
 
     @property
     def mode(self):
-        """``(a - 1) / (a + b - 2)`` for ``a, b > 1`` (spec 004, 9:22)."""
+        """``(a - 1) / (a + b - 2)`` for ``a, b >= 1``, not both 1 (spec 004, 9:22).
+
+        The notes state it for ``a, b > 1`` (an interior mode); the same formula gives the
+        boundary mode 1 for ``b = 1 < a`` (and 0 for ``a = 1 < b``), so the MAP estimate
+        under a uniform prior equals the ML estimate for any data. For ``a < 1`` or
+        ``b < 1`` the density is unbounded at the boundary and for ``a = b = 1`` flat.
+        """
         a, b = self._p["a"], self._p["b"]
-        if np.any((a <= 1) | (b <= 1)):
-            raise ValueError("the Beta mode is interior only for a > 1 and b > 1.")
+        if np.any((a < 1) | (b < 1) | ((a == 1) & (b == 1))):
+            raise ValueError(
+                "the Beta mode is unique and finite only for a >= 1 and b >= 1, not both 1."
+            )
         return (a - 1) / (a + b - 2) if a.ndim else float((a - 1) / (a + b - 2))
 
 
