@@ -159,6 +159,8 @@ def test_float32_preserved(low_rank):
     pca = PCA(n_components=2).fit(low_rank.astype(np.float32))
     assert pca.components_.dtype == np.float32
     assert pca.transform(low_rank.astype(np.float32)).dtype == np.float32
+    Z = pca.transform(low_rank.astype(np.float32))
+    assert pca.inverse_transform(Z).dtype == np.float32
 
 
 def test_constant_features():

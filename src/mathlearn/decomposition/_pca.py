@@ -281,7 +281,7 @@ class PCA(TransformerMixin, BaseEstimator):
     def inverse_transform(self, X):
         """Map projections back to data space: ``mean_ + Z @ components_``."""
         check_is_fitted(self)
-        Z = np.asarray(X, dtype=float)
+        Z = np.asarray(X, dtype=self.components_.dtype)  # float32 fits stay float32
         if Z.ndim != 2 or Z.shape[1] != self.n_components_:
             raise ValueError(
                 f"inverse_transform expects shape (n_samples, {self.n_components_}); "
