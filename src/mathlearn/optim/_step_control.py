@@ -61,8 +61,8 @@ def adaptive_step(
     >>> from mathlearn import autodiff as ad, optim
     >>> f = ad.value_and_grad(lambda x: ad.sum((x - 2.0) ** 2))
     >>> res = optim.minimize(f, np.zeros(2), optim.adaptive_step(10.0), tol=1e-8)
-    >>> np.round(res.x, 6), bool(np.all(np.diff(np.minimum.accumulate(res.history)) <= 0))
-    (array([2., 2.]), True)
+    >>> np.round(res.x, 6), res.state.n_rejected  # 10, 5, 2.5, 1.25 undone before 0.625
+    (array([2., 2.]), 8)
     """
     if not initial_step > 0:
         raise ValueError(f"initial_step must be positive; got {initial_step}.")
