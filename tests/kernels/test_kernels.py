@@ -97,3 +97,11 @@ def test_bad_input(kernel):
 def test_rbf_bad_length_scale():
     with pytest.raises(ValueError, match="length_scale"):
         RBF(0.0)(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("degree", [2.5, -1, True])
+def test_polynomial_bad_degree(degree):
+    # (gamma x^T y + coef0)^2.5 is NaN where the base is negative: refuse the degree instead.
+    with pytest.raises(ValueError, match="degree"):
+        Polynomial(degree=degree, coef0=-5.0)(np.ones((2, 2)))
+    np.testing.assert_array_equal(Polynomial(degree=3.0)(np.ones((1, 2))), [[27.0]])

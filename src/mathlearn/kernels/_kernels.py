@@ -11,6 +11,8 @@ can grow on these classes.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..utils.extmath import squared_distances
@@ -173,10 +175,18 @@ class Polynomial(Kernel):
         self.coef0 = coef0
 
     def _gram(self, X, Y):
+        # A fractional power of a negative gamma x^T y + coef0 would be NaN.
+        deg = self.degree
+        if (
+            not isinstance(deg, numbers.Real)
+            or isinstance(deg, bool)
+            or not (deg >= 0 and float(deg).is_integer())
+        ):
+            raise ValueError(f"degree must be a non-negative whole number; got {deg!r}.")
         K = _dot(X, Y)
         K *= self.gamma
         K += self.coef0
-        return K**self.degree
+        return K**deg
 
 
 class Sigmoid(Kernel):
