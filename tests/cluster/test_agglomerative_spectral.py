@@ -93,6 +93,10 @@ def test_agglomerative_bad_input():
         AgglomerativeClustering(2).fit(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="minimum of 2"):
         AgglomerativeClustering(1).fit(np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="distance_threshold must be finite"):
+        AgglomerativeClustering(None, distance_threshold=np.nan).fit(X)
+    with pytest.raises(ValueError, match="distance_threshold must be >= 0"):
+        AgglomerativeClustering(None, distance_threshold=-1.0).fit(X)
 
 
 def test_agglomerative_duplicates():
@@ -206,3 +210,33 @@ def test_spectral_duplicates_and_k_equal_n():
 def test_spectral_one_sample():
     with pytest.raises(ValueError, match="minimum of 2"):
         SpectralClustering(1).fit(np.zeros((1, 2)))
+
+
+@pytest.mark.parametrize("laplacian", ["unnormalized", "symmetric", "random_walk"])
+def test_spectral_embedding_solves_the_laplacian_eigenproblem(laplacian):
+    # Independent reference: W built by hand, L = D - W, and SciPy's (generalised) symmetric
+    # eigensolver. Unnormalised: L u = lambda u; symmetric: L_sym v = lambda v; random walk:
+    # L u = lambda D u (Remark 18), the same eigenvalues as L_sym.
+    import scipy.linalg as sla
+
+    X, _ = make_moons(60, noise=0.1, random_state=0)
+    gamma = 2.0
+    W = np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+    np.fill_diagonal(W, 0.0)
+    deg = W.sum(1)
+    L = np.diag(deg) - W
+    sc = SpectralClustering(3, gamma=gamma, laplacian=laplacian, random_state=0).fit(X)
+    U = sc.embedding_
+    lam = sc.eigenvalues_
+    if laplacian == "unnormalized":
+        ref = sla.eigh(L, eigvals_only=True)[:3]
+        np.testing.assert_allclose(L @ U, U * lam, atol=1e-10)
+    elif laplacian == "symmetric":
+        Lsym = L / np.sqrt(np.outer(deg, deg))
+        ref = sla.eigh(Lsym, eigvals_only=True)[:3]
+        np.testing.assert_allclose(Lsym @ U, U * lam, atol=1e-10)
+        np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-10)
+    else:
+        ref = sla.eigh(L, np.diag(deg), eigvals_only=True)[:3]
+        np.testing.assert_allclose(L @ U, (deg[:, None] * U) * lam, atol=1e-10)
+    np.testing.assert_allclose(lam, ref, atol=1e-10)

@@ -145,6 +145,15 @@ def test_bad_input(Est):
         Est(0).fit(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="init array has shape"):
         Est(2, init=np.zeros((3, 2))).fit(np.ones((5, 2)))
+    X = np.arange(10.0).reshape(5, 2)
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1; got 0"):
+        Est(2, max_iter=0).fit(X)
+    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1; got 1\.5"):
+        Est(2, max_iter=1.5).fit(X)
+    with pytest.raises(ValueError, match="tol must be >= 0"):
+        Est(2, tol=-1.0).fit(X)
+    with pytest.raises(ValueError, match="infinity"):
+        Est(2).fit(np.array([[0.0, 1.0], [np.inf, 1.0], [2.0, 2.0]]))
 
 
 def test_one_sample_and_duplicates():

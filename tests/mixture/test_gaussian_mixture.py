@@ -224,6 +224,9 @@ def test_bad_input():
     gm = GaussianMixture(2, random_state=0).fit(X)
     with pytest.raises(ValueError, match="features"):
         gm.predict(X[:, :2])
+    for bad in (0, 2.5):
+        with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
+            gm.sample(bad)
 
 
 @pytest.mark.parametrize("cov_type", COV_TYPES)

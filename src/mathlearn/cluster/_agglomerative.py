@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin
-from ..utils.validation import validate_data
+from ..utils.validation import check_positive, validate_data
 
 __all__ = ["AgglomerativeClustering", "linkage_tree"]
 
@@ -322,6 +322,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
                 )
             if self.n_clusters > n:
                 raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
+        else:
+            check_positive(self.distance_threshold, "distance_threshold", strict=False)
         Z = linkage_tree(X, self.linkage)
         self.linkage_matrix_ = Z
         self.children_ = Z[:, :2].astype(np.intp)

@@ -11,7 +11,13 @@ import numpy as np
 from ..base import BaseEstimator, ClusterMixin, TransformerMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_array, check_random_state, validate_data
+from ..utils.validation import (
+    check_array,
+    check_int,
+    check_positive,
+    check_random_state,
+    validate_data,
+)
 from ._kmeans_common import assign, inertia, kmeans_plusplus
 
 __all__ = ["KMeans", "MiniBatchKMeans"]
@@ -212,6 +218,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         """
         X = validate_data(self, X, dtype=np.float64)
         _check_n_clusters(self.n_clusters, X.shape[0])
+        check_int(self.max_iter, "max_iter")
+        check_positive(self.tol, "tol", strict=False)
         rng = check_random_state(self.random_state)
         n_init = _n_init(self.n_init, self.init)
         tol = float(np.mean(np.var(X, axis=0))) * self.tol if self.tol > 0 else 0.0
@@ -364,6 +372,8 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         _check_n_clusters(self.n_clusters, n)
         if not isinstance(self.batch_size, numbers.Integral) or self.batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer; got {self.batch_size!r}.")
+        check_int(self.max_iter, "max_iter")
+        check_positive(self.tol, "tol", strict=False)
         rng = check_random_state(self.random_state)
         batch = min(int(self.batch_size), n)
         init_idx = rng.choice(n, min(n, max(3 * batch, self.n_clusters)), replace=False)

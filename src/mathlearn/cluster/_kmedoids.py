@@ -9,7 +9,7 @@ import numpy as np
 from ..base import BaseEstimator, ClusterMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_random_state, validate_data
+from ..utils.validation import check_int, check_random_state, validate_data
 from ._kmeans import _check_n_clusters
 
 __all__ = ["KMedoids"]
@@ -147,6 +147,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
         else:
             D = _dissimilarity(X, X, self.metric)
         _check_n_clusters(self.n_clusters, X.shape[0])
+        check_int(self.max_iter, "max_iter")
         rng = check_random_state(self.random_state)
         medoids = self._init_medoids(D, rng)
         converged = False

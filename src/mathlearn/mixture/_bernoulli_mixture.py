@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..base import check_is_fitted
-from ..utils.validation import check_array, check_probability_vector, check_random_state
+from ..utils.validation import (
+    check_array,
+    check_int,
+    check_probability_vector,
+    check_random_state,
+)
 from ._base import _BaseMixture
 from ._gaussian_mixture import _responsibilities_from_init
 
@@ -108,6 +115,10 @@ class BernoulliMixture(_BaseMixture):
     def _check_X(self, X, reset):
         X = self._validate_basic(X, reset)
         if self.binarize is not None:
+            if not isinstance(self.binarize, numbers.Real) or not np.isfinite(self.binarize):
+                raise ValueError(
+                    f"binarize must be a finite threshold or None; got {self.binarize!r}."
+                )
             return (X > self.binarize).astype(np.float64)
         if not np.all((X == 0) | (X == 1)):
             raise ValueError(
@@ -178,8 +189,7 @@ class BernoulliMixture(_BaseMixture):
         y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        if n_samples < 1:
-            raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
+        n_samples = check_int(n_samples, "n_samples")
         rng = check_random_state(self.random_state if random_state is None else random_state)
         y = np.repeat(np.arange(self.n_components), rng.multinomial(n_samples, self.weights_))
         X = (rng.random((n_samples, self.means_.shape[1])) < self.means_[y]).astype(float)

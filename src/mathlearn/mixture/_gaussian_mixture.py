@@ -9,7 +9,12 @@ import scipy.linalg as sla
 
 from ..base import check_is_fitted
 from ..exceptions import NumericalWarning
-from ..utils.validation import check_array, check_probability_vector, check_random_state
+from ..utils.validation import (
+    check_array,
+    check_int,
+    check_probability_vector,
+    check_random_state,
+)
 from ._base import _BaseMixture
 
 __all__ = ["GaussianMixture"]
@@ -381,8 +386,7 @@ class GaussianMixture(_BaseMixture):
             Component of each draw.
         """
         check_is_fitted(self)
-        if n_samples < 1:
-            raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
+        n_samples = check_int(n_samples, "n_samples")
         rng = check_random_state(self.random_state if random_state is None else random_state)
         counts = rng.multinomial(n_samples, self.weights_)
         d = self.means_.shape[1]
