@@ -81,6 +81,17 @@ def test_binary_broadcasting(name, shapes, argnum, rng):
     _check_op(op, [x, y], argnum, rng)
 
 
+def test_power_gradient_in_the_exponent_with_a_zero_base():
+    # d/dp sum(x^p) = sum x^p log x, whose x = 0 term is 0 (limit), not 0 * log 0 = NaN.
+    x = np.array([0.0, 2.0, 0.5])
+    res = ad.check_grad(lambda p: ad.sum(x**p), np.array(1.5))
+    assert res.ok, str(res)
+    assert float(res.analytic) == pytest.approx(np.sum(x[1:] ** 1.5 * np.log(x[1:])), rel=1e-12)
+    # Second order too (the rule is differentiated again for Hessians).
+    h = ad.hessian(lambda p: ad.sum(x**p))(np.array(1.5))
+    assert float(h) == pytest.approx(np.sum(x[1:] ** 1.5 * np.log(x[1:]) ** 2), rel=1e-12)
+
+
 def test_operators_match_primitives(rng):
     x = ad.Tensor(rng.random((2, 3)) + 0.5, requires_grad=True)
     y = rng.random(3) + 0.5

@@ -119,13 +119,16 @@ divide = Primitive(
     ),
 )
 negative = Primitive("negative", np.negative, (lambda g, ans, x: -g,))
-# d x^p / dx = p x^(p-1);  d x^p / dp = x^p log x.
+# d x^p / dx = p x^(p-1);  d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a
+# zero base contributes x^p log 1 = 0 instead of 0 * (-inf) = NaN.
 power = Primitive(
     "power",
     np.power,
     (
         lambda g, ans, x, p: _unbroadcast(g * p * x ** (p - 1), np.shape(x)),
-        lambda g, ans, x, p: _unbroadcast(g * ans * log(x), np.shape(p)),
+        lambda g, ans, x, p: _unbroadcast(
+            g * ans * log(where(_value(x) == 0, 1.0, x)), np.shape(p)
+        ),
     ),
 )
 
