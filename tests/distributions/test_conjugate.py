@@ -355,3 +355,26 @@ def test_ml_estimate_without_data_is_a_clear_error(model, empty):
 def test_ml_precision_of_data_equal_to_the_mean_is_a_clear_error():
     with pytest.raises(ValueError, match="infinite"):
         GammaPrecisionModel(1.0).ml_estimate([1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("ctor", "message"),
+    [
+        (lambda: BetaBernoulliModel([1.0, 2.0], 1.0), "a must be a scalar"),
+        (lambda: BetaBinomialModel(np.nan), "n_trials must be finite"),
+        (lambda: BetaBinomialModel(2.5), "n_trials must be an integer"),
+        (lambda: DirichletCategoricalModel([[1.0, 1.0], [2.0, 2.0]]), "1-D"),
+        (lambda: DirichletMultinomialModel(0, [1.0, 1.0]), "n_trials must be >= 1"),
+        (lambda: NormalKnownVarianceModel([0.0, 1.0], 1.0, 1.0), "prior_mean must be a scalar"),
+        (lambda: NormalKnownVarianceModel(0.0, 1.0, 0.0), "noise_var"),
+        (lambda: GammaPrecisionModel(0.0, -1.0, 1.0), "shape"),
+        (lambda: NormalGammaModel([0.0, 1.0]), "mean must be a scalar"),
+        (lambda: NormalWishartModel([0.0], [1.0, 2.0], 3.0, [[1.0]]), "kappa must be a scalar"),
+        (lambda: NormalWishartModel([0.0], 1.0, np.nan, [[1.0]]), "df must be finite"),
+    ],
+)
+def test_bad_model_parameters_raise_clearly(ctor, message):
+    # Conjugate models hold one prior (no batch): arrays and NaN get a message naming the
+    # parameter, not a TypeError from float() or int().
+    with pytest.raises(ValueError, match=message):
+        ctor()

@@ -77,6 +77,8 @@ def test_dirichlet_against_scipy_and_moments():
         (lambda: Categorical([1.2, -0.2]), r"\[0, 1\]"),
         (lambda: Multinomial(3, [0.3, 0.3]), "sum to one"),
         (lambda: Multinomial(2.5, [0.5, 0.5]), "integer"),
+        (lambda: Multinomial([2, 3], [0.5, 0.5]), "n must be a scalar"),
+        (lambda: DirichletMultinomial(np.nan, [1.0, 1.0]), "n must be finite"),
         (lambda: Dirichlet([1.0, 0.0]), "> 0"),
         (lambda: Dirichlet([1.0]), "two categories"),
         (lambda: ProbabilityTable([[0.5, 0.6], [0.0, 0.0]]), "sum to one"),

@@ -48,6 +48,8 @@ def test_wishart_against_scipy_and_moments():
         w.logpdf(np.eye(3))
     with pytest.raises(ValueError, match="df"):
         Wishart(0.5, W)
+    with pytest.raises(ValueError, match="df must be a scalar"):
+        Wishart([3.0, 4.0], W)
     with pytest.raises(ValueError, match="positive definite"):
         Wishart(3.0, [[1.0, 2.0], [2.0, 1.0]])
 
@@ -68,6 +70,8 @@ def test_multivariate_student_t():
     assert np.all(np.abs(X.mean(0) - loc) < 5 * np.sqrt(np.diag(t.cov) / n))
     with pytest.raises(ValueError, match="df"):
         MultivariateStudentT(0.0, loc, shape)
+    with pytest.raises(ValueError, match="df must be a scalar"):
+        MultivariateStudentT([3.0, 4.0], loc, shape)
     with pytest.raises(ValueError, match="NaN"):
         t.logpdf([np.nan, 0.0])
     with pytest.raises(ValueError, match="infinite"):
@@ -96,6 +100,8 @@ def test_normal_gamma_density_marginals_and_moments():
         NormalGamma(0.0, -1.0, 1.0, 1.0)
     with pytest.raises(ValueError, match="rate"):
         NormalGamma(0.0, 1.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="mean must be a scalar"):
+        NormalGamma([0.0, 1.0])
 
 
 def test_normal_wishart():

@@ -8,7 +8,7 @@ from scipy.special import gammaln, xlogy
 
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
-from ._scipy_backed import _out, check_param
+from ._scipy_backed import _out, scalar_param
 
 __all__ = ["Categorical", "Multinomial"]
 
@@ -159,7 +159,7 @@ class Multinomial(Distribution):
     """
 
     def __init__(self, n, probs):
-        n = int(check_param(n, "n", low=0, strict=False, integer=True))
+        n = int(scalar_param(n, "n", low=0, strict=False, integer=True))
         self._set(_n=n, _probs=_frozen_array(_check_probs(probs)))
 
     def _params(self):

@@ -31,6 +31,7 @@ from ._dirichlet import Dirichlet, DirichletMultinomial
 from ._mvn import MultivariateNormal, _factor_cov
 from ._mvt import MultivariateStudentT
 from ._normal_gamma import NormalGamma, NormalWishart
+from ._scipy_backed import scalar_param
 from ._univariate import Bernoulli, Beta, BetaBinomial, Gamma, Normal, StudentT
 
 __all__ = [
@@ -68,6 +69,13 @@ def _binary_data(x) -> np.ndarray:
     if not np.all((x == 0) | (x == 1)):
         raise ValueError("binary data must be 0 or 1.")
     return x
+
+
+def _single_dirichlet(alpha) -> Dirichlet:
+    prior = Dirichlet(alpha)
+    if prior.alpha.ndim != 1:
+        raise ValueError(f"alpha must be a 1-D vector; got shape {prior.alpha.shape}.")
+    return prior
 
 
 class ConjugateModel(Distribution):
@@ -109,7 +117,7 @@ class BetaBernoulliModel(ConjugateModel):
     """
 
     def __init__(self, a=1.0, b=1.0):
-        self._set(prior=Beta(a, b))
+        self._set(prior=Beta(scalar_param(a, "a", low=0.0), scalar_param(b, "b", low=0.0)))
 
     def _params(self):
         return {"a": self.prior.a, "b": self.prior.b}
@@ -176,9 +184,9 @@ class BetaBinomialModel(ConjugateModel):
     """
 
     def __init__(self, n_trials, a=1.0, b=1.0):
-        if int(n_trials) != n_trials or n_trials < 1:
-            raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}.")
-        self._set(n_trials=int(n_trials), prior=Beta(a, b))
+        n_trials = int(scalar_param(n_trials, "n_trials", low=1, strict=False, integer=True))
+        a, b = scalar_param(a, "a", low=0.0), scalar_param(b, "b", low=0.0)
+        self._set(n_trials=n_trials, prior=Beta(a, b))
 
     def _params(self):
         return {"n_trials": self.n_trials, "a": self.prior.a, "b": self.prior.b}
@@ -236,7 +244,7 @@ class DirichletCategoricalModel(ConjugateModel):
     """
 
     def __init__(self, alpha):
-        self._set(prior=Dirichlet(alpha))
+        self._set(prior=_single_dirichlet(alpha))
 
     def _params(self):
         return {"alpha": self.prior.alpha}
@@ -297,9 +305,8 @@ class DirichletMultinomialModel(ConjugateModel):
     """
 
     def __init__(self, n_trials, alpha):
-        if int(n_trials) != n_trials or n_trials < 1:
-            raise ValueError(f"n_trials must be a positive integer; got {n_trials!r}.")
-        self._set(n_trials=int(n_trials), prior=Dirichlet(alpha))
+        n_trials = int(scalar_param(n_trials, "n_trials", low=1, strict=False, integer=True))
+        self._set(n_trials=n_trials, prior=_single_dirichlet(alpha))
 
     def _params(self):
         return {"n_trials": self.n_trials, "alpha": self.prior.alpha}
@@ -371,8 +378,10 @@ class NormalKnownVarianceModel(ConjugateModel):
     """
 
     def __init__(self, prior_mean=0.0, prior_var=1.0, noise_var=1.0):
-        prior = Normal(prior_mean, prior_var)
-        noise_var = float(Normal(0.0, noise_var).var)
+        prior = Normal(
+            scalar_param(prior_mean, "prior_mean"), scalar_param(prior_var, "prior_var", low=0.0)
+        )
+        noise_var = scalar_param(noise_var, "noise_var", low=0.0)
         self._set(prior=prior, noise_var=noise_var)
 
     def _params(self):
@@ -436,7 +445,8 @@ class GammaPrecisionModel(ConjugateModel):
     """
 
     def __init__(self, mean=0.0, shape=1.0, rate=1.0):
-        self._set(mean=float(Normal(mean, 1.0).mean), prior=Gamma(shape, rate))
+        shape, rate = scalar_param(shape, "shape", low=0.0), scalar_param(rate, "rate", low=0.0)
+        self._set(mean=scalar_param(mean, "mean"), prior=Gamma(shape, rate))
 
     def _params(self):
         return {"mean": self.mean, "shape": self.prior.shape, "rate": self.prior.rate}

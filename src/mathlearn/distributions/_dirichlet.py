@@ -7,7 +7,7 @@ from scipy.special import digamma, gammaln, xlogy
 
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
-from ._scipy_backed import _out
+from ._scipy_backed import _out, scalar_param
 
 __all__ = ["Dirichlet", "DirichletMultinomial"]
 
@@ -144,9 +144,8 @@ class DirichletMultinomial(Distribution):
     """
 
     def __init__(self, n, alpha):
-        if int(n) != n or n < 0:
-            raise ValueError(f"n must be a non-negative integer; got {n!r}.")
-        self._set(_n=int(n), _alpha=_frozen_array(_check_alpha(alpha)))
+        n = int(scalar_param(n, "n", low=0, strict=False, integer=True))
+        self._set(_n=n, _alpha=_frozen_array(_check_alpha(alpha)))
 
     def _params(self):
         return {"n": self._n, "alpha": self._alpha}

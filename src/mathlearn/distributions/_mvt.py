@@ -9,6 +9,7 @@ from scipy.special import gammaln
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
 from ._mvn import _check_mean, _check_square, _factor_cov
+from ._scipy_backed import scalar_param
 
 __all__ = ["MultivariateStudentT"]
 
@@ -43,9 +44,7 @@ class MultivariateStudentT(Distribution):
     def __init__(self, df, loc, shape):
         loc = _check_mean(loc)
         shape = _check_square(shape, loc.shape[0], "shape")
-        df = float(df)
-        if not np.isfinite(df) or df <= 0:
-            raise ValueError(f"df must be > 0; got {df}.")
+        df = scalar_param(df, "df", low=0.0)
         L = _factor_cov(shape, jitter=None, name="shape")
         self._set(_df=df, _loc=_frozen_array(loc), _L=_frozen_array(L))
 

@@ -11,7 +11,7 @@ from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
 from ._mvn import MultivariateNormal, _check_mean, _check_square, _factor_cov
 from ._mvt import MultivariateStudentT
-from ._scipy_backed import check_param
+from ._scipy_backed import scalar_param
 from ._univariate import Gamma, StudentT
 from ._wishart import Wishart
 
@@ -52,10 +52,10 @@ class NormalGamma(Distribution):
 
     def __init__(self, mean=0.0, kappa=1.0, shape=1.0, rate=1.0):
         self._set(
-            _m=float(check_param(mean, "mean")),
-            _kappa=float(check_param(kappa, "kappa", low=0.0)),
-            _a=float(check_param(shape, "shape", low=0.0)),
-            _b=float(check_param(rate, "rate", low=0.0)),
+            _m=scalar_param(mean, "mean"),
+            _kappa=scalar_param(kappa, "kappa", low=0.0),
+            _a=scalar_param(shape, "shape", low=0.0),
+            _b=scalar_param(rate, "rate", low=0.0),
         )
 
     def _params(self):
@@ -167,8 +167,8 @@ class NormalWishart(Distribution):
         d = m.shape[0]
         W = _check_square(scale, d, "scale")
         L = _factor_cov(W, jitter=None, name="scale")
-        kappa = float(check_param(kappa, "kappa", low=0.0))
-        df = float(check_param(df, "df"))
+        kappa = scalar_param(kappa, "kappa", low=0.0)
+        df = scalar_param(df, "df")
         if df <= d - 1:
             raise ValueError(f"df must be > d - 1 = {d - 1}; got {df}.")
         self._set(

@@ -11,7 +11,7 @@ import numpy as np
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
 
-__all__ = ["ScipyBacked", "check_param"]
+__all__ = ["ScipyBacked", "check_param", "scalar_param"]
 
 
 def check_param(value, name: str, *, low=None, high=None, strict=True, integer=False):
@@ -40,6 +40,14 @@ def check_param(value, name: str, *, low=None, high=None, strict=True, integer=F
             op = "<" if strict else "<="
             raise ValueError(f"{name} must be {op} {high}; got {value!r}.")
     return a
+
+
+def scalar_param(value, name: str, **bounds) -> float:
+    """Validate a parameter that must be a single number (see :func:`check_param`)."""
+    a = check_param(value, name, **bounds)
+    if a.ndim != 0:
+        raise ValueError(f"{name} must be a scalar; got an array of shape {a.shape}.")
+    return float(a)
 
 
 def _out(a):

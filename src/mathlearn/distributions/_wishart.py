@@ -8,6 +8,7 @@ import scipy.stats as st
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
 from ._mvn import _check_square, _factor_cov
+from ._scipy_backed import scalar_param
 
 __all__ = ["Wishart"]
 
@@ -53,8 +54,8 @@ class Wishart(Distribution):
         d = scale.shape[0]
         scale = _check_square(scale, d, "scale")
         L = _factor_cov(scale, jitter=None, name="scale")
-        df = float(df)
-        if not np.isfinite(df) or df <= d - 1:
+        df = scalar_param(df, "df")
+        if df <= d - 1:
             raise ValueError(f"df must be > d - 1 = {d - 1}; got {df}.")
         self._set(_df=df, _scale=_frozen_array(L @ L.T), _L=_frozen_array(L))
 
