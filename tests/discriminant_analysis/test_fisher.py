@@ -59,6 +59,8 @@ def test_matches_sklearn_lda(solver):
         ours.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-10
     )
     assert ours.score(X, y) == pytest.approx(ref.score(X, y))
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-8, atol=1e-8)
 
 
 def test_priors_and_two_class_decision_function(rng):
@@ -67,6 +69,9 @@ def test_priors_and_two_class_decision_function(rng):
     ref = LinearDiscriminantAnalysis(priors=[0.3, 0.7]).fit(X, y)
     np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-9)
     np.testing.assert_allclose(ours.predict_log_proba(X), ref.predict_log_proba(X), atol=1e-9)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-9)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-9)
+    np.testing.assert_allclose(X @ ours.coef_[0] + ours.intercept_[0], ours.decision_function(X))
 
 
 def test_simultaneous_diagonalisation_when_d_exceeds_n(rng):

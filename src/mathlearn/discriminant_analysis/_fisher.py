@@ -104,6 +104,11 @@ class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
         Overall mean; ``transform`` centres with it.
     classes_ : ndarray of shape (n_classes,)
     priors_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_classes, n_features), or (1, n_features) for two classes
+        Weights of the linear class scores ``x @ coef_.T + intercept_``, which differ from
+        the log-posteriors by a term shared by all classes (for two classes: the weights of
+        the log-odds of ``classes_[1]``, as in scikit-learn).
+    intercept_ : ndarray of shape (n_classes,), or (1,) for two classes
     solver_ : str
         The solver actually used.
     n_components_ : int
@@ -257,6 +262,19 @@ class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
         cov = Z.T @ Z / n
         self._cov_chol = cholesky(cov + 1e-12 * np.eye(k), jitter="auto", warn=False)
         self._centroids = (means - self.xbar_) @ self.scalings_
+        # The class scores are linear in x once the quadratic term z^T Sigma_z^{-1} z, shared
+        # by all classes, is dropped: coef_c = W Sigma_z^{-1} nu_c.
+        P = cho_solve(self._cov_chol, self._centroids.T)  # (k, C)
+        coef = (self.scalings_ @ P).T
+        with np.errstate(divide="ignore"):
+            intercept = (
+                -0.5 * np.einsum("ck,kc->c", self._centroids, P)
+                + np.log(self.priors_)
+                - coef @ self.xbar_
+            )
+        if C == 2:
+            coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+        self.coef_, self.intercept_ = coef, intercept
         return self
 
     def _whiten_within(self, A):
