@@ -74,6 +74,11 @@ def test_rejection_sampling_checks_the_envelope():
         rejection_sample(Normal(0, 1).logpdf, StudentT(3.0), 20.0, 50, rng=5, max_proposals=100)
     with pytest.raises(ValueError, match="size"):
         rejection_sample(Normal(0, 1).logpdf, StudentT(3.0), 1.0, 0)
+    # A bare sampler cannot be a proposal: its density is needed too.
+    with pytest.raises(TypeError, match="proposal must be a distribution"):
+        rejection_sample(Normal(0, 1).logpdf, lambda n, g: g.normal(size=n), 1.0, 5, rng=0)
+    with pytest.raises(TypeError, match="proposal must be a distribution"):
+        importance_sampling(None, Normal(0, 1), lambda n, g: g.normal(size=n), 5, rng=0)
 
 
 def test_importance_sampling_normalised_and_self_normalised():

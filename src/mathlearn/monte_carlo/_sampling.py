@@ -44,6 +44,16 @@ def _logpdf(dist_or_fn) -> Callable:
     raise TypeError("expected a distribution with logpdf or a callable log-density.")
 
 
+def _check_proposal(proposal) -> None:
+    # The proposal is both sampled and evaluated: a bare sampler function would otherwise be
+    # called as a log-density.
+    if not (hasattr(proposal, "sample") and hasattr(proposal, "logpdf")):
+        raise TypeError(
+            "proposal must be a distribution with sample(size, rng) and logpdf(x); got "
+            f"{type(proposal).__name__}."
+        )
+
+
 def _check_n(n, name="n_samples", minimum=1) -> int:
     if not isinstance(n, int | np.integer) or n < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {n!r}.")
@@ -160,6 +170,7 @@ def rejection_sample(
     ((1000,), True)
     """
     size = _check_n(size, "size")
+    _check_proposal(proposal)
     rng = check_random_state(rng)
     log_p = _logpdf(target_logpdf)
     log_q = _logpdf(proposal)
@@ -283,6 +294,7 @@ def importance_sampling(
     True
     """
     n = _check_n(n_samples, minimum=2)
+    _check_proposal(proposal)
     rng = check_random_state(rng)
     x = _draw(proposal, n, rng)
     logw = np.asarray(_logpdf(target_logpdf)(x), dtype=float) - np.asarray(
