@@ -132,6 +132,23 @@ def test_bad_parameters(basis, match):
         basis.fit(np.ones((3, 1)))
 
 
+@pytest.mark.parametrize(
+    "basis, match",
+    [
+        (PolynomialBasis(degree=True), "degree"),
+        (PolynomialBasis(degree=2.0), "degree"),
+        (PolynomialBasis(include_bias="yes"), "include_bias"),
+        (GaussianBasis(include_bias=1), "include_bias"),
+        (FourierBasis(include_bias="no"), "include_bias"),
+        (PiecewiseLinearBasis(continuous="no"), "continuous"),
+    ],
+)
+def test_bad_parameter_types(basis, match):
+    # a string flag is truthy and a bool is an int: both silently meant something else
+    with pytest.raises((TypeError, ValueError), match=match):
+        basis.fit(np.ones((3, 1)))
+
+
 def test_gaussian_is_radial_in_several_dimensions():
     X = np.random.default_rng(1).normal(size=(8, 3))
     C = np.array([[0.0, 0.0, 0.0], [1.0, -1.0, 0.5]])

@@ -7,7 +7,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 
 from ..base import BaseEstimator, TransformerMixin, check_is_fitted
-from ..utils.validation import validate_data
+from ..utils.validation import check_bool, check_int, validate_data
 
 __all__ = ["PolynomialBasis"]
 
@@ -57,12 +57,11 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Record the number of input features and the monomial exponents."""
         X = validate_data(self, X, dtype=np.float64)
-        if not isinstance(self.degree, int | np.integer) or self.degree < 0:
-            raise ValueError(f"degree must be a non-negative integer; got {self.degree!r}.")
+        degree = check_int(self.degree, "degree", minimum=0)
+        start = 0 if check_bool(self.include_bias, "include_bias") else 1
         d = X.shape[1]
         powers = []
-        start = 0 if self.include_bias else 1
-        for k in range(start, int(self.degree) + 1):
+        for k in range(start, degree + 1):
             for combo in combinations_with_replacement(range(d), k):
                 p = np.zeros(d, dtype=int)
                 for j in combo:

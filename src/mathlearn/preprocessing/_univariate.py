@@ -13,7 +13,7 @@ from scipy.special import expit
 
 from ..base import BaseEstimator, TransformerMixin, check_is_fitted
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_int, check_positive, validate_data
+from ..utils.validation import check_bool, check_int, check_positive, validate_data
 
 __all__ = [
     "FourierBasis",
@@ -75,6 +75,7 @@ class _PerFeatureBasis(TransformerMixin, BaseEstimator):
         return np.hstack(blocks)
 
     def _finish_fit(self, n_per):
+        check_bool(self.include_bias, "include_bias")
         self._n_per = n_per
         self.n_output_features_ = n_per * self.n_features_in_ + int(bool(self.include_bias))
         return self
@@ -145,7 +146,7 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
             self.width_ = float(_default_width(c)[0])
         else:
             self.width_ = _nearest_neighbour_median(c)
-        self.n_output_features_ = c.shape[0] + int(bool(self.include_bias))
+        self.n_output_features_ = c.shape[0] + int(check_bool(self.include_bias, "include_bias"))
         return self
 
     def transform(self, X):
@@ -394,7 +395,8 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
         if self.knots is None:
             self.knots_ = self.knots_[1:-1]
         k = self.knots_.shape[0]
-        return self._finish_fit(k + 1 if self.continuous else 2 * (k + 1))
+        continuous = check_bool(self.continuous, "continuous")
+        return self._finish_fit(k + 1 if continuous else 2 * (k + 1))
 
     def _expand(self, x, j):
         xi = self.knots_[:, j]
