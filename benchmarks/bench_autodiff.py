@@ -73,6 +73,7 @@ def _torch(torch, params, X, labels):
         loss.backward()
         return loss
 
+    run.params = tp  # for the gradient comparison before timing
     return run
 
 
@@ -104,6 +105,10 @@ def _run(torch, threads: int, label: str) -> None:
         tloss = peer()
         assert g["W0"].dtype == dtype, "float32 must stay float32 through the graph"
         np.testing.assert_allclose(value, tloss.item(), rtol=1e-4)
+        tol = 1e-3 if dtype == np.float32 else 1e-9
+        for k, gk in g.items():
+            ref = peer.params[k].grad.numpy()
+            np.testing.assert_allclose(gk, ref, rtol=tol, atol=tol * np.abs(ref).max())
         compare(
             f"mlp 784-256-256-10 fwd+bwd, batch {BATCH}, {np.dtype(dtype).name}, {label}",
             ours,
