@@ -16,16 +16,19 @@ def fa_data(rng):
 
 
 def test_matches_sklearn_likelihood(fa_data):
-    ours = FactorAnalysis(n_components=2, tol=1e-10, max_iter=5000).fit(fa_data)
-    ref = SkFactorAnalysis(n_components=2, tol=1e-10, max_iter=5000).fit(fa_data)
-    assert ours.score(fa_data) == pytest.approx(ref.score(fa_data), abs=1e-6)
-    np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=2e-3)
-    np.testing.assert_allclose(ours.noise_variance_, ref.noise_variance_, atol=2e-3)
+    # Both run to a tight tolerance, so they meet at the same maximum of the likelihood
+    # (ours: EM; scikit-learn: its SVD-based iteration); what is left is the stopping error.
+    ours = FactorAnalysis(n_components=2, tol=1e-13, max_iter=5000).fit(fa_data)
+    ref = SkFactorAnalysis(n_components=2, tol=1e-11, max_iter=5000, svd_method="lapack")
+    ref.fit(fa_data)
+    assert ours.score(fa_data) == pytest.approx(ref.score(fa_data), abs=1e-10)
+    np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=2e-6)
+    np.testing.assert_allclose(ours.noise_variance_, ref.noise_variance_, atol=5e-6)
     # W E[z | x] does not depend on the rotation of W.
     np.testing.assert_allclose(
         ours.transform(fa_data) @ ours.components_,
         ref.transform(fa_data) @ ref.components_,
-        atol=5e-3,
+        atol=2e-5,
     )
 
 
