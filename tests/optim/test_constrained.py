@@ -112,6 +112,10 @@ def test_check_kkt_flags_violations():
     assert infeasible.primal_feasibility == pytest.approx(0.3) and not infeasible.ok
     with pytest.raises(ValueError, match="row"):
         optim.check_kkt(np.zeros(2), ineq=[0.0, 1.0], ineq_jac=[[1.0, 0.0]])
+    with pytest.raises(ValueError, match="grad contains NaN"):
+        optim.check_kkt(np.array([np.nan]), ineq=[0.0], ineq_jac=[[1.0]])
+    with pytest.raises(ValueError, match="ineq contains NaN"):
+        optim.check_kkt(np.array([1.0]), ineq=[np.nan], ineq_jac=[[1.0]])
 
 
 def test_projected_gradient_box_qp_matches_lbfgsb(rng):
@@ -238,3 +242,7 @@ def test_constrained_ls_bad_input():
         optim.norm_constrained_least_squares([[np.inf, 0.0], [0.0, 1.0]], [1.0, 1.0], 1.0)
     with pytest.raises(ValueError, match="alpha"):
         optim.ridge_squared_norm(np.eye(2), [1.0, 1.0], -1.0)
+    with pytest.raises(ValueError, match="at least one sample"):
+        optim.norm_constrained_least_squares(np.zeros((0, 2)), np.zeros(0), 1.0)
+    with pytest.raises(ValueError, match="2-D"):
+        optim.norm_constrained_least_squares(np.ones(3), np.ones(3), 1.0)

@@ -323,6 +323,9 @@ def check_kkt(
     JH = np.zeros((0, n)) if eq_jac is None else _as_2d(eq_jac, "eq_jac", n)
     if JG.shape[0] != G.size or JH.shape[0] != H.size:
         raise ValueError("each constraint needs one row in its Jacobian.")
+    for name, value in (("grad", grad), ("ineq", G), ("eq", H)):
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"{name} contains NaN or infinity.")
     active_tol = np.sqrt(tol) if active_tol is None else active_tol
     if ineq_multipliers is None or eq_multipliers is None:
         active = np.flatnonzero(G >= -active_tol)
@@ -350,7 +353,11 @@ def check_kkt(
 
 
 def _svd_parts(X, y):
+    if np.ndim(X) != 2:
+        raise ValueError(f"X must be a 2-D array; got shape {np.shape(X)}.")
     X = _as_2d(X, "X")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X needs at least one sample and one feature; got shape {X.shape}.")
     y = np.asarray(y, dtype=float).ravel()
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},); got {y.shape}.")
