@@ -24,6 +24,9 @@ def test_evidence_curve_matches_closed_form():
         assert log_ev == pytest.approx(multivariate_normal(np.zeros(20), cov).logpdf(y), rel=1e-10)
     assert sel.best_index_ == int(np.argmax(sel.log_evidences_))
     assert sel.model_posterior_.sum() == pytest.approx(1.0)
+    # model averaging (eq. 1.200): ln p(D) = ln sum_k p(M_k) p(D | M_k), uniform p(M_k)
+    total = np.log(np.mean(np.exp(sel.log_evidences_)))
+    assert sel.model_averaged_log_evidence_ == pytest.approx(total, rel=1e-12)
     # posterior odds under a uniform prior are the Bayes factors (eq. 1.198–1.199)
     i, j = 3, 1
     assert sel.model_posterior_[i] / sel.model_posterior_[j] == pytest.approx(
@@ -61,6 +64,8 @@ def test_gaussian_width_selection_and_prior():
     )
     assert sel2.best_index_ != sel.best_index_
     assert sel2.model_posterior_[sel.best_index_] == 0.0
+    total = np.log(np.sum(prior * np.exp(sel2.log_evidences_)))
+    assert sel2.model_averaged_log_evidence_ == pytest.approx(total, rel=1e-12)
 
 
 def test_bad_input():

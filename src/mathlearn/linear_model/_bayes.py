@@ -393,7 +393,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         -------
         y_samples : ndarray of shape (n_samples_X, n_samples)
             Column ``j`` is ``phi(X) w_j`` (plus the offset) with ``w_j ~ N(m_N, S_N)``:
-            noise-free functions of the model, as in the sample curves of seeds/001 L189–L195.
+            noise-free functions of the model (seeds/000 Remark 22, spec 000 §2.G M35: draw
+            ``theta_i ~ N(m_N, S_N)`` and evaluate ``theta_i^T phi(x)``; the sample curves of
+            seeds/001 L189–L195).
 
         Notes
         -----

@@ -56,6 +56,10 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
         The MAP model, fitted to all the data.
     log_evidence_ : float
         Evidence of the MAP model.
+    model_averaged_log_evidence_ : float
+        ``ln p(D) = ln sum_k p(M_k) p(D | M_k)``, the evidence of the model-averaged
+        hypothesis (seeds/000 eq. 1.200, spec 000 §2.F M32): the normaliser of
+        ``model_posterior_``.
     n_features_in_ : int
 
     Notes
@@ -124,7 +128,8 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
             log_ev[i] = _log_evidence(model)
             fitted.append(model)
         log_post = log_ev + log_prior
-        log_post -= logsumexp(log_post)
+        log_total = float(logsumexp(log_post))
+        log_post -= log_total
         self.candidates_ = candidates
         self.log_evidences_ = log_ev
         self.model_posterior_ = np.exp(log_post)
@@ -132,6 +137,7 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
         self.best_params_ = candidates[self.best_index_]
         self.best_estimator_ = fitted[self.best_index_]
         self.log_evidence_ = float(log_ev[self.best_index_])
+        self.model_averaged_log_evidence_ = log_total
         return self
 
     def predict(self, X, **predict_params):
