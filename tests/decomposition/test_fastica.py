@@ -80,6 +80,8 @@ def test_bad_input(mixture):
         FastICA().fit(np.c_[X[:, 0], X[:, 0]])
     with pytest.raises(ValueError, match="fun"):
         FastICA(fun="tanh").fit(X)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        FastICA(n_components=1).fit(X[:1])
     with pytest.raises(ValueError, match="already white"):
         FastICA(n_components=2, whiten=False).fit(X)
 

@@ -122,6 +122,12 @@ def test_bad_input(rng):
         Xn = X.copy()
         Xn[0, 0] = np.nan
         FisherLDA().fit(Xn, np.arange(20) % 2)
+    with pytest.raises(ValueError, match="infinity"):
+        Xi = X.copy()
+        Xi[0, 0] = np.inf
+        FisherLDA().fit(Xi, np.arange(20) % 2)
+    with pytest.raises(ValueError, match="features"):
+        FisherLDA().fit(X, np.arange(20) % 2).predict(X[:, :2])
     with pytest.raises(ValueError, match="more samples than classes"):
         FisherLDA().fit(X[:2], [0, 1])
     with pytest.raises(ValueError, match="priors"):

@@ -121,6 +121,8 @@ def test_bad_input(rng):
             est.fit(np.array([[np.nan, 1.0], [1.0, 2.0], [0.0, 0.0]]))
         with pytest.raises(ValueError, match="at least 2 samples"):
             est.fit(X[:1])
+        with pytest.raises(ValueError, match="infinity"):
+            est.fit(np.array([[np.inf, 1.0], [1.0, 2.0], [0.0, 0.0]]))
     with pytest.raises(ValueError, match="n_components"):
         MDS(n_components=11).fit(X)
     with pytest.raises(ValueError, match="n_neighbors"):
