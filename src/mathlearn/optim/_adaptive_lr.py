@@ -44,6 +44,27 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
 
     ``G_t = G_{t-1} + g_t^2``, ``updates = -gamma g_t / (sqrt(G_t) + eps)``: each coordinate's
     step shrinks with the total squared gradient it has seen.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        Step size ``gamma`` or a schedule ``t -> gamma_t``.
+    eps : float, default=1e-8
+        Added to the root of the accumulator (no division by zero).
+
+    Returns
+    -------
+    GradientTransformation
+
+    Examples
+    --------
+    The first step is ``-gamma sign(g)`` (up to ``eps``), whatever the scale of ``g``:
+
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.adagrad(0.1)
+    >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
+    array([-0.1,  0.1])
     """
     _check_lr(learning_rate)
     _check_eps(eps)
@@ -67,6 +88,28 @@ def rmsprop(
 
     ``v_t = rho v_{t-1} + (1 - rho) g_t^2``, ``updates = -gamma g_t / (sqrt(v_t) + eps)``: an
     exponentially weighted average instead of AdaGrad's sum, so the step does not vanish.
+
+    Parameters
+    ----------
+    learning_rate : float or callable
+        Step size ``gamma`` or a schedule ``t -> gamma_t``.
+    decay : float, default=0.9
+        ``rho`` in ``[0, 1)``.
+    eps : float, default=1e-8
+
+    Returns
+    -------
+    GradientTransformation
+
+    Examples
+    --------
+    With ``v_0 = 0`` (no bias correction) the first step is ``-gamma sign(g) / sqrt(1 - rho)``:
+
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.rmsprop(0.01)
+    >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
+    array([-0.031623,  0.031623])
     """
     _check_lr(learning_rate)
     if not 0 <= decay < 1:
@@ -142,5 +185,32 @@ def nadam(
 
     ``updates = -alpha / (sqrt(v_hat) + eps) * (b1 m_hat + (1 - b1) g_t / (1 - b1^t))``, with
     ``m_hat, v_hat`` as in :func:`adam`.
+
+    Parameters
+    ----------
+    learning_rate : float or callable, default=1e-3
+        ``alpha`` or a schedule.
+    b1, b2 : float, default=0.9, 0.999
+        Decay rates of the first and second moments, in ``[0, 1)``.
+    eps : float, default=1e-8
+
+    Returns
+    -------
+    GradientTransformation
+
+    Notes
+    -----
+    This is the notes' form (spec 004 §4), which bias-corrects the momentum term with
+    ``1 - b1^t``; Dozat's paper (and optax) use ``1 - b1^(t+1)`` there, which changes the
+    steps by a factor that tends to 1. At ``t = 1`` the notes' step is
+    ``-alpha (1 + b1) sign(g_1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> opt = optim.nadam()
+    >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
+    array([-0.0019,  0.0019])
     """
     return _adam(learning_rate, b1, b2, eps, nesterov=True)

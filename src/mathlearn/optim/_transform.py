@@ -109,6 +109,22 @@ def clip_by_global_norm(max_norm: float) -> GradientTransformation:
 
     ``g <- g * min(1, max_norm / ||g||)``: the direction is kept, only an exploding length is
     cut (Pascanu et al., 2013).
+
+    Parameters
+    ----------
+    max_norm : float
+        Largest global norm (over all leaves together) let through; positive.
+
+    Returns
+    -------
+    GradientTransformation
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> optim.clip_by_global_norm(1.0).update({"a": np.array([3.0]), "b": np.array([4.0])}, ())[0]
+    {'a': array([0.6]), 'b': array([0.8])}
     """
     if not max_norm > 0:  # also rejects NaN
         raise ValueError(f"max_norm must be positive; got {max_norm}.")
