@@ -93,6 +93,10 @@ def test_agglomerative_bad_input():
         AgglomerativeClustering(2).fit(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="minimum of 2"):
         AgglomerativeClustering(1).fit(np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        linkage_tree(np.array([[0.0], [np.nan], [1.0]]))
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        linkage_tree(np.zeros((1, 2)))
     with pytest.raises(ValueError, match="distance_threshold must be finite"):
         AgglomerativeClustering(None, distance_threshold=np.nan).fit(X)
     with pytest.raises(ValueError, match="distance_threshold must be >= 0"):

@@ -70,6 +70,18 @@ def test_restarts_keep_the_best_run(rng):
     assert many <= np.median(single) + 1e-9
 
 
+def test_kmeans_plusplus_bad_input():
+    X = np.arange(6.0).reshape(3, 2)
+    with pytest.raises(ValueError, match="n_samples=3 should be >= n_clusters=4"):
+        kmeans_plusplus(X, 4, random_state=0)
+    with pytest.raises(ValueError, match="NaN"):
+        kmeans_plusplus(np.array([[0.0], [np.nan]]), 1, random_state=0)
+    with pytest.raises(ValueError, match="n_clusters must be an integer >= 1"):
+        kmeans_plusplus(X, 0, random_state=0)
+    # An integer seed is accepted and reproducible.
+    np.testing.assert_array_equal(kmeans_plusplus(X, 2, 5)[1], kmeans_plusplus(X, 2, 5)[1])
+
+
 def test_kmeans_plusplus_draws_by_squared_distance():
     # Two points at the origin, one far: after a first centre at the origin the far point
     # has rho^2 > 0 while the others have 0, so it must be chosen second.

@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin
-from ..utils.validation import check_positive, validate_data
+from ..utils.validation import check_array, check_positive, validate_data
 
 __all__ = ["AgglomerativeClustering", "linkage_tree"]
 
@@ -194,8 +194,15 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
         Row ``i`` merges clusters ``Z[i, 0] < Z[i, 1]`` (ids below ``n_samples`` are points,
         id ``n_samples + i`` is the cluster formed at row ``i``) at height ``Z[i, 2]``, giving
         a cluster of ``Z[i, 3]`` points. Heights are non-decreasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.cluster import linkage_tree
+    >>> linkage_tree(np.array([[0.0], [1.0], [5.0]]), "single").tolist()
+    [[0.0, 1.0, 1.0, 2.0], [2.0, 3.0, 4.0, 3.0]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(check_array(X, dtype=np.float64))
     n = X.shape[0]
     if linkage not in _LINKAGES:
         raise ValueError(f"linkage must be one of {sorted(_LINKAGES)}; got {linkage!r}.")

@@ -18,7 +18,7 @@ from ..utils.validation import (
     check_random_state,
     validate_data,
 )
-from ._kmeans_common import assign, inertia, kmeans_plusplus
+from ._kmeans_common import _kmeans_plusplus, assign, inertia
 
 __all__ = ["KMeans", "MiniBatchKMeans"]
 
@@ -40,7 +40,7 @@ def _initial_centers(X, init, n_clusters, rng, x_norm_sq):
             # Greedy k-means++ (2 + log K candidates per step, as scikit-learn): the notes'
             # draw, repeated, keeping the candidate that lowers the potential most.
             trials = 2 + int(np.log(n_clusters))
-            return kmeans_plusplus(X, n_clusters, rng, x_norm_sq, n_local_trials=trials)[0]
+            return _kmeans_plusplus(X, n_clusters, rng, x_norm_sq, n_local_trials=trials)[0]
         if init == "random":
             return X[rng.choice(X.shape[0], n_clusters, replace=False)].copy()
         raise ValueError(f"init must be 'k-means++', 'random' or an array; got {init!r}.")

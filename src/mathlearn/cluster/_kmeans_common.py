@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from ..utils.extmath import squared_distances
+from ..utils.validation import check_array, check_int, check_random_state
 
 
 def _argmin_accumulate_py(
@@ -127,7 +128,7 @@ def inertia(X, centers, labels) -> float:
     return float(_sq_dist_to_assigned(X, centers, labels).sum())
 
 
-def kmeans_plusplus(X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: int = 1):
+def kmeans_plusplus(X, n_clusters: int, random_state=None, *, n_local_trials: int = 1):
     """k-means++ seeding (spec 002 M3, eq. 1.17).
 
     The first centre is a data point drawn uniformly; each next one is drawn with probability
@@ -135,12 +136,51 @@ def kmeans_plusplus(X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: 
     centre chosen so far. With ``n_local_trials > 1`` the greedy variant draws that many
     candidates and keeps the one that most reduces the potential ``sum_i rho_i^2``.
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+        Number of centres, at most ``n_samples``.
+    random_state : int, Generator, RandomState or None
+    n_local_trials : int, default=1
+        Candidates per step; 1 is the notes' plain draw, :class:`KMeans` uses
+        ``2 + int(log K)``.
+
     Returns
     -------
-    centers : ndarray of shape (n_clusters, D)
+    centers : ndarray of shape (n_clusters, n_features)
     indices : ndarray of shape (n_clusters,)
         Rows of ``X`` chosen as centres.
+
+    Notes
+    -----
+    Spec 002 M3 (notes ``seeds/002_*`` L224-238); the expected distortion of the seeding is
+    within ``8 (log K + 2)`` of the optimum (eq. 1.18). Points whose ``rho_i = 0`` (duplicates
+    of a chosen centre) are never drawn; if all are, the draw is uniform.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.cluster import kmeans_plusplus
+    >>> X = np.array([[0.0, 0.0], [0.0, 0.0], [10.0, 0.0]])
+    >>> centers, idx = kmeans_plusplus(X, 2, random_state=0)
+    >>> sorted(centers[:, 0].tolist())
+    [0.0, 10.0]
     """
+    X = check_array(X, dtype=np.float64)
+    n_clusters = check_int(n_clusters, "n_clusters")
+    if n_clusters > X.shape[0]:
+        raise ValueError(
+            f"n_samples={X.shape[0]} should be >= n_clusters={n_clusters}: k-means++ draws "
+            "distinct data points."
+        )
+    n_local_trials = check_int(n_local_trials, "n_local_trials")
+    rng = check_random_state(random_state)
+    return _kmeans_plusplus(X, n_clusters, rng, n_local_trials=n_local_trials)
+
+
+def _kmeans_plusplus(X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: int = 1):
+    """:func:`kmeans_plusplus` on validated data with a Generator ``rng``."""
     n = X.shape[0]
     if x_norm_sq is None:
         x_norm_sq = np.einsum("ij,ij->i", X, X)

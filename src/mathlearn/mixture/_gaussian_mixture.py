@@ -44,9 +44,9 @@ def _responsibilities_from_init(X, init, n_components, rng):
         labels = KMeans(n_components, n_init=1, random_state=rng).fit(X).labels_
         resp[np.arange(n), labels] = 1.0
     elif init == "k-means++":
-        from ..cluster import kmeans_plusplus
+        from ..cluster._kmeans_common import _kmeans_plusplus
 
-        _, idx = kmeans_plusplus(X, n_components, rng)
+        _, idx = _kmeans_plusplus(X, n_components, rng)
         resp[idx, np.arange(n_components)] = 1.0
     elif init == "random":
         resp = rng.uniform(size=(n, n_components))
