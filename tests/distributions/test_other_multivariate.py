@@ -9,6 +9,7 @@ from scipy import integrate
 from mathlearn.distributions import (
     Empirical,
     Gamma,
+    MultivariateNormal,
     MultivariateStudentT,
     NormalGamma,
     NormalWishart,
@@ -119,6 +120,17 @@ def test_normal_wishart():
     assert nw1.logpdf([0.1], [[1.2]]) == pytest.approx(ng1.logpdf(0.1, 1.2), rel=1e-12)
     assert nw1.entropy() == pytest.approx(ng1.entropy(), rel=1e-12)
     assert nw.logpdf([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]) == -np.inf
+    # Batched evaluation equals the chain rule N(mu | m, (kappa Lambda)^-1) W(Lambda),
+    # built point by point from MultivariateNormal and scipy's Wishart.
+    lp = nw.logpdf(mu[:5], Lam[:5])
+    assert lp.shape == (5,)
+    ref_w = st.wishart(df=4.0, scale=W)
+    for i in range(5):
+        ref = MultivariateNormal.from_precision(m, 2.0 * Lam[i]).logpdf(mu[i]) + ref_w.logpdf(
+            Lam[i]
+        )
+        assert lp[i] == pytest.approx(ref, rel=1e-12)
+    assert nw.logpdf(mu[:3, None], Lam[:2]).shape == (3, 2)  # broadcast batch shapes
     with pytest.raises(ValueError, match="df"):
         NormalWishart([0.0, 0.0], 1.0, 0.5, W)
 

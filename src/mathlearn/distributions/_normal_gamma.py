@@ -9,7 +9,7 @@ from scipy.special import digamma, gammaln
 
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
-from ._mvn import MultivariateNormal, _check_mean, _check_square, _factor_cov
+from ._mvn import _check_mean, _check_square, _factor_cov
 from ._mvt import MultivariateStudentT
 from ._scipy_backed import scalar_param
 from ._univariate import Gamma, StudentT
@@ -206,16 +206,36 @@ class NormalWishart(Distribution):
         return MultivariateStudentT(dof, self._m, Winv / (self._kappa * dof))
 
     def logpdf(self, mu, Lambda):
-        """Log-density at a mean ``mu`` (d,) and a precision matrix ``Lambda`` (d, d)."""
-        Lam = _check_square(Lambda, self.dim, "Lambda")
-        log_w = self.marginal_precision().logpdf(Lam)
-        if log_w == -np.inf:
-            return -np.inf  # Lambda is not positive definite: outside the support.
-        cond = MultivariateNormal.from_precision(self._m, self._kappa * Lam)
-        return float(cond.logpdf(mu) + log_w)
+        """Log-density at means ``mu`` (..., d) and precision matrices ``Lambda`` (..., d, d).
+
+        The batch shapes broadcast. ``-inf`` where ``Lambda`` is symmetric but not positive
+        definite (outside the support).
+        """
+        d = self.dim
+        mu = np.asarray(mu, dtype=float)
+        Lam = np.asarray(Lambda, dtype=float)
+        if mu.ndim == 0 and d == 1:
+            mu = mu.reshape(1)
+        if mu.shape[-1:] != (d,):
+            raise ValueError(f"mu must have last dimension {d}; got shape {mu.shape}.")
+        if np.any(np.isnan(mu)):
+            raise ValueError("mu contains NaN.")
+        log_w = np.asarray(self.marginal_precision().logpdf(Lam))  # checks Lambda
+        inside = np.isfinite(log_w)
+        # log N(mu | m, (kappa Lambda)^-1)
+        #   = d/2 log(kappa / 2 pi) + 1/2 log|Lambda| - kappa/2 (mu - m)^T Lambda (mu - m).
+        Lam_in = np.where(inside[..., None, None], Lam, np.eye(d))
+        logdet = np.linalg.slogdet(Lam_in)[1]
+        dev = mu - self._m
+        quad = np.einsum("...i,...ij,...j->...", dev, Lam_in, dev)
+        log_n = (
+            0.5 * d * (np.log(self._kappa) - _LOG_2PI) + 0.5 * logdet - 0.5 * self._kappa * quad
+        )
+        out = np.where(inside, log_n + np.where(inside, log_w, 0.0), -np.inf)
+        return float(out) if out.ndim == 0 else out
 
     def pdf(self, mu, Lambda):
-        return float(np.exp(self.logpdf(mu, Lambda)))
+        return np.exp(self.logpdf(mu, Lambda))
 
     def entropy(self) -> float:
         d = self.dim
