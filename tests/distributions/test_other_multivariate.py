@@ -114,6 +114,13 @@ def test_normal_wishart():
     mt = nw.marginal_mean()
     assert np.all(np.abs(mu.mean(0) - m) < 5 * np.sqrt(np.diag(mt.cov) / n))
     assert np.all(np.abs(Lam.mean(0) - L) < 5 * np.sqrt(nw.marginal_precision().var / n))
+    # Given Lambda, mu ~ N(m, (kappa Lambda)^-1): whitened by R^T with kappa Lambda = R R^T
+    # the deviations are standard normal, independent of Lambda. Var of the sample
+    # covariance entry (i, j) of N(0, I) is (1 + [i = j]) / n.
+    R = np.linalg.cholesky(2.0 * Lam)
+    zs = np.einsum("sji,sj->si", R, mu - m)
+    assert np.all(np.abs(zs.mean(0)) < 5 / np.sqrt(n))
+    assert np.all(np.abs(np.cov(zs.T, bias=True) - np.eye(2)) < 5 * np.sqrt((1 + np.eye(2)) / n))
     # 1-D Normal-Wishart is the Normal-Gamma with a = nu/2, b = 1/(2W).
     nw1 = NormalWishart([0.3], 1.5, 3.0, [[0.8]])
     ng1 = NormalGamma(0.3, 1.5, 1.5, 1 / 1.6)

@@ -252,10 +252,9 @@ class NormalWishart(Distribution):
         rng = check_random_state(rng)
         size = _size_tuple(size)
         Lams = self.marginal_precision().sample(size or 1, rng).reshape(-1, self.dim, self.dim)
-        mus = np.empty((Lams.shape[0], self.dim))
-        for i, Lam in enumerate(Lams):
-            # mu = m + R^{-T} z with kappa Lambda = R R^T gives Cov mu = (kappa Lambda)^{-1}.
-            R = np.linalg.cholesky(self._kappa * Lam)
-            z = rng.standard_normal(self.dim)
-            mus[i] = self._m + sla.solve_triangular(R, z, lower=True, trans="T")
+        # mu = m + R^{-T} z with kappa Lambda = R R^T gives Cov mu = (kappa Lambda)^{-1};
+        # all draws at once (batched Cholesky and solves).
+        R = np.linalg.cholesky(self._kappa * Lams)
+        z = rng.standard_normal((Lams.shape[0], self.dim, 1))
+        mus = self._m + np.linalg.solve(np.swapaxes(R, -1, -2), z)[..., 0]
         return mus.reshape((*size, self.dim)), Lams.reshape((*size, self.dim, self.dim))
