@@ -414,6 +414,16 @@ for _name in __all__:
     if isinstance(_obj, Primitive):
         _obj.__doc__ = f"Primitive ``{_name}``: NumPy's forward rule and its VJP."
 
+solve_triangular.__doc__ = (
+    "Primitive ``solve_triangular(a, b, lower=True, trans=False)``: ``X = A^{-1} B``\n"
+    "(``A^{-T} B`` with ``trans``) reading only the ``lower`` (or upper) triangle of ``a``;\n"
+    "the gradient with respect to ``a`` is zero on the other triangle."
+)
+logdet.__doc__ = (
+    "Primitive ``logdet``: ``log |det A|`` of a square matrix (LU), with gradient\n"
+    "``A^{-T}`` from a solve. Raises ``LinAlgError`` for a singular matrix. For a symmetric\n"
+    "positive definite ``A``, ``2 sum(log(diagonal(cholesky(A))))`` is the same number."
+)
 cholesky.__doc__ = (
     "Primitive ``cholesky``: lower-triangular ``L`` with ``L L^T = (A + A^T) / 2``.\n\n"
     "The input is symmetrised first (as JAX does), so the VJP ``(S + S^T) / 2`` of\n"
