@@ -270,3 +270,25 @@ def test_sample_y_draws_functions_of_the_model(fit_intercept):
     )
     with pytest.raises(ValueError, match="n_samples"):
         m.sample_y(Q, n_samples=0)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1e-6])
+def test_fixed_precisions_on_ill_conditioned_design_mpmath(alpha):
+    # raw degree-10 monomials on [-9, -3]: alpha I + beta Phi^T Phi has cond up to ~1e28, so
+    # a Cholesky solve of the normal equations has no correct digit (it had 5e-2 relative
+    # error at alpha = 1 and none at alpha = 1e-6). The factorised route keeps ~1e-6.
+    import mpmath
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-9, -3, 50)
+    Phi = np.vander(x, 11, increasing=True)
+    y = np.sin(x) + 0.1 * rng.normal(size=50)
+    beta = 100.0
+    m = BayesianLinearRegression(prior_precision=alpha, noise_precision=beta).fit(Phi, y)
+    with mpmath.workdps(100):
+        M = mpmath.matrix(Phi.tolist())
+        A = alpha * mpmath.eye(11) + beta * (M.T * M)  # seeds/000 eq. 1.243
+        ref = mpmath.lu_solve(A, beta * (M.T * mpmath.matrix(y.tolist())))
+        ref = np.array([float(v) for v in ref])
+    np.testing.assert_allclose(m.coef_, ref, rtol=1e-4)
+    assert m.n_iter_ == 0

@@ -132,12 +132,17 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     from scikit-learn's starting point (``alpha = 1``, ``beta = 1/var(t)``) and from two
     low-noise starting points, and the highest evidence is kept. Where the evidence grows
     without bound (a model that interpolates the data, a constant target) the precisions
-    stop at the clipping bounds ``1e-15`` / ``1e15``.
+    stop at the clipping bounds ``1e-15`` / ``1e15``. Given precisions take the same
+    factorised route with no iteration, so ``fit`` never forms the posterior precision
+    ``alpha I + beta Phi^T Phi``, whose condition number is ``cond(Phi)^2``.
 
     ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
     becomes the prior for the next batch; after all batches it equals the batch posterior
     and ``log_evidence_`` sums the batch evidences (chain rule). Precisions stay fixed
     during sequential updates; if they are ``None`` they are estimated on the first batch.
+    Each update adds ``beta Phi_b^T Phi_b`` to the posterior precision and solves with its
+    Cholesky factor, so on badly conditioned designs (raw high-degree monomials)
+    sequential updates are less accurate than one ``fit``.
 
     Examples
     --------
@@ -196,14 +201,11 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         else:
             x_mean, y_mean = np.zeros(m), 0.0
         t = y - y_mean
-        if alpha is not None and beta is not None:
-            Phi = X - x_mean if fit_intercept else X
-            P0 = alpha * np.eye(m)
-            P, L, coef, log_ev = _gaussian_update(P0, np.zeros(m), m * np.log(alpha), Phi, t, beta)
-            cov = cho_solve(L, np.eye(m))
-            self.n_iter_ = 0
-        else:
-            alpha, beta, coef, cov, P, log_ev = self._evidence(X, x_mean, t, alpha, beta)
+        # Fixed precisions take the same route as evidence maximisation (one factorisation of
+        # the design, no normal equations): on ill-conditioned designs the posterior
+        # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
+        # has no correct digit.
+        alpha, beta, coef, cov, P, log_ev = self._evidence(X, x_mean, t, alpha, beta)
         self.coef_cov_ = 0.5 * (cov + cov.T)
         self.coef_ = coef
         self.intercept_ = y_mean - float(x_mean @ coef)
@@ -290,7 +292,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        self.n_iter_ = n_iter
+        self.n_iter_ = 0 if fix_alpha and fix_beta else n_iter
         denom = alpha + beta * s2
         mu = beta * s * c / denom
         V = Vt.T
