@@ -1,3 +1,5 @@
+import tracemalloc
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris, make_blobs
@@ -139,3 +141,27 @@ def test_bad_input(rng):
     lda = FisherLDA().fit(Xc, np.arange(20) % 2)
     assert lda.solver_ == "simultaneous"
     assert np.all(np.isfinite(lda.predict_proba(Xc)))
+
+
+def test_d_much_larger_than_n_never_forms_dxd(rng):
+    # The faces case in miniature: D = 5 000 >> N = 30, where a D x D scatter is 200 MB.
+    n, d = 30, 5_000
+    y = np.repeat([0, 1, 2], 10)
+    X = 3 * rng.normal(size=(3, d))[y] + rng.normal(size=(n, d))
+    tracemalloc.start()
+    lda = FisherLDA().fit(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert lda.solver_ == "simultaneous"
+    assert peak < 10 * n * d * 8
+    # Algorithm 2 through the factors S_w = A^T A and S_b = B^T B (no D x D in the test
+    # either): W^T S_w W / N = I and W^T S_b W diagonal.
+    means = np.array([X[y == c].mean(0) for c in range(3)])
+    A = X - means[y]
+    B = np.sqrt(10.0) * (means - X.mean(0))
+    AW, BW = A @ lda.scalings_, B @ lda.scalings_
+    np.testing.assert_allclose(AW.T @ AW / n, np.eye(2), atol=1e-8)
+    Sb_w = BW.T @ BW
+    np.testing.assert_allclose(Sb_w, np.diag(np.diag(Sb_w)), atol=1e-8 * np.abs(Sb_w).max())
+    with pytest.raises(ValueError, match="singular"):
+        FisherLDA(solver="eigen").fit(X, y)

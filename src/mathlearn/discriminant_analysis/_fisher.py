@@ -81,7 +81,11 @@ class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
         and ``D x D`` scatter, then diagonalise the whitened ``S_b``; works when ``D > N``.
         ``"pca"``: PCA to ``min(N - C, D)`` dimensions, then the eigenproblem there (spec 000
         M57; the notes warn that information can be lost). ``"auto"``: ``"eigen"`` when
-        ``S_w`` is positive definite, else ``"simultaneous"``.
+        ``S_w`` is positive definite, else ``"simultaneous"``; when ``D > N - C`` ``S_w``
+        is singular by its rank, and ``"simultaneous"`` is chosen without forming any
+        ``D x D`` matrix. When ``D >> N`` the class means can differ mostly in the null
+        space of ``S_w``, which ``"simultaneous"`` (like scikit-learn's ``svd`` solver)
+        discards; ``"pca"`` keeps the leading directions of the total scatter instead.
     scatter : {"pooled", "normalized"}, default="pooled"
         Scatter convention, see :func:`scatter_matrices`.
     priors : array-like of shape (n_classes,) or None, default=None
@@ -198,12 +202,16 @@ class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
             self.priors_ = pri
         solver = self.solver
         if solver in ("auto", "eigen"):
-            Sw, Sb = A.T @ A, B.T @ B
-            try:
-                sla.cholesky(Sw, lower=True, check_finite=False)
-                ok = np.linalg.cond(Sw) < 1.0 / (self.tol * 1e-3)
-            except np.linalg.LinAlgError:
-                ok = False
+            # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
+            # D x D matrices are never formed (the faces case, D >> N).
+            ok = d <= n - C
+            if ok:
+                Sw, Sb = A.T @ A, B.T @ B
+                try:
+                    sla.cholesky(Sw, lower=True, check_finite=False)
+                    ok = np.linalg.cond(Sw) < 1.0 / (self.tol * 1e-3)
+                except np.linalg.LinAlgError:
+                    ok = False
             if not ok:
                 if solver == "eigen":
                     raise ValueError(
