@@ -46,6 +46,10 @@ def test_path_matches_sklearn_and_warm_start():
         ref_alphas, ref_coefs, _ = sk_lasso_path(X, y, alphas=12, tol=1e-10, max_iter=100000)
         np.testing.assert_allclose(alphas, ref_alphas, rtol=1e-12)
         np.testing.assert_allclose(coefs, ref_coefs, atol=1e-7)
+        # scikit-learn's spelling: an int alphas is the number of alphas
+        same = lasso_path(X, y, alphas=12, tol=1e-10, max_iter=100000)
+        np.testing.assert_array_equal(same[0], alphas)
+        np.testing.assert_array_equal(same[1], coefs)
         assert np.all(coefs[:, 0] == 0)  # alpha_max gives the zero solution
         assert np.all(gaps < 1e-10 * (y @ y))
     # warm start from a neighbouring alpha reaches the same solution in fewer sweeps
@@ -91,6 +95,8 @@ def test_bad_input():
         lasso_path(X, y[:4])
     with pytest.raises(ValueError, match="alphas"):
         lasso_path(X, y, alphas=[-1.0])
+    with pytest.raises(ValueError, match="n_alphas"):
+        lasso_path(X, y, alphas=0)
     with pytest.raises(ValueError, match="features"):
         Lasso().fit(X, y).predict(X[:, :2])
 

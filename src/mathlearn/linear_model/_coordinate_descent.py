@@ -16,6 +16,7 @@ is certified by the duality gap of Kim et al. / Friedman et al., as scikit-learn
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numba
@@ -208,10 +209,11 @@ def lasso_path(
     ----------
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    alphas : array-like, default=None
+    alphas : array-like or int, default=None
         Penalties; sorted in decreasing order. Default: ``n_alphas`` values log-spaced from
         ``alpha_max = ||X^T y||_inf / N`` (the smallest alpha with ``w = 0``) down to
-        ``eps * alpha_max``.
+        ``eps * alpha_max``. An int is the number of such values (scikit-learn >= 1.7
+        spells ``n_alphas`` this way).
     n_alphas : int, default=100
     eps : float, default=1e-3
     max_iter : int, default=1000
@@ -242,6 +244,8 @@ def lasso_path(
     max_iter = check_int(max_iter, "max_iter")
     tol = check_positive(tol, "tol", strict=False)
     n = X.shape[0]
+    if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
+        n_alphas, alphas = alphas, None
     if alphas is None:
         n_alphas = check_int(n_alphas, "n_alphas")
         eps = check_positive(eps, "eps")
