@@ -174,8 +174,24 @@ def test_one_sample_and_duplicates():
     assert km.inertia_ == 0.0
     # All points identical: k-means++ falls back to uniform draws, no NaN anywhere.
     X = np.ones((10, 2))
-    km = KMeans(3, random_state=0).fit(X)
+    with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(1\)"):
+        km = KMeans(3, random_state=0).fit(X)
     assert np.all(np.isfinite(km.cluster_centers_)) and km.inertia_ == 0.0
+
+
+@pytest.mark.parametrize("k", [4, 5, 8, 10])
+def test_fewer_distinct_points_than_clusters(k):
+    # Three distinct points, ten rows. Relocating zero-distance duplicates into the empty
+    # clusters made the centres hop forever (no convergence at K = 5) or emptied a cluster by
+    # the relocation itself (0/0 centres at K = 8, 10). Now: J = 0 at once, finite centres,
+    # every distinct point its own cluster, and scikit-learn's warning.
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]]), [4, 3, 3], axis=0)
+    for seed in range(5):
+        with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(3\)"):
+            km = KMeans(k, random_state=seed).fit(X)
+        assert np.all(np.isfinite(km.cluster_centers_))
+        assert km.inertia_ < 1e-20 and km.n_iter_ <= 2
+        assert adjusted_rand_score([0, 0, 0, 0, 1, 1, 1, 2, 2, 2], km.labels_) == 1.0
 
 
 @settings(max_examples=10, deadline=None)

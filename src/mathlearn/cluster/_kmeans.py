@@ -66,13 +66,21 @@ def _n_init(n_init, init):
 
 def _relocate_empty(X, centers_old, labels, sums, counts):
     """Give each empty cluster the point farthest from its current centre (taken from its
-    cluster), as scikit-learn does, so that no centre is left without data."""
+    cluster), as scikit-learn does, so that no centre is left without data.
+
+    Only points off their centre are moved: with fewer distinct points than clusters
+    (duplicates) the surplus clusters stay empty and keep their centres, since moving a point
+    that sits on its centre cannot lower ``J`` and made the centres hop between duplicates
+    without end.
+    """
     empty = np.flatnonzero(counts == 0)
     if empty.size == 0:
         return
     dist = ((X - centers_old[labels]) ** 2).sum(axis=1)
-    far = np.argsort(dist, kind="stable")[::-1][: empty.size]
-    for new_k, i in zip(empty, far, strict=True):
+    # The same selection call as scikit-learn, so that ties are broken the same way.
+    far = np.argpartition(dist, -empty.size)[: -empty.size - 1 : -1]
+    far = far[dist[far] > 0]
+    for new_k, i in zip(empty, far, strict=False):
         old_k = labels[i]
         sums[old_k] -= X[i]
         counts[old_k] -= 1
@@ -111,7 +119,10 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
         n_iter += 1
         labels, _, sums, counts = assign(X, centers, x_norm_sq, accumulate=True)
         _relocate_empty(X, centers, labels, sums, counts)
-        new_centers = sums / counts[:, None]
+        # A cluster still empty (duplicates) keeps its centre.
+        filled = counts > 0
+        new_centers = centers.copy()
+        new_centers[filled] = sums[filled] / counts[filled, None]
         shift = float(((new_centers - centers) ** 2).sum())
         centers = new_centers
         if np.array_equal(labels, labels_old):
@@ -172,7 +183,9 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
     far from the origin the expanded form would cancel); ties go to the lowest index. ``J`` never
     increases, so the algorithm stops at a local minimum. A cluster that becomes empty gets
-    the point farthest from its centre (the notes do not treat this case; spec 001 §6).
+    the point farthest from its centre (the notes do not treat this case; spec 001 §6); with
+    fewer distinct points than clusters the surplus clusters stay empty, keep their centres,
+    and a :class:`~mathlearn.exceptions.ConvergenceWarning` gives the number found.
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
 
     Examples
@@ -238,6 +251,15 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             if best is None or run[1] < best[1]:
                 best = run
         labels, inert, centers, n_iter, converged = best
+        n_distinct = np.unique(labels).size
+        if n_distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({n_distinct}) found smaller than n_clusters "
+                f"({self.n_clusters}): X has duplicate points; the empty clusters keep their "
+                "centres.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         if not converged:
             warnings.warn(
                 f"KMeans stopped at max_iter={self.max_iter} before the partition settled; "
