@@ -1,3 +1,5 @@
+import tracemalloc
+
 import numpy as np
 import pytest
 from sklearn.decomposition import FastICA as SkFastICA
@@ -92,3 +94,23 @@ def test_prewhitened_input(mixture):
     Xw = (X - X.mean(0)) @ ica.whitening_.T  # white: identity covariance
     Z = FastICA(whiten=False, random_state=0).fit_transform(Xw)
     assert_permutation(abs_corr(Z, S), 1e-2)
+
+
+def test_d_larger_than_n_whitens_through_the_gram_matrix(mixture, rng):
+    # 300 samples of the three sources seen through D = 4 000 sensors: the whitening comes
+    # from the N x N Gram matrix, never a D x D covariance (which would be 128 MB).
+    S, _ = mixture
+    S = S[::7][:300]
+    X = S @ rng.normal(size=(3, 4000))
+    n, d = X.shape
+    tracemalloc.start()
+    ica = FastICA(n_components=3, random_state=0, max_iter=1000).fit(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 10 * n * d * 8
+    Xc = X - X.mean(0)
+    K = ica.whitening_
+    np.testing.assert_allclose((K @ Xc.T) @ (Xc @ K.T) / n, np.eye(3), atol=1e-8)
+    assert_permutation(abs_corr(ica.transform(X), S), 1e-2)
+    with pytest.raises(ValueError, match="collinear"):
+        FastICA(n_components=4).fit(X)

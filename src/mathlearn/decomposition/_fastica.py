@@ -147,14 +147,20 @@ class FastICA(TransformerMixin, BaseEstimator):
         if self.whiten:
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
-            # PCA whitening through the D x D covariance (cheap for N >> D).
-            w, U = np.linalg.eigh(Xc.T @ Xc / n)
+            # PCA whitening through the D x D covariance (cheap for N >> D), or through the
+            # N x N Gram matrix when D > N (spec 000 M52: no D x D matrix).
+            if d <= n:
+                w, U = np.linalg.eigh(Xc.T @ Xc / n)
+            else:
+                w, U = np.linalg.eigh(Xc @ Xc.T / n)
             w, U = w[::-1][:k], U[:, ::-1][:, :k]
-            if w[-1] <= w[0] * d * np.finfo(X.dtype).eps:
+            if w[-1] <= w[0] * max(n, d) * np.finfo(X.dtype).eps:
                 raise ValueError(
                     "the data have fewer than n_components non-degenerate directions "
                     "(constant or collinear features); lower n_components."
                 )
+            if d > n:
+                U = (Xc.T @ U) / np.sqrt(n * w)  # unit eigenvectors of the covariance
             K = (U / np.sqrt(w)).T  # (k, D)
             X1 = K @ Xc.T  # (k, N), unit covariance
         else:
