@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
@@ -113,3 +115,22 @@ def test_kmedoids_duplicates_and_one_sample():
     assert km.inertia_ == 0.0
     one = KMedoids(1).fit(np.array([[1.0, 2.0]]))
     assert one.medoid_indices_.tolist() == [0] and one.inertia_ == 0.0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), penalty=st.floats(0.05, 20.0))
+def test_dpmeans_objective_monotone_on_random_data(seed, penalty):
+    # Spec 002 M4: every step (assign or open, update, drop empty) lowers W_lambda (eq. 1.19),
+    # so the recorded history never increases; at the end each centre is its cluster's mean
+    # and W_lambda equals its definition.
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 2)) * rng.uniform(0.5, 3.0)
+    dp = DPMeans(penalty=penalty, max_iter=200).fit(X)
+    h = dp.objective_history_
+    assert np.all(np.diff(h) <= 1e-12 * h[0])
+    assert dp.objective_ == pytest.approx(h[-1], rel=1e-12)
+    assert dp.objective_ == pytest.approx(
+        ((X - dp.cluster_centers_[dp.labels_]) ** 2).sum() + penalty * dp.n_clusters_, rel=1e-12
+    )
+    for k in range(dp.n_clusters_):
+        np.testing.assert_allclose(dp.cluster_centers_[k], X[dp.labels_ == k].mean(0), atol=1e-12)
