@@ -248,3 +248,29 @@ def test_translation_invariance_far_from_origin(cov_type):
     np.testing.assert_allclose(shifted.means_ - off, ref.means_, atol=1e-6)
     np.testing.assert_allclose(shifted.weights_, ref.weights_, rtol=0, atol=1e-6)
     assert shifted.score(X + off) == pytest.approx(ref.score(X), abs=1e-6)
+
+
+@pytest.mark.parametrize("cov_type", ["diag", "spherical"])
+def test_collapsing_component_warns_diag_spherical(cov_type):
+    rng = np.random.default_rng(0)
+    X = np.r_[np.zeros((5, 2)), rng.normal(size=(50, 2)) + 5]
+    prec = np.ones((2, 2)) if cov_type == "diag" else np.ones(2)
+    gm = GaussianMixture(
+        2,
+        covariance_type=cov_type,
+        max_iter=200,
+        means_init=[[0.0, 0.0], [5.0, 5.0]],
+        weights_init=[0.5, 0.5],
+        precisions_init=prec,
+    )
+    with pytest.warns(NumericalWarning, match=r"component\(s\) \[0\] collapsed"):
+        gm.fit(X)
+    # The collapsed component's variance is exactly the regularisation.
+    np.testing.assert_allclose(np.ravel(gm.covariances_[0]), 1e-6, rtol=1e-9)
+
+
+def test_tied_covariance_collapse_warns():
+    # Points on a line: the shared covariance has no spread across it.
+    X = np.c_[np.arange(20.0), np.zeros(20)]
+    with pytest.warns(NumericalWarning, match="the tied covariance collapsed"):
+        GaussianMixture(2, covariance_type="tied", random_state=0).fit(X)
