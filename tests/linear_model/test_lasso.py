@@ -124,3 +124,30 @@ def test_dual_gap_is_that_of_the_scaled_objective():
     alphas, coefs, gaps = lasso_path(Xc, yc, alphas=[0.05, 0.02], tol=1e-3)
     for k in range(2):
         assert gaps[k] == pytest.approx(_scaled_gap(Xc, yc, coefs[:, k], alphas[k]), rel=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(50, 8), (10, 30)])
+def test_positive_matches_sklearn(shape):
+    X, y = _data(shape, seed=7)
+    kw = dict(alpha=0.02, tol=1e-10, max_iter=100000, positive=True)
+    ours = Lasso(**kw).fit(X, y)
+    ref = SkLasso(**kw).fit(X, y)
+    assert np.all(ours.coef_ >= 0)
+    assert np.any(Lasso(alpha=0.02, tol=1e-10, max_iter=100000).fit(X, y).coef_ < 0)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-8)
+    assert ours.intercept_ == pytest.approx(ref.intercept_, abs=1e-8)
+    # KKT with w >= 0: x_j^T r / N = alpha on the support, <= alpha off it
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    grad = Xc.T @ (yc - Xc @ ours.coef_) / shape[0]
+    on = ours.coef_ > 0
+    np.testing.assert_allclose(grad[on], 0.02, atol=1e-7)
+    assert np.all(grad[~on] <= 0.02 + 1e-7)
+    alphas, coefs, gaps = lasso_path(Xc, yc, alphas=6, tol=1e-10, max_iter=100000, positive=True)
+    assert np.all(gaps < 1e-10 * (yc @ yc) / shape[0])
+    ref_alphas, ref_coefs, _ = sk_lasso_path(
+        Xc, yc, alphas=6, tol=1e-10, max_iter=100000, positive=True
+    )
+    np.testing.assert_allclose(alphas, ref_alphas, rtol=1e-12)
+    np.testing.assert_allclose(coefs, ref_coefs, atol=1e-7)
+    with pytest.raises(TypeError, match="positive"):
+        Lasso(positive="yes").fit(X, y)

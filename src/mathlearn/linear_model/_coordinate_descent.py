@@ -31,7 +31,7 @@ __all__ = ["Lasso", "lasso_path"]
 
 
 @numba.njit(cache=True)
-def _gap_gram(w, q, Xty, yty, alpha_n):
+def _gap_gram(w, q, Xty, yty, alpha_n, positive):
     """Duality gap from ``q = X^T r``; ``||r||^2 = y^T y - w^T X^T y - w^T q``."""
     wXty = 0.0
     wq = 0.0
@@ -41,7 +41,8 @@ def _gap_gram(w, q, Xty, yty, alpha_n):
         wXty += w[j] * Xty[j]
         wq += w[j] * q[j]
         l1 += abs(w[j])
-        dual_norm = max(dual_norm, abs(q[j]))
+        # with w >= 0 only x_j^T r <= N alpha constrains the dual point
+        dual_norm = max(dual_norm, q[j] if positive else abs(q[j]))
     r2 = max(yty - wXty - wq, 0.0)
     ry = yty - wXty
     return _gap(r2, ry, l1, dual_norm, alpha_n)
@@ -60,7 +61,7 @@ def _gap(r2, ry, l1, dual_norm, alpha_n):
 
 
 @numba.njit(cache=True)
-def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol):
+def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
     """Coordinate descent on the Gram matrix; ``w`` is updated in place."""
     m = w.shape[0]
     q = Xty - G @ w  # X^T r
@@ -78,7 +79,7 @@ def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol):
             rho = q[j] + gjj * w_j
             if rho > alpha_n:
                 new = (rho - alpha_n) / gjj
-            elif rho < -alpha_n:
+            elif rho < -alpha_n and not positive:
                 new = (rho + alpha_n) / gjj
             else:
                 new = 0.0
@@ -92,14 +93,14 @@ def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol):
         if w_max == 0.0 or d_w_max / w_max < tol or it == max_iter - 1:
             # recompute q from scratch so that rounding drift cannot fake convergence
             q = Xty - G @ w
-            gap = _gap_gram(w, q, Xty, yty, alpha_n)
+            gap = _gap_gram(w, q, Xty, yty, alpha_n, positive)
             if gap < tol * max(yty, 1e-300):
                 break
     return gap, n_iter
 
 
 @numba.njit(cache=True, fastmath=True)
-def _cd_residual(X, y, w, alpha_n, max_iter, tol):
+def _cd_residual(X, y, w, alpha_n, max_iter, tol, positive):
     """Coordinate descent on the residual ``r = y - X w`` (X Fortran-ordered)."""
     n, m = X.shape
     norms = np.empty(m)
@@ -128,7 +129,7 @@ def _cd_residual(X, y, w, alpha_n, max_iter, tol):
             rho += norms[j] * w_j
             if rho > alpha_n:
                 new = (rho - alpha_n) / norms[j]
-            elif rho < -alpha_n:
+            elif rho < -alpha_n and not positive:
                 new = (rho + alpha_n) / norms[j]
             else:
                 new = 0.0
@@ -152,7 +153,7 @@ def _cd_residual(X, y, w, alpha_n, max_iter, tol):
                 s = 0.0
                 for i in range(n):
                     s += X[i, j] * r[i]
-                dual_norm = max(dual_norm, abs(s))
+                dual_norm = max(dual_norm, s if positive else abs(s))
                 l1 += abs(w[j])
             gap = _gap(r2, ry, l1, dual_norm, alpha_n)
             if gap < tol * max(yty, 1e-300):
@@ -174,11 +175,11 @@ class _Problem:
         else:
             self.X = np.asfortranarray(X)
 
-    def solve(self, w, alpha, max_iter, tol):
+    def solve(self, w, alpha, max_iter, tol, positive=False):
         alpha_n = alpha * self.n
         if self.use_gram:
-            return _cd_gram(self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol)
-        return _cd_residual(self.X, self.y, w, alpha_n, max_iter, tol)
+            return _cd_gram(self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol, positive)
+        return _cd_residual(self.X, self.y, w, alpha_n, max_iter, tol, positive)
 
 
 def _warn_not_converged(gap, tol_abs, alpha):
@@ -199,6 +200,7 @@ def lasso_path(
     eps: float = 1e-3,
     max_iter: int = 1000,
     tol: float = 1e-4,
+    positive: bool = False,
 ):
     """Lasso solutions along a decreasing grid of ``alpha`` with warm starts.
 
@@ -211,7 +213,8 @@ def lasso_path(
     y : array-like of shape (n_samples,)
     alphas : array-like or int, default=None
         Penalties; sorted in decreasing order. Default: ``n_alphas`` values log-spaced from
-        ``alpha_max = ||X^T y||_inf / N`` (the smallest alpha with ``w = 0``) down to
+        ``alpha_max = ||X^T y||_inf / N`` (``max_j x_j^T y / N`` with ``positive``; the
+        smallest alpha with ``w = 0``) down to
         ``eps * alpha_max``. An int is the number of such values (scikit-learn >= 1.7
         spells ``n_alphas`` this way).
     n_alphas : int, default=100
@@ -221,6 +224,8 @@ def lasso_path(
     tol : float, default=1e-4
         Stop when the duality gap of the unscaled objective
         ``(1/2) ||y - X w||^2 + N alpha ||w||_1`` is below ``tol * ||y||^2``.
+    positive : bool, default=False
+        Constrain the weights to ``w >= 0``.
 
     Returns
     -------
@@ -243,13 +248,17 @@ def lasso_path(
         raise ValueError(f"y must have shape ({X.shape[0]},); got {y.shape}.")
     max_iter = check_int(max_iter, "max_iter")
     tol = check_positive(tol, "tol", strict=False)
+    positive = check_bool(positive, "positive")
     n = X.shape[0]
     if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
         n_alphas, alphas = alphas, None
     if alphas is None:
         n_alphas = check_int(n_alphas, "n_alphas")
         eps = check_positive(eps, "eps")
-        alpha_max = float(np.max(np.abs(X.T @ y))) / n
+        Xty = X.T @ y
+        # the smallest alpha whose solution is w = 0 (only positive correlations count
+        # when w >= 0)
+        alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n
         if alpha_max <= np.finfo(float).resolution:
             alphas = np.full(n_alphas, np.finfo(float).resolution)
         else:
@@ -264,7 +273,7 @@ def lasso_path(
     coefs = np.empty((X.shape[1], alphas.shape[0]))
     gaps = np.empty(alphas.shape[0])
     for k, alpha in enumerate(alphas):
-        gap, _ = problem.solve(w, float(alpha), max_iter, tol)
+        gap, _ = problem.solve(w, float(alpha), max_iter, tol, positive)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap, tol * problem.yty, alpha)
         coefs[:, k] = w
@@ -292,6 +301,9 @@ class Lasso(RegressorMixin, BaseEstimator):
         (scikit-learn's rule).
     warm_start : bool, default=False
         Start from the previous ``coef_`` (useful along a path of alphas).
+    positive : bool, default=False
+        Constrain the weights to ``w >= 0`` (the coordinate step clips at zero; the dual
+        constraint becomes ``x_j^T r <= N alpha``).
 
     Attributes
     ----------
@@ -328,12 +340,14 @@ class Lasso(RegressorMixin, BaseEstimator):
         max_iter: int = 1000,
         tol: float = 1e-4,
         warm_start: bool = False,
+        positive: bool = False,
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
         self.warm_start = warm_start
+        self.positive = positive
 
     def fit(self, X, y):
         """Fit by coordinate descent.
@@ -351,6 +365,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         alpha = check_positive(self.alpha, "alpha")
         fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         warm_start = check_bool(self.warm_start, "warm_start")
+        positive = check_bool(self.positive, "positive")
         max_iter = check_int(self.max_iter, "max_iter")
         tol = check_positive(self.tol, "tol", strict=False)
         X, y = validate_xy(self, X, y, reset=not (warm_start and hasattr(self, "coef_")))
@@ -369,7 +384,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         # One alpha: sweeps over the residual cost O(N D) each, cheaper than a Gram matrix
         # unless very many sweeps are needed.
         problem = _Problem(Xc, yc, use_gram=False)
-        gap, n_iter = problem.solve(w, alpha, max_iter, tol)
+        gap, n_iter = problem.solve(w, alpha, max_iter, tol, positive)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap, tol * problem.yty, alpha)
         self.coef_ = w
