@@ -134,3 +134,18 @@ def test_dpmeans_objective_monotone_on_random_data(seed, penalty):
     )
     for k in range(dp.n_clusters_):
         np.testing.assert_allclose(dp.cluster_centers_[k], X[dp.labels_ == k].mean(0), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kmedoids_non_symmetric_dissimilarity(seed):
+    # J~ = sum_n V(x_n, m_{c_n}) with V read as (point, medoid). The update must minimise
+    # sum_{j in C_k} V(x_j, m) (a column sum); the row sum cycled without converging.
+    rng = np.random.default_rng(seed)
+    D = rng.uniform(size=(30, 30))
+    np.fill_diagonal(D, 0.0)
+    km = KMedoids(3, metric="precomputed", random_state=0).fit(D)  # no ConvergenceWarning
+    np.testing.assert_array_equal(km.labels_, np.argmin(D[:, km.medoid_indices_], axis=1))
+    assert km.inertia_ == pytest.approx(D[np.arange(30), km.medoid_indices_[km.labels_]].sum())
+    for k, m in enumerate(km.medoid_indices_):
+        members = np.flatnonzero(km.labels_ == k)
+        assert D[members, m].sum() == pytest.approx(D[np.ix_(members, members)].sum(0).min())

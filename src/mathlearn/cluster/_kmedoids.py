@@ -41,7 +41,9 @@ class KMedoids(ClusterMixin, BaseEstimator):
     n_clusters : int, default=8
     metric : {"euclidean", "sqeuclidean", "manhattan", "precomputed"}, default="euclidean"
         The dissimilarity ``V``. With ``"precomputed"``, ``X`` in ``fit`` is a square
-        dissimilarity matrix and in ``predict`` the dissimilarities to the training points.
+        dissimilarity matrix, ``X[i, j] = V(x_i, x_j)`` from point ``i`` to prototype ``j``
+        (it need not be symmetric), and in ``predict`` the dissimilarities to the training
+        points.
     init : {"k-medoids++", "random"} or array-like of shape (n_clusters,)
         k-means++-style seeding on ``V`` (probability proportional to the dissimilarity to
         the nearest chosen medoid), distinct points drawn uniformly, or given row indices.
@@ -105,7 +107,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
                     f"init must be 'k-medoids++', 'random' or indices; got {self.init!r}."
                 )
             idx = [int(rng.integers(n))]
-            nearest = D[idx[0]].copy()
+            nearest = D[:, idx[0]].copy()
             for _ in range(1, k):
                 total = nearest.sum()
                 if total <= 0:
@@ -113,7 +115,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
                     idx.append(int(rng.choice(rest)))
                 else:
                     idx.append(int(rng.choice(n, p=nearest / total)))
-                np.minimum(nearest, D[idx[-1]], out=nearest)
+                np.minimum(nearest, D[:, idx[-1]], out=nearest)
             return np.asarray(idx)
         idx = np.asarray(self.init)
         if (
@@ -159,7 +161,9 @@ class KMedoids(ClusterMixin, BaseEstimator):
             for k in range(self.n_clusters):
                 members = np.flatnonzero(labels == k)
                 if members.size:  # empty only when medoids coincide: keep the old one
-                    cost = D[np.ix_(members, members)].sum(axis=1)
+                    # Cost of m as medoid: sum_j V(x_j, m), the column sum (the assignment reads
+                    # V(point, medoid); for a non-symmetric V the row sum would not be J~).
+                    cost = D[np.ix_(members, members)].sum(axis=0)
                     new[k] = members[np.argmin(cost)]
             if np.array_equal(new, medoids):
                 converged = True
