@@ -172,3 +172,18 @@ def test_bernoulli_bad_input():
     a = BernoulliMixture(2, random_state=0).fit(X)
     b = BernoulliMixture(2, random_state=0, binarize=None).fit((X > 0.5).astype(float))
     np.testing.assert_allclose(a.means_, b.means_)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 2.5])
+def test_bernoulli_single_component_closed_form(alpha):
+    # K = 1: the MAP estimate is (sum_n x_nd + alpha) / (N + 2 alpha), reached in one M-step,
+    # and the log-likelihood is sum_d [n1_d log mu_d + n0_d log(1 - mu_d)].
+    rng = np.random.default_rng(3)
+    X = (rng.random((50, 6)) < np.linspace(0.1, 0.9, 6)).astype(float)
+    bm = BernoulliMixture(1, alpha=alpha, tol=1e-12, max_iter=10, random_state=0).fit(X)
+    mu = (X.sum(0) + alpha) / (50 + 2 * alpha)
+    np.testing.assert_allclose(bm.means_[0], mu, rtol=1e-12)
+    np.testing.assert_allclose(bm.weights_, [1.0])
+    loglik = (X.sum(0) * np.log(mu) + (50 - X.sum(0)) * np.log1p(-mu)).sum()
+    assert bm.score(X) * 50 == pytest.approx(loglik, rel=1e-12)
+    assert bm.bic(X) == pytest.approx(-2 * loglik + 6 * np.log(50), rel=1e-12)
