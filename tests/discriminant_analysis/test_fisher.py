@@ -130,6 +130,10 @@ def test_bad_input(rng):
         FisherLDA().fit(Xi, np.arange(20) % 2)
     with pytest.raises(ValueError, match="features"):
         FisherLDA().fit(X, np.arange(20) % 2).predict(X[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        scatter_matrices(Xn, np.arange(20) % 2)
+    with pytest.raises(ValueError, match="inconsistent"):
+        scatter_matrices(X, np.arange(19) % 2)
     with pytest.raises(ValueError, match="more samples than classes"):
         FisherLDA().fit(X[:2], [0, 1])
     with pytest.raises(ValueError, match="priors"):

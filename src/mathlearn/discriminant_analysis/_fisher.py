@@ -7,11 +7,12 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 from scipy.special import log_softmax, logsumexp
+from sklearn.utils import column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..base import BaseEstimator, ClassifierMixin, TransformerMixin, check_is_fitted
 from ..utils.linalg import cho_solve, cholesky
-from ..utils.validation import validate_data
+from ..utils.validation import check_array, validate_data
 
 __all__ = ["FisherLDA", "scatter_matrices"]
 
@@ -59,8 +60,11 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     -------
     S_w, S_b : ndarray of shape (n_features, n_features)
     """
-    X = np.asarray(X, dtype=float)
-    _, y_idx = np.unique(np.asarray(y), return_inverse=True)
+    X = check_array(X, dtype=np.float64)
+    y = column_or_1d(y)
+    if len(y) != len(X):
+        raise ValueError(f"X and y have inconsistent lengths: {len(X)} and {len(y)}.")
+    _, y_idx = np.unique(y, return_inverse=True)
     A, B, _, _ = _scatter_factors(X, y_idx.ravel(), int(y_idx.max()) + 1, scatter)
     return A.T @ A, B.T @ B
 
