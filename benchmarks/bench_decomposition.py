@@ -7,7 +7,9 @@ FastICA starts both from the same ``w_init``, but the whitening bases differ in 
 their axes (ours from the D x D covariance, scikit-learn's from an SVD of the data), so the
 same ``w_init`` is a different start and the iteration counts can differ (3 against 5 here);
 our whitening is also cheaper for N >> D. NMF runs a fixed 200 iterations (tol=0) from the
-same W, H on both sides; the iterates agree to rounding.
+same W, H on both sides; the iterates agree to rounding. For the Frobenius objective ours
+then solves the final W exactly (one 10 x 10 NNLS per sample, about 20 ms of the total),
+which scikit-learn does not.
 """
 
 from __future__ import annotations
