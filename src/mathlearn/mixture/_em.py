@@ -105,8 +105,9 @@ def em(
     monotone_rtol : float, default=1e-9
         Allowed relative decrease of the bound, for rounding. A larger decrease means the
         M-step did not maximise what it should (or numerical trouble) and raises a
-        :class:`~mathlearn.exceptions.NumericalWarning`; the theory guarantees it never
-        happens for an exact E-step and an M-step that increases ``E_q log p``.
+        :class:`~mathlearn.exceptions.NumericalWarning`, once per run (the first decrease);
+        the theory guarantees it never happens for an exact E-step and an M-step that
+        increases ``E_q log p``.
 
     Returns
     -------
@@ -143,17 +144,23 @@ def em(
     lower_bounds = []
     prev = -np.inf
     converged = False
+    warned = False
     for t in range(1, int(max_iter) + 1):
         bound, posterior = model._e_step(X)
         model._m_step(X, posterior)
         lower_bounds.append(bound)
         if callback is not None:
             callback(model, t, bound)
-        if bound < prev - monotone_rtol * max(1.0, abs(prev)):
+        if not warned and bound < prev - monotone_rtol * max(1.0, abs(prev)):
+            # Once per run: a systematic cause would otherwise repeat it every iteration.
+            warned = True
             warnings.warn(
                 f"EM lower bound decreased at iteration {t} ({prev:.12g} -> {bound:.12g}); the "
-                "M-step did not increase the expected complete-data log-likelihood (numerical "
-                "trouble, e.g. a collapsing component).",
+                "M-step did not increase the expected complete-data log-likelihood: it is not "
+                "an exact maximiser (e.g. GaussianMixture's reg_covar is not small against "
+                "the data's variances: rescale the data or lower reg_covar) or there is "
+                "numerical trouble (e.g. a collapsing component). Later decreases of this run "
+                "are not reported.",
                 NumericalWarning,
                 stacklevel=2,
             )

@@ -107,7 +107,10 @@ class GaussianMixture(_BaseMixture):
         Per-sample log-likelihood ``(1/N) sum_n log p(x_n)`` of the kept run, at the start of
         its last iteration (scikit-learn's convention).
     lower_bounds_ : ndarray of shape (n_iter_,)
-        The bound at every iteration; it never decreases (EM's monotonicity).
+        The bound at every iteration; it never decreases (EM's monotonicity) with
+        ``reg_covar=0``. With ``reg_covar > 0`` the covariance update ``S_k + epsilon I`` is
+        not the exact maximiser of the M-step, and once a variance is within a few orders of
+        magnitude of ``epsilon`` the bound can dip slightly; the driver then warns once.
     n_features_in_ : int
 
     Notes
