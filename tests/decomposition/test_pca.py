@@ -49,6 +49,17 @@ def test_worked_example_t17():
     assert pca1.reconstruction_error(T17) == pytest.approx(1.2524531042935714, rel=1e-10)
 
 
+def test_worked_example_spec003():
+    # Spec 003 §3 (lectures 7-8): centred points (2,0), (-2,0), (0,1), (0,-1); S = diag(2, 0.5)
+    # with the 1/N scaling, PC 1 = e_1, and the M = 1 reconstruction loss is 0.5.
+    X = np.array([[2.0, 0.0], [-2.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    for solver in ("full", "gram", "covariance"):
+        pca = PCA(n_components=1, svd_solver=solver).fit(X)
+        np.testing.assert_allclose(pca.explained_variance_ * 3 / 4, [2.0], rtol=1e-12)
+        np.testing.assert_allclose(pca.components_, [[1.0, 0.0]], atol=1e-12)
+        assert pca.reconstruction_error(X) == pytest.approx(0.5, rel=1e-12)
+
+
 def test_worked_example_t18_gram_route():
     # Spec 001 T18: N = 3 < D = 5; non-zero eigenvalues of X^T X / N and X X^T / N.
     X = np.array([[1, 2, 0, 1, 3], [0, 1, 1, 2, 0], [2, 0, 1, 0, 1]], dtype=float)
