@@ -100,3 +100,14 @@ def test_unregistered_pair_raises_clearly_and_registry_extends():
     assert kl_divergence(Laplace(0.0, 1.0), Laplace(0.0, 2.0)) == pytest.approx(
         np.log(2) + 0.5 - 1
     )
+
+
+def test_kl_of_batched_multivariate_normals_is_refused():
+    from mathlearn.distributions import MultivariateNormal, kl_divergence
+
+    p = MultivariateNormal(np.zeros((2, 2)), np.eye(2))  # a batch of two
+    q = MultivariateNormal(np.zeros(2), np.eye(2))
+    with pytest.raises(ValueError, match="batching is not supported"):
+        kl_divergence(p, q)
+    with pytest.raises(ValueError, match="batching is not supported"):
+        kl_divergence(q, p)

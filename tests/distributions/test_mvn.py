@@ -212,7 +212,7 @@ def test_product_of_gaussians_exercise_11_2_univariate():
         ({"mean": [0.0, 0.0], "cov": [[np.inf, 0], [0, 1.0]]}, "NaN or infinity"),
         ({"mean": [0.0, 0.0], "scale_tril": [[1.0, 0.0], [1.0, -1.0]]}, "diagonal"),
         ({"mean": [0.0, 0.0]}, "exactly one"),
-        ({"mean": np.zeros((2, 2)), "cov": np.eye(2)}, "1-D"),
+        ({"mean": np.zeros((2, 2)), "cov": np.eye(3)}, "shape"),
     ],
 )
 def test_bad_parameters(kwargs, message):

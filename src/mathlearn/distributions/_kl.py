@@ -95,6 +95,8 @@ def _kl_normal(p, q):
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_mvn(p, q):
     r"""0.5 [tr(S2^-1 S1) + (m2-m1)^T S2^-1 (m2-m1) - d + log|S2|/|S1|] via the factors."""
+    p._require_single("kl_divergence")
+    q._require_single("kl_divergence")
     if p.dim != q.dim:
         raise ValueError(f"dimensions differ: {p.dim} and {q.dim}.")
     M = sla.solve_triangular(q._L, p._L, lower=True, check_finite=False)  # L2^-1 L1
