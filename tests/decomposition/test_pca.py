@@ -5,7 +5,9 @@ import pytest
 import scipy.linalg as sla
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import multivariate_normal
 from sklearn.decomposition import PCA as SkPCA
+from sklearn.model_selection import GridSearchCV
 
 from mathlearn.decomposition import PCA
 
@@ -229,3 +231,34 @@ def test_solvers_agree_property(n, d, seed):
     Xc = X - X.mean(0)
     U = np.linalg.svd(Xc, full_matrices=False)[0][:, :k]
     assert_same_up_to_sign(Z / np.sqrt(n - 1), U, atol=1e-6)
+
+
+@pytest.mark.parametrize("k", [2, 5, 30])
+def test_ppca_score_matches_sklearn(low_rank, rng, k):
+    # scikit-learn's PCA.score: the likelihood of the PPCA model (spec 001 M34) with
+    # sigma^2 = noise_variance_; also against scipy's Gaussian density of get_covariance().
+    X = low_rank
+    Xt = rng.normal(size=(15, 30)) * 2
+    ours = PCA(n_components=k, svd_solver="full").fit(X)
+    ref = SkPCA(n_components=k, svd_solver="full").fit(X)
+    np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=1e-12)
+    np.testing.assert_allclose(ours.score_samples(Xt), ref.score_samples(Xt), rtol=1e-10)
+    assert ours.score(Xt) == pytest.approx(ref.score(Xt), rel=1e-10)
+    direct = multivariate_normal(ours.mean_, ours.get_covariance()).logpdf(Xt)
+    np.testing.assert_allclose(ours.score_samples(Xt), direct, rtol=1e-9)
+
+
+def test_ppca_score_gram_route_and_model_selection(rng):
+    X = rng.normal(size=(12, 50))
+    ours = PCA(n_components=4).fit(X)
+    assert ours.solver_ == "gram"
+    ref = SkPCA(n_components=4, svd_solver="full").fit(X)
+    np.testing.assert_allclose(ours.score_samples(X), ref.score_samples(X), rtol=1e-9)
+    with pytest.raises(ValueError, match="degenerate"):
+        PCA().fit(X).score(X)  # 12 components, rank 11 after centring: sigma^2 = 0
+    # GridSearchCV needs no scoring argument: it uses this likelihood (scikit-learn's
+    # probabilistic-PCA model selection).
+    Z = rng.normal(size=(200, 3)) @ rng.normal(size=(3, 10)) + 0.3 * rng.normal(size=(200, 10))
+    search = GridSearchCV(PCA(), {"n_components": [1, 2, 3, 6]}, cv=3).fit(Z)
+    ref_search = GridSearchCV(SkPCA(), {"n_components": [1, 2, 3, 6]}, cv=3).fit(Z)
+    assert search.best_params_ == ref_search.best_params_ == {"n_components": 3}

@@ -115,6 +115,10 @@ class PCA(TransformerMixin, BaseEstimator):
     Lemma 1 of spec 000 M52: ``X_c X_c^T`` and ``X_c^T X_c`` share their positive eigenvalues
     and ``U = X_c^T V Lambda^{-1/2}``; zero eigenvalues are discarded before the division.
 
+    ``score``, ``score_samples`` and ``get_covariance`` read the fit as probabilistic PCA
+    (spec 001 M34) with ``sigma^2 = noise_variance_``, as scikit-learn's ``PCA.score`` does,
+    so ``GridSearchCV`` can choose ``n_components`` by held-out likelihood.
+
     Examples
     --------
     >>> import numpy as np
@@ -306,3 +310,57 @@ class PCA(TransformerMixin, BaseEstimator):
         V = self.components_[:m]
         R = Xc - (Xc @ V.T) @ V
         return float(np.mean(np.einsum("ij,ij->i", R, R)))
+
+    # ------------------------------------------------ the PPCA reading of PCA
+    def _ppca_spectrum(self):
+        """Eigenvalues of the PPCA covariance along the kept axes, and ``sigma^2``."""
+        check_is_fitted(self)
+        d = self.n_features_in_
+        s2 = float(self.noise_variance_)
+        ev = np.maximum(np.asarray(self.explained_variance_, dtype=float), s2)
+        if (self.n_components_ < d and not s2 > 0) or not np.all(ev > 0):
+            raise ValueError(
+                "the PPCA density of this PCA is degenerate (noise_variance_ = 0 or a kept "
+                "component of zero variance); fit with fewer components than the rank."
+            )
+        return ev, s2
+
+    def get_covariance(self) -> np.ndarray:
+        """PPCA model covariance ``V^T diag(lambda - sigma^2) V + sigma^2 I``, (D, D).
+
+        ``lambda`` are ``explained_variance_`` (clipped below at ``sigma^2 =
+        noise_variance_``), ``V`` the rows of ``components_``; as scikit-learn's
+        ``PCA.get_covariance`` without whitening (spec 001 M34; whitening does not change
+        the model here).
+        """
+        check_is_fitted(self)
+        s2 = float(self.noise_variance_)
+        V = np.asarray(self.components_, dtype=float)
+        diff = np.maximum(np.asarray(self.explained_variance_, dtype=float) - s2, 0.0)
+        C = (V.T * diff) @ V
+        C.flat[:: C.shape[0] + 1] += s2
+        return C
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample under the PPCA model of the fit, shape (n_samples,).
+
+        ``C = V^T diag(lambda) V + sigma^2 (I - V^T V)`` has eigenvalues ``lambda`` along the
+        kept axes and ``sigma^2`` across them, so ``ln|C|`` and ``x^T C^{-1} x`` need no
+        ``D x D`` matrix (spec 001 M34; scikit-learn's ``PCA.score_samples``).
+        """
+        ev, s2 = self._ppca_spectrum()
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        Xc = np.asarray(X - self.mean_, dtype=float)
+        d = Xc.shape[1]
+        P = Xc @ np.asarray(self.components_, dtype=float).T
+        quad = np.einsum("ij,ij->i", P, P / ev)
+        logdet = float(np.sum(np.log(ev)))
+        if self.n_components_ < d:
+            rest = np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", P, P)
+            quad += np.maximum(rest, 0.0) / s2
+            logdet += (d - self.n_components_) * np.log(s2)
+        return -0.5 * (d * np.log(2.0 * np.pi) + logdet + quad)
+
+    def score(self, X, y=None) -> float:
+        """Mean PPCA log-likelihood of ``X`` (scikit-learn's ``PCA.score``)."""
+        return float(np.mean(self.score_samples(X)))
