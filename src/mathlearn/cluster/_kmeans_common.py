@@ -59,10 +59,13 @@ def _argmin_accumulate_py(
 
 # Two compilations of one body: waking a thread pool costs more than the whole pass on a few
 # thousand points, so small inputs take the serial one (``prange`` is then a plain range).
-_argmin_accumulate_parallel = numba.njit(parallel=True, fastmath=True, cache=True)(
+# Reassociation (vectorised dot products) but not the "no NaN / no inf" flags: the running
+# minimum starts at +inf, and under ``ninf`` a comparison with inf is undefined in LLVM.
+_FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+_argmin_accumulate_parallel = numba.njit(parallel=True, fastmath=_FASTMATH, cache=True)(
     _argmin_accumulate_py
 )
-_argmin_accumulate_serial = numba.njit(fastmath=True, cache=True)(_argmin_accumulate_py)
+_argmin_accumulate_serial = numba.njit(fastmath=_FASTMATH, cache=True)(_argmin_accumulate_py)
 _PARALLEL_MIN_ROWS = 20_000
 
 
