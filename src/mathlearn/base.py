@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
     DensityMixin,
     RegressorMixin,
@@ -28,6 +29,7 @@ __all__ = [
     "BaseEstimator",
     "ClassifierMixin",
     "ClusterMixin",
+    "ComponentNamesMixin",
     "DensityMixin",
     "ProbabilisticRegressorMixin",
     "RegressorMixin",
@@ -35,6 +37,24 @@ __all__ = [
     "check_is_fitted",
     "clone",
 ]
+
+
+class ComponentNamesMixin(ClassNamePrefixFeaturesOutMixin):
+    """``get_feature_names_out`` for transformers whose outputs are learned components.
+
+    The output names are the lower-cased class name followed by an index (``pca0``,
+    ``pca1``, ...), scikit-learn's convention, which also makes ``set_output(transform=
+    "pandas")`` work. A subclass names the fitted array whose axis ``_n_features_out_axis``
+    counts the outputs (``components_`` and axis 0 by default).
+    """
+
+    _n_features_out_attr: str = "components_"
+    _n_features_out_axis: int = 0
+
+    @property
+    def _n_features_out(self) -> int:
+        # An AttributeError before fitting makes check_is_fitted report NotFittedError.
+        return getattr(self, self._n_features_out_attr).shape[self._n_features_out_axis]
 
 
 class ProbabilisticRegressorMixin:

@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import validate_data
@@ -19,7 +19,7 @@ __all__ = ["FactorAnalysis"]
 _LOG2PI = np.log(2.0 * np.pi)
 
 
-class FactorAnalysis(TransformerMixin, BaseEstimator):
+class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Factor analysis: ``x = W z + mu + e`` with ``z ~ N(0, I)`` and diagonal noise.
 
     Parameters

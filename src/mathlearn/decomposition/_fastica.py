@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.validation import check_random_state, validate_data
 
@@ -41,7 +41,7 @@ def _sym_decorrelation(W):
     return (u * (1.0 / np.sqrt(s))) @ u.T @ W
 
 
-class FastICA(TransformerMixin, BaseEstimator):
+class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """FastICA (Hyvaerinen & Oja, 2000): independent non-Gaussian sources from linear mixtures.
 
     Parameters

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.sparse.linalg import eigsh
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..kernels import RBF, Kernel, Linear, Polynomial, Sigmoid
 from ..utils.validation import check_random_state, validate_data
 from ._base import flip_rows, top_eigh
@@ -28,7 +28,7 @@ def _center_fit(K: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return K, col_means, grand
 
 
-class KernelPCA(TransformerMixin, BaseEstimator):
+class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Kernel principal component analysis.
 
     Parameters
@@ -106,6 +106,9 @@ class KernelPCA(TransformerMixin, BaseEstimator):
     >>> np.round(kpca.eigenvalues_, 6)
     array([1.307847, 0.632121])
     """
+
+    _n_features_out_attr = "eigenvalues_"
+    _n_features_out_axis = 0
 
     def __init__(
         self,

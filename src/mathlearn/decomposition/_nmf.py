@@ -10,7 +10,7 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import nnls
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils.validation import check_random_state, validate_data
 from ._pca import randomized_range_svd
@@ -91,7 +91,7 @@ def _nndsvd(X, k, rng, fill_average):
     return W, H
 
 
-class NMF(TransformerMixin, BaseEstimator):
+class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Non-negative matrix factorisation ``X ~ W H`` with ``W, H >= 0``.
 
     Parameters

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..utils.validation import check_random_state, validate_data
 from ._base import check_n_components, flip_rows
 
@@ -42,7 +42,7 @@ def randomized_range_svd(
     return (Q @ Uh)[:, :k], s[:k], Vt[:k]
 
 
-class PCA(TransformerMixin, BaseEstimator):
+class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis.
 
     Projects centred data onto the ``k`` orthonormal directions of largest variance: the top

@@ -8,14 +8,20 @@ import warnings
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, RegressorMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    RegressorMixin,
+    TransformerMixin,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["PLSRegression"]
 
 
-class PLSRegression(TransformerMixin, RegressorMixin, BaseEstimator):
+class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseEstimator):
     """Partial least squares regression.
 
     Finds directions in ``X`` whose scores have maximal covariance with ``Y``, deflating
@@ -69,6 +75,9 @@ class PLSRegression(TransformerMixin, RegressorMixin, BaseEstimator):
     >>> PLSRegression(n_components=2).fit(X, y).predict(X).shape
     (4,)
     """
+
+    _n_features_out_attr = "x_rotations_"
+    _n_features_out_axis = 1
 
     def __init__(
         self, n_components: int = 2, *, scale: bool = True, max_iter: int = 500, tol: float = 1e-6

@@ -9,7 +9,13 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, DensityMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    DensityMixin,
+    TransformerMixin,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import check_random_state, validate_data
@@ -20,7 +26,7 @@ __all__ = ["ProbabilisticPCA"]
 _LOG2PI = np.log(2.0 * np.pi)
 
 
-class ProbabilisticPCA(DensityMixin, TransformerMixin, BaseEstimator):
+class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, BaseEstimator):
     """Probabilistic PCA (Tipping & Bishop): a linear-Gaussian latent variable model.
 
     ``z ~ N(0, I_k)``, ``x | z ~ N(W z + mu, sigma^2 I_D)``, so ``x ~ N(mu, C)`` with

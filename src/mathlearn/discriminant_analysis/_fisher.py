@@ -10,7 +10,13 @@ from scipy.special import log_softmax, logsumexp
 from sklearn.utils import column_or_1d
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..base import BaseEstimator, ClassifierMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ComponentNamesMixin,
+    TransformerMixin,
+    check_is_fitted,
+)
 from ..utils.linalg import cho_solve, cholesky
 from ..utils.validation import check_array, validate_data
 
@@ -69,7 +75,7 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     return A.T @ A, B.T @ B
 
 
-class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
+class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Fisher's linear discriminant: projection maximising between- over within-class scatter.
 
     Parameters
@@ -151,6 +157,9 @@ class FisherLDA(ClassifierMixin, TransformerMixin, BaseEstimator):
     >>> np.round(np.abs(w), 4)
     array([0.9196, 0.393 ])
     """
+
+    _n_features_out_attr = "scalings_"
+    _n_features_out_axis = 1
 
     def __init__(
         self,

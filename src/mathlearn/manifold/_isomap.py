@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
 from ..utils.extmath import squared_distances
 from ..utils.graph import knn_graph
 from ..utils.validation import validate_data
@@ -16,7 +16,7 @@ from ._mds import _check_n_components, classical_mds
 __all__ = ["Isomap"]
 
 
-class Isomap(TransformerMixin, BaseEstimator):
+class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
 
     Parameters
@@ -63,6 +63,9 @@ class Isomap(TransformerMixin, BaseEstimator):
     >>> Isomap(n_neighbors=4, n_components=1).fit_transform(X).shape
     (60, 1)
     """
+
+    _n_features_out_attr = "embedding_"
+    _n_features_out_axis = 1
 
     def __init__(
         self,
