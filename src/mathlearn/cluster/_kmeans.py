@@ -8,7 +8,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ClusterMixin,
+    ComponentNamesMixin,
+    TransformerMixin,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
 from ..utils.extmath import squared_distances
 from ..utils.validation import (
@@ -138,7 +144,7 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
     return labels, inertia(X, centers, labels), centers, n_iter, converged
 
 
-class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means clustering by Lloyd's algorithm with k-means++ seeding.
 
     Minimises the distortion ``J = sum_n ||x_n - mu_{c_n}||^2`` by alternating the
@@ -199,6 +205,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     >>> round(km.inertia_, 4)
     2.6667
     """
+
+    _n_features_out_attr = "cluster_centers_"
 
     def __init__(
         self,
@@ -303,7 +311,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         return -inertia(X, self.cluster_centers_, labels)
 
 
-class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means on mini-batches (Sculley, 2010), for large ``N``.
 
     Each step draws ``batch_size`` points, assigns them to their nearest centres and moves
@@ -362,6 +370,8 @@ class MiniBatchKMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     # The common checks use data of ~20-150 points: a batch of 64 keeps them in the mini-batch
     # regime this estimator is for (full batches only creep, see Notes).
     _common_test_params: ClassVar[dict] = {"batch_size": 64}
+
+    _n_features_out_attr = "cluster_centers_"
 
     def __init__(
         self,

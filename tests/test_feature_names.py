@@ -1,0 +1,44 @@
+"""Every public transformer names its outputs and honours ``set_output(transform="pandas")``.
+
+Transformers are discovered like the common checks (``all_estimators``), so a new one is
+covered automatically.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+
+from mathlearn.utils import all_estimators
+
+TRANSFORMERS = [
+    cls for _, cls in all_estimators() if hasattr(cls, "transform") and hasattr(cls, "fit")
+]
+
+
+def _fit_transform_pair(cls):
+    X, y = load_iris(return_X_y=True)
+    params = dict(getattr(cls, "_common_test_params", {}))
+    if "random_state" in cls().get_params():
+        params["random_state"] = 0
+    est = cls(**params)
+    Xdf = pd.DataFrame(X, columns=["sepal_l", "sepal_w", "petal_l", "petal_w"])
+    return est, Xdf, y
+
+
+@pytest.mark.parametrize("cls", TRANSFORMERS, ids=lambda c: c.__name__)
+def test_feature_names_match_transform_output(cls):
+    est, Xdf, y = _fit_transform_pair(cls)
+    with np.errstate(all="ignore"):
+        Z = est.fit(Xdf, y).transform(Xdf)
+    Z = Z[0] if isinstance(Z, tuple) else Z
+    names = est.get_feature_names_out()
+    assert names.shape == (Z.shape[1],)
+    assert len(set(names)) == len(names)
+
+    out = clone(est).set_output(transform="pandas").fit(Xdf, y).transform(Xdf)
+    out = out[0] if isinstance(out, tuple) else out
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(names)
+    np.testing.assert_allclose(out.to_numpy(), Z, rtol=1e-7, atol=1e-9)
