@@ -292,3 +292,34 @@ def test_fixed_precisions_on_ill_conditioned_design_mpmath(alpha):
         ref = np.array([float(v) for v in ref])
     np.testing.assert_allclose(m.coef_, ref, rtol=1e-4)
     assert m.n_iter_ == 0
+
+
+def test_evidence_supremum_near_a_boundary_is_reached():
+    # N < M, no intercept: the data can be interpolated and the evidence keeps rising, ever
+    # more slowly, as beta grows. The fixed point crawled (ConvergenceWarning after max_iter)
+    # and could stop below scikit-learn's evidence; the O(M)-gradient polish finishes.
+    rng = np.random.default_rng(125)
+    n, m = int(rng.integers(2, 40)), int(rng.integers(1, 30))  # a random case: 19 x 25
+    X = rng.normal(size=(n, m)) * rng.uniform(0.1, 10, m) + rng.normal(size=m) * 3
+    y = X @ (rng.normal(size=m) * (rng.random(m) < 0.5)) + rng.normal(size=n)
+    ours = BayesianLinearRegression().fit(X, y)  # warnings are errors here
+    a, b = ours.prior_precision_, ours.noise_precision_
+    assert ours.log_evidence_ == pytest.approx(_direct_log_evidence(X, y, a, b), rel=1e-9)
+    tiny = 1e-12
+    ref = BayesianRidge(
+        fit_intercept=False,
+        alpha_1=tiny,
+        alpha_2=tiny,
+        lambda_1=tiny,
+        lambda_2=tiny,
+        tol=1e-12,
+        max_iter=100000,
+        compute_score=True,
+    ).fit(X, y)
+    assert ours.log_evidence_ >= ref.scores_[-1] - 1e-9 * abs(ref.scores_[-1])
+    # stationary in log alpha (beta may sit anywhere on the flat ridge towards infinity)
+    h = 1e-4
+    d = _direct_log_evidence(X, y, a * np.exp(h), b) - _direct_log_evidence(
+        X, y, a * np.exp(-h), b
+    )
+    assert abs(d / (2 * h)) < 1e-5

@@ -132,7 +132,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     from scikit-learn's starting point (``alpha = 1``, ``beta = 1/var(t)``) and from two
     low-noise starting points, and the highest evidence is kept. Where the evidence grows
     without bound (a model that interpolates the data, a constant target) the precisions
-    stop at the clipping bounds ``1e-15`` / ``1e15``. Given precisions take the same
+    stop at the clipping bounds ``1e-15`` / ``1e15``. If the best run has not converged
+    within ``max_iter`` steps (the fixed point crawls, or wanders, where the supremum lies
+    towards a boundary, as for ``N < M`` designs that can interpolate), the evidence is
+    maximised further over the log-precisions by L-BFGS-B (at most ``max_iter`` iterations)
+    with the O(M) gradient ``d/d ln alpha = (gamma - alpha m_N^T m_N) / 2``,
+    ``d/d ln beta = (N - gamma - beta ||t - Phi m_N||^2) / 2``, within the clipping bounds;
+    a ``ConvergenceWarning`` is raised only if that fails too. Given precisions take the same
     factorised route with no iteration, so ``fit`` never forms the posterior precision
     ``alpha I + beta Phi^T Phi``, whose condition number is ``cond(Phi)^2``.
 
@@ -286,6 +292,16 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
                 break
         alpha, beta, n_iter, converged, log_ev = best
         if not converged:
+            # The fixed point can crawl or wander where the evidence's supremum lies on a
+            # boundary (alpha or beta -> infinity, e.g. N < M designs that interpolate). Its
+            # gradient in log-precisions is available in O(M), (gamma - alpha m^T m) / 2 and
+            # (N - gamma - beta rss) / 2, so a bounded quasi-Newton run finishes the climb.
+            polished = self._polish(n, m, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta)
+            # (a stationary start returns the same point, up to rounding of the evidence)
+            if polished is not None and polished[2] >= log_ev - 1e-12 * abs(log_ev):
+                alpha, beta, log_ev = polished
+                converged = True
+        if not converged:
             warnings.warn(
                 f"Evidence maximisation did not converge in max_iter={self.max_iter} "
                 "iterations; increase max_iter or tol.",
@@ -304,6 +320,61 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             cov += (np.eye(m) - V @ Vt) / alpha
         P[np.diag_indices(m)] += alpha
         return alpha, beta, coef, cov, P, log_ev
+
+    def _polish(self, n, m, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta):
+        """Maximise the evidence over the free log-precisions by L-BFGS-B within the bounds.
+
+        Returns ``(alpha, beta, log_evidence)`` on success, else ``None``.
+        """
+        from scipy.optimize import minimize
+
+        n_zero = m - s2.shape[0]  # directions without data (N < M): eigenvalue 0
+
+        def unpack(p):
+            a = alpha if fix_alpha else float(np.exp(p[0]))
+            b = beta if fix_beta else float(np.exp(p[-1]))
+            return a, b
+
+        def objective(p):
+            a, b = unpack(p)
+            denom = a + b * s2
+            mu = b * s * c / denom
+            mm = float(mu @ mu)
+            rss = rss_out + float(np.sum((a * c / denom) ** 2))
+            gamma = float(np.sum(b * s2 / denom))
+            value = (
+                0.5 * m * np.log(a)
+                + 0.5 * n * np.log(b)
+                - 0.5 * n * _LOG_2PI
+                - 0.5 * b * rss
+                - 0.5 * a * mm
+                - 0.5 * (float(np.sum(np.log(denom))) + n_zero * np.log(a))
+            )
+            grad = []
+            if not fix_alpha:
+                grad.append(0.5 * (gamma - a * mm))
+            if not fix_beta:
+                grad.append(0.5 * (n - gamma - b * rss))
+            return -value, -np.asarray(grad)
+
+        start = []
+        if not fix_alpha:
+            start.append(np.log(alpha))
+        if not fix_beta:
+            start.append(np.log(beta))
+        bound = (np.log(_PREC_MIN), np.log(_PREC_MAX))
+        res = minimize(
+            objective,
+            np.asarray(start),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[bound] * len(start),
+            options={"maxiter": int(self.max_iter), "ftol": 1e-15, "gtol": 1e-10},
+        )
+        if not res.success:
+            return None
+        a, b = unpack(res.x)
+        return a, b, -float(res.fun)
 
     def _fixed_point(self, n, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta):
         """MacKay/Bishop updates from one starting point; O(M) per step."""
