@@ -149,3 +149,30 @@ def test_bad_input(nmf_data):
         NMF(2).fit(np.zeros((4, 3)))
     with pytest.raises(ValueError, match="n_components"):
         NMF(0).fit(X)
+
+
+def test_transform_is_exact_nnls_for_many_parts(rng):
+    # The compiled active-set solver against scipy's NNLS on the D x k form: many parts and
+    # many rows, so the active sets change often.
+    H = rng.uniform(size=(8, 30))
+    X = rng.uniform(size=(200, 30))
+    m = NMF(8, init="random", max_iter=20, tol=0, random_state=0).fit(X)
+    m.components_ = H
+    W = m.transform(X)
+    np.testing.assert_allclose(W, _nnls_reference(X, H), rtol=1e-9, atol=1e-12)
+    assert np.all(W >= 0)
+
+
+@pytest.mark.parametrize("kind", ["dead", "duplicated"])
+def test_transform_with_singular_parts_uses_the_direct_form(nmf_data, kind):
+    # H H^T singular: the normal equations are ill-posed, the D x k problem is not. W is not
+    # unique then, but W H (the projection of each row onto the cone of the parts) is.
+    X, _, H0 = nmf_data
+    extra = np.zeros((1, 12)) if kind == "dead" else H0[:1]
+    H = np.vstack([H0, extra])
+    m = NMF(4, init="random", max_iter=20, tol=0, random_state=0).fit(X)
+    m.components_ = H
+    W = m.transform(X)
+    ref = _nnls_reference(X, H)
+    np.testing.assert_allclose(W @ H, ref @ H, rtol=1e-9, atol=1e-10)
+    assert np.all(W >= 0)
