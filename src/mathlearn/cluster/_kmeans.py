@@ -123,7 +123,7 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
     n_iter = 0
     for _ in range(max_iter):
         n_iter += 1
-        labels, _, sums, counts = assign(X, centers, x_norm_sq, accumulate=True)
+        labels, _, sums, counts = assign(X, centers, accumulate=True, distances=False)
         _relocate_empty(X, centers, labels, sums, counts)
         # A cluster still empty (duplicates) keeps its centre.
         filled = counts > 0

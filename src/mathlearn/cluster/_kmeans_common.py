@@ -10,6 +10,8 @@ and the kernel's, compete for the cores.)
 
 from __future__ import annotations
 
+import types
+
 import numba
 import numpy as np
 
@@ -40,9 +42,12 @@ def _argmin_accumulate_py(
                 for j in range(d):
                     dot += X[i, j] * C[k, j]
                 v = c_norm[k] - 2.0 * dot
-                if v < best:  # strict: ties go to the lowest index
-                    best = v
-                    arg = k
+                # Branch-free select (strict: ties go to the lowest index). The winner is
+                # unpredictable for clustered data in random order, and mispredicted branches
+                # cost more than the dot products: this halves the kernel's time.
+                lt = v < best
+                arg = k if lt else arg
+                best = v if lt else best
             labels[i] = arg
             min_d[i] = best
             if accumulate:
@@ -57,15 +62,29 @@ def _argmin_accumulate_py(
                     sums[k, j] += part_sums[t, k, j]
 
 
+def _named_copy(func, name):
+    """The same function under another name, so that numba caches its compilations apart.
+
+    Numba's on-disk cache keys a compiled function by its qualified name and source line, not
+    by its compilation options: two ``cache=True`` compilations of one function (parallel and
+    serial) would overwrite each other and one would silently run the other's machine code.
+    """
+    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__)
+    copy.__qualname__ = name
+    return copy
+
+
 # Two compilations of one body: waking a thread pool costs more than the whole pass on a few
 # thousand points, so small inputs take the serial one (``prange`` is then a plain range).
 # Reassociation (vectorised dot products) but not the "no NaN / no inf" flags: the running
 # minimum starts at +inf, and under ``ninf`` a comparison with inf is undefined in LLVM.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 _argmin_accumulate_parallel = numba.njit(parallel=True, fastmath=_FASTMATH, cache=True)(
-    _argmin_accumulate_py
+    _named_copy(_argmin_accumulate_py, "_argmin_accumulate_parallel_kernel")
 )
-_argmin_accumulate_serial = numba.njit(fastmath=_FASTMATH, cache=True)(_argmin_accumulate_py)
+_argmin_accumulate_serial = numba.njit(fastmath=_FASTMATH, cache=True)(
+    _named_copy(_argmin_accumulate_py, "_argmin_accumulate_serial_kernel")
+)
 _PARALLEL_MIN_ROWS = 20_000
 
 
@@ -84,14 +103,15 @@ def _sq_dist_to_assigned(X, centers, labels):  # pragma: no cover
     return out
 
 
-def assign(X, centers, x_norm_sq=None, *, accumulate=False):
+def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
     """Nearest centre of every row of ``X``.
 
     Returns
     -------
     labels : ndarray of shape (N,)
-    sq_dist : ndarray of shape (N,)
+    sq_dist : ndarray of shape (N,), or None when ``distances`` is false
         Squared distance to the nearest centre (from the expanded form, clipped at 0).
+        Lloyd's loop needs only the labels and the sums, and skips finishing them.
     sums, counts : ndarray of shape (K, D) and (K,), only when ``accumulate``
         Per-cluster sums and sizes of the new partition (the M-step's statistics).
     """
@@ -117,10 +137,13 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False):
         counts,
         accumulate,
     )
-    if x_norm_sq is None:
-        x_norm_sq = np.einsum("ij,ij->i", X, X)
-    min_d += x_norm_sq
-    np.maximum(min_d, 0.0, out=min_d)
+    if not distances:
+        min_d = None
+    else:
+        if x_norm_sq is None:
+            x_norm_sq = np.einsum("ij,ij->i", X, X)
+        min_d += x_norm_sq
+        np.maximum(min_d, 0.0, out=min_d)
     if accumulate:
         return labels, min_d, sums, counts
     return labels, min_d
