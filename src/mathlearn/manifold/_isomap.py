@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.graph import knn_graph
 from ..utils.validation import validate_data
-from ._mds import _check_n_components, classical_mds
+from ._mds import classical_mds
 
 __all__ = ["Isomap"]
 
@@ -67,6 +75,13 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     _n_features_out_attr = "embedding_"
     _n_features_out_axis = 1
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "path_method": [StrOptions({"D", "FW", "auto"})],
+        "disconnected": [StrOptions({"connect", "raise"})],
+    }
+
     def __init__(
         self,
         n_neighbors: int = 5,
@@ -80,23 +95,20 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.path_method = path_method
         self.disconnected = disconnected
 
+    @_fit_context
     def fit(self, X, y=None):
         """Compute the embedding of ``X``; returns self."""
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"Isomap needs at least 2 samples; got n_samples = {n}.")
-        k = _check_n_components(self.n_components, n)
-        nn = self.n_neighbors
-        if not isinstance(nn, numbers.Integral) or isinstance(nn, bool) or not 1 <= nn < n:
-            raise ValueError(f"n_neighbors={nn!r} must be an int in [1, n_samples - 1 = {n - 1}].")
-        if self.path_method not in ("D", "FW", "auto"):
-            raise ValueError(f"path_method must be 'D', 'FW' or 'auto'; got {self.path_method!r}.")
-        G = knn_graph(X, int(nn), mode="distance")
-        if self.disconnected not in ("connect", "raise"):
-            raise ValueError(
-                f"disconnected must be 'connect' or 'raise'; got {self.disconnected!r}."
-            )
+        k = int(self.n_components)
+        if k > n:
+            raise ValueError(f"n_components={k} must be an int in [1, n_samples={n}].")
+        nn = int(self.n_neighbors)
+        if nn >= n:
+            raise ValueError(f"n_neighbors={nn} must be an int in [1, n_samples - 1 = {n - 1}].")
+        G = knn_graph(X, nn, mode="distance")
         n_comp, labels = connected_components(G, directed=False)
         self.n_connected_components_ = int(n_comp)
         if n_comp > 1:
@@ -130,6 +142,7 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 G[u, v] = G[v, u] = dist
         return G
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Compute and return the embedding, shape (n_samples, n_components)."""
         return self.fit(X).embedding_
