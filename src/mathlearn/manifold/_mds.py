@@ -124,7 +124,9 @@ class MDS(BaseEstimator):
         if k > n:
             raise ValueError(f"n_components={k} must be an int in [1, n_samples={n}].")
         if self.dissimilarity == "euclidean":
-            D2 = squared_distances(X)
+            # Translation invariant: centre first, so data far from the origin keep their
+            # digits whatever route the distance helper takes.
+            D2 = squared_distances(X - X.mean(axis=0))
         else:  # "precomputed"
             D = check_array(X, dtype=np.float64)
             if D.shape[0] != D.shape[1]:
