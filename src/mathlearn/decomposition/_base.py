@@ -58,3 +58,46 @@ def _eigenpairs_ok(A, w, V, k) -> bool:
     if np.max(np.abs(A @ V - V * w)) > tol * norm:
         return False
     return bool(np.max(np.abs(V.T @ V - np.eye(k))) <= tol)
+
+
+# The covariance route resolves eigenvalues to about n_features * eps * lambda_max; it is
+# used when the eigenvalues a method needs are within this factor of the largest (so keep
+# about ten digits), and the QR/SVD route otherwise.
+COVARIANCE_ROUTE_MAX_RATIO = 1e4
+
+
+def centred_spectrum(Xc: np.ndarray, needed) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (decreasing) of the ``1/N`` covariance of centred ``X_c``, and ``V^T``.
+
+    Cheap route first (``N >= D``): the eigendecomposition of ``X_c^T X_c / N``. The
+    callable ``needed(w)`` returns the smallest eigenvalue-like quantity the caller must
+    resolve (the trailing mean for PPCA's ``sigma^2``, the last kept eigenvalue for
+    whitening); when it is below ``lambda_max / COVARIANCE_ROUTE_MAX_RATIO`` the
+    covariance route has lost too many digits, and the spectrum comes from the singular
+    values of ``X_c`` (:func:`right_singular`) instead. Returns ``min(N, D)`` values.
+    """
+    n, d = Xc.shape
+    if n >= d:
+        w, V = np.linalg.eigh(Xc.T @ Xc / n)
+        w, Vt = w[::-1], V[:, ::-1].T
+        if w[0] > 0 and needed(w) * COVARIANCE_ROUTE_MAX_RATIO >= w[0]:
+            return w, Vt
+    s, Vt = right_singular(Xc)
+    return s**2 / n, Vt
+
+
+def right_singular(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Singular values and right singular vectors ``(s, V^T)`` of ``X_c``, no ``U``.
+
+    For a tall matrix through the triangular factor of a Householder QR, ``X_c = Q R``:
+    ``R`` has the singular values and right vectors of ``X_c``, to the same backward error
+    (``eps ||X_c||``), at about twice the cost of forming ``X_c^T X_c`` and without
+    squaring the condition number (eigenvalues of ``X_c^T X_c`` are resolved only to
+    ``eps s_max^2``, which calls data with one feature in large units rank-deficient).
+    """
+    n, d = Xc.shape
+    A = Xc
+    if n > d:
+        A = sla.qr(Xc, mode="r", check_finite=False)[0][:d]
+    _, s, Vt = sla.svd(A, full_matrices=False, check_finite=False, lapack_driver="gesdd")
+    return s, Vt

@@ -19,6 +19,7 @@ from ..base import (
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, Options, StrOptions
 from ..utils.validation import check_random_state, validate_data
+from ._base import centred_spectrum
 
 __all__ = ["FastICA"]
 
@@ -157,11 +158,12 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         if self.whiten:
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
-            # PCA whitening from the thin SVD X_c = U S V^T (covariance eigenvalues S^2 / N,
-            # eigenvectors V): the singular values are accurate to eps * s_max, where an
-            # eigendecomposition of X_c^T X_c resolves its eigenvalues only to eps * s_max^2
-            # and would call data with one feature in large units collinear.
-            _, sv, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
+            # PCA whitening (spec 000 M53). The covariance's eigendecomposition resolves its
+            # eigenvalues only to eps * lambda_max and would call data with one feature in
+            # large units collinear; centred_spectrum then takes the singular values of X_c
+            # (accurate to eps * s_max) instead.
+            lam, Vt = centred_spectrum(Xc, lambda w: w[k - 1] if k <= w.size else 0.0)
+            sv = np.sqrt(np.clip(lam, 0.0, None) * n)
             if k > sv.size or sv[k - 1] <= sv[0] * max(n, d) * np.finfo(X.dtype).eps:
                 raise ValueError(
                     "the data have fewer than n_components non-degenerate directions "

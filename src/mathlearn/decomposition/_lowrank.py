@@ -27,6 +27,9 @@ import numpy as np
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 
 _LOG2PI = np.log(2.0 * np.pi)
+# Entries up to this size square and sum (over any realistic number of terms) without
+# overflow; beyond it the rows are rescaled first.
+_SAFE = 1e100
 
 
 class LowRankPlusDiagonal:
@@ -70,32 +73,40 @@ class LowRankPlusDiagonal:
     def quad(self, Xc):
         """``x^T C^{-1} x`` for each row of ``Xc``, shape (N,), without cancellation.
 
-        Rows are scaled by their largest entry first (the form is homogeneous of degree 2),
-        so rows near the overflow threshold give the exact value when it is representable
-        and ``inf`` otherwise, never NaN.
+        Rows with entries beyond ``_SAFE`` are scaled by their largest entry first (the form
+        is homogeneous of degree 2), so rows near the overflow threshold give the exact
+        value when it is representable and ``inf`` otherwise, never NaN.
         """
         Xc = np.asarray(Xc, dtype=float)
-        s = np.max(np.abs(Xc), axis=1) if Xc.shape[1] else np.zeros(Xc.shape[0])
-        s = np.where(s > 0, s, 1.0)
-        Xs = Xc / s[:, None]
-        M = self.latent_mean(Xs)
-        R = Xs - M @ self.W.T
-        q = np.einsum("ij,ij->i", R / self.psi, R) + np.einsum("ij,ij->i", M, M)
-        with np.errstate(over="ignore"):
-            return q * s * s
+        s = None
+        if Xc.size and np.max(np.abs(Xc)) > _SAFE:
+            s = np.max(np.abs(Xc), axis=1)
+            s = np.where(s > 0, s, 1.0)
+            Xc = Xc / s[:, None]
+        M = self.latent_mean(Xc)
+        R = Xc - M @ self.W.T
+        R *= R
+        q = R @ (1.0 / self.psi) + np.einsum("ij,ij->i", M, M)
+        if s is not None:
+            with np.errstate(over="ignore"):
+                q = q * s * s  # (q s) s: a zero q stays zero
+        return q
 
     def logpdf(self, X, mean):
         """``log N(x | mean, C)`` for each row of ``X``, shape (N,)."""
         X = np.asarray(X, dtype=float)
+        mean = np.asarray(mean, dtype=float)
         d = X.shape[1]
-        s = np.max(np.abs(X), axis=1, keepdims=True)
-        s = np.maximum(s, np.max(np.abs(mean)))
-        s = np.where(s > 0, s, 1.0)
-        # x - mean in the scaled units, so that rows near the overflow threshold do not
-        # overflow in the difference; the scale comes back through quad's homogeneity.
-        Xc = X / s - mean / s
+        big = max(np.max(np.abs(X)) if X.size else 0.0, np.max(np.abs(mean)))
+        if big <= _SAFE:
+            return -0.5 * (d * _LOG2PI + self.logdet + self.quad(X - mean))
+        # x - mean in units of the row's largest entry, so that the difference cannot
+        # overflow; the scale comes back through the homogeneity of the quadratic form.
+        s = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(mean)))
+        s = np.where(s > 0, s, 1.0)[:, None]
+        q = self.quad(X / s - mean / s)
         with np.errstate(over="ignore"):
-            q = self.quad(Xc) * s[:, 0] * s[:, 0]  # (q s) s: a zero q stays zero
+            q = q * s[:, 0] * s[:, 0]  # (q s) s: a zero q stays zero
         return -0.5 * (d * _LOG2PI + self.logdet + q)
 
     def trace_inv(self, S, B=None):

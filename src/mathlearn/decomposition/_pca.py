@@ -56,6 +56,28 @@ def randomized_range_svd(
     return (Q @ Uh)[:, :k], s[:k], Vt[:k]
 
 
+def _centred_scatter(X: np.ndarray, mean: np.ndarray, block: int = 4096):
+    """``X_c^T X_c`` of the data centred at their refined mean, without a centred copy.
+
+    ``X^T X - N m m^T`` would cancel the digits of the spread when ``|mean| >> std`` (off by
+    a factor for iris + 1e8), so each block of rows is centred before its product. The
+    first mean is off by its rounding, about ``eps |mean|``; the mean ``s`` of the centred
+    rows measures that error, and ``sum (x - m - s)(x - m - s)^T = sum (x - m)(x - m)^T -
+    N s s^T`` corrects the scatter with no cancellation (``s`` is tiny). Returns the scatter
+    and ``s``.
+    """
+    n, d = X.shape
+    C = np.zeros((d, d), dtype=np.result_type(X.dtype, np.float32))
+    total = np.zeros(d, dtype=C.dtype)
+    for start in range(0, n, block):
+        B = X[start : start + block] - mean
+        C += B.T @ B
+        total += B.sum(axis=0)
+    shift = total / n
+    C -= n * np.outer(shift, shift)
+    return C, shift
+
+
 class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis.
 
@@ -225,9 +247,12 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         # the mean: the mean of the centred data is the rounding error of the first mean,
         # which for data far from the origin is of the order of eps * |offset|.
         mean = X.mean(axis=0)
-        X = X - mean
-        shift = X.mean(axis=0)
-        X -= shift
+        if solver == "covariance":
+            C, shift = _centred_scatter(X, mean)
+        else:
+            X = X - mean
+            shift = X.mean(axis=0)
+            X -= shift
         self.mean_ = mean + shift
         U = None
         total_var = None
@@ -248,9 +273,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 Vt = (V[:, :rank].T @ X) / s[:, None]
                 U = V[:, :rank]
         if solver == "covariance":
-            # The scatter of the centred data: X^T X - N m m^T would cancel the digits of the
-            # spread when |mean| >> std (off by a factor for iris + 1e8).
-            w, V = np.linalg.eigh(X.T @ X)
+            w, V = np.linalg.eigh(C)
             s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
             s = s_all
             Vt = V[:, ::-1].T[: min(n, d)]

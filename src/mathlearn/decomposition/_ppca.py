@@ -7,7 +7,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..base import (
     BaseEstimator,
@@ -23,7 +22,7 @@ from ..utils._param_validation import Interval, StrOptions, validate_parameter_c
 from ..utils._rowscale import centred_linear_map
 from ..utils.linalg import cho_solve, solve_psd
 from ..utils.validation import check_random_state, validate_data
-from ._base import flip_rows
+from ._base import centred_spectrum, flip_rows
 from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["ProbabilisticPCA"]
@@ -202,16 +201,16 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         self.n_components_ = k
         return self
 
-    def _set_closed_form(self, s, Vt, d, k, n):
-        """ML parameters from the singular values ``s`` and right vectors of ``X_c``."""
+    def _set_closed_form(self, lam, Vt, d, k, n):
+        """ML parameters from the eigenvalues ``lam`` of the 1/N covariance and its axes."""
         w = np.zeros(d)
-        w[: s.size] = s**2 / n  # eigenvalues of the 1/N covariance, zeros beyond min(N, D)
+        w[: lam.size] = np.clip(lam, 0.0, None)  # zeros beyond min(N, D)
         sigma2 = float(np.sum(w[k:d])) / (d - k)
-        # Rank by the singular values of X_c, which the SVD gives to an absolute error of
-        # about eps * s_max: eigenvalues of the covariance itself are resolved only to
-        # eps * lambda_max, which would call data with one feature in large units
-        # rank-deficient.
-        tol = max(n, d) * np.finfo(float).eps * (s[0] if s.size else 0.0)
+        # Rank at the resolution of the singular values of X_c, eps * s_max in absolute
+        # terms (centred_spectrum falls back to them whenever the covariance route could not
+        # resolve sigma^2).
+        s = np.sqrt(w * n)
+        tol = max(n, d) * np.finfo(float).eps * s[0]
         rank = int(np.sum(s > tol))
         if rank <= k:
             if rank == 0:
@@ -234,11 +233,13 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         n, d = X.shape
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
-        # The thin SVD of X_c (not an eigendecomposition of its covariance, which squares
-        # the condition number); for D > N it has the N non-trivial directions (spec 000
-        # M52) and the D - N remaining eigenvalues are 0, entering sigma^2 as zeros.
-        _, s, Vt = sla.svd(Xc, full_matrices=False, check_finite=False, lapack_driver="gesdd")
-        self._set_closed_form(s, Vt, d, k, n)
+        # The spectrum of the covariance, from its eigendecomposition when that resolves
+        # sigma^2 (the mean of the D - k trailing eigenvalues), else from the singular
+        # values of X_c, which do not square the condition number. For D > N there are N
+        # non-trivial directions (spec 000 M52); the D - N remaining eigenvalues are 0 and
+        # enter sigma^2 as zeros.
+        lam, Vt = centred_spectrum(Xc, lambda w: np.sum(np.clip(w[k:], 0, None)) / (d - k))
+        self._set_closed_form(lam, Vt, d, k, n)
         self.n_iter_ = 0
         self.converged_ = True
         self.lower_bound_ = float(np.mean(self._model().logpdf(Xc, np.zeros(d))))
