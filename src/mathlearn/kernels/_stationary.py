@@ -1,0 +1,414 @@
+"""Stationary kernels ``k(x, y) = phi(q)`` of the scaled squared distance ``q``.
+
+``q = sum_d (x_d - y_d)^2 / l_d^2`` (one length scale ``l``, or one per feature: automatic
+relevance determination, ARD). The squared distances come from one matrix product
+(:func:`mathlearn.utils.extmath.squared_distances`) on inputs that are first centred by a
+common shift and scaled by a power of two, so data far from the origin and extreme length
+scales (``1e-300``, ``1e300``) neither cancel catastrophically nor overflow; no ``(N, M, D)``
+temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array).
+
+The gradient with respect to ``log l_d`` is ``-2 phi'(q) q_d`` with
+``q_d = (x_d - y_d)^2 / l_d^2``, so each kernel supplies ``phi`` and ``-2 phi'``.
+
+Kernels: Oxford "Advanced Topics in Statistical Machine Learning" §3.3 (Gaussian RBF,
+Matérn, rational quadratic; ARD in §9.3, eq. 9.11); Stuttgart "Introduction to Machine
+Learning" §5 and §8 (squared exponential, gamma-exponential).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln, kve
+
+from ..utils.extmath import squared_distances
+from ._base import Kernel, _check_real, _grad_buffer, _Spec
+
+__all__ = ["RBF", "GammaExponential", "Matern", "RationalQuadratic"]
+
+
+def _centre_and_scale(X, Y, length_scale):
+    """Centred, scaled copies ``Zx, Zy`` and ``f2`` with ``q = f2 * ||zx - zy||^2``.
+
+    ``Z = (X - shift) / (t * m)`` with ``t = l / min(l) >= 1`` and ``m`` a power of two
+    bounding ``|Z|`` by 1, so ``f2 = (m / min(l))^2``.
+    """
+    ls = np.asarray(length_scale, dtype=float)
+    n = X.shape[0] + (0 if Y is None else Y.shape[0])
+    shift = X.sum(axis=0) if Y is None else X.sum(axis=0) + Y.sum(axis=0)
+    shift /= max(n, 1)
+    a = float(ls.min())
+    with np.errstate(over="ignore"):
+        t = ls / a
+    Zx = X - shift
+    if ls.ndim:
+        Zx /= t
+    Zy = None
+    if Y is not None:
+        Zy = Y - shift
+        if ls.ndim:
+            Zy /= t
+    big = float(np.abs(Zx).max(initial=0.0))
+    if Zy is not None:
+        big = max(big, float(np.abs(Zy).max(initial=0.0)))
+    m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
+    Zx /= m
+    if Zy is not None:
+        Zy /= m
+    with np.errstate(over="ignore"):
+        f = m / a
+        f2 = f * f
+    return Zx, Zy, f2
+
+
+class _Stationary(Kernel):
+    """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``."""
+
+    def is_stationary(self) -> bool:
+        return True
+
+    @property
+    def anisotropic(self) -> bool:
+        """Whether ``length_scale`` is a vector (one scale per feature, ARD)."""
+        return np.ndim(self.length_scale) > 0 and np.size(self.length_scale) > 1
+
+    def _phi(self, q):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _minus_2_dphi(self, q, K):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _extra_gradients(self, q, K, free):
+        """Gradients for hyperparameters other than the length scale, in order."""
+        return []
+
+    def _eval(self, X, Y, eval_gradient):
+        Zx, Zy, f2 = _centre_and_scale(X, Y, self.length_scale)
+        q = squared_distances(Zx, Zy)
+        # |z| <= 1 so q <= 4 D f2 before scaling: overflow (and 0 * inf) needs the slow path
+        risky = not (4.0 * X.shape[1] * f2 < 1e300)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            q *= f2
+            K = self._phi(q)
+            if risky:
+                np.nan_to_num(K, copy=False, nan=0.0)
+            if not eval_gradient:
+                return K, None
+            free = [s.name for s in self._free_specs()]
+            n = X.shape[0]
+            G = _grad_buffer(self.n_dims, n)
+            i = 0
+            if "length_scale" in free:
+                W = self._minus_2_dphi(q, K)
+                if self.anisotropic:
+                    W *= f2
+                    for d in range(X.shape[1]):
+                        g = G[i + d]
+                        np.subtract.outer(Zx[:, d], Zx[:, d], out=g)
+                        np.square(g, out=g)
+                        g *= W
+                    i += X.shape[1]
+                else:
+                    np.multiply(W, q, out=G[i])
+                    i += 1
+            for g in self._extra_gradients(q, K, free):
+                G[i] = g
+                i += 1
+            if risky:
+                np.nan_to_num(G, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+        return K, G
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class RBF(_Stationary):
+    """Gaussian (squared-exponential) kernel ``k(x, y) = exp(-||x - y||^2 / (2 l^2))``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+        ``l > 0``; a vector gives one scale per feature (ARD,
+        ``exp(-sum_d (x_d - y_d)^2 / (2 l_d^2))``). The notes' form
+        ``exp(-||x - y||^2 / r^2)`` (Imperial "Mathematics for Inference and Machine
+        Learning", corrected sign) is ``l = r / sqrt(2)``; scikit-learn's ``gamma`` is
+        ``1 / (2 l^2)``; the ARD form ``exp(-sum_j (x_j - x'_j)^2 / eta_j^2)`` of Oxford
+        "Advanced Topics in Statistical Machine Learning" eq. (9.11) has no 1/2, so
+        ``l_j = eta_j / sqrt(2)``.
+    length_scale_bounds : pair of floats, array of shape (n_features, 2) or "fixed"
+        Bounds of ``l`` for hyperparameter fitting; default (1e-5, 1e5).
+
+    Notes
+    -----
+    ``phi(q) = exp(-q / 2)``; ``dK / dlog l_d = K (x_d - y_d)^2 / l_d^2``. The limit of the
+    Matérn kernel as ``nu -> inf`` and of the rational quadratic as ``alpha -> inf`` (Oxford
+    "Advanced Topics in Statistical Machine Learning" §3.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import RBF
+    >>> float(RBF(1.0)(np.zeros((1, 2)), np.ones((1, 2)))[0, 0])  # exp(-1)
+    0.36787944117144233
+    >>> K, dK = RBF([1.0, 2.0])(np.eye(2), eval_gradient=True)
+    >>> dK.shape
+    (2, 2, 2)
+    """
+
+    _specs = (_Spec("length_scale", vector=True),)
+
+    def __init__(self, length_scale=1.0, length_scale_bounds=(1e-5, 1e5)):
+        self.length_scale = length_scale
+        self.length_scale_bounds = length_scale_bounds
+
+    @property
+    def gamma(self) -> float:
+        """``1 / (2 l^2)``, the factor in ``exp(-gamma ||x - y||^2)`` (scalar ``l`` only)."""
+        ls = _check_real(self.length_scale, "length_scale", positive=True)
+        with np.errstate(over="ignore"):
+            return float(0.5 / np.float64(ls) ** 2)
+
+    def _phi(self, q):
+        K = q * -0.5
+        return np.exp(K, out=K)
+
+    def _minus_2_dphi(self, q, K):
+        return K.copy()
+
+
+_MATERN_CLOSED = (0.5, 1.5, 2.5)
+
+
+class Matern(_Stationary):
+    """Matérn kernel with smoothness ``nu``.
+
+    ``k(r) = 2^(1-nu) / Gamma(nu) (sqrt(2 nu) r)^nu K_nu(sqrt(2 nu) r)``, ``r = ||x - y|| / l``
+    (or the ARD-scaled distance), ``K_nu`` the modified Bessel function of the second kind,
+    and ``k = 1`` at ``r = 0``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+        ``l > 0`` (the notes' ``gamma``).
+    length_scale_bounds : pair of floats, array or "fixed", default=(1e-5, 1e5)
+    nu : float, default=1.5
+        ``nu > 0``, not a hyperparameter of ``theta``. ``0.5, 1.5, 2.5`` use closed forms:
+        ``e^-r``, ``(1 + sqrt3 r) e^(-sqrt3 r)``, ``(1 + sqrt5 r + 5 r^2 / 3) e^(-sqrt5 r)``;
+        ``inf`` is the RBF kernel; other values use the Bessel form (in log space through
+        the scaled ``kve``, so large ``nu`` does not overflow ``Gamma(nu)``).
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §3.3 (Matérn family; for
+    ``nu = s + 1/2`` the RKHS holds ``s + 1`` times differentiable functions). With
+    ``z = sqrt(2 nu) r``, ``d/dz [z^nu K_nu(z)] = -z^nu K_(nu-1)(z)`` gives
+    ``-2 phi'(q) = 2 nu c z^(nu-1) K_(nu-1)(z)``, ``c = 2^(1-nu) / Gamma(nu)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import Matern
+    >>> round(float(Matern(nu=1.5)(np.zeros((1, 1)), np.ones((1, 1)))[0, 0]), 6)
+    0.483358
+    """
+
+    _specs = (_Spec("length_scale", vector=True),)
+
+    def __init__(self, length_scale=1.0, length_scale_bounds=(1e-5, 1e5), nu: float = 1.5):
+        self.length_scale = length_scale
+        self.length_scale_bounds = length_scale_bounds
+        self.nu = nu
+
+    def _check(self):
+        super()._check()
+        nu = self.nu
+        if isinstance(nu, bool) or not isinstance(nu, (int, float, np.floating, np.integer)):
+            raise ValueError(f"nu must be a positive number; got {nu!r}.")
+        if np.isnan(nu) or not nu > 0:
+            raise ValueError(f"nu must be > 0 (or inf); got {nu}.")
+
+    def _phi(self, q):
+        nu = float(self.nu)
+        if nu == np.inf:
+            K = q * -0.5
+            return np.exp(K, out=K)
+        r = np.sqrt(q)
+        if nu == 0.5:
+            return np.exp(-r, out=r)
+        if nu == 1.5:
+            r *= np.sqrt(3.0)
+            K = np.exp(-r)
+            r += 1.0
+            K *= r
+            return K
+        if nu == 2.5:
+            r *= np.sqrt(5.0)
+            K = np.exp(-r)
+            K *= 1.0 + r + r * r / 3.0
+            return K
+        z = r
+        z *= np.sqrt(2.0 * nu)
+        pos = z > 0
+        zp = z[pos]
+        K = np.ones_like(z)
+        logc = (1.0 - nu) * np.log(2.0) - gammaln(nu)
+        K[pos] = np.exp(logc + nu * np.log(zp) + np.log(kve(nu, zp)) - zp)
+        return K
+
+    def _minus_2_dphi(self, q, K):
+        nu = float(self.nu)
+        if nu == np.inf:
+            return K.copy()
+        r = np.sqrt(q)
+        pos = r > 0
+        if nu == 0.5:
+            W = np.zeros_like(r)
+            W[pos] = K[pos] / r[pos]
+            return W
+        if nu == 1.5:
+            return 3.0 * np.exp(-np.sqrt(3.0) * r)
+        if nu == 2.5:
+            s5r = np.sqrt(5.0) * r
+            return (5.0 / 3.0) * (1.0 + s5r) * np.exp(-s5r)
+        z = np.sqrt(2.0 * nu) * r
+        W = np.zeros_like(z)
+        zp = z[pos]
+        logc = np.log(2.0 * nu) + (1.0 - nu) * np.log(2.0) - gammaln(nu)
+        W[pos] = np.exp(logc + (nu - 1.0) * np.log(zp) + np.log(kve(nu - 1.0, zp)) - zp)
+        return W
+
+
+class RationalQuadratic(_Stationary):
+    """Rational quadratic kernel ``k(x, y) = (1 + ||x - y||^2 / (2 alpha l^2))^(-alpha)``.
+
+    A scale mixture of RBF kernels; tends to the RBF kernel as ``alpha -> inf``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+    alpha : float, default=1.0
+        ``alpha > 0``.
+    length_scale_bounds, alpha_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §3.3: the Gamma(shape
+    ``alpha``, rate ``beta``) mixture of ``exp(-theta ||x - y||^2)`` is
+    ``(1 + ||x - y||^2 / beta)^(-alpha)``; here ``beta = 2 alpha l^2``. With
+    ``b = 1 + q / (2 alpha)``: ``dK/dlog l = K q / b`` and
+    ``dK/dlog alpha = alpha K (-log b + (b - 1) / b)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import RationalQuadratic
+    >>> float(RationalQuadratic(1.0, alpha=1.0)(np.zeros((1, 1)), np.ones((1, 1)))[0, 0])
+    0.6666666666666666
+    """
+
+    _specs = (_Spec("length_scale", vector=True), _Spec("alpha"))
+
+    def __init__(
+        self,
+        length_scale=1.0,
+        alpha: float = 1.0,
+        length_scale_bounds=(1e-5, 1e5),
+        alpha_bounds=(1e-5, 1e5),
+    ):
+        self.length_scale = length_scale
+        self.alpha = alpha
+        self.length_scale_bounds = length_scale_bounds
+        self.alpha_bounds = alpha_bounds
+
+    def _phi(self, q):
+        a = float(self.alpha)
+        K = np.log1p(q / (2.0 * a))
+        K *= -a
+        return np.exp(K, out=K)
+
+    def _minus_2_dphi(self, q, K):
+        return K / (1.0 + q / (2.0 * float(self.alpha)))
+
+    def _extra_gradients(self, q, K, free):
+        if "alpha" not in free:
+            return []
+        a = float(self.alpha)
+        u = q / (2.0 * a)
+        g = np.log1p(u)
+        np.negative(g, out=g)
+        g += u / (1.0 + u)
+        g *= a * K
+        return [g]
+
+
+class GammaExponential(_Stationary):
+    """Gamma-exponential kernel ``k(x, y) = exp(-(||x - y|| / l)^gamma)``, ``0 < gamma <= 2``.
+
+    ``gamma = 2`` is the squared exponential with ``exp(-||x - y||^2 / l^2)`` (the RBF with
+    length scale ``l / sqrt(2)``); ``gamma = 1`` is the exponential (Ornstein-Uhlenbeck)
+    kernel, Matérn with ``nu = 1/2``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+    gamma : float, default=1.0
+        The exponent, ``0 < gamma <= 2`` (the kernel is not positive semi-definite beyond 2).
+    length_scale_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+    gamma_bounds : pair of floats or "fixed", default=(1e-5, 2.0)
+
+    Notes
+    -----
+    Stuttgart "Introduction to Machine Learning" §8 (Gaussian processes, covariance
+    functions) and Exercise 11.3. With ``u = q^(gamma/2)``: ``dK/dlog l = gamma u K`` and
+    ``dK/dlog gamma = -(gamma / 2) u log(q) K``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import GammaExponential
+    >>> x, y = np.zeros((1, 1)), np.full((1, 1), 0.5)
+    >>> float(GammaExponential(0.25, gamma=1.0)(x, y)[0, 0])  # exp(-2)
+    0.1353352832366127
+    """
+
+    _specs = (_Spec("length_scale", vector=True), _Spec("gamma"))
+
+    def __init__(
+        self,
+        length_scale=1.0,
+        gamma: float = 1.0,
+        length_scale_bounds=(1e-5, 1e5),
+        gamma_bounds=(1e-5, 2.0),
+    ):
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.length_scale_bounds = length_scale_bounds
+        self.gamma_bounds = gamma_bounds
+
+    def _check(self):
+        super()._check()
+        if not float(self.gamma) <= 2.0:
+            raise ValueError(
+                f"gamma must be in (0, 2] (the kernel is not PSD beyond 2); got {self.gamma}."
+            )
+
+    def _phi(self, q):
+        K = q ** (0.5 * float(self.gamma))
+        np.negative(K, out=K)
+        return np.exp(K, out=K)
+
+    def _minus_2_dphi(self, q, K):
+        g = float(self.gamma)
+        W = np.zeros_like(q)
+        pos = q > 0
+        W[pos] = g * K[pos] * q[pos] ** (0.5 * g - 1.0)
+        return W
+
+    def _extra_gradients(self, q, K, free):
+        if "gamma" not in free:
+            return []
+        g = float(self.gamma)
+        out = np.zeros_like(q)
+        pos = q > 0
+        qp = q[pos]
+        out[pos] = -0.5 * g * qp ** (0.5 * g) * np.log(qp) * K[pos]
+        return [out]
