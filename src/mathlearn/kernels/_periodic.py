@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils.extmath import squared_distances
 from ._base import Kernel, _grad_buffer, _Spec
-from ._stationary import _centre_and_scale
+from ._stationary import _accurate_sqdist, _centre_and_scale
 
 __all__ = ["ExpSineSquared"]
 
@@ -24,7 +23,8 @@ class ExpSineSquared(Kernel):
 
     Notes
     -----
-    The Gaussian kernel of the warped input ``u(x) = (cos(2 pi x / p), sin(2 pi x / p))``
+    Positive semi-definite for one input feature, where it is the Gaussian kernel of the
+    warped input ``u(x) = (cos(2 pi x / p), sin(2 pi x / p))``
     (closure under a map, Oxford "Advanced Topics in Statistical Machine Learning" §3.2,
     Lemma 11): ``||u(x) - u(y)||^2 = 4 sin^2(pi (x - y) / p)``. With
     ``a = pi ||x - y|| / p``: ``dK/dlog l = 4 K sin^2(a) / l^2`` and
@@ -58,15 +58,15 @@ class ExpSineSquared(Kernel):
 
     def _eval(self, X, Y, eval_gradient):
         Zx, Zy, f2 = _centre_and_scale(X, Y, 1.0)
-        d = squared_distances(Zx, Zy)
+        d = _accurate_sqdist(Zx, Zy)
         d *= f2
         np.sqrt(d, out=d)
         arg = d
         arg *= np.pi / float(self.periodicity)
         s = np.sin(arg)
         s2 = s * s
-        with np.errstate(over="ignore"):
-            c = 2.0 / float(self.length_scale) ** 2
+        with np.errstate(over="ignore", divide="ignore"):
+            c = 2.0 / np.float64(self.length_scale) ** 2
         n_theta = self.n_dims
         if not np.isfinite(c):
             # l -> 0: K -> [sin = 0], every derivative -> 0

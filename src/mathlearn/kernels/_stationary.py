@@ -60,6 +60,39 @@ def _centre_and_scale(X, Y, length_scale):
     return Zx, Zy, f2
 
 
+def _accurate_sqdist(Zx, Zy):
+    """``||zx_i - zy_j||^2`` by one matrix product, with near pairs redone as differences.
+
+    The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``; where ``q`` is below
+    ``1e-4`` of that scale the relative error could exceed ``1e4 eps`` (and ``sqrt(q)``,
+    used by the Matérn kernels, would err by ``sqrt(eps)``), so those pairs are recomputed
+    from the differences. ``Zx, Zy`` are bounded by 1 (see ``_centre_and_scale``).
+    """
+    q = squared_distances(Zx, Zy)
+    same = Zy is None
+    if same:
+        _symmetrise(q)
+        Zy = Zx
+    scale = 2.0 * max(
+        float(np.einsum("ij,ij->i", Zx, Zx).max(initial=0.0)),
+        float(np.einsum("ij,ij->i", Zy, Zy).max(initial=0.0)),
+    )
+    rows, cols = np.nonzero(q < 1e-4 * scale)
+    if same:
+        keep = rows != cols  # the diagonal is exactly zero already
+        rows, cols = rows[keep], cols[keep]
+    if rows.size:
+        diff = Zx[rows] - Zy[cols]
+        q[rows, cols] = np.einsum("ij,ij->i", diff, diff)
+    return q
+
+
+def _symmetrise(A):
+    # (n_i - 2 g_ij) + n_j and (n_j - 2 g_ij) + n_i may differ in the last bit
+    np.add(A, A.T, out=A)
+    A *= 0.5
+
+
 class _Stationary(Kernel):
     """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``."""
 
@@ -77,27 +110,35 @@ class _Stationary(Kernel):
     def _minus_2_dphi(self, q, K):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _extra_gradients(self, q, K, free):
-        """Gradients for hyperparameters other than the length scale, in order."""
-        return []
+    def _extra_gradient(self, name, q, K):  # pragma: no cover - abstract
+        """``dK / dlog name`` for a hyperparameter other than the length scale."""
+        raise NotImplementedError
 
     def _eval(self, X, Y, eval_gradient):
         Zx, Zy, f2 = _centre_and_scale(X, Y, self.length_scale)
-        q = squared_distances(Zx, Zy)
-        # |z| <= 1 so q <= 4 D f2 before scaling: overflow (and 0 * inf) needs the slow path
+        q = _accurate_sqdist(Zx, Zy)
+        # |z| <= 1 so q <= 4 D before scaling by f2: overflow (and 0 * inf) needs care
         risky = not (4.0 * X.shape[1] * f2 < 1e300)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            q *= f2
+            if risky:
+                zero = q == 0.0
+                q *= f2
+                q[zero] = 0.0
+            else:
+                q *= f2
             K = self._phi(q)
             if risky:
                 np.nan_to_num(K, copy=False, nan=0.0)
             if not eval_gradient:
                 return K, None
-            free = [s.name for s in self._free_specs()]
             n = X.shape[0]
             G = _grad_buffer(self.n_dims, n)
             i = 0
-            if "length_scale" in free:
+            for spec in self._free_specs():
+                if spec.name != "length_scale":
+                    G[i] = self._extra_gradient(spec.name, q, K)
+                    i += 1
+                    continue
                 W = self._minus_2_dphi(q, K)
                 if self.anisotropic:
                     W *= f2
@@ -110,9 +151,6 @@ class _Stationary(Kernel):
                 else:
                     np.multiply(W, q, out=G[i])
                     i += 1
-            for g in self._extra_gradients(q, K, free):
-                G[i] = g
-                i += 1
             if risky:
                 np.nan_to_num(G, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
         return K, G
@@ -247,11 +285,17 @@ class Matern(_Stationary):
             return K
         z = r
         z *= np.sqrt(2.0 * nu)
-        pos = z > 0
+        pos = (z > 0) & (z < np.inf)
         zp = z[pos]
         K = np.ones_like(z)
+        K[z == np.inf] = 0.0
         logc = (1.0 - nu) * np.log(2.0) - gammaln(nu)
         K[pos] = np.exp(logc + nu * np.log(zp) + np.log(kve(nu, zp)) - zp)
+        if not np.all(np.isfinite(K[pos])):
+            raise ValueError(
+                f"the Matern kernel with nu={nu} overflowed the Bessel function K_nu at "
+                "small distances; use nu=np.inf (the RBF kernel) for very smooth kernels."
+            )
         return K
 
     def _minus_2_dphi(self, q, K):
@@ -270,6 +314,7 @@ class Matern(_Stationary):
             s5r = np.sqrt(5.0) * r
             return (5.0 / 3.0) * (1.0 + s5r) * np.exp(-s5r)
         z = np.sqrt(2.0 * nu) * r
+        pos &= z < np.inf
         W = np.zeros_like(z)
         zp = z[pos]
         logc = np.log(2.0 * nu) + (1.0 - nu) * np.log(2.0) - gammaln(nu)
@@ -305,7 +350,7 @@ class RationalQuadratic(_Stationary):
     0.6666666666666666
     """
 
-    _specs = (_Spec("length_scale", vector=True), _Spec("alpha"))
+    _specs = (_Spec("alpha"), _Spec("length_scale", vector=True))
 
     def __init__(
         self,
@@ -328,16 +373,14 @@ class RationalQuadratic(_Stationary):
     def _minus_2_dphi(self, q, K):
         return K / (1.0 + q / (2.0 * float(self.alpha)))
 
-    def _extra_gradients(self, q, K, free):
-        if "alpha" not in free:
-            return []
+    def _extra_gradient(self, name, q, K):
         a = float(self.alpha)
         u = q / (2.0 * a)
         g = np.log1p(u)
         np.negative(g, out=g)
         g += u / (1.0 + u)
         g *= a * K
-        return [g]
+        return g
 
 
 class GammaExponential(_Stationary):
@@ -370,7 +413,7 @@ class GammaExponential(_Stationary):
     0.1353352832366127
     """
 
-    _specs = (_Spec("length_scale", vector=True), _Spec("gamma"))
+    _specs = (_Spec("gamma"), _Spec("length_scale", vector=True))
 
     def __init__(
         self,
@@ -403,12 +446,10 @@ class GammaExponential(_Stationary):
         W[pos] = g * K[pos] * q[pos] ** (0.5 * g - 1.0)
         return W
 
-    def _extra_gradients(self, q, K, free):
-        if "gamma" not in free:
-            return []
+    def _extra_gradient(self, name, q, K):
         g = float(self.gamma)
         out = np.zeros_like(q)
         pos = q > 0
         qp = q[pos]
         out[pos] = -0.5 * g * qp ** (0.5 * g) * np.log(qp) * K[pos]
-        return [out]
+        return out
