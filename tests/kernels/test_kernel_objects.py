@@ -92,7 +92,7 @@ def test_sigmoid_is_not_psd(rng):
     assert np.linalg.eigvalsh(Sigmoid(gamma=1.0, coef0=1.0)(X)).min() < -1e-3
 
 
-@pytest.mark.parametrize("kernel", KERNELS + [Sigmoid(0.3, 0.2)], ids=IDS + ["Sigmoid"])
+@pytest.mark.parametrize("kernel", [*KERNELS, Sigmoid(0.3, 0.2)], ids=[*IDS, "Sigmoid"])
 def test_gradient_matches_finite_differences(kernel, X):
     K, dK = kernel(X, eval_gradient=True)
     theta = kernel.theta
