@@ -342,7 +342,7 @@ class Kernel:
         ----------
         X : array-like of shape (N, D)
         Y : array-like of shape (M, D), optional
-            ``None`` means ``Y = X`` (and the result is exactly symmetric).
+            ``None`` means ``Y = X``.
         eval_gradient : bool, default=False
             Also return ``dK/dtheta`` of shape (N, N, n_theta) (only with ``Y=None``).
 

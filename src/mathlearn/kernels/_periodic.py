@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Kernel, _grad_buffer, _Spec
-from ._stationary import _accurate_sqdist, _centre_and_scale
+from ._stationary import _centre_and_scale, _sqdist
 
 __all__ = ["ExpSineSquared"]
 
@@ -57,8 +57,8 @@ class ExpSineSquared(Kernel):
         return True
 
     def _eval(self, X, Y, eval_gradient):
-        Zx, Zy, f2 = _centre_and_scale(X, Y, 1.0)
-        d = _accurate_sqdist(Zx, Zy)
+        Zx, Zy, f2, _ = _centre_and_scale(X, Y, 1.0)
+        d = _sqdist(Zx, Zy, False)  # sin^2(pi sqrt(q) / p) is smooth in q at 0
         d *= f2
         np.sqrt(d, out=d)
         arg = d

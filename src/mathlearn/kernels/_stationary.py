@@ -27,10 +27,13 @@ __all__ = ["RBF", "GammaExponential", "Matern", "RationalQuadratic"]
 
 
 def _centre_and_scale(X, Y, length_scale):
-    """Centred, scaled copies ``Zx, Zy`` and ``f2`` with ``q = f2 * ||zx - zy||^2``.
+    """Centred, scaled copies ``Zx, Zy``, a factor ``f2`` and ``risky``.
 
-    ``Z = (X - shift) / (t * m)`` with ``t = l / min(l) >= 1`` and ``m`` a power of two
-    bounding ``|Z|`` by 1, so ``f2 = (m / min(l))^2``.
+    ``q = f2 * ||zx - zy||^2``. First ``Z = (X - shift) / (t m)`` with ``t = l / min(l) >= 1``
+    and ``m`` a power of two bounding ``|Z|`` by 1, so that ``f2 = (m / min(l))^2``; when
+    ``q <= 4 D f2`` cannot overflow, ``sqrt(f2)`` is folded into ``Z`` (``f2 = 1``).
+    Otherwise (``risky``, a length scale ~1e-150 of the data's spread) the caller guards
+    ``0 * inf``.
     """
     ls = np.asarray(length_scale, dtype=float)
     n = X.shape[0] + (0 if Y is None else Y.shape[0])
@@ -51,28 +54,33 @@ def _centre_and_scale(X, Y, length_scale):
     if Zy is not None:
         big = max(big, float(np.abs(Zy).max(initial=0.0)))
     m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
-    Zx /= m
-    if Zy is not None:
-        Zy /= m
     with np.errstate(over="ignore"):
         f = m / a
         f2 = f * f
-    return Zx, Zy, f2
+    risky = not (4.0 * X.shape[1] * f2 < 1e300)
+    scale = 1.0 / m
+    if not risky:
+        scale *= f
+        f2 = 1.0
+    Zx *= scale
+    if Zy is not None:
+        Zy *= scale
+    return Zx, Zy, f2, risky
 
 
-def _accurate_sqdist(Zx, Zy):
-    """``||zx_i - zy_j||^2`` by one matrix product, with near pairs redone as differences.
+def _sqdist(Zx, Zy, accurate):
+    """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
 
-    The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``; where ``q`` is below
-    ``1e-4`` of that scale the relative error could exceed ``1e4 eps`` (and ``sqrt(q)``,
-    used by the Matérn kernels, would err by ``sqrt(eps)``), so those pairs are recomputed
-    from the differences. ``Zx, Zy`` are bounded by 1 (see ``_centre_and_scale``).
+    The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``. Kernels with a
+    ``sqrt(q)``-like term at 0 (Matérn with ``nu <= 1``, gamma-exponential with
+    ``gamma < 2``) would turn that into a ``sqrt(eps)`` error, so for them (``accurate``) the
+    pairs with ``q`` below ``1e-4`` of that scale are recomputed from the differences.
     """
     q = squared_distances(Zx, Zy)
+    if not accurate:
+        return q
     same = Zy is None
-    if same:
-        _symmetrise(q)
-        Zy = Zx
+    Zy = Zx if same else Zy
     scale = 2.0 * max(
         float(np.einsum("ij,ij->i", Zx, Zx).max(initial=0.0)),
         float(np.einsum("ij,ij->i", Zy, Zy).max(initial=0.0)),
@@ -87,14 +95,13 @@ def _accurate_sqdist(Zx, Zy):
     return q
 
 
-def _symmetrise(A):
-    # (n_i - 2 g_ij) + n_j and (n_j - 2 g_ij) + n_i may differ in the last bit
-    np.add(A, A.T, out=A)
-    A *= 0.5
-
-
 class _Stationary(Kernel):
-    """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``."""
+    """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``.
+
+    Subclasses give ``_phi(q, cache)`` (``cache`` is ``None`` without a gradient, and ``q``
+    may then be overwritten; otherwise a dict for values the gradient reuses),
+    ``_minus_2_dphi(q, K, cache)`` and ``_extra_gradient(name, q, K, cache)``.
+    """
 
     def is_stationary(self) -> bool:
         return True
@@ -104,29 +111,29 @@ class _Stationary(Kernel):
         """Whether ``length_scale`` is a vector (one scale per feature, ARD)."""
         return np.ndim(self.length_scale) > 0 and np.size(self.length_scale) > 1
 
-    def _phi(self, q):  # pragma: no cover - abstract
+    def _needs_accurate_near(self) -> bool:
+        return False
+
+    def _phi(self, q, cache):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _minus_2_dphi(self, q, K):  # pragma: no cover - abstract
+    def _minus_2_dphi(self, q, K, cache):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _extra_gradient(self, name, q, K):  # pragma: no cover - abstract
+    def _extra_gradient(self, name, q, K, cache):  # pragma: no cover - abstract
         """``dK / dlog name`` for a hyperparameter other than the length scale."""
         raise NotImplementedError
 
     def _eval(self, X, Y, eval_gradient):
-        Zx, Zy, f2 = _centre_and_scale(X, Y, self.length_scale)
-        q = _accurate_sqdist(Zx, Zy)
-        # |z| <= 1 so q <= 4 D before scaling by f2: overflow (and 0 * inf) needs care
-        risky = not (4.0 * X.shape[1] * f2 < 1e300)
+        Zx, Zy, f2, risky = _centre_and_scale(X, Y, self.length_scale)
+        q = _sqdist(Zx, Zy, self._needs_accurate_near())
+        cache = {} if eval_gradient else None
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             if risky:
                 zero = q == 0.0
                 q *= f2
                 q[zero] = 0.0
-            else:
-                q *= f2
-            K = self._phi(q)
+            K = self._phi(q, cache)
             if risky:
                 np.nan_to_num(K, copy=False, nan=0.0)
             if not eval_gradient:
@@ -136,12 +143,13 @@ class _Stationary(Kernel):
             i = 0
             for spec in self._free_specs():
                 if spec.name != "length_scale":
-                    G[i] = self._extra_gradient(spec.name, q, K)
+                    G[i] = self._extra_gradient(spec.name, q, K, cache)
                     i += 1
                     continue
-                W = self._minus_2_dphi(q, K)
+                W = self._minus_2_dphi(q, K, cache)
                 if self.anisotropic:
-                    W *= f2
+                    if f2 != 1.0:
+                        W *= f2
                     for d in range(X.shape[1]):
                         g = G[i + d]
                         np.subtract.outer(Zx[:, d], Zx[:, d], out=g)
@@ -205,12 +213,12 @@ class RBF(_Stationary):
         with np.errstate(over="ignore"):
             return float(0.5 / np.float64(ls) ** 2)
 
-    def _phi(self, q):
-        K = q * -0.5
+    def _phi(self, q, cache):
+        K = np.multiply(q, -0.5, out=q if cache is None else None)
         return np.exp(K, out=K)
 
-    def _minus_2_dphi(self, q, K):
-        return K.copy()
+    def _minus_2_dphi(self, q, K, cache):
+        return K.copy() if self.anisotropic else K
 
 
 _MATERN_CLOSED = (0.5, 1.5, 2.5)
@@ -264,26 +272,34 @@ class Matern(_Stationary):
         if np.isnan(nu) or not nu > 0:
             raise ValueError(f"nu must be > 0 (or inf); got {nu}.")
 
-    def _phi(self, q):
+    def _needs_accurate_near(self) -> bool:
+        return float(self.nu) <= 1.0
+
+    def _phi(self, q, cache):
         nu = float(self.nu)
         if nu == np.inf:
-            K = q * -0.5
+            K = np.multiply(q, -0.5, out=q if cache is None else None)
             return np.exp(K, out=K)
-        r = np.sqrt(q)
-        if nu == 0.5:
-            return np.exp(-r, out=r)
-        if nu == 1.5:
-            r *= np.sqrt(3.0)
-            K = np.exp(-r)
-            r += 1.0
-            K *= r
+        if nu in _MATERN_CLOSED:
+            # a = sqrt(2 nu q), E = exp(-a)
+            a = np.multiply(q, 2.0 * nu, out=q if cache is None else None)
+            np.sqrt(a, out=a)
+            E = np.negative(a)
+            np.exp(E, out=E)
+            if cache is not None:
+                cache["a"], cache["E"] = a, E
+            if nu == 0.5:
+                return E
+            if nu == 1.5:
+                K = a + 1.0
+            else:
+                K = a * a
+                K *= 1.0 / 3.0
+                K += a
+                K += 1.0
+            K *= E
             return K
-        if nu == 2.5:
-            r *= np.sqrt(5.0)
-            K = np.exp(-r)
-            K *= 1.0 + r + r * r / 3.0
-            return K
-        z = r
+        z = np.sqrt(q)
         z *= np.sqrt(2.0 * nu)
         pos = (z > 0) & (z < np.inf)
         zp = z[pos]
@@ -298,21 +314,25 @@ class Matern(_Stationary):
             )
         return K
 
-    def _minus_2_dphi(self, q, K):
+    def _minus_2_dphi(self, q, K, cache):
         nu = float(self.nu)
         if nu == np.inf:
-            return K.copy()
+            return K.copy() if self.anisotropic else K
+        if nu in _MATERN_CLOSED:
+            a, E = cache["a"], cache["E"]
+            if nu == 0.5:
+                # e^-r / r, set to 0 at r = 0 where it multiplies q_d = 0
+                W = np.zeros_like(a)
+                np.divide(E, a, out=W, where=a > 0)
+                return W
+            if nu == 1.5:
+                return np.multiply(E, 3.0, out=E)
+            W = a + 1.0
+            W *= E
+            W *= 5.0 / 3.0
+            return W
         r = np.sqrt(q)
         pos = r > 0
-        if nu == 0.5:
-            W = np.zeros_like(r)
-            W[pos] = K[pos] / r[pos]
-            return W
-        if nu == 1.5:
-            return 3.0 * np.exp(-np.sqrt(3.0) * r)
-        if nu == 2.5:
-            s5r = np.sqrt(5.0) * r
-            return (5.0 / 3.0) * (1.0 + s5r) * np.exp(-s5r)
         z = np.sqrt(2.0 * nu) * r
         pos &= z < np.inf
         W = np.zeros_like(z)
@@ -364,22 +384,33 @@ class RationalQuadratic(_Stationary):
         self.length_scale_bounds = length_scale_bounds
         self.alpha_bounds = alpha_bounds
 
-    def _phi(self, q):
+    def _phi(self, q, cache):
         a = float(self.alpha)
-        K = np.log1p(q / (2.0 * a))
-        K *= -a
-        return np.exp(K, out=K)
+        u = np.multiply(q, 0.5 / a, out=q if cache is None else None)
+        L = np.log1p(u)
+        if cache is not None:
+            cache["u"], cache["L"] = u, L.copy()
+        L *= -a
+        return np.exp(L, out=L)
 
-    def _minus_2_dphi(self, q, K):
-        return K / (1.0 + q / (2.0 * float(self.alpha)))
+    def _minus_2_dphi(self, q, K, cache):
+        # K / b with b = 1 + u; cache["b"] = 1 / b for the alpha gradient
+        inv_b = cache["u"] + 1.0
+        np.reciprocal(inv_b, out=inv_b)
+        cache["inv_b"] = inv_b
+        return K * inv_b
 
-    def _extra_gradient(self, name, q, K):
+    def _extra_gradient(self, name, q, K, cache):
+        # alpha K (u / b - log b)
         a = float(self.alpha)
-        u = q / (2.0 * a)
-        g = np.log1p(u)
-        np.negative(g, out=g)
-        g += u / (1.0 + u)
-        g *= a * K
+        u, L = cache["u"], cache["L"]
+        inv_b = cache.get("inv_b")
+        if inv_b is None:
+            inv_b = 1.0 / (u + 1.0)
+        g = np.multiply(u, inv_b)
+        g -= L
+        g *= K
+        g *= a
         return g
 
 
@@ -434,19 +465,22 @@ class GammaExponential(_Stationary):
                 f"gamma must be in (0, 2] (the kernel is not PSD beyond 2); got {self.gamma}."
             )
 
-    def _phi(self, q):
+    def _needs_accurate_near(self) -> bool:
+        return float(self.gamma) < 2.0
+
+    def _phi(self, q, cache):
         K = q ** (0.5 * float(self.gamma))
         np.negative(K, out=K)
         return np.exp(K, out=K)
 
-    def _minus_2_dphi(self, q, K):
+    def _minus_2_dphi(self, q, K, cache):
         g = float(self.gamma)
         W = np.zeros_like(q)
         pos = q > 0
         W[pos] = g * K[pos] * q[pos] ** (0.5 * g - 1.0)
         return W
 
-    def _extra_gradient(self, name, q, K):
+    def _extra_gradient(self, name, q, K, cache):
         g = float(self.gamma)
         out = np.zeros_like(q)
         pos = q > 0
