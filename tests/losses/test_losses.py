@@ -150,6 +150,8 @@ def test_bad_inputs(rng):
         EmpiricalRisk("squared", X, np.ones(9))
     with pytest.raises(ValueError, match="alpha"):
         EmpiricalRisk("squared", X, np.ones(10), alpha=-1.0)
+    with pytest.raises(ValueError, match="'alpha' parameter of minimize_empirical_risk"):
+        minimize_empirical_risk("squared", X, np.ones(10), alpha=-1.0)
     with pytest.raises(ValueError, match="not smooth"):
         minimize_empirical_risk("hinge", X, np.sign(X[:, 0]))
     with pytest.raises(ValueError, match="tau"):

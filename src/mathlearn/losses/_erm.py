@@ -18,11 +18,13 @@ regression (eq. 1.25).
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
 from ..exceptions import ConvergenceWarning
 from ..optim import newton
+from ..utils._param_validation import Interval, validate_params
 from ..utils.validation import check_array
 from ._losses import get_loss
 
@@ -125,6 +127,14 @@ class EmpiricalRisk:
         return H
 
 
+@validate_params(
+    {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def minimize_empirical_risk(
     loss,
     X,
