@@ -324,6 +324,14 @@ def test_bad_hyperparameters(kernel, match):
         kernel(X)
 
 
+def test_gamma_property_and_hash_at_extremes():
+    assert RBF(1e-300).gamma == np.inf and RBF(1e300).gamma == 0.0
+    assert RBF(2.0).gamma == 0.125
+    assert hash(RBF([1.0, 2.0])) == hash(RBF(np.array([1.0, 2.0])))
+    assert RBF([1.0, 2.0]) == RBF(np.array([1.0, 2.0])) != RBF([1.0, 3.0])
+    assert len({RBF(1.0) + WhiteKernel(), RBF(1.0) + WhiteKernel()}) == 1
+
+
 def test_bad_inputs():
     X = np.ones((3, 2))
     with pytest.raises(ValueError, match="complex"):

@@ -210,7 +210,7 @@ class RBF(_Stationary):
     def gamma(self) -> float:
         """``1 / (2 l^2)``, the factor in ``exp(-gamma ||x - y||^2)`` (scalar ``l`` only)."""
         ls = _check_real(self.length_scale, "length_scale", positive=True)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", divide="ignore", under="ignore"):
             return float(0.5 / np.float64(ls) ** 2)
 
     def _phi(self, q, cache):
