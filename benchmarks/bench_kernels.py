@@ -12,6 +12,38 @@ import sklearn.gaussian_process.kernels as skk
 
 import mathlearn.kernels as mlk
 from _harness import HEADER, compare
+from _sweep_cases import Case
+
+
+def _sweep_data(n, d):
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(n, d)), rng.uniform(0.5, 2.0, size=d)
+
+
+# The size sweep (``sweep.py``): the Gram matrix with its (N, N, D) gradient is quadratic in
+# memory, so N stops at 4 000 (1.3 GB of gradient at D = 10).
+SWEEP_CASES = [
+    Case(
+        "kernels",
+        "ARD RBF with gradient",
+        _sweep_data,
+        lambda X, ls: lambda: mlk.RBF(ls)(X, eval_gradient=True),
+        lambda X, ls: lambda: skk.RBF(ls)(X, eval_gradient=True),
+        d=10,
+        max_n=4_000,
+        wide=None,
+    ),
+    Case(
+        "kernels",
+        "ARD RBF Gram",
+        _sweep_data,
+        lambda X, ls: lambda: mlk.RBF(ls)(X),
+        lambda X, ls: lambda: skk.RBF(ls)(X),
+        d=10,
+        max_n=10_000,
+        wide=None,
+    ),
+]
 
 
 def main() -> None:
