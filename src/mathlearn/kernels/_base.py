@@ -139,6 +139,21 @@ class Kernel:
     Subclasses declare ``_specs`` (their hyperparameters), store the constructor arguments
     verbatim, and implement ``_eval(X, Y, eval_gradient)`` (validated inputs; the gradient
     comes back as an ``(n_theta, N, N)`` array), ``_diag(X)`` and ``_check()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import RBF, WhiteKernel
+    >>> k = 2.0 * RBF([1.0, 3.0], length_scale_bounds=(0.1, 10.0)) + WhiteKernel(0.1)
+    >>> np.round(np.exp(k.theta), 6)  # constant, two length scales, noise level
+    array([2. , 1. , 3. , 0.1])
+    >>> k.bounds.shape
+    (4, 2)
+    >>> K, dK = k(np.eye(2), eval_gradient=True)
+    >>> dK.shape
+    (2, 2, 4)
+    >>> k.clone_with_theta(np.zeros(4)).get_params()["k1__k2__length_scale"]
+    array([1., 1.])
     """
 
     _specs: tuple[_Spec, ...] = ()
