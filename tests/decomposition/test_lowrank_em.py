@@ -71,3 +71,22 @@ def test_closed_form_bookkeeping(data):
     m = ProbabilisticPCA(n_components=2).fit(data)
     assert m.n_iter_ == 0 and m.converged_ and m.lower_bounds_.shape == (0,)
     assert m.lower_bound_ == pytest.approx(m.score(data), rel=1e-12)
+
+
+@pytest.mark.parametrize("c", [2.0**-27, 2.0**-500, 2.0**100])
+def test_fa_is_scale_equivariant(data, c):
+    # x -> c x maps (W, Psi, mu) to (c W, c^2 Psi, c mu) and shifts the mean log-likelihood by
+    # -D ln c. With c a power of two every step scales exactly, so the fits agree to rounding.
+    ref = FactorAnalysis(n_components=2).fit(data)
+    fa = FactorAnalysis(n_components=2).fit(c * data)
+    assert fa.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(fa.components_, c * ref.components_, rtol=1e-12)
+    np.testing.assert_allclose(fa.noise_variance_, c * c * ref.noise_variance_, rtol=1e-12)
+    assert fa.lower_bound_ == pytest.approx(ref.lower_bound_ - 6 * np.log(c), rel=1e-12)
+
+
+def test_fa_variances_beyond_float64_are_an_error(data):
+    with pytest.raises(ValueError, match="overflows float64"):
+        FactorAnalysis(n_components=2).fit(1e200 * data)
+    with pytest.raises(ValueError, match="below the normal float64 range"):
+        FactorAnalysis(n_components=2).fit(1e-160 * data)

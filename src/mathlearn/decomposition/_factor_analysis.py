@@ -26,7 +26,8 @@ from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["FactorAnalysis"]
 
-# Floor of Psi: a constant feature must not make C singular.
+# Floor of Psi, relative to min(1, largest sample variance): a constant feature must not
+# make C singular, and data in small units must not meet an absolute floor.
 _PSI_FLOOR = 1e-12
 
 
@@ -76,7 +77,8 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     iteration costs ``O(D^2 k)`` whatever ``N``. The log-likelihood uses the matrix
     determinant lemma, ``ln|C| = ln|Psi| + ln|I + W^T Psi^{-1} W|``, and the Woodbury form of
     ``C^{-1}`` (the low-rank-plus-diagonal Gaussian shared with probabilistic PCA). ``Psi``
-    is kept above ``1e-12`` so that a constant feature cannot make ``C`` singular.
+    is kept above ``1e-12 min(1, max_j S_jj)`` so that a constant feature cannot make ``C``
+    singular (a floor relative to the data for data in small units).
 
     Examples
     --------
@@ -123,15 +125,23 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_components={k} must be at most n_features={d}.")
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
-        S = Xc.T @ Xc / n
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            S = Xc.T @ Xc / n
         if not np.all(np.isfinite(S)):
             raise ValueError(
                 "the sample covariance of X overflows float64 (entries of X up to "
                 f"{float(np.max(np.abs(Xc))):.3g} from their mean); rescale X."
             )
         self._var = np.diag(S).copy()
+        vmax = float(np.max(self._var))
+        if not vmax >= np.finfo(float).tiny:
+            raise ValueError(
+                "every feature of X is constant (or its variance is below the normal float64 "
+                f"range, largest {vmax:.3g}): the factor model is degenerate; rescale X."
+            )
+        self._floor = _PSI_FLOOR * min(1.0, vmax)
         if self.noise_variance_init is None:
-            psi = np.maximum(self._var, _PSI_FLOOR)
+            psi = np.maximum(self._var, self._floor)
         else:
             psi = np.asarray(self.noise_variance_init, dtype=float)
             if psi.shape != (d,) or np.any(~np.isfinite(psi)) or np.any(psi <= 0):
@@ -141,7 +151,7 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.components_ = (U[:, ::-1] * np.sqrt(np.clip(w[::-1], 0.0, None) * 0.5)).T
         self.noise_variance_ = psi
         result = em(self, S, max_iter=self.max_iter, tol=self.tol)
-        del self._var
+        del self._var, self._floor
         self.lower_bounds_ = result.lower_bounds
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
@@ -171,7 +181,7 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         SB = S @ B.T  # (D, k)
         W = solve_psd(G + B @ SB, SB.T, jitter=None, name="E[z z^T]").T
         self.components_ = W.T
-        self.noise_variance_ = np.maximum(self._var - np.einsum("ij,ij->i", W, SB), _PSI_FLOOR)
+        self.noise_variance_ = np.maximum(self._var - np.einsum("ij,ij->i", W, SB), self._floor)
 
     def score_samples(self, X):
         """Log-likelihood of each sample under ``N(mu, W W^T + Psi)``, shape (n_samples,)."""
