@@ -21,6 +21,7 @@ from mathlearn.decomposition import (
     PLSRegression,
     ProbabilisticPCA,
 )
+from mathlearn.discriminant_analysis import FisherLDA
 from mathlearn.exceptions import InvalidParameterError
 
 EPS = np.finfo(float).eps
@@ -177,3 +178,19 @@ def test_pca_whitened_projection_beyond_float64_is_an_error(fa_data):
     pca = PCA(n_components=2, whiten=True).fit(fa_data * 1e-3)
     with pytest.raises(ValueError, match="exceeds the float64 range"):
         pca.transform(np.full((1, 5), 1e307))
+
+
+@pytest.mark.parametrize("c", [2.0**-700, 2.0**-300, 2.0**700])
+def test_fastica_and_fisher_lda_at_extreme_scales(iris, c):
+    # Both are invariant to the units of X: scaled by a power of two (exact), the sources and
+    # the class posteriors are those of the original data, and the fitted maps scale by 1/c.
+    ica = FastICA(random_state=0, max_iter=1000, tol=1e-8).fit(c * iris)
+    ref = FastICA(random_state=0, max_iter=1000, tol=1e-8).fit(iris)
+    np.testing.assert_allclose(ica.transform(c * iris), ref.transform(iris), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(ica.components_ * c, ref.components_, rtol=1e-8)
+    np.testing.assert_allclose(ica.mixing_ / c, ref.mixing_, rtol=1e-8)
+    X, y = load_iris(return_X_y=True)
+    lda = FisherLDA().fit(c * X, y)
+    ref_lda = FisherLDA().fit(X, y)
+    np.testing.assert_allclose(lda.predict_proba(c * X), ref_lda.predict_proba(X), atol=1e-10)
+    np.testing.assert_allclose(lda.scalings_ * c, ref_lda.scalings_, rtol=1e-10)

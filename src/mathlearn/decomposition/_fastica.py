@@ -158,6 +158,12 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         if self.whiten:
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
+            # The sources do not depend on the units of X: data of extreme scale are whitened
+            # in units of a power of two near their size (an exact rescaling), so that their
+            # second moments neither overflow nor underflow.
+            amax = float(np.max(np.abs(Xc)))
+            unit = 2.0 ** np.round(np.log2(amax)) if not 1e-100 <= amax <= 1e100 else 1.0
+            Xc = Xc / unit
             # PCA whitening (spec 000 M53). The covariance's eigendecomposition resolves its
             # eigenvalues only to eps * lambda_max and would call data with one feature in
             # large units collinear; centred_spectrum then takes the singular values of X_c
@@ -175,6 +181,7 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             self.mean_ = np.zeros(d, dtype=X.dtype)
             X1 = X.T.copy()
             K = None
+            unit = 1.0
         rng = check_random_state(self.random_state)
         if self.w_init is None:
             W0 = rng.standard_normal((k, k))
@@ -201,12 +208,12 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             std = S.std(axis=0)
             S /= std
             comps = comps / std[:, None]
-            self.whitening_ = K
+            self.whitening_ = K / unit  # back to the units of X
         else:
             comps = W
             S = (W @ X1).T
-        self.components_ = comps
-        self.mixing_ = sla.pinv(comps, check_finite=False)
+        self.components_ = comps / unit
+        self.mixing_ = sla.pinv(comps, check_finite=False) * unit
         return S
 
     def _parallel(self, X, W, g):

@@ -48,6 +48,14 @@ def _scatter_factors(X, y_idx, n_classes, convention):
     return A, B, means, counts
 
 
+def _rms(R: np.ndarray) -> np.ndarray:
+    """Root mean square of each column, computed in units of its largest entry (no overflow
+    or underflow of the squares for data of any finite scale)."""
+    m = np.max(np.abs(R), axis=0)
+    m = np.where(m > 0, m, 1.0)
+    return m * np.sqrt(np.mean((R / m) ** 2, axis=0))
+
+
 def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.ndarray]:
     """Within- and between-class scatter matrices ``(S_w, S_b)``.
 
@@ -225,8 +233,8 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
         # correlations allow.
         _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
         self.means_ = means
-        sd = np.sqrt(np.mean((X - means[y_idx]) ** 2, axis=0))
-        total_sd = np.sqrt(np.mean((X - self.xbar_) ** 2, axis=0))
+        sd = _rms(X - means[y_idx])
+        total_sd = _rms(X - self.xbar_)
         sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
         Xs = X / sd
         A, B, _, _ = _scatter_factors(Xs, y_idx, C, self.scatter)
