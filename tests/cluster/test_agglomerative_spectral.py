@@ -97,9 +97,17 @@ def test_agglomerative_bad_input():
         linkage_tree(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="at least 2 samples"):
         linkage_tree(np.zeros((1, 2)))
-    with pytest.raises(ValueError, match="distance_threshold must be finite"):
+    with pytest.raises(
+        ValueError,
+        match=r"'distance_threshold' parameter of AgglomerativeClustering must be a float in "
+        r"the range \[0, inf\) or None\. Got nan",
+    ):
         AgglomerativeClustering(None, distance_threshold=np.nan).fit(X)
-    with pytest.raises(ValueError, match="distance_threshold must be >= 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"'distance_threshold' parameter of AgglomerativeClustering must be a float in "
+        r"the range \[0, inf\) or None\. Got -1\.0",
+    ):
         AgglomerativeClustering(None, distance_threshold=-1.0).fit(X)
 
 

@@ -76,7 +76,10 @@ def test_kmeans_plusplus_bad_input():
         kmeans_plusplus(X, 4, random_state=0)
     with pytest.raises(ValueError, match="NaN"):
         kmeans_plusplus(np.array([[0.0], [np.nan]]), 1, random_state=0)
-    with pytest.raises(ValueError, match="n_clusters must be an integer >= 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"'n_clusters' parameter of kmeans_plusplus must be an int in the range \[1, inf\)",
+    ):
         kmeans_plusplus(X, 0, random_state=0)
     # An integer seed is accepted and reproducible.
     np.testing.assert_array_equal(kmeans_plusplus(X, 2, 5)[1], kmeans_plusplus(X, 2, 5)[1])
@@ -158,11 +161,19 @@ def test_bad_input(Est):
     with pytest.raises(ValueError, match="init array has shape"):
         Est(2, init=np.zeros((3, 2))).fit(np.ones((5, 2)))
     X = np.arange(10.0).reshape(5, 2)
-    with pytest.raises(ValueError, match="max_iter must be an integer >= 1; got 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of \w+ must be an int in the range \[1, inf\)\. Got 0 ",
+    ):
         Est(2, max_iter=0).fit(X)
-    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1; got 1\.5"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of \w+ must be an int in the range \[1, inf\)\. Got 1\.5 ",
+    ):
         Est(2, max_iter=1.5).fit(X)
-    with pytest.raises(ValueError, match="tol must be >= 0"):
+    with pytest.raises(
+        ValueError, match=r"'tol' parameter of \w+ must be a float in the range \[0, inf\)"
+    ):
         Est(2, tol=-1.0).fit(X)
     with pytest.raises(ValueError, match="infinity"):
         Est(2).fit(np.array([[0.0, 1.0], [np.inf, 1.0], [2.0, 2.0]]))

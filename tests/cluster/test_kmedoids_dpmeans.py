@@ -62,7 +62,10 @@ def test_kmedoids_bad_input():
         KMedoids(2).fit(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="distinct row indices"):
         KMedoids(2, init=[0, 0]).fit(np.arange(6.0).reshape(3, 2))
-    with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of KMedoids must be an int in the range \[1, inf\)",
+    ):
         KMedoids(2, max_iter=0).fit(np.arange(6.0).reshape(3, 2))
 
 

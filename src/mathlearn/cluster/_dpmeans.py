@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numba
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin, check_is_fitted
+from ..base import BaseEstimator, ClusterMixin, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_positive, validate_data
+from ..utils._param_validation import Interval
+from ..utils.validation import validate_data
 from ._kmeans_common import assign, inertia
 
 __all__ = ["DPMeans"]
@@ -89,10 +91,16 @@ class DPMeans(ClusterMixin, BaseEstimator):
     (2, [0, 0, 1, 1], 2.01)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "penalty": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, penalty: float = 1.0, *, max_iter: int = 100):
         self.penalty = penalty
         self.max_iter = max_iter
 
+    @_fit_context
     def fit(self, X, y=None):
         """Cluster ``X``.
 
@@ -101,9 +109,7 @@ class DPMeans(ClusterMixin, BaseEstimator):
         self : DPMeans
         """
         X = validate_data(self, X, dtype=np.float64)
-        penalty = check_positive(self.penalty, "penalty", strict=False)
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        penalty = float(self.penalty)
         n, d = X.shape
         buf = np.empty((n + 1, d))
         buf[0] = X.mean(axis=0)

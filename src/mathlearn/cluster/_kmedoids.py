@@ -3,31 +3,44 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
-from ..base import BaseEstimator, ClusterMixin, check_is_fitted
+from ..base import BaseEstimator, ClusterMixin, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
-from ..utils.extmath import squared_distances
-from ..utils.validation import check_int, check_random_state, validate_data
-from ._kmeans import _check_n_clusters
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import check_random_state, validate_data
+from ._kmeans import _check_n_clusters, _power_of_two_scale
 
 __all__ = ["KMedoids"]
 
 _METRICS = ("euclidean", "sqeuclidean", "manhattan", "precomputed")
+_CDIST = {"euclidean": "euclidean", "sqeuclidean": "sqeuclidean", "manhattan": "cityblock"}
 
 
 def _dissimilarity(X, Y, metric):
-    if metric == "sqeuclidean":
-        return squared_distances(X, Y)
-    if metric == "euclidean":
-        return np.sqrt(squared_distances(X, Y))
-    # manhattan: one row block at a time keeps the temporary at (block, M, D) small.
-    out = np.empty((X.shape[0], Y.shape[0]))
-    step = max(1, 2**22 // max(1, Y.shape[0] * X.shape[1]))
-    for s in range(0, X.shape[0], step):
-        out[s : s + step] = np.abs(X[s : s + step, None, :] - Y[None, :, :]).sum(axis=2)
-    return out
+    """Dissimilarities from the differences ``x_i - y_j`` (SciPy's ``cdist``).
+
+    The difference form is exact where it matters here: a point's distance to itself is 0 and
+    a shift of the data leaves every distance unchanged (the expanded ``||x||^2 + ||y||^2 -
+    2 x^T y`` loses digits far from the origin, and its square root turns a rounding residual
+    of 1e-14 into a self-distance of 1e-7). Data of extreme magnitude are divided by a power
+    of two first (exact), so that squares neither overflow nor underflow.
+    """
+    s = _power_of_two_scale(X, Y)
+    if 2.0**-400 <= s <= 2.0**400:
+        return cdist(X, Y, _CDIST[metric])
+    D = cdist(X / s, Y / s, _CDIST[metric])
+    with np.errstate(over="ignore"):
+        D *= s * s if metric == "sqeuclidean" else s
+    if not np.all(np.isfinite(D)):
+        raise ValueError(
+            f"a {metric} dissimilarity of X exceeds the largest float (~1.8e308); rescale X."
+        )
+    return D
 
 
 class KMedoids(ClusterMixin, BaseEstimator):
@@ -81,6 +94,14 @@ class KMedoids(ClusterMixin, BaseEstimator):
     ([1.0, 11.0], [0, 0, 0, 1, 1, 1])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "metric": [StrOptions(set(_METRICS))],
+        "init": [StrOptions({"k-medoids++", "random"}), "array-like"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_clusters: int = 8,
@@ -102,10 +123,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         if isinstance(self.init, str):
             if self.init == "random":
                 return rng.choice(n, k, replace=False)
-            if self.init != "k-medoids++":
-                raise ValueError(
-                    f"init must be 'k-medoids++', 'random' or indices; got {self.init!r}."
-                )
             idx = [int(rng.integers(n))]
             nearest = D[:, idx[0]].copy()
             for _ in range(1, k):
@@ -130,6 +147,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
             )
         return idx.copy()
 
+    @_fit_context
     def fit(self, X, y=None):
         """Cluster ``X`` (or a precomputed dissimilarity matrix).
 
@@ -137,8 +155,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         -------
         self : KMedoids
         """
-        if self.metric not in _METRICS:
-            raise ValueError(f"metric must be one of {_METRICS}; got {self.metric!r}.")
         X = validate_data(self, X, dtype=np.float64)
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
@@ -149,7 +165,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         else:
             D = _dissimilarity(X, X, self.metric)
         _check_n_clusters(self.n_clusters, X.shape[0])
-        check_int(self.max_iter, "max_iter")
         rng = check_random_state(self.random_state)
         medoids = self._init_medoids(D, rng)
         converged = False
