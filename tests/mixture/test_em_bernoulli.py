@@ -166,7 +166,11 @@ def test_bernoulli_bad_input():
         BernoulliMixture(2, alpha=-1.0).fit(X)
     with pytest.raises(ValueError, match="means_init"):
         BernoulliMixture(2, means_init=[[0.5, 1.5], [0.1, 0.1]]).fit(X)
-    with pytest.raises(ValueError, match="binarize must be a finite threshold"):
+    with pytest.raises(
+        ValueError,
+        match=r"'binarize' parameter of BernoulliMixture must be a float in the range "
+        r"\(-inf, inf\) or None\. Got nan",
+    ):
         BernoulliMixture(2, binarize=np.nan).fit(X)
     # The default threshold binarises: 0.5 -> 0, so the data above equal this binary set.
     a = BernoulliMixture(2, random_state=0).fit(X)
