@@ -239,7 +239,7 @@ def _extreme_scale(X) -> float:
     m = float(np.max(np.abs(X))) if X.size else 0.0
     if m == 0.0 or 2.0**-400 <= m <= 2.0**400:
         return 1.0
-    return float(2.0 ** np.frexp(m)[1])
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
 
 
 def _cut(children, n_leaves, n_clusters):

@@ -86,7 +86,8 @@ def _power_of_two_scale(*arrays) -> float:
     m = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
     if not np.isfinite(m) or m == 0.0:
         return 1.0
-    return float(2.0 ** np.frexp(m)[1])
+    # 2**(e - 1) <= m < 2**e; 2**e itself may not be a float (m near the largest one).
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
 
 
 def _relocate_empty(X, centers_old, labels, sums, counts, sample_weight=None):
@@ -117,41 +118,60 @@ def _relocate_empty(X, centers_old, labels, sums, counts, sample_weight=None):
         labels[i] = new_k
 
 
-def _centred_scaled(X, centers):
-    """``X`` and ``centers`` about the centres' mean, divided by a power of two.
+def _nearest_with_distances(X, centers, *, distances: bool):
+    """Nearest centre of each row of ``X`` and, optionally, the Euclidean distances to every
+    centre, accurate for data far from the origin and of any magnitude.
 
-    The expanded ``||x||^2 - 2 x^T mu + ||mu||^2`` cancels catastrophically for points far
-    from the origin, and squares overflow beyond ~1e154 (underflow below ~1e-154); the shift
-    removes the first, the exact power-of-two scaling the second. Returns the two arrays and
-    the scale.
+    The bulk goes through the assignment kernel / BLAS on the data taken about the centres'
+    mean (the expanded ``||x||^2 - 2 x^T mu + ||mu||^2`` cancels catastrophically far from
+    the origin), divided by a power of two (exact) when the centres' spread is extreme.
+    Rows whose squares would still overflow (points ~1e120 or more from the centres) are
+    measured one by one from the differences, each scaled by its own power of two.
     """
     shift = centers.mean(axis=0)
-    Xs, Cs = X - shift, centers - shift
-    if not np.all(np.isfinite(Xs)):
-        # x - shift overflowed: scale first (exact), then shift.
-        s = _power_of_two_scale(X, centers)
-        Xs, Cs = X / s, centers / s
-        shift = Cs.mean(axis=0)
-        return Xs - shift, Cs - shift, s
-    s = _power_of_two_scale(Xs, Cs)
-    if 2.0**-400 <= s <= 2.0**400:
-        return Xs, Cs, 1.0
-    return Xs / s, Cs / s, s
+    Cs = centers - shift
+    g = _power_of_two_scale(Cs)
+    if 2.0**-400 <= g <= 2.0**400:
+        g = 1.0
+    else:
+        Cs = Cs / g
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xs = (X - shift) / g if g != 1.0 else X - shift
+        size = np.max(np.abs(Xs), axis=1) if Xs.shape[1] else np.zeros(Xs.shape[0])
+    unsafe = ~(size <= 2.0**400)  # also catches inf and NaN
+    n, k = X.shape[0], centers.shape[0]
+    labels = np.empty(n, dtype=np.intp)
+    dist = np.empty((n, k)) if distances else None
+    safe = np.flatnonzero(~unsafe)
+    if safe.size:
+        Xsafe = Xs[safe] if unsafe.any() else Xs
+        labels[safe] = assign(Xsafe, Cs, distances=False)[0]
+        if distances:
+            dist[safe] = np.sqrt(squared_distances(Xsafe, Cs)) * g
+    c_norm = np.einsum("kd,kd->k", Cs, Cs)
+    for i in np.flatnonzero(unsafe):
+        # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 x^T c_k), divided by 2^e ~ |x|:
+        # exact in ordering, and finite (the distances themselves agree to all their digits).
+        e = int(np.frexp(max(float(np.max(np.abs(X[i]))), float(np.max(np.abs(centers)))))[1])
+        with np.errstate(under="ignore"):
+            xs = np.ldexp(X[i], -e) - np.ldexp(shift, -e)
+            labels[i] = int(np.argmin(np.ldexp(c_norm, -e) * g * g - 2.0 * g * (Cs @ xs)))
+        if distances:
+            r = np.ldexp(X[i], -e) - np.ldexp(centers, -e)
+            with np.errstate(over="ignore"):
+                dist[i] = np.ldexp(np.sqrt(np.einsum("kd,kd->k", r, r)), e)
+    return labels, dist
 
 
 def _nearest(X, centers):
-    """Labels of the nearest centres, computed about the centres' mean and scaled (see
-    :func:`_centred_scaled`)."""
-    Xs, Cs, _ = _centred_scaled(X, centers)
-    return assign(Xs, Cs)[0]
+    """Labels of the nearest centres (see :func:`_nearest_with_distances`)."""
+    return _nearest_with_distances(X, centers, distances=False)[0]
 
 
 def _distances(X, centers):
-    """Euclidean distances to every centre, about the centres' mean and scaled (see
-    :func:`_centred_scaled`); a distance beyond the float range raises."""
-    Xs, Cs, s = _centred_scaled(X, centers)
-    with np.errstate(over="ignore"):
-        out = np.sqrt(squared_distances(Xs, Cs)) * s
+    """Euclidean distances to every centre (see :func:`_nearest_with_distances`); a distance
+    beyond the float range raises."""
+    out = _nearest_with_distances(X, centers, distances=True)[1]
     if not np.all(np.isfinite(out)):
         raise ValueError(
             "a distance to a centre exceeds the largest float (~1.8e308): X holds values too "
@@ -258,11 +278,13 @@ class _Frame:
         return (C * self.t + self.mean) * self.s
 
     def sq_scale(self) -> float:
-        return (self.s * self.t) ** 2
+        with np.errstate(over="ignore"):
+            return np.float64(self.s * self.t) ** 2
 
 
 def _rescaled_inertia(value, frame, who):
-    out = value * frame.sq_scale()
+    with np.errstate(over="ignore"):
+        out = float(value * frame.sq_scale())
     if not np.isfinite(out):
         warnings.warn(
             f"{who}'s inertia exceeds the largest float (~1.8e308) for data of this magnitude; "
@@ -286,10 +308,16 @@ def _score(est, X, sample_weight):
     X = validate_data(est, X, dtype=np.float64, reset=False)
     if sample_weight is not None:
         sample_weight = check_sample_weight(sample_weight, X)
-    Xs, Cs, scale = _centred_scaled(X, est.cluster_centers_)
-    labels = assign(Xs, Cs, distances=False)[0]
-    with np.errstate(over="ignore"):
-        return -inertia(Xs, Cs, labels, sample_weight) * scale**2
+    labels = _nearest(X, est.cluster_centers_)
+    # From the differences x - mu (exact far from the origin); overflow gives inf.
+    total = inertia(X, est.cluster_centers_, labels, sample_weight)
+    if not np.isfinite(total):
+        warnings.warn(
+            "the distortion of X exceeds the largest float (~1.8e308); the score is -inf.",
+            NumericalWarning,
+            stacklevel=3,
+        )
+    return -total
 
 
 class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator):

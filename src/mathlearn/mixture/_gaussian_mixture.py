@@ -44,8 +44,9 @@ def _chol(cov, what):
         raise _singular(what) from None
 
 
-def _power_of_two(m: float) -> float:
-    return 1.0 if m == 0.0 or not np.isfinite(m) else float(2.0 ** np.frexp(m)[1])
+def _exponent(m: float) -> int:
+    """``e`` with ``2**(e - 1) <= m < 2**e`` (0 for 0 or a non-finite ``m``)."""
+    return 0 if m == 0.0 or not np.isfinite(m) else int(np.frexp(m)[1])
 
 
 class GaussianMixture(_BaseMixture):
@@ -186,11 +187,18 @@ class GaussianMixture(_BaseMixture):
     # magnitude (1e-300 .. 1e300), and log p(x) = log p_w((x - c) / s) - D log s.
 
     def _set_frame(self, X):
-        c = X.mean(axis=0) if np.all(np.isfinite(X.sum(axis=0))) else np.zeros(X.shape[1])
-        dev = float(np.max(np.abs(X - c))) if X.size else 0.0
-        s = _power_of_two(dev)
+        e = _exponent(float(np.max(np.abs(X))))
+        # Large data are scaled down before anything is summed (sums of squares overflow long
+        # before the data do). Small data are left alone when reg_covar > 0: their covariances
+        # are then reg_covar (the specified answer) and scaling up would overflow it.
+        if e > 200 or (e < -200 and self.reg_covar == 0):
+            s = float(np.ldexp(1.0, e - 1))
+            c = (X / s).mean(axis=0) * s
+        else:
+            s = 1.0
+            c = X.mean(axis=0)
         self._frame_offset = c
-        self._frame_scale = s if not 2.0**-200 <= s <= 2.0**200 else 1.0
+        self._frame_scale = s
 
     def _to_working(self, X):
         Xw = X - self._frame_offset
@@ -214,7 +222,28 @@ class GaussianMixture(_BaseMixture):
             if np.any(cov_w <= 0):
                 raise _singular(f"component {int(np.argwhere(cov_w <= 0)[0][0])}")
             self._cov_chol = np.sqrt(cov_w)
-        self.covariances_ = cov_w * self._frame_scale**2
+        self.covariances_ = self._to_user_cov(cov_w)
+
+    def _to_user_cov(self, cov_w):
+        s = self._frame_scale
+        if s == 1.0:
+            return cov_w
+        with np.errstate(over="ignore", under="ignore"):
+            cov = cov_w * s * s
+        if not np.all(np.isfinite(cov)):
+            raise ValueError(
+                "the covariances of X exceed the largest float (~1.8e308): the data's spread "
+                f"is ~{s:.1e}, whose square is not a float. Rescale X."
+            )
+        diag = cov if cov.ndim < 2 or self.covariance_type == "diag" else np.diagonal(
+            cov, axis1=-2, axis2=-1
+        )
+        if np.any(diag <= np.finfo(float).tiny):
+            raise ValueError(
+                "the covariances of X underflow the float range (below ~2.2e-308): the data's "
+                f"spread is ~{s:.1e}. Rescale X, or set reg_covar > 0."
+            )
+        return cov
 
     def _set_means(self, means_w):
         self._means_w = means_w
@@ -238,7 +267,7 @@ class GaussianMixture(_BaseMixture):
         covariances = None
         if self.precisions_init is not None:
             covariances = self._covariances_from_precisions(self.precisions_init, k, d)
-            covariances = covariances / self._frame_scale**2
+            covariances = covariances / self._frame_scale / self._frame_scale
         if weights is None or means is None or covariances is None:
             resp = self._initial_responsibilities(X, rng, sample_weight)
             w0, m0, c0 = self._estimate_parameters(X, resp)
@@ -282,7 +311,8 @@ class GaussianMixture(_BaseMixture):
         d = X.shape[1]
         nk = resp.sum(axis=0) + 10 * np.finfo(resp.dtype).eps
         means = (resp.T @ X) / nk[:, None]
-        reg = self.reg_covar / self._frame_scale**2
+        # reg_covar in working units (only ever scaled for large data, or when it is 0).
+        reg = self.reg_covar / self._frame_scale / self._frame_scale
         ct = self.covariance_type
         if ct == "full":
             cov = np.empty((self.n_components, d, d))
@@ -373,14 +403,16 @@ class GaussianMixture(_BaseMixture):
         bad = ~np.isfinite(log_norm) | np.isnan(log_resp).any(axis=1)
         for i in np.flatnonzero(bad):
             x = Xw[i]
-            t = _power_of_two(float(np.max(np.abs(x))))
-            g = log_w / t**2 - self._half_mahalanobis(x[None] / t, self._means_w / t)[0]
-            gmax = g.max()
-            with np.errstate(over="ignore"):
-                z = (g - gmax) * t**2
-                e = np.log(np.sum(np.exp(z)))
-                log_resp[i] = z - e
-                log_norm[i] = gmax * t**2 + e
+            e = _exponent(float(np.max(np.abs(x)))) - 1  # t = 2**e
+            with np.errstate(over="ignore", under="ignore"):
+                g = np.ldexp(log_w, -2 * e) - self._half_mahalanobis(
+                    np.ldexp(x[None], -e), np.ldexp(self._means_w, -e)
+                )[0]
+                gmax = g.max()
+                z = np.ldexp(g - gmax, 2 * e)
+                lse = np.log(np.sum(np.exp(z)))
+                log_resp[i] = z - lse
+                log_norm[i] = np.ldexp(gmax, 2 * e) + lse
 
     def _log_norm_and_resp(self, X):
         log_norm, log_resp = super()._log_norm_and_resp(X)
@@ -394,11 +426,11 @@ class GaussianMixture(_BaseMixture):
         ct = self.covariance_type
         if ct in ("full", "tied"):
             L = self._cov_chol if ct == "full" else self._cov_chol[None]
-            s2 = self._frame_scale**2
-            precisions = cho_solve_batched(L, np.eye(X.shape[1])) / s2
+            s = self._frame_scale
+            precisions = cho_solve_batched(L, np.eye(X.shape[1])) / s / s
             self.precisions_ = precisions[0] if ct == "tied" else precisions
             # Smallest conditional variance of each covariance (squared Cholesky pivots).
-            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1) * s2
+            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1) * s * s
         else:
             self.precisions_ = 1.0 / self.covariances_
             floor = self.covariances_ if ct == "spherical" else self.covariances_.min(axis=1)
