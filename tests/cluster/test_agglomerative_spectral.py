@@ -252,3 +252,18 @@ def test_spectral_embedding_solves_the_laplacian_eigenproblem(laplacian):
         ref = sla.eigh(L, np.diag(deg), eigvals_only=True)[:3]
         np.testing.assert_allclose(L @ U, (deg[:, None] * U) * lam, atol=1e-10)
     np.testing.assert_allclose(lam, ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+@pytest.mark.parametrize("linkage_", ["ward", "complete", "average", "single"])
+def test_agglomerative_extreme_magnitudes(scale, linkage_):
+    # Issue 10: on X * 1e300 the squared distances overflowed and 3 clusters came out as 45
+    # labels. Every linkage height scales with the data, so the tree of X * c is the tree of
+    # X with heights times c (the data differ from X * c by one rounding: relative 1e-15).
+    X, _ = make_moons(60, noise=0.05, random_state=0)
+    ref = AgglomerativeClustering(3, linkage=linkage_).fit(X)
+    big = AgglomerativeClustering(3, linkage=linkage_).fit(X * scale)
+    np.testing.assert_array_equal(big.labels_, ref.labels_)
+    assert np.unique(big.labels_).size == 3
+    np.testing.assert_array_equal(big.children_, ref.children_)
+    np.testing.assert_allclose(big.distances_ / scale, ref.distances_, rtol=1e-12)

@@ -152,3 +152,37 @@ def test_kmedoids_non_symmetric_dissimilarity(seed):
     for k, m in enumerate(km.medoid_indices_):
         members = np.flatnonzero(km.labels_ == k)
         assert D[members, m].sum() == pytest.approx(D[np.ix_(members, members)].sum(0).min())
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e8])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "manhattan"])
+def test_kmedoids_far_from_the_origin(offset, metric):
+    # Issue 10: the expanded squared distance lost digits for iris + 1e6 (inertia_ off by
+    # 1.4e-4) and chose other medoids at + 1e8. Distances are translation invariant; the only
+    # difference left is the rounding of the shifted data themselves, at most half an ulp of
+    # the offset per coordinate (u), so a distance moves by at most 2 * sqrt(D) * u
+    # (euclidean; D * 2u manhattan) and the inertia by N times that (sqeuclidean: times
+    # twice the largest distance).
+    from scipy.spatial.distance import cdist
+    from sklearn.datasets import load_iris
+
+    X = load_iris().data
+    n, d = X.shape
+    u = np.spacing(offset + X.max()) / 2
+    ref = KMedoids(3, metric=metric, random_state=0).fit(X)
+    sh = KMedoids(3, metric=metric, random_state=0).fit(X + offset)
+    np.testing.assert_array_equal(sh.medoid_indices_, ref.medoid_indices_)
+    D = cdist(X, X[ref.medoid_indices_], {"manhattan": "cityblock"}.get(metric, metric))
+    step = {"euclidean": 2 * np.sqrt(d) * u, "manhattan": 2 * d * u}.get(
+        metric, 2 * np.sqrt(d) * u * 2 * np.sqrt(D.max())
+    )
+    # Labels agree wherever the two nearest medoids are farther apart than rounding can move.
+    two = np.sort(D, axis=1)[:, :2]
+    clear = two[:, 1] - two[:, 0] > 2 * step
+    np.testing.assert_array_equal(sh.labels_[clear], ref.labels_[clear])
+    assert abs(sh.inertia_ - ref.inertia_) <= n * step
+    # The unshifted inertia is the sum of the exact distances; every medoid is at distance 0
+    # from itself (the expanded form gave ~1e-7).
+    assert ref.inertia_ == pytest.approx(D[np.arange(n), ref.labels_].sum(), rel=1e-14)
+    assert np.all(D[ref.medoid_indices_, np.arange(3)] == 0)
+    np.testing.assert_array_equal(ref.predict(X[ref.medoid_indices_]), np.arange(3))

@@ -54,7 +54,7 @@ def _initial_centers(X, init, n_clusters, rng, x_norm_sq, sample_weight=None, *,
         p = None if sample_weight is None else sample_weight / sample_weight.sum()
         return X[rng.choice(X.shape[0], n_clusters, replace=False, p=p)].copy()
     if callable(init):
-        centers = init(X_user, n_clusters, rng)
+        centers = init(X_user, n_clusters, random_state=rng)
         what = "the centres returned by the init callable"
     else:
         centers = init
@@ -335,7 +335,7 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         Initial centres: greedy k-means++ seeding (each step draws ``2 + log K`` candidates
         with probability proportional to ``rho_i^2`` and keeps the one that lowers
         ``sum_i rho_i^2`` most), ``K`` distinct data points drawn uniformly (by weight), the
-        given centres, or ``init(X, n_clusters, random_state)`` returning them (called with
+        given centres, or ``init(X, n_clusters, random_state=...)`` returning them (called with
         the data as given and a ``numpy.random.Generator``).
     n_init : "auto" or int, default="auto"
         Number of restarts; the run with the smallest distortion is kept. ``"auto"`` means 1

@@ -33,27 +33,33 @@ _BASE_CONSTRAINTS = {
 }
 
 
-class _WeightedEM:
-    """The :class:`~mathlearn.mixture.EMModel` of a mixture fitted with sample weights.
+class _WorkingEM:
+    """The :class:`~mathlearn.mixture.EMModel` a mixture's fit runs: its E- and M-steps on
+    data already in the mixture's working frame, with optional sample weights.
 
     Row ``n`` of weight ``w_n`` counts as ``w_n`` repeated rows: the bound is
     ``sum_n w_n log p(x_n) / sum_n w_n`` and the M-step sees the responsibilities times the
     weights (every sufficient statistic is a responsibility-weighted sum).
     """
 
-    def __init__(self, mixture, sample_weight):
+    def __init__(self, mixture, sample_weight=None):
         self.mixture = mixture
         self.sample_weight = sample_weight
-        self.total = float(sample_weight.sum())
 
     def e_step(self, X):
         m = self.mixture
         log_norm, log_resp = m._log_norm_and_resp(X)
-        bound = float(self.sample_weight @ log_norm) / self.total + m._log_prior() / self.total
-        return bound, log_resp
+        w = self.sample_weight
+        if w is None:
+            return float(np.mean(log_norm)) + m._log_prior() / X.shape[0], log_resp
+        total = float(w.sum())
+        return float(w @ log_norm) / total + m._log_prior() / total, log_resp
 
     def m_step(self, X, log_resp):
-        self.mixture._maximize(X, np.exp(log_resp) * self.sample_weight[:, None])
+        resp = np.exp(log_resp)
+        if self.sample_weight is not None:
+            resp *= self.sample_weight[:, None]
+        self.mixture._maximize(X, resp)
 
 
 class _BaseMixture(DensityMixin, BaseEstimator):
@@ -101,9 +107,10 @@ class _BaseMixture(DensityMixin, BaseEstimator):
             top = np.where(finite, top, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             shifted = wlp - top[:, None]
-            log_norm = np.log(np.exp(shifted).sum(axis=1))
-            log_norm += top
-            return log_norm, wlp - log_norm[:, None]
+            log_sum = np.log(np.exp(shifted).sum(axis=1))
+            # log r = (wlp - top) - log sum exp(wlp - top): not wlp - log p, which loses the
+            # log-sum (up to log K) in the rounding of a huge log p.
+            return log_sum + top, shifted - log_sum[:, None]
 
     def e_step(self, X):
         """E-step: the bound and the log-responsibilities under the current parameters.
@@ -120,8 +127,9 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         log_resp : ndarray of shape (n_samples, n_components)
             ``log r_nk = log p(z_n = k | x_n)``.
         """
-        log_norm, log_resp = self._log_norm_and_resp(X)
-        return float(np.mean(log_norm)) + self._log_prior() / X.shape[0], log_resp
+        log_norm, log_resp = self._log_norm_and_resp(self._to_working(X))
+        bound = float(np.mean(log_norm)) - self._log_jacobian()
+        return bound + self._log_prior() / X.shape[0], log_resp
 
     def m_step(self, X, log_resp):
         """M-step: the parameters maximising ``E_q[log p(X, z)]`` (+ log prior) in place.
@@ -132,7 +140,7 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         log_resp : ndarray of shape (n_samples, n_components)
             Log-responsibilities from :meth:`e_step`.
         """
-        self._maximize(X, np.exp(log_resp))
+        self._maximize(self._to_working(X), np.exp(log_resp))
 
     # Former names of the protocol's hooks.
     _e_step = e_step
@@ -249,7 +257,7 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self._set_frame(X)
         Xw = self._to_working(X)
-        model = self if sample_weight is None else _WeightedEM(self, sample_weight)
+        model = _WorkingEM(self, sample_weight)
         best, best_params = None, None
         for _ in range(self.n_init):
             self._initialize(Xw, rng, sample_weight)

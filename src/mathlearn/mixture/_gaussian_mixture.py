@@ -205,7 +205,9 @@ class GaussianMixture(_BaseMixture):
         return Xw / self._frame_scale if self._frame_scale != 1.0 else Xw
 
     def _log_jacobian(self) -> float:
-        return self.n_features_in_ * float(np.log(self._frame_scale))
+        if self._frame_scale == 1.0:
+            return 0.0
+        return self._means_w.shape[1] * float(np.log(self._frame_scale))
 
     # ----- parameters -------------------------------------------------------------------
 
@@ -235,8 +237,10 @@ class GaussianMixture(_BaseMixture):
                 "the covariances of X exceed the largest float (~1.8e308): the data's spread "
                 f"is ~{s:.1e}, whose square is not a float. Rescale X."
             )
-        diag = cov if cov.ndim < 2 or self.covariance_type == "diag" else np.diagonal(
-            cov, axis1=-2, axis2=-1
+        diag = (
+            cov
+            if cov.ndim < 2 or self.covariance_type == "diag"
+            else np.diagonal(cov, axis1=-2, axis2=-1)
         )
         if np.any(diag <= np.finfo(float).tiny):
             raise ValueError(
@@ -405,19 +409,43 @@ class GaussianMixture(_BaseMixture):
             x = Xw[i]
             e = _exponent(float(np.max(np.abs(x)))) - 1  # t = 2**e
             with np.errstate(over="ignore", under="ignore"):
-                g = np.ldexp(log_w, -2 * e) - self._half_mahalanobis(
-                    np.ldexp(x[None], -e), np.ldexp(self._means_w, -e)
-                )[0]
+                g = (
+                    np.ldexp(log_w, -2 * e)
+                    - self._half_mahalanobis(np.ldexp(x[None], -e), np.ldexp(self._means_w, -e))[0]
+                )
                 gmax = g.max()
                 z = np.ldexp(g - gmax, 2 * e)
                 lse = np.log(np.sum(np.exp(z)))
                 log_resp[i] = z - lse
                 log_norm[i] = np.ldexp(gmax, 2 * e) + lse
 
+    def _tied_log_resp(self, X):
+        """Responsibilities of a tied mixture from its linear scores, for rows far out.
+
+        With one covariance the quadratic term ``x^T P x / 2`` is common to all components and
+        cancels: ``log r_nk = softmax_k(x_n^T P mu_k - mu_k^T P mu_k / 2 + log pi_k)``
+        (``P = Sigma^{-1}``). Far from the data the quadratic term swamps the linear one in
+        every log-density, so the responsibilities are computed from the linear scores, each
+        row scaled by its own power of two.
+        """
+        B = cho_solve_batched(self._cov_chol[None], self._means_w.T)[0]  # P mu_k, (D, K)
+        offset = 0.5 * np.einsum("kd,dk->k", self._means_w, B) - np.log(self.weights_)
+        e = np.array([_exponent(float(m)) for m in np.max(np.abs(X), axis=1)])[:, None]
+        with np.errstate(over="ignore", under="ignore"):
+            a = np.ldexp(X, -e) @ B - np.ldexp(offset[None, :], -e)
+            z = np.ldexp(a - a.max(axis=1, keepdims=True), e)
+            return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
     def _log_norm_and_resp(self, X):
         log_norm, log_resp = super()._log_norm_and_resp(X)
         if not np.all(np.isfinite(log_norm)):
             self._rescued_rows(X, log_norm, log_resp)
+        if self.covariance_type == "tied":
+            # Beyond ~1e6 standard deviations the linear scores lose digits inside the
+            # log-densities (see _tied_log_resp).
+            far = np.flatnonzero(np.max(np.abs(X), axis=1) > 2.0**20)
+            if far.size:
+                log_resp[far] = self._tied_log_resp(X[far])
         return log_norm, log_resp
 
     # ----- after the fit --------------------------------------------------------------------
