@@ -211,7 +211,7 @@ def test_driver_takes_the_public_hooks_and_stops_on_a_non_finite_bound():
     # before the M-step of that iteration.
     for bad in (np.nan, -np.inf):
         model = Model([-3.0, bad, -1.0])
-        with pytest.raises(ValueError, match="lower bound is (nan|-inf) at iteration 2"):
+        with pytest.raises(ValueError, match=r"lower bound is (nan|-inf) at iteration 2"):
             em(model, None, max_iter=10)
         assert model.m_steps == 1
     with pytest.raises(TypeError, match="e_step"):
