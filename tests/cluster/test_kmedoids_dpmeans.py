@@ -186,3 +186,14 @@ def test_kmedoids_far_from_the_origin(offset, metric):
     assert ref.inertia_ == pytest.approx(D[np.arange(n), ref.labels_].sum(), rel=1e-14)
     assert np.all(D[ref.medoid_indices_, np.arange(3)] == 0)
     np.testing.assert_array_equal(ref.predict(X[ref.medoid_indices_]), np.arange(3))
+
+
+def test_dpmeans_far_from_the_origin():
+    # W_lambda does not depend on the origin: data shifted by 1e8 (rounded to ~1.5e-8, far
+    # below the clusters' spacing and the threshold's margin) give the same partition.
+    X, _ = make_blobs(200, centers=4, cluster_std=0.5, random_state=7)
+    ref = DPMeans(penalty=20.0).fit(X)
+    sh = DPMeans(penalty=20.0).fit(X + 1e8)
+    np.testing.assert_array_equal(sh.labels_, ref.labels_)
+    np.testing.assert_allclose(sh.cluster_centers_ - 1e8, ref.cluster_centers_, atol=1e-6)
+    np.testing.assert_array_equal(sh.predict(X + 1e8), ref.labels_)
