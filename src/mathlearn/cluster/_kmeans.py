@@ -371,6 +371,11 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     and a :class:`~mathlearn.exceptions.ConvergenceWarning` gives the number found.
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
 
+    With ``sample_weight`` the centres are weighted means, ``J = sum_n w_n ||x_n -
+    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows. Data of
+    extreme magnitude are divided by a power of two (exact) before the loop, so that squares
+    stay in the float range; ``predict``/``transform`` handle rows of any magnitude.
+
     Examples
     --------
     >>> import numpy as np

@@ -119,6 +119,18 @@ class GaussianMixture(_BaseMixture):
     onto a point or a subspace) raises a :class:`~mathlearn.exceptions.NumericalWarning`;
     with ``reg_covar=0`` a singular covariance is an error.
 
+    Full and tied densities go through the batched kernel of
+    :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular
+    solve per factor); diagonal and spherical ones are two matrix products on the data centred
+    by their mean. The mixture is fitted in that centred frame, and data of extreme magnitude
+    (beyond ~1e60) are also divided by a power of two first (exact; ``reg_covar`` is scaled
+    alike), so that sums of squares stay finite; covariances that are themselves outside the
+    float range are an error. Rows far outside the data (~1e154 standard deviations) get the
+    limit responsibilities, and a log-density of ``-inf`` with a warning.
+
+    ``fit(X, sample_weight=w)`` weights every sufficient statistic: a row of weight ``w_n``
+    counts as ``w_n`` repeated rows.
+
     Examples
     --------
     >>> import numpy as np
