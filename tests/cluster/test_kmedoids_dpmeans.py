@@ -197,3 +197,26 @@ def test_dpmeans_far_from_the_origin():
     np.testing.assert_array_equal(sh.labels_, ref.labels_)
     np.testing.assert_allclose(sh.cluster_centers_ - 1e8, ref.cluster_centers_, atol=1e-6)
     np.testing.assert_array_equal(sh.predict(X + 1e8), ref.labels_)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "manhattan"])
+def test_kmedoids_extreme_magnitudes(metric):
+    # The medoids of X * c are those of X (distances scale with c, or c^2), for c = 1e-300
+    # and 1e300; a prediction batch may mix ordinary rows with rows of any magnitude: as
+    # t grows, the nearest medoid of t u maximises u^T m (the distances agree to all digits).
+    X, _ = make_blobs(60, centers=3, random_state=3)
+    ref = KMedoids(3, metric=metric, random_state=0).fit(X)
+    for c in (1e-300, 1e300):
+        if metric == "sqeuclidean":  # squared distances ~1e600 / 1e-600: not floats
+            with pytest.raises(ValueError, match="largest float" if c > 1 else "smallest"):
+                KMedoids(3, metric=metric, random_state=0).fit(X * c)
+            continue
+        big = KMedoids(3, metric=metric, random_state=0).fit(X * c)
+        np.testing.assert_array_equal(big.medoid_indices_, ref.medoid_indices_)
+        np.testing.assert_array_equal(big.labels_, ref.labels_)
+    u = np.array([0.6, -0.8])
+    rows = np.r_[X[:5], [1e200 * u], [1e300 * u]]
+    pred = ref.predict(rows)
+    np.testing.assert_array_equal(pred[:5], ref.labels_[:5])
+    if metric != "manhattan":
+        assert np.all(pred[5:] == np.argmax(ref.cluster_centers_ @ u))
