@@ -280,10 +280,11 @@ def lasso_path(
         Xty = Xs.T @ ys
         # the smallest alpha whose solution is w = 0 (only positive correlations count
         # when w >= 0)
-        alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n / gh
+        alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n  # scaled units
         if alpha_max <= np.finfo(float).resolution:
-            alphas = np.full(n_alphas, np.finfo(float).resolution)
+            alphas = np.full(n_alphas, np.finfo(float).resolution / gh)
         else:
+            alpha_max /= gh
             alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
     else:
         alphas = np.sort(np.asarray(alphas, dtype=float).ravel())[::-1]

@@ -100,7 +100,7 @@ class LinearRegression(LinearModel):
         else:
             # Weighted least squares is ordinary least squares on rows scaled by sqrt(s_n);
             # the offset's column becomes sqrt(s_n) too, so it is passed explicitly.
-            n_eff = prep.sw_sum
+            n_eff = float(np.sum(sw))
             r = np.sqrt(sw)
             A = A * r[:, None]
             if fit_intercept:

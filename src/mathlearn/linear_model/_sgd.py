@@ -355,7 +355,10 @@ class SGDRegressor(LinearModel):
         else:
             rng, coef, b, t = self._rng, self.coef_.copy(), self.intercept_, self.t_
             n_iter, eta0, curve = self.n_iter_, self.eta0_, self.loss_curve_
-        w = np.append(coef, b) if Xk.shape[1] > m else coef
+        if Xk.shape[1] > m:  # the offset is the last weight (the kernel's own stays 0)
+            w, b = np.append(coef, b), 0.0
+        else:
+            w = coef
         order = np.arange(Xk.shape[0])
         b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, p, rng, n_iter + 1)
         # Set only after a successful pass: a diverged call leaves the estimator as it was.
