@@ -189,7 +189,7 @@ def test_lasso_extreme_scales(c):
     np.testing.assert_allclose(b.predict(X * c), a.predict(X), rtol=1e-10)
     assert np.isfinite(b.dual_gap_)
     Xc, yc = X - X.mean(axis=0), y - y.mean()
-    alphas, coefs, gaps = lasso_path(Xc, yc, n_alphas=5, **kw)
+    alphas, coefs, _ = lasso_path(Xc, yc, n_alphas=5, **kw)
     alphas_c, coefs_c, gaps_c = lasso_path(Xc * c, yc, n_alphas=5, **kw)
     np.testing.assert_allclose(alphas_c / c, alphas, rtol=1e-13)
     np.testing.assert_allclose(coefs_c * c, coefs, atol=1e-10)
