@@ -94,6 +94,10 @@ class _Spectrum:
         )  # fmt: skip
         return log_ev, gamma, mm, rss
 
+    def posterior_mean(self, alpha, beta):
+        """``m_N = V (beta s c / (alpha + beta s^2))``."""
+        return self.Vt.T @ (beta * self.s * self.c / (alpha + beta * self.s2))
+
     def posterior_cov(self, alpha, beta):
         """``S_N = (alpha I + beta Phi^T Phi)^{-1}`` and ``S_N^{-1}`` from the spectrum."""
         denom = alpha + beta * self.s2
@@ -253,16 +257,16 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     ``d/d ln beta = (N - gamma - beta ||t - Phi m_N||^2) / 2``, within the clipping bounds;
     a ``ConvergenceWarning`` is raised only if that fails too.
 
-    Once the precisions are known, the posterior mean is computed as the solution of the
-    least-squares problem ``[Phi 1; sqrt(alpha/beta) I 0] [w; w_0] ~ [t; 0]`` by the
-    equilibrated QR with doubled-precision iterative refinement that ``LinearRegression``
-    uses, so it keeps full float64 accuracy on designs with ``cond(Phi) ~ 1e15`` (raw
-    polynomial features); the posterior covariance comes from the SVD. ``fit`` never forms
-    the posterior precision ``alpha I + beta Phi^T Phi``, whose condition number is
-    ``cond(Phi)^2``. Sample weights ``s_n`` give sample ``n`` the noise precision
-    ``s_n beta`` (a weight ``k`` is ``k`` copies of the sample; ``N = sum_n s_n``). Data
-    whose squares leave float64 (``|x| ~ 1e+-300``) are scaled exactly by powers of two
-    first; a fit whose precisions or covariance are then outside float64 raises an error
+    Once the precisions are known, the posterior mean (for ``N >= M``; from the SVD for wide
+    designs) is computed as the solution of the least-squares problem ``[Phi 1;
+    sqrt(alpha/beta) I 0] [w; w_0] ~ [t; 0]`` by the equilibrated QR with doubled-precision
+    iterative refinement that ``LinearRegression`` uses, so it keeps full float64 accuracy on
+    designs with ``cond(Phi) ~ 1e15`` (raw polynomial features); the posterior covariance comes
+    from the SVD. ``fit`` never forms the posterior precision ``alpha I + beta Phi^T Phi``,
+    whose condition number is ``cond(Phi)^2``. Sample weights ``s_n`` give sample ``n`` the
+    noise precision ``s_n beta`` (a weight ``k`` is ``k`` copies of the sample; ``N = sum_n
+    s_n``). Data whose squares leave float64 (``|x| ~ 1e+-300``) are scaled exactly by powers
+    of two first; a fit whose precisions or covariance are then outside float64 raises an error
     that says so.
 
     ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
@@ -340,7 +344,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
-        m = X.shape[1]
+        n, m = X.shape
         prep = prepare_data(
             X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False
         )
@@ -373,7 +377,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         # of the design, no normal equations): on ill-conditioned designs the posterior
         # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
         # has no correct digit. The mean is refined on the augmented least-squares system.
-        coef, offset = _posterior_mean(Xs, ts, alpha, beta, prep.sqrt_sw, fit_intercept)
+        if n >= m:
+            coef, offset = _posterior_mean(Xs, ts, alpha, beta, prep.sqrt_sw, fit_intercept)
+        else:
+            # A wide design (N < M) would make the augmented system (N + M) x M; the SVD of
+            # the N x M design already gives the mean at O(N^2 M).
+            coef = spec.posterior_mean(alpha, beta)
+            offset = prep.y_offset - float(prep.x_offset @ coef)
         cov, P = spec.posterior_cov(alpha, beta)
         self.effective_params_ = float(m - alpha * np.trace(cov))
         a, b = g / h, h / g
