@@ -496,7 +496,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
                 np.asarray(start),
                 bounds=(np.log(_PREC_MIN), np.log(_PREC_MAX)),
                 max_iter=int(self.max_iter),
-                tol=1e-10,
+                # the gradient's terms are sums over N samples and M directions, so rounding
+                # alone leaves about eps * max(N, M) in it: ask for a relative 1e-10
+                tol=1e-10 * max(spec.n, spec.m, 1.0),
             )
         if not res.success:
             return None
