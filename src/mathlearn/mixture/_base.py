@@ -88,8 +88,6 @@ class _BaseMixture(DensityMixin, BaseEstimator):
     logsumexp_j(log pi_j + log p(x_n | theta_j))``.
     """
 
-    # ----- the EM protocol ------------------------------------------------------------------
-
     def _log_prior(self) -> float:
         return 0.0
 
@@ -145,8 +143,6 @@ class _BaseMixture(DensityMixin, BaseEstimator):
     # Former names of the protocol's hooks.
     _e_step = e_step
     _m_step = m_step
-
-    # ----- initialisation -------------------------------------------------------------------
 
     def _initial_responsibilities(self, X, rng, sample_weight=None):
         """Initial responsibilities (N, K) for ``init_params``.
@@ -206,8 +202,6 @@ class _BaseMixture(DensityMixin, BaseEstimator):
 
     def _log_jacobian(self) -> float:
         return 0.0
-
-    # ----- fitting --------------------------------------------------------------------------
 
     @_fit_context
     def fit(self, X, y=None, sample_weight=None):
@@ -284,8 +278,6 @@ class _BaseMixture(DensityMixin, BaseEstimator):
 
     def _after_fit(self, X):
         pass
-
-    # ----- prediction -----------------------------------------------------------------------
 
     def score_samples(self, X):
         """Log density ``log p(x_n) = logsumexp_k (log pi_k + log p(x_n | theta_k))``.

@@ -189,14 +189,12 @@ class GaussianMixture(_BaseMixture):
     def _check_X(self, X, reset):
         return self._validate_basic(X, reset)
 
-    # ----- the working frame ----------------------------------------------------------------
-    #
-    # The mixture is fitted to (x - c) / s with c the data mean and s a power of two (1 unless
-    # the data's magnitude is extreme). A Gaussian mixture is equivariant under affine maps
-    # of the data (with reg_covar / s^2 in place of reg_covar), so this is exact mathematics;
-    # centring keeps the diagonal forms' BLAS expansions accurate far from the origin, the
-    # exact power-of-two scaling keeps squares inside the float range for data of any
-    # magnitude (1e-300 .. 1e300), and log p(x) = log p_w((x - c) / s) - D log s.
+    # The working frame: the mixture is fitted to (x - c) / s with c the data mean and s a
+    # power of two (1 unless the data's magnitude is extreme). A Gaussian mixture is
+    # equivariant under affine maps of the data (with reg_covar / s^2 in place of
+    # reg_covar), so this is exact mathematics; centring keeps the diagonal forms' matrix
+    # products accurate far from the origin, the exact power-of-two scaling keeps sums of
+    # squares inside the float range, and log p(x) = log p_w((x - c) / s) - D log s.
 
     def _set_frame(self, X):
         e = _exponent(float(np.max(np.abs(X))))
@@ -220,8 +218,6 @@ class GaussianMixture(_BaseMixture):
         if self._frame_scale == 1.0:
             return 0.0
         return self._means_w.shape[1] * float(np.log(self._frame_scale))
-
-    # ----- parameters -------------------------------------------------------------------
 
     def _set_covariances(self, cov_w):
         """Store working covariances and their Cholesky factors (raises if one is singular)
@@ -319,8 +315,6 @@ class GaussianMixture(_BaseMixture):
         # A boundary conversion of the user's precision to a covariance.
         out = cho_solve_batched(R, np.eye(d))
         return out if ct == "full" else out[0]
-
-    # ----- EM steps -----------------------------------------------------------------------
 
     def _estimate_parameters(self, X, resp):
         """M-step maximisers ``(pi, mu, Sigma)`` for (weighted) responsibilities ``resp``."""
@@ -459,8 +453,6 @@ class GaussianMixture(_BaseMixture):
             if far.size:
                 log_resp[far] = self._tied_log_resp(X[far])
         return log_norm, log_resp
-
-    # ----- after the fit --------------------------------------------------------------------
 
     def _after_fit(self, X):
         ct = self.covariance_type
