@@ -74,7 +74,9 @@ def test_imperial_one_dimensional_toy():
     np.testing.assert_allclose(np.sort(np.abs(m.dual_coef_[0])), [2.0, 2.0], atol=1e-8)
 
 
-@pytest.mark.parametrize(("C", "alpha", "w"), [(1.0, 0.5, 1.0), (0.6, 0.5, 1.0), (0.25, 0.25, 0.5)])
+@pytest.mark.parametrize(
+    ("C", "alpha", "w"), [(1.0, 0.5, 1.0), (0.6, 0.5, 1.0), (0.25, 0.25, 0.5)]
+)
 def test_oxford_tiny_svm(C, alpha, w):
     """x = (1, 0) (+1), (-1, 0) (-1). For C <= 1/2 no margin SV exists: b is the midpoint 0."""
     X = np.array([[1.0, 0.0], [-1.0, 0.0]])
@@ -241,6 +243,7 @@ def test_hinge_erm_equals_c_svm():
     m = SVC(kernel="linear", C=1 / (2 * lam), tol=1e-12).fit(X, y)
     w_svm = (m.dual_coef_ @ m.support_vectors_)[0]
     n = len(t)
+
     # The hinge ERM as a smooth QP in (w, b, xi): minimise with SLSQP (independent solver).
     def obj(z):
         return z[3:].sum() / n + lam / n * z[:2] @ z[:2]
@@ -249,8 +252,13 @@ def test_hinge_erm_equals_c_svm():
         {"type": "ineq", "fun": lambda z: t * (X @ z[:2] + z[2]) - 1 + z[3:]},
         {"type": "ineq", "fun": lambda z: z[3:]},
     ]
-    res = minimize(obj, np.zeros(3 + n), constraints=cons, method="SLSQP",
-                   options={"ftol": 1e-14, "maxiter": 500})
+    res = minimize(
+        obj,
+        np.zeros(3 + n),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     np.testing.assert_allclose(res.x[:2], w_svm, atol=1e-5)
 
 

@@ -175,8 +175,8 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
             votes[:, b] += dec[:, k] <= 0
         return self.classes_[np.argmax(votes, axis=1)]
 
-    def predict_proba(self, X):
-        raise AttributeError("predict_proba needs probability=True at fit time.")
+    def _has_predict_proba(self) -> bool:
+        return False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
