@@ -7,6 +7,7 @@ selection, a kernel-column cache and shrinking.
 """
 
 from ._classes import SVC, SVR, NuSVC, NuSVR
+from ._linear import LinearSVC
 from ._perceptron import KernelPerceptron
 
-__all__ = ["SVC", "SVR", "KernelPerceptron", "NuSVC", "NuSVR"]
+__all__ = ["SVC", "SVR", "KernelPerceptron", "LinearSVC", "NuSVC", "NuSVR"]

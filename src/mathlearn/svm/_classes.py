@@ -6,11 +6,13 @@ from itertools import combinations
 from numbers import Real
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 
 from ..base import BaseClassifier, RegressorMixin, _fit_context
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import check_sample_weight
+from ..utils.validation import check_random_state, check_sample_weight
 from ._base import _BaseKernelSVM, _SignedGram
+from ._platt import couple_pairwise, platt_sigmoid, sigmoid_probability
 from ._smo import offset_from_kkt, solve_dual
 
 __all__ = ["SVC", "SVR", "NuSVC", "NuSVR"]
@@ -79,6 +81,8 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
         self._rho_list = []
         pairs = list(combinations(range(n_classes), 2))
         pair_coef, pair_rho, self.n_iter_ = [], [], np.zeros(len(pairs), dtype=int)
+        prob_a, prob_b = [], []
+        rng = check_random_state(self.random_state)
         for k, (a, b) in enumerate(pairs):
             members = np.flatnonzero((y_idx == a) | (y_idx == b))
             sign = np.where(y_idx[members] == a, 1.0, -1.0)
@@ -92,6 +96,15 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
             full[members] = coef
             pair_coef.append(full)
             pair_rho.append(rho)
+            if self.probability:
+                f = self._held_out_decisions(
+                    sub, kdiag[members], sign, bound[members], (a, b), rng
+                )
+                A, B = platt_sigmoid(f, sign > 0)
+                prob_a.append(A)
+                prob_b.append(B)
+        if self.probability:
+            self.probA_, self.probB_ = np.array(prob_a), np.array(prob_b)
         self._store(X, y_idx, pairs, np.array(pair_coef), np.array(pair_rho))
         return self
 
@@ -127,6 +140,27 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
             self.dual_coef_ = dual
             self.intercept_ = -rho
         self.fit_status_ = 0
+
+    def _held_out_decisions(self, gram, kdiag, sign, upper, pair, rng, n_folds=5):
+        """Decision values of each point from a machine trained without it (5-fold CV)."""
+        n = sign.shape[0]
+        fold = np.empty(n, dtype=int)
+        fold[rng.permutation(n)] = np.arange(n) % n_folds
+        f = np.empty(n)
+        for k in range(n_folds):
+            test = np.flatnonzero(fold == k)
+            train = np.flatnonzero(fold != k)
+            if test.size == 0:
+                continue
+            s_train = sign[train]
+            if np.all(s_train > 0) or np.all(s_train < 0):
+                f[test] = s_train[0]  # one class left to learn from: a constant vote
+                continue
+            coef, rho, _ = self._solve_binary(
+                gram.restricted(train), kdiag[train], s_train, upper[train], pair
+            )
+            f[test] = gram.block(test, train) @ coef - rho
+        return f
 
     def _ovo_decision(self, X):
         K = self._kernel_to_support(X)
@@ -176,7 +210,39 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
         return self.classes_[np.argmax(votes, axis=1)]
 
     def _has_predict_proba(self) -> bool:
-        return False
+        return bool(self.probability)
+
+    @available_if(lambda self: self._has_predict_proba())
+    def predict_proba(self, X):
+        """Class probabilities by Platt scaling and pairwise coupling (``probability=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            For two classes, Platt's sigmoid of the decision value; otherwise the pairwise
+            sigmoids coupled by Wu, Lin and Weng's second method. As with libsvm, the most
+            probable class can differ from ``predict``'s vote near the boundary.
+        """
+        dec = self._ovo_decision(X)
+        K = len(self.classes_)
+        r_pairs = sigmoid_probability(dec, self.probA_, self.probB_)  # P(a | a or b)
+        if K == 2:
+            return np.column_stack([r_pairs[:, 0], 1.0 - r_pairs[:, 0]])
+        r = np.full((dec.shape[0], K, K), 0.5)
+        for k, (a, b) in enumerate(self._pairs):
+            r[:, a, b] = r_pairs[:, k]
+            r[:, b, a] = 1.0 - r_pairs[:, k]
+        return couple_pairwise(r)
+
+    @available_if(lambda self: self._has_predict_proba())
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -213,6 +279,11 @@ class SVC(_BaseSVC):
     fit_intercept : bool, default=True
         ``False`` drops the offset ``b``: the kernel SVM of the Oxford notes §3.5, whose dual
         has the box ``0 <= alpha <= C`` and no equality constraint.
+    probability : bool, default=False
+        Fit Platt's sigmoid on 5-fold cross-validated decision values (five more dual solves
+        per pair of classes) so that :meth:`predict_proba` exists.
+    random_state : int, Generator, RandomState or None
+        The folds of that cross-validation.
 
     Attributes
     ----------
@@ -264,6 +335,8 @@ class SVC(_BaseSVC):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "break_ties": ["boolean"],
         "fit_intercept": ["boolean"],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -282,6 +355,8 @@ class SVC(_BaseSVC):
         decision_function_shape: str = "ovr",
         break_ties: bool = False,
         fit_intercept: bool = True,
+        probability: bool = False,
+        random_state=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -296,6 +371,8 @@ class SVC(_BaseSVC):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.fit_intercept = fit_intercept
+        self.probability = probability
+        self.random_state = random_state
 
     def _box(self, weights):
         return self.C * weights
@@ -349,6 +426,8 @@ class NuSVC(_BaseSVC):
         ``False`` fits the offset-free nu-SVM of the Oxford notes §2.2.3: ``min 1/2 a^T Q a``
         over ``0 <= a_i <= 1/n`` with ``sum a = nu``; the decision function is then
         ``sum_i y_i a_i k(x_i, x)`` (not rescaled) and ``rho_`` holds the margin ``rho``.
+    probability, random_state
+        As in :class:`SVC`.
 
     Attributes
     ----------
@@ -390,6 +469,8 @@ class NuSVC(_BaseSVC):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "break_ties": ["boolean"],
         "fit_intercept": ["boolean"],
+        "probability": ["boolean"],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -408,6 +489,8 @@ class NuSVC(_BaseSVC):
         decision_function_shape: str = "ovr",
         break_ties: bool = False,
         fit_intercept: bool = True,
+        probability: bool = False,
+        random_state=None,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -422,6 +505,8 @@ class NuSVC(_BaseSVC):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.fit_intercept = fit_intercept
+        self.probability = probability
+        self.random_state = random_state
 
     def _box(self, weights):
         return weights
