@@ -103,3 +103,24 @@ def test_probabilities_close_to_libsvm():
     assert not hasattr(SVC(), "predict_proba")
     nu = NuSVC(probability=True, random_state=0).fit(X, y)
     assert np.all(np.isfinite(nu.predict_log_proba(X)) | (nu.predict_proba(X) == 0))
+
+
+def test_integer_weights_equal_repeated_samples():
+    """A weight w on a sample is the same problem as w copies of it (box bound w C)."""
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=4)
+    w = np.random.default_rng(2).integers(1, 4, len(y))
+    Xr, yr = np.repeat(X, w, axis=0), np.repeat(y, w)
+    for est in (
+        SVC(gamma=0.5, tol=1e-11),  # a fixed gamma: "scale" reads the variance of X
+        LinearSVC(tol=1e-12),
+        LinearSVC(loss="hinge", tol=1e-12, max_iter=100_000),
+    ):
+        a = est.fit(X, y, sample_weight=w).decision_function(X)
+        b = est.fit(Xr, yr).decision_function(X)
+        np.testing.assert_allclose(a, b, atol=1e-7)
+    from mathlearn.svm import SVR
+
+    t = X @ np.array([1.0, -1.0, 0.5])
+    a = SVR(gamma=0.5, tol=1e-11).fit(X, t, sample_weight=w).predict(X)
+    b = SVR(gamma=0.5, tol=1e-11).fit(Xr, np.repeat(t, w)).predict(X)
+    np.testing.assert_allclose(a, b, atol=1e-7)

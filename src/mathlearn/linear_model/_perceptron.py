@@ -99,6 +99,10 @@ class Perceptron(BaseClassifier):
     (array([0.]), array([[ 4., -3.]]))
     """
 
+    # The checks' random data are not linearly separable: the warning is the right outcome.
+    _common_test_convergence_warning_expected = True
+    _common_test_params = {"max_iter": 20}
+
     _parameter_constraints = {
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
