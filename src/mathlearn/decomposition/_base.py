@@ -101,3 +101,22 @@ def right_singular(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         A = sla.qr(Xc, mode="r", check_finite=False)[0][:d]
     _, s, Vt = sla.svd(A, full_matrices=False, check_finite=False, lapack_driver="gesdd")
     return s, Vt
+
+
+class EMSteps:
+    """The EM driver's hooks (``e_step``, ``m_step``, see :class:`mathlearn.mixture.EMModel`)
+    over an estimator's private ``_e_step``/``_m_step``.
+
+    Factor analysis and probabilistic PCA run EM on internal summaries of the data (the
+    scatter matrix; the centred data or the observed mask), which would make odd public
+    methods on the estimators themselves.
+    """
+
+    def __init__(self, model):
+        self.model = model
+
+    def e_step(self, data):
+        return self.model._e_step(data)
+
+    def m_step(self, data, posterior) -> None:
+        self.model._m_step(data, posterior)

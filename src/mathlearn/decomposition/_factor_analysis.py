@@ -22,6 +22,7 @@ from ..utils._param_validation import Interval
 from ..utils._rowscale import centred_linear_map
 from ..utils.linalg import cho_solve, solve_psd
 from ..utils.validation import validate_data
+from ._base import EMSteps
 from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["FactorAnalysis"]
@@ -150,7 +151,7 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         w, U = sla.eigh(S, subset_by_index=[d - k, d - 1], check_finite=False, driver="evx")
         self.components_ = (U[:, ::-1] * np.sqrt(np.clip(w[::-1], 0.0, None) * 0.5)).T
         self.noise_variance_ = psi
-        result = em(self, S, max_iter=self.max_iter, tol=self.tol)
+        result = em(EMSteps(self), S, max_iter=self.max_iter, tol=self.tol)
         del self._var, self._floor
         self.lower_bounds_ = result.lower_bounds
         self.n_iter_ = result.n_iter

@@ -20,9 +20,9 @@ from ..exceptions import ConvergenceWarning
 from ..mixture import em
 from ..utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 from ..utils._rowscale import centred_linear_map
-from ..utils.linalg import cho_solve, solve_psd
+from ..utils.linalg import cho_solve, cho_solve_batched, cholesky_batched, solve_psd
 from ..utils.validation import check_random_state, validate_data
-from ._base import centred_spectrum, flip_rows
+from ._base import EMSteps, centred_spectrum, flip_rows
 from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["ProbabilisticPCA"]
@@ -274,7 +274,7 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
             W, sigma2 = self._init_em(X, k, max(trace_s / d, 1e-12))
             data = ("complete", Xc, trace_s, 1e-12 * trace_s / d)
         self.components_, self.noise_variance_, self.mean_ = W.T, float(sigma2), mu
-        result = em(self, data, max_iter=self.max_iter, tol=self.tol)
+        result = em(EMSteps(self), data, max_iter=self.max_iter, tol=self.tol)
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
         self.lower_bounds_ = result.lower_bounds
@@ -346,7 +346,9 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         R = np.empty((d, k + 1))
         R[:, :k] = Xf.T @ Ez
         R[:, k] = Xf.sum(axis=0)
-        sol = np.linalg.solve(G, R[:, :, None])[:, :, 0]
+        sol = cho_solve_batched(cholesky_batched(G, name="E[[z; 1][z; 1]^T]"), R[:, :, None])[
+            :, :, 0
+        ]
         W, mu = sol[:, :k], sol[:, k]
         resid = (Xf - Ez @ W.T - mu) * o
         spread = np.einsum("nd,dk,nkl,dl->", o, W, Cov, W)
@@ -379,9 +381,10 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         Xc = np.where(obs, X - self.mean_, 0.0)
         M = np.einsum("nd,dk,dl->nkl", o, W, W) + s2 * np.eye(k)
         r = Xc @ W
-        Ez = np.linalg.solve(M, r[:, :, None])[:, :, 0]
-        Cov = s2 * np.linalg.solve(M, np.broadcast_to(np.eye(k), M.shape))
-        _, logdet_m = np.linalg.slogdet(M)
+        L = cholesky_batched(M, name="M_i")
+        Ez = cho_solve_batched(L, r[:, :, None])[:, :, 0]
+        Cov = s2 * cho_solve_batched(L, np.eye(k))
+        logdet_m = 2.0 * np.sum(np.log(np.diagonal(L, axis1=1, axis2=2)), axis=1)
         d_o = o.sum(axis=1)
         quad = (np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", r, Ez)) / s2
         ll = -0.5 * (d_o * _LOG2PI + (d_o - k) * np.log(s2) + logdet_m + quad)
