@@ -124,6 +124,7 @@ def _usage_error(args, capsys, match):
 def test_out_empty_string_is_an_error(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _usage_error(["--out", ""], capsys, "--out must name a directory")
+    _usage_error(["--out", "."], capsys, "would replace the current directory")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -56,6 +56,8 @@ def _check_out(text: str) -> Path:
     if not text.strip():
         raise _UsageError("--out must name a directory; got an empty string.")
     out = Path(text).expanduser().resolve()
+    if out == Path.cwd().resolve() or out in Path.cwd().resolve().parents:
+        raise _UsageError(f"--out {text!r} would replace the current directory; name another.")
     if out.exists() or out.is_symlink():
         if not out.is_dir():
             raise _UsageError(f"--out {text!r} names an existing file, not a directory.")
