@@ -253,7 +253,9 @@ def test_import_mathlearn_does_not_import_the_report():
 
 
 _BLOCKING_RUN = """
-import sys, time
+import signal, sys, time
+# A shell's background job may inherit an ignored SIGINT; restore Python's Ctrl-C handler.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from pathlib import Path
 from mathlearn.report import experiment
 from mathlearn.report._cli import main
@@ -287,8 +289,6 @@ def test_signal_during_a_run_leaves_the_earlier_report_intact(signum, tmp_path):
         env=env,
         stderr=subprocess.PIPE,
         text=True,
-        # A shell's background job may inherit an ignored SIGINT; give the child the default.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 100
