@@ -204,9 +204,9 @@ def test_reaches_minimiser_of_convex_quadratic(name, rng):
     # reaches 1e-6 by t = log(1e-6 / ||b||) / log(rho) ~ 90 (||b|| ~ 1.3; momentum and Nesterov
     # with (0.05, 0.8) have complex roots for every lam in [1, 10], modulus <= sqrt(0.8) ~ 0.89,
     # ~ 130 steps). The RMSProp/Adam/Nadam steps are normalised, so near x* they move each
-    # coordinate by about the learning rate lr_t = lr_0 0.995^t and ||g|| <= lam_max sqrt(n) lr_t is reached for
-    # t >= log(atol lam_min / (lam_max sqrt(n) lr_0)) / log(0.995) ~ 1900 (lr_0 = 0.05,
-    # atol = 1e-4). max_iter = 5000 exceeds all of these.
+    # coordinate by about the learning rate lr_t = lr_0 0.995^t, and ||g|| <= lam_max sqrt(n)
+    # lr_t <= atol lam_min holds from t = log(atol lam_min / (lam_max sqrt(n) lr_0)) / log(0.995)
+    # ~ 1900 on (lr_0 = 0.05, atol = 1e-4). max_iter = 5000 exceeds all of these.
     fg, x_star = _quadratic(rng)
     lam_min = 1.0  # the smallest eigenvalue _quadratic gives H
     make, atol = OPTIMISERS[name]
