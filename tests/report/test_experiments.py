@@ -25,6 +25,10 @@ def test_every_family_has_experiments():
     )
 
 
+# Matplotlib warns when the search for the best legend place takes more than a second of wall
+# time: a message about this machine's load, not about the experiment; everything else warned
+# is an error.
+@pytest.mark.filterwarnings('ignore:Creating legend with loc="best" can be slow:UserWarning')
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))
 def test_experiment_runs_for_seed(name, seed, tmp_path):
