@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
@@ -116,8 +116,8 @@ class KDTree:
     X : array-like of shape (n_samples, n_features)
         The points to index (finite).
     leaf_size : int, default=40
-        Nodes with at most this many points are not split further; leaves hold between
-        about ``leaf_size / 2`` and ``leaf_size`` points.
+        Leaves hold between ``leaf_size`` and ``2 * leaf_size`` points (all of them when
+        there are fewer), scikit-learn's convention.
 
     Attributes
     ----------
@@ -146,9 +146,10 @@ class KDTree:
     splits its points by a hyperplane orthogonal to one coordinate. Here the coordinate is
     the one of largest spread in the node and the split is at the median (the notes split on
     alternating coordinates at a random point; the median keeps the tree balanced, so its
-    depth is ``ceil(log2(n / leaf_size))`` and it can be stored as arrays). A node's bounding
-    box gives the lower bound ``d(q, box)^2 = sum_j max(lo_j - q_j, 0, q_j - hi_j)^2`` on the
-    distance from a query ``q`` to any of its points, which is what prunes the search.
+    depth is ``1 + floor(log2((n - 1) / leaf_size))`` and it can be stored as arrays). A
+    node's bounding box gives the lower bound
+    ``d(q, box)^2 = sum_j max(lo_j - q_j, 0, q_j - hi_j)^2`` on the distance from a query
+    ``q`` to any of its points, which is what prunes the search.
 
     Queries are answered for many points at once, in NumPy, in three steps: (1) each query
     descends to a node with at least ``k`` points, whose ``k``-th distance ``u`` bounds the
@@ -344,7 +345,13 @@ class KDTree:
         r = 1
         while True:
             kth = best_d[:, -1] if k == 1 else best_d.max(axis=1)
-            active = np.nonzero((counts > done) & (clb[np.minimum(first[:-1] + done, len(clb) - 1)] <= kth))[0] if len(clb) else np.array([], dtype=np.intp)
+            active = (
+                np.nonzero(
+                    (counts > done) & (clb[np.minimum(first[:-1] + done, len(clb) - 1)] <= kth)
+                )[0]
+                if len(clb)
+                else np.array([], dtype=np.intp)
+            )
             if active.size == 0:
                 break
             take = np.minimum(r, counts[active] - done)
@@ -380,7 +387,12 @@ class KDTree:
         return best_d, ind
 
     def query_radius(
-        self, X, r, return_distance: bool = False, count_only: bool = False, sort_results: bool = False
+        self,
+        X,
+        r,
+        return_distance: bool = False,
+        count_only: bool = False,
+        sort_results: bool = False,
     ):
         """The indexed points within distance ``r`` (inclusive) of each query point.
 
