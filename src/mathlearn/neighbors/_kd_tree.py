@@ -13,6 +13,8 @@ __all__ = ["KDTree", "brute_force_kneighbors"]
 
 # Number of (query, point) distance evaluations held in memory at once.
 _BLOCK = 1 << 21
+# Trees over at most this many points are searched exhaustively (same answer, less work).
+_BRUTE_N = 2048
 
 
 def _pow2_scale(X: np.ndarray) -> float:
@@ -191,18 +193,31 @@ class KDTree:
         start = np.zeros(n_nodes, dtype=np.intp)
         end = np.zeros(n_nodes, dtype=np.intp)
         end[0] = n
-        perm = np.arange(n)
         n_internal = 2 ** (self.n_levels - 1) - 1
         for i in range(n_internal):
-            s, e = start[i], end[i]
-            mid = s + (e - s) // 2
-            idx = perm[s:e]
-            P = Xs[idx]
-            dim = int(np.argmax(P.max(axis=0) - P.min(axis=0)))
-            order = np.argpartition(P[:, dim], mid - s, kind="introselect")
-            perm[s:e] = idx[order]
-            start[2 * i + 1], end[2 * i + 1] = s, mid
-            start[2 * i + 2], end[2 * i + 2] = mid, e
+            mid = start[i] + (end[i] - start[i]) // 2
+            start[2 * i + 1], end[2 * i + 1] = start[i], mid
+            start[2 * i + 2], end[2 * i + 2] = mid, end[i]
+        # Level by level: every node's box by one segment reduction over the points in the
+        # current order, then each node partitioned at its median along its widest side.
+        perm = np.arange(n)
+        Xp = Xs
+        lo = np.empty((n_nodes, d))
+        hi = np.empty((n_nodes, d))
+        for level in range(self.n_levels):
+            nodes = np.arange(2**level - 1, 2 ** (level + 1) - 1)
+            s_l, e_l = start[nodes], end[nodes]
+            lo[nodes] = np.minimum.reduceat(Xp, s_l, axis=0)
+            hi[nodes] = np.maximum.reduceat(Xp, s_l, axis=0)
+            if level == self.n_levels - 1:
+                break
+            dims = np.argmax(hi[nodes] - lo[nodes], axis=1)
+            key = Xp[np.arange(n), np.repeat(dims, e_l - s_l)]
+            g = np.arange(n)
+            for s0, e0 in zip(s_l.tolist(), e_l.tolist(), strict=True):
+                g[s0:e0] = s0 + np.argpartition(key[s0:e0], (e0 - s0) // 2)
+            Xp = Xp[g]
+            perm = perm[g]
         self.idx_array = perm
         self.node_data = np.zeros(
             n_nodes, dtype=[("start", np.intp), ("end", np.intp), ("is_leaf", bool)]
@@ -210,22 +225,12 @@ class KDTree:
         self.node_data["start"] = start
         self.node_data["end"] = end
         self.node_data["is_leaf"][n_internal:] = True
-        # Leaf boxes by segment reductions, internal boxes from their children, level by level.
-        Xp = Xs[perm]
-        lo = np.empty((n_nodes, d))
-        hi = np.empty((n_nodes, d))
-        leaves = np.arange(n_internal, n_nodes)
-        lo[leaves] = np.minimum.reduceat(Xp, start[leaves], axis=0)
-        hi[leaves] = np.maximum.reduceat(Xp, start[leaves], axis=0)
-        for level in range(self.n_levels - 2, -1, -1):
-            nodes = np.arange(2**level - 1, 2 ** (level + 1) - 1)
-            lo[nodes] = np.minimum(lo[2 * nodes + 1], lo[2 * nodes + 2])
-            hi[nodes] = np.maximum(hi[2 * nodes + 1], hi[2 * nodes + 2])
         self._lo, self._hi = lo, hi
         self.node_bounds = np.stack([lo, hi]) * self._scale
         # Points in tree order, plus a sentinel row at infinity for padded blocks.
         self._Xp = np.vstack([Xp, np.full((1, d), np.inf)])
         self._blocks: dict[int, np.ndarray] = {}
+        self._leaf_points = None
 
     def _level_blocks(self, level: int) -> np.ndarray:
         """Positions (into ``_Xp``) of each node's points at ``level``, padded with ``n``.
@@ -315,70 +320,95 @@ class KDTree:
             return np.sqrt(dist) * self._scale, ind
         return ind
 
+    def _merge(self, Q, qa, P, pos, k, best_d, best_p, tie):
+        """Merge the points ``P`` (tree positions ``pos``; one row per query ``qa``) into
+        the running best."""
+        a, w = pos.shape
+        cat_d = np.empty((a, k + w))
+        cat_d[:, :k] = best_d[qa]
+        D = P - Q[qa, None, :]
+        np.einsum("ijk,ijk->ij", D, D, out=cat_d[:, k:])
+        # Partitioning at k - 1 and k also tells whether the (k+1)-th smallest equals the
+        # k-th: a discarded point at the k-th distance, whose index may order before ours.
+        part = np.argpartition(cat_d, (k - 1, k), axis=1)
+        keep = part[:, :k]
+        new_d = np.take_along_axis(cat_d, keep, axis=1)
+        kth = np.take_along_axis(cat_d, part[:, k - 1 : k], axis=1)[:, 0]
+        nxt = np.take_along_axis(cat_d, part[:, k : k + 1], axis=1)[:, 0]
+        tie[qa] |= np.isfinite(kth) & (nxt == kth)
+        old_p = best_p[qa]
+        from_old = keep < k
+        new_p = np.where(
+            from_old,
+            np.take_along_axis(old_p, np.minimum(keep, k - 1), axis=1),
+            np.take_along_axis(pos, np.maximum(keep - k, 0), axis=1),
+        )
+        best_d[qa] = new_d
+        best_p[qa] = new_p
+
     def _query_chunk(self, Q, k: int):
         m, d = Q.shape
         n = self.data.shape[0]
-        Xp = self._Xp
-        # (1) An upper bound on each k-th distance from a node that holds at least k points.
+        L = self.n_levels - 1
+        if n <= _BRUTE_N:
+            return _brute_sq(Q, self.data / self._scale, k)
+        best_d = np.full((m, k), np.inf)
+        best_p = np.full((m, k), n, dtype=np.intp)
+        tie = np.zeros(m, dtype=bool)
+        # (1) The node, at the deepest level whose nodes hold at least k points, reached by
+        # following the nearer child box: its points give a first k best and a bound.
         sizes_min = n // 2 ** np.arange(self.n_levels)
         level0 = int(np.nonzero(sizes_min >= k)[0].max())
+        node0 = self._descend(Q, level0)
         block = self._level_blocks(level0)
-        pos = block[self._descend(Q, level0) - (2**level0 - 1)]
-        D = Xp[pos] - Q[:, None, :]
-        D = np.einsum("ijk,ijk->ij", D, D)
-        bound = np.partition(D, k - 1, axis=1)[:, k - 1]
-        # (2) Candidate leaves per query, nearest box first.
-        cq, cleaf, clb = self._candidates(Q, bound)
+        pos0 = block[node0 - (2**level0 - 1)]
+        self._merge(Q, np.arange(m), self._Xp[pos0], pos0, k, best_d, best_p, tie)
+        # (2) Candidate leaves per query, nearest box first, without those already seen.
+        cq, cleaf, clb = self._candidates(Q, best_d.max(axis=1))
+        h = L - level0
+        seen_first = (node0[cq] + 1) * 2**h - 1
+        fresh = (cleaf < seen_first) | (cleaf >= seen_first + 2**h)
+        cq, cleaf, clb = cq[fresh], cleaf[fresh], clb[fresh]
         order = np.lexsort((clb, cq))
         cq, cleaf, clb = cq[order], cleaf[order], clb[order]
         counts = np.bincount(cq, minlength=m)
         first = np.zeros(m + 1, dtype=np.intp)
         np.cumsum(counts, out=first[1:])
-        leaf_pos = self._level_blocks(self.n_levels - 1)
-        leaf0 = 2 ** (self.n_levels - 1) - 1
+        leaf_pos = self._level_blocks(L)
+        if self._leaf_points is None:
+            # Leaves' points as one contiguous (n_leaves, width, d) block: a leaf is then
+            # gathered by one copy, not row by row.
+            self._leaf_points = self._Xp[leaf_pos]
+        leaf0 = 2**L - 1
         width = leaf_pos.shape[1]
-        # (3) Visit leaves in rounds of 1, 2, 4, ... per query.
-        best_d = np.full((m, k), np.inf)
-        best_p = np.full((m, k), n, dtype=np.intp)
-        tie = np.zeros(m, dtype=bool)
-        done = 0
-        r = 1
+        clb_pad = np.append(clb, np.inf)
+        done = np.zeros(m, dtype=np.intp)
+        # (3) Rounds: each query takes its next leaves whose bound is within its current
+        # k-th distance (at most `cap` of them); queries taking equally many go together.
+        cap = 2
         while True:
-            kth = best_d[:, -1] if k == 1 else best_d.max(axis=1)
-            active = (
-                np.nonzero(
-                    (counts > done) & (clb[np.minimum(first[:-1] + done, len(clb) - 1)] <= kth)
-                )[0]
-                if len(clb)
-                else np.array([], dtype=np.intp)
-            )
-            if active.size == 0:
+            kth = best_d.max(axis=1)
+            # Bounds are sorted, so the leaves within kth form a prefix of what remains.
+            idx = first[:-1] + done
+            left = counts - done
+            probe = np.arange(cap)
+            slots = idx[:, None] + probe
+            okm = (probe < left[:, None]) & (clb_pad[np.minimum(slots, len(clb))] <= kth[:, None])
+            take = np.cumprod(okm, axis=1).sum(axis=1)
+            if not take.any():
                 break
-            take = np.minimum(r, counts[active] - done)
-            sub = max(1, _BLOCK // max(1, r * width * d))
-            for a0 in range(0, active.size, sub):
-                qa = active[a0 : a0 + sub]
-                ta = take[a0 : a0 + sub]
-                j = first[qa, None] + done + np.arange(r)
-                valid = np.arange(r) < ta[:, None]
-                j = np.where(valid, j, 0)
-                ok = valid & (clb[j] <= kth[qa, None])
-                leaves = cleaf[j] - leaf0
-                pos = np.where(ok[:, :, None], leaf_pos[leaves], n).reshape(qa.size, -1)
-                D = Xp[pos] - Q[qa, None, :]
-                D = np.einsum("ijk,ijk->ij", D, D)
-                cat_d = np.concatenate([best_d[qa], D], axis=1)
-                cat_p = np.concatenate([best_p[qa], pos], axis=1)
-                part = np.argpartition(cat_d, k - 1, axis=1)
-                new_d = np.take_along_axis(cat_d, part[:, :k], axis=1)
-                kth_new = new_d.max(axis=1)
-                rest = np.take_along_axis(cat_d, part[:, k:], axis=1)
-                tie[qa] |= np.isfinite(kth_new) & (rest == kth_new[:, None]).any(axis=1)
-                best_d[qa] = new_d
-                best_p[qa] = np.take_along_axis(cat_p, part[:, :k], axis=1)
-            done += r
-            r *= 2
-        ind = self.idx_array[best_p]
+            for t in np.unique(take[take > 0]):
+                qs = np.nonzero(take == t)[0]
+                sub = max(1, _BLOCK // max(1, t * width * d))
+                for a0 in range(0, qs.size, sub):
+                    qa = qs[a0 : a0 + sub]
+                    leaves = cleaf[idx[qa, None] + np.arange(t)] - leaf0
+                    pos = leaf_pos[leaves].reshape(qa.size, -1)
+                    P = self._leaf_points[leaves].reshape(qa.size, -1, d)
+                    self._merge(Q, qa, P, pos, k, best_d, best_p, tie)
+            done += take
+            cap *= 4
+        ind = self.idx_array[np.minimum(best_p, n - 1)]
         order = np.lexsort((ind, best_d), axis=1)
         best_d = np.take_along_axis(best_d, order, axis=1)
         ind = np.take_along_axis(ind, order, axis=1)
