@@ -39,20 +39,36 @@ def _select_k(rows, cols, d2, n_rows: int, k: int):
 
 def _brute_sq(Q: np.ndarray, X: np.ndarray, k: int):
     """Exact squared distances and indices of the ``k`` nearest rows of ``X`` for each row
-    of ``Q``, sorted by distance then index (``X`` and ``Q`` already scaled)."""
+    of ``Q``, sorted by distance then index (``X`` and ``Q`` already scaled).
+
+    Candidates are found with the matrix-product expansion ``|x|^2 + |q|^2 - 2 x^T q`` (BLAS)
+    about the mean of ``X``: every point whose expanded distance is within its rounding
+    bound of the k-th is kept, then the candidates' distances are recomputed from coordinate
+    differences and ranked by (distance, index).
+    """
     m, n = Q.shape[0], X.shape[0]
+    d = X.shape[1]
+    c = X.mean(axis=0)
+    Xc = X - c
+    xn = np.einsum("ij,ij->i", Xc, Xc)
+    # Rounding of the expansion: a few (d + 4) ulps of |q|^2 + |x|^2 (Higham, dot products).
+    slack_x = 4.0 * (d + 4) * np.finfo(float).eps
+    xmax = float(xn.max()) if n else 0.0
     out_d = np.empty((m, k))
     out_i = np.empty((m, k), dtype=np.intp)
-    step = max(1, _BLOCK // max(1, n * max(1, X.shape[1])))
+    step = max(1, _BLOCK // max(1, n))
     for s in range(0, m, step):
-        q = Q[s : s + step]
-        diff = q[:, None, :] - X[None, :, :]
-        D = np.einsum("ijk,ijk->ij", diff, diff)
+        q = Q[s : s + step] - c
+        qn = np.einsum("ij,ij->i", q, q)
+        D = q @ Xc.T
+        D *= -2.0
+        D += qn[:, None]
+        D += xn[None, :]
         t = np.partition(D, k - 1, axis=1)[:, k - 1]
-        rows, cols = np.nonzero(D <= t[:, None])
-        out_d[s : s + step], out_i[s : s + step] = _select_k(
-            rows, cols, D[rows, cols], q.shape[0], k
-        )
+        rows, cols = np.nonzero(D <= (t + slack_x * (qn + xmax))[:, None])
+        diff = Q[s + rows] - X[cols]
+        exact = np.einsum("ij,ij->i", diff, diff)
+        out_d[s : s + step], out_i[s : s + step] = _select_k(rows, cols, exact, q.shape[0], k)
     return out_d, out_i
 
 
