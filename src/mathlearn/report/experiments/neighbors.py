@@ -79,7 +79,6 @@ def bandwidth(ctx):
         axes[0].plot(ks, v, "--s", color=c, label=f"{name}: variance")
         axes[1].plot(ks, b2 + v, "-o", color=c, label=name)
     for ax in axes:
-        ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("window: k (k-NN), 2 n h (kernels)")
     axes[0].set_title("squared bias and variance")
