@@ -5,7 +5,6 @@ from __future__ import annotations
 import numbers
 import warnings
 
-import numba
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin, check_is_fitted
@@ -16,28 +15,54 @@ from ._kmeans_common import assign, inertia
 __all__ = ["DPMeans"]
 
 
-@numba.njit(cache=True)
-def _dp_assign(X, centers, n_centers, penalty, labels):  # pragma: no cover
+# Below this many rows the ordered pass runs in NumPy: one vectorised step per cluster
+# opened; above it, the compiled loop of ._kmeans_kernels.
+_KERNEL_MIN_ROWS = 20_000
+
+
+def _sq_dist_by_differences(X, c):
+    diff = X - c
+    return np.einsum("ij,ij->i", diff, diff)
+
+
+def _dp_assign(X, centers, n_centers, penalty, labels):
     """One ordered pass of step 2: open a cluster at ``x_i`` when every centre is farther
-    than ``penalty`` (in squared distance). ``centers`` has room for ``N`` rows."""
-    n, d = X.shape
-    for i in range(n):
-        best = np.inf
-        arg = 0
-        for k in range(n_centers):
-            s = 0.0
-            for j in range(d):
-                r = X[i, j] - centers[k, j]
-                s += r * r
-            if s < best:
-                best = s
-                arg = k
-        if best > penalty:
-            for j in range(d):
-                centers[n_centers, j] = X[i, j]
-            arg = n_centers
-            n_centers += 1
-        labels[i] = arg
+    than ``penalty`` (in squared distance). ``centers`` has room for ``N`` rows.
+
+    Point ``i`` sees the centres opened by the points before it. The NumPy route computes
+    every point's nearest existing centre at once, finds the first point farther than
+    ``penalty`` from all of them, opens its cluster and lowers the distances of the points
+    after it to the new centre; ties go to the lowest index, as in the sequential pass.
+    """
+    n = X.shape[0]
+    if n >= _KERNEL_MIN_ROWS:
+        from ._kmeans_kernels import _dp_assign as kernel
+
+        return kernel(X, centers, n_centers, penalty, labels)
+    best = np.full(n, np.inf)
+    arg = np.zeros(n, dtype=np.intp)
+    for k in range(n_centers):
+        dist = _sq_dist_by_differences(X, centers[k])
+        closer = dist < best
+        best[closer] = dist[closer]
+        arg[closer] = k
+    i = 0
+    while i < n:
+        far = np.flatnonzero(best[i:] > penalty)
+        if far.size == 0:
+            break
+        j = i + int(far[0])
+        centers[n_centers] = X[j]
+        arg[j] = n_centers
+        if j + 1 < n:
+            dist = _sq_dist_by_differences(X[j + 1 :], X[j])
+            tail_best, tail_arg = best[j + 1 :], arg[j + 1 :]
+            closer = dist < tail_best
+            tail_best[closer] = dist[closer]
+            tail_arg[closer] = n_centers
+        n_centers += 1
+        i = j + 1
+    labels[:] = arg
     return n_centers
 
 
