@@ -14,9 +14,11 @@ fresh Python process, three ways:
 
 Each is repeated ``R`` times (a fresh process and, for cold, a fresh empty cache each time)
 and the minimum is reported: the machine has two cores shared with other work, and the
-minimum is the figure least disturbed by it. ``import`` is the time to import the
-estimator's subpackage (``import mathlearn.cluster``, say; the peer's likewise), ``fit`` the
-first call of ``fit`` after it. Targets: first fit under 1 s cold and under 0.2 s warm.
+minimum is the figure least disturbed by it. Each cell gives the wall-clock time and, in
+brackets, the CPU time of the process (all its threads), which other work on the machine
+disturbs less. ``import`` is the time to import the estimator's subpackage
+(``import mathlearn.cluster``, say; the peer's likewise), ``fit`` the first call of ``fit``
+after it. Targets: first fit under 1 s cold and under 0.2 s warm.
 """
 
 from __future__ import annotations
@@ -72,16 +74,16 @@ elif kind == "binary":
     X = (X > 0).astype(float)
 elif kind == "univariate":
     X = X[:, :1]
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 est_cls = getattr(importlib.import_module(module), cls)
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 est = est_cls(**kwargs)
 if kind in ("regressor", "classifier"):
     est.fit(X, y)
 else:
     est.fit(X)
-t2 = time.perf_counter()
-print(json.dumps([t1 - t0, t2 - t1]))
+t2, c2 = time.perf_counter(), time.process_time()
+print(json.dumps([t1 - t0, t2 - t1, c1 - c0, c2 - c1]))
 """
 
 
@@ -101,7 +103,7 @@ def _kind(name: str, est) -> str:
     return "unsupervised"
 
 
-def _child(spec, cache_dir: str) -> tuple[float, float]:
+def _child(spec, cache_dir: str) -> tuple[float, float, float, float]:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(spec)],
@@ -141,7 +143,10 @@ def main(argv: list[str] | None = None) -> None:
             with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
                 cold.append(_child(spec, cache))
                 warm.append(_child(spec, cache))
-        imp = min(c[0] for c in cold + warm)
+
+        def cell(runs, i, fmt=".3f"):
+            return f"{min(r[i] for r in runs):{fmt}} ({min(r[i + 2] for r in runs):{fmt}})"
+
         t_cold = min(c[1] for c in cold)
         t_warm = min(w[1] for w in warm)
         peer_cells = ["", "", "", ""]
@@ -152,20 +157,15 @@ def main(argv: list[str] | None = None) -> None:
                     _child([kind, pmod, pcls, pkw, args.n, N_FEATURES], cache)
                     for _ in range(args.repeats)
                 ]
-            p_imp = min(p[0] for p in peer)
             p_fit = min(p[1] for p in peer)
             peer_cells = [
-                f"{p_imp:.3f}",
-                f"{p_fit:.4f}",
-                f"{t_cold / p_fit:.0f}",
+                cell(peer, 0),
+                cell(peer, 1, ".4f"),
+                f"{t_cold / p_fit:.1f}",
                 f"{t_warm / p_fit:.1f}",
             ]
-        print(
-            f"| {name} | {imp:.3f} | {t_cold:.3f} | {t_warm:.4f} | "
-            + " | ".join(peer_cells)
-            + " |",
-            flush=True,
-        )
+        cells = [cell(cold + warm, 0), cell(cold, 1), cell(warm, 1, ".4f"), *peer_cells]
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":
