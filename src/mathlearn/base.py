@@ -4,15 +4,25 @@ mathlearn estimators inherit scikit-learn's public base classes, so they work wi
 ``clone``, ``Pipeline``, ``GridSearchCV`` and the rest of the scikit-learn ecosystem. The
 mixins are listed first in a class's bases, as scikit-learn requires.
 
+``BaseEstimator`` is scikit-learn's, with hyperparameter validation from the class's
+declared ``_parameter_constraints`` (:mod:`mathlearn.utils._param_validation`); decorate
+``fit``-like methods with :func:`_fit_context` so they validate before they run.
+
+``BaseClassifier`` holds what every classifier shares: label encoding (``classes_``), and
+``predict``, ``predict_proba``, ``predict_log_proba`` and ``decision_function`` from a joint
+log-likelihood ``log p(x, y = c)``.
+
 ``ProbabilisticRegressorMixin`` adds the probabilistic prediction API shared by the Bayesian
 regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sample_y``.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+from sklearn.base import BaseEstimator as _SklearnBaseEstimator
 from sklearn.base import (
-    BaseEstimator,
     ClassifierMixin,
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
@@ -21,11 +31,16 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .utils.validation import check_random_state
+from .utils._param_validation import validate_parameter_constraints
+from .utils.extmath import logsumexp
+from .utils.validation import check_random_state, validate_data
 
 __all__ = [
+    "BaseClassifier",
     "BaseEstimator",
     "ClassifierMixin",
     "ClusterMixin",
@@ -37,6 +52,156 @@ __all__ = [
     "check_is_fitted",
     "clone",
 ]
+
+
+class BaseEstimator(_SklearnBaseEstimator):
+    """scikit-learn's ``BaseEstimator`` with declarative hyperparameter validation.
+
+    A subclass lists, for each constructor argument, the forms it may take in
+    ``_parameter_constraints`` (see :mod:`mathlearn.utils._param_validation`), and decorates
+    ``fit``, ``partial_fit``, ``fit_transform`` and ``fit_predict`` with :func:`_fit_context`.
+    Checks that depend on the data (``n_components <= n_features``) stay in ``fit``.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def _validate_params(self) -> None:
+        """Check every hyperparameter against ``_parameter_constraints``.
+
+        Raises
+        ------
+        mathlearn.exceptions.InvalidParameterError
+            Naming the parameter, the estimator, the allowed forms and the value given.
+        """
+        validate_parameter_constraints(
+            self._parameter_constraints, self.get_params(deep=False), type(self).__name__
+        )
+
+
+def _fit_context(fit_method):
+    """Decorator for ``fit``-like methods: validate the hyperparameters, then run.
+
+    Examples
+    --------
+    >>> from numbers import Integral
+    >>> from mathlearn.utils._param_validation import Interval
+    >>> class Counter(BaseEstimator):
+    ...     _parameter_constraints = {"n": [Interval(Integral, 1, None, closed="left")]}
+    ...     def __init__(self, n=1):
+    ...         self.n = n
+    ...     @_fit_context
+    ...     def fit(self, X=None, y=None):
+    ...         return self
+    >>> Counter(n=0).fit()
+    Traceback (most recent call last):
+    ...
+    mathlearn.exceptions.InvalidParameterError: The 'n' parameter of Counter must be an int \
+in the range [1, inf). Got 0 instead.
+    """
+
+    @functools.wraps(fit_method)
+    def wrapper(estimator, *args, **kwargs):
+        estimator._validate_params()
+        return fit_method(estimator, *args, **kwargs)
+
+    return wrapper
+
+
+class BaseClassifier(ClassifierMixin, BaseEstimator):
+    """Base for classifiers that score each class by a joint log-likelihood.
+
+    A subclass calls :meth:`_encode_labels` in ``fit`` (which sets ``classes_`` and returns
+    the labels as indices ``0 .. C - 1``) and implements ``_joint_log_likelihood(X)`` on
+    validated ``X``: an ``(n_samples, n_classes)`` array of ``log p(x, y = c)`` up to an
+    additive constant per row (for a discriminative model, the log of unnormalised class
+    probabilities). The base class then gives
+
+    * ``predict``: ``classes_[argmax_c log p(x, c)]``;
+    * ``predict_log_proba`` / ``predict_proba``: ``log p(c | x) = log p(x, c) -
+      logsumexp_c' log p(x, c')``, computed stably;
+    * ``decision_function``: for two classes the log-odds ``log p(c_1 | x) - log p(c_0 | x)``
+      (positive favours ``classes_[1]``, scikit-learn's convention), shape (n_samples,);
+      otherwise the log posteriors, shape (n_samples, n_classes).
+
+    Classifiers whose scores are not log-likelihoods (an SVM) override ``decision_function``
+    and ``predict``, and ``_has_predict_proba`` to say whether probabilities exist (for an
+    SVM only after Platt scaling); without them ``predict_proba`` is absent, so
+    ``hasattr(clf, "predict_proba")`` tells the truth. ``_validate_X_predict`` validates ``X``
+    at prediction time (finite float64 with the fitted number of features); override it for
+    other inputs.
+    """
+
+    def _has_predict_proba(self) -> bool:
+        return True
+
+    def _encode_labels(self, y, *, min_classes: int = 2) -> np.ndarray:
+        """Set ``classes_`` (sorted unique labels) and return ``y`` as class indices.
+
+        Raises
+        ------
+        ValueError
+            If ``y`` is not a classification target, or has fewer than ``min_classes``
+            classes.
+        """
+        check_classification_targets(y)
+        classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
+        if classes.shape[0] < min_classes:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least {min_classes} classes; "
+                f"got {classes.shape[0]} class ({', '.join(map(repr, classes))})."
+            )
+        self.classes_ = classes
+        return y_idx.ravel()
+
+    def _validate_X_predict(self, X):
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _joint_log_likelihood(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def decision_function(self, X):
+        """Log-odds of ``classes_[1]`` for two classes; log posteriors otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._validate_X_predict(X))
+        if jll.shape[1] == 2:
+            return jll[:, 1] - jll[:, 0]
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict(self, X):
+        """The class with the largest posterior probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._validate_X_predict(X))
+        return self.classes_[np.argmax(jll, axis=1)]
+
+    @available_if(lambda self: self._has_predict_proba())
+    def predict_log_proba(self, X):
+        """Log class posteriors ``log p(c | x)``, shape (n_samples, n_classes)."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._validate_X_predict(X))
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    @available_if(lambda self: self._has_predict_proba())
+    def predict_proba(self, X):
+        """Class posteriors ``p(c | x)``, shape (n_samples, n_classes); rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
 
 
 class ComponentNamesMixin(ClassNamePrefixFeaturesOutMixin):

@@ -6,7 +6,7 @@ users of either library.
 
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
-__all__ = ["ConvergenceWarning", "NotFittedError", "NumericalWarning"]
+__all__ = ["ConvergenceWarning", "InvalidParameterError", "NotFittedError", "NumericalWarning"]
 
 
 class NumericalWarning(UserWarning):
@@ -15,4 +15,13 @@ class NumericalWarning(UserWarning):
     Raised, for example, when a covariance matrix had to be regularised with jitter before
     its Cholesky factorisation succeeded. The result is usable, but the input was close to
     singular and the user should know.
+    """
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter or function argument has a type or value it may not take.
+
+    It subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's error of the same
+    name does), so code that catches either keeps working. The message names the parameter,
+    the estimator or function, every allowed form, and the value given.
     """

@@ -3,8 +3,11 @@
 Arrays are validated with scikit-learn's public helpers (``check_array``, ``validate_data``),
 which already reject NaN/inf, wrong dimensionality and empty input with clear messages. This
 module adds the checks that scikit-learn lacks: symmetric positive (semi-)definite matrices,
-positive scalars, probability vectors, and a ``check_random_state`` that accepts NumPy's
-``Generator`` as well as ``RandomState``.
+positive scalars, probability vectors, sample weights, and a ``check_random_state`` that
+accepts NumPy's ``Generator`` as well as ``RandomState``.
+
+Hyperparameters are not checked here but declared: see
+:mod:`mathlearn.utils._param_validation` and ``mathlearn.base._fit_context``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ __all__ = [
     "check_positive",
     "check_probability_vector",
     "check_random_state",
+    "check_sample_weight",
     "check_symmetric_psd",
     "validate_data",
 ]
@@ -160,3 +164,53 @@ def check_symmetric_psd(
                 f"{name} is not positive semi-definite (smallest eigenvalue {w[0]:.3g})."
             )
     return A
+
+
+def check_sample_weight(sample_weight, X, *, dtype=np.float64) -> np.ndarray:
+    """Validate per-sample weights for ``X`` and return them as a 1-D array.
+
+    Parameters
+    ----------
+    sample_weight : None, float or array-like of shape (n_samples,)
+        ``None`` gives unit weights; a number gives that weight to every sample.
+    X : array-like of shape (n_samples, ...)
+        The data the weights belong to (only its length is read).
+    dtype : dtype, default=float64
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If the weights have the wrong shape, are NaN/inf or negative, or are all zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_sample_weight(None, np.zeros((3, 2)))
+    array([1., 1., 1.])
+    """
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    if sample_weight is None:
+        return np.ones(n, dtype=dtype)
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        sample_weight = np.full(n, sample_weight, dtype=dtype)
+    else:
+        sample_weight = check_array(
+            sample_weight, ensure_2d=False, dtype=dtype, input_name="sample_weight"
+        )
+    if sample_weight.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D; got shape {sample_weight.shape}.")
+    if sample_weight.shape[0] != n:
+        raise ValueError(
+            f"sample_weight has {sample_weight.shape[0]} entries for {n} samples; they must match."
+        )
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight must be non-negative.")
+    if not np.any(sample_weight > 0):
+        raise ValueError("sample_weight must contain at least one non-zero weight.")
+    return sample_weight
