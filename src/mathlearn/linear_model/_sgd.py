@@ -121,7 +121,8 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
 
     stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (spec 000 M27, eq. 1.190;
     spec 003 §2.4 item 36). With ``alpha > 0`` it minimises the ridge objective instead. The
-    loop over samples is compiled with numba. :meth:`partial_fit` makes one pass over each
+    loop over samples is compiled with numba from 2 000 samples on (below, NumPy, with no
+    compilation). :meth:`partial_fit` makes one pass over each
     batch it is given, for data that arrive over time (the online use of LMS). Features on
     very different scales need standardising first, as for every gradient method (the
     step-size bound ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).
