@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("names", nargs="*")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--no-peer", action="store_true", help="skip scikit-learn's fits")
     args = parser.parse_args(argv)
 
     from mathlearn.utils import all_estimators
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         t_cold = min(c[1] for c in cold)
         t_warm = min(w[1] for w in warm)
         peer_cells = ["", "", "", ""]
-        if name in PEERS:
+        if name in PEERS and not args.no_peer:
             pmod, pcls, pkw = PEERS[name]
             with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
                 peer = [
