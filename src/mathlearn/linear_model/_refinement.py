@@ -50,6 +50,9 @@ _RANK_TOL = _EPS
 # this (see accurate_lstsq).
 _SKIP_TOL = 2.0**-48
 _TINY = np.finfo(np.float64).tiny
+# From this many rows on, the doubled-precision residuals of a refinement step are computed by
+# the parallel numba kernel of ._refinement_kernels; below, by the NumPy route here.
+_KERNEL_MIN_ROWS = 20_000
 
 
 _SPLITTER = 134217729.0  # 2^27 + 1 (Veltkamp's splitting constant for float64)
@@ -221,14 +224,28 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if refine:
         # Björck's refinement: each step solves [I As; As^T 0][dr; dz] = [f; g] through
         # As = Q R, with f = y - r - As z and g = -As^T r in doubled precision.
-        AT = np.multiply(A.T, d[:m, None]) if not intercept else np.empty((k, n))
-        if intercept:
-            np.multiply(A.T, d[:m, None], out=AT[:m])
-            AT[m] = d[m]
-        AT_hi, AT_lo = _split(AT)
+        if n >= _KERNEL_MIN_ROWS:
+            from ._refinement_kernels import _chunks
+            from ._refinement_kernels import _residuals_dd as kernel
+
+            n_chunks = _chunks(n)
+
+            def residuals(r, z):
+                f, g = kernel(A, y, r, d * z, intercept, n_chunks)
+                return f, d * g  # -As^T r = D (-A^T r), exactly
+        else:
+            AT = np.multiply(A.T, d[:m, None]) if not intercept else np.empty((k, n))
+            if intercept:
+                np.multiply(A.T, d[:m, None], out=AT[:m])
+                AT[m] = d[m]
+            AT_hi, AT_lo = _split(AT)
+
+            def residuals(r, z):
+                return _residuals_dd(AT, AT_hi, AT_lo, y, r, z)
+
         prev = np.max(np.abs(d * z))
         for it in range(1, max_iter + 1):
-            f, g = _residuals_dd(AT, AT_hi, AT_lo, y, r, z)
+            f, g = residuals(r, z)
             h = q_t(f)
             u = r_solve(g, trans=1)
             dz = r_solve(h[:k] - u)
