@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import mathlearn
-from mathlearn.cluster import _agglomerative, _dpmeans, _kmeans_common
+from mathlearn.cluster import _agglomerative, _kmeans_common
 from mathlearn.decomposition import _nmf
 from mathlearn.linear_model import _coordinate_descent, _sgd
 
@@ -33,22 +33,6 @@ def test_kmeans_assignment_routes_agree(rng, monkeypatch):
     d_small = _kmeans_common._sq_dist_to_assigned(X, C, labels)
     d_large = _kmeans_common._sq_dist_to_assigned(X, C, labels)
     np.testing.assert_allclose(d_small, d_large, rtol=1e-14)
-
-
-def test_dp_means_pass_routes_agree(rng, monkeypatch):
-    X = np.concatenate([rng.normal(size=(40, 3)) + 6 * c for c in range(4)])
-    rng.shuffle(X)
-    out = []
-    for threshold in (10**9, 0):
-        monkeypatch.setattr(_dpmeans, "_KERNEL_MIN_ROWS", threshold)
-        buf = np.empty((X.shape[0] + 1, 3))
-        buf[0] = X.mean(axis=0)
-        labels = np.empty(X.shape[0], dtype=np.intp)
-        k = _dpmeans._dp_assign(X, buf, 1, 4.0, labels)
-        out.append((k, labels, buf[:k].copy()))
-    assert out[0][0] == out[1][0]
-    np.testing.assert_array_equal(out[0][1], out[1][1])
-    np.testing.assert_array_equal(out[0][2], out[1][2])
 
 
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])

@@ -96,28 +96,3 @@ def _sq_dist_to_assigned(X, centers, labels):  # pragma: no cover
             s += r * r
         out[i] = s
     return out
-
-
-@njit()
-def _dp_assign(X, centers, n_centers, penalty, labels):  # pragma: no cover
-    """One ordered pass of step 2: open a cluster at ``x_i`` when every centre is farther
-    than ``penalty`` (in squared distance). ``centers`` has room for ``N`` rows."""
-    n, d = X.shape
-    for i in range(n):
-        best = np.inf
-        arg = 0
-        for k in range(n_centers):
-            s = 0.0
-            for j in range(d):
-                r = X[i, j] - centers[k, j]
-                s += r * r
-            if s < best:
-                best = s
-                arg = k
-        if best > penalty:
-            for j in range(d):
-                centers[n_centers, j] = X[i, j]
-            arg = n_centers
-            n_centers += 1
-        labels[i] = arg
-    return n_centers
