@@ -42,12 +42,14 @@ def _gap(r2, ry, l1, dual_norm, alpha_n):
     return gap + alpha_n * l1 - const * ry
 
 
-def _cd_gram_numpy(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
+def _cd_gram_numpy(G, Xty, yty, w, alpha_n, max_iter, tol, positive, X=None, y=None):
     """Coordinate descent on the Gram matrix in Python and NumPy; ``w`` is updated in place.
 
     The same iteration and stopping rule as the compiled kernel; with few features each
     coordinate step is a handful of scalar operations and one length-``D`` update of
-    ``q = X^T r``, so no compilation is needed.
+    ``q = X^T r``, so no compilation is needed. Given ``X`` and ``y``, the duality gap is
+    computed from the residual ``r = y - X w`` itself (as the compiled residual route does),
+    free of the cancellation in ``y^T y - w^T X^T y - w^T q`` near convergence.
     """
     m = w.shape[0]
     q = Xty - G @ w  # X^T r
@@ -79,11 +81,18 @@ def _cd_gram_numpy(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
             w_max = max(w_max, abs(new))
         if w_max == 0.0 or d_w_max / w_max < tol or it == max_iter - 1:
             # recompute q from scratch so that rounding drift cannot fake convergence
-            q = Xty - G @ w
-            wXty = float(w @ Xty)
-            r2 = max(yty - wXty - float(w @ q), 0.0)
+            if X is None:
+                q = Xty - G @ w
+                wXty = float(w @ Xty)
+                r2 = max(yty - wXty - float(w @ q), 0.0)
+                ry = yty - wXty
+            else:
+                r = y - X @ w
+                q = X.T @ r
+                r2 = float(r @ r)
+                ry = float(r @ y)
             dual_norm = float(np.max(q if positive else np.abs(q), initial=0.0))
-            gap = _gap(r2, yty - wXty, float(np.abs(w).sum()), dual_norm, alpha_n)
+            gap = _gap(r2, ry, float(np.abs(w).sum()), dual_norm, alpha_n)
             if gap < tol * max(yty, 1e-300):
                 break
     return gap, n_iter
@@ -109,14 +118,14 @@ class _Problem:
         if self.use_gram:
             self.G = np.ascontiguousarray(X.T @ X)
             self.Xty = X.T @ y
-        else:
+        if not self.use_gram or not self.compiled:
             self.X = np.asfortranarray(X)
 
     def solve(self, w, alpha, max_iter, tol, positive=False):
         alpha_n = alpha * self.n
         if not self.compiled:
             args = (self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol, positive)
-            return _cd_gram_numpy(*args)
+            return _cd_gram_numpy(*args, X=self.X, y=self.y)
         from ._cd_kernels import _cd_gram, _cd_residual
 
         if self.use_gram:
