@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._functional import grad as _ad_grad
-from ._tree import tree_flatten, tree_unflatten
+from ..utils._tree import tree_ravel
 
 __all__ = ["GradCheckResult", "check_grad", "numerical_grad"]
 
@@ -61,22 +61,6 @@ class GradCheckResult:
         )
 
 
-def _flat(tree) -> tuple[np.ndarray, Any, list]:
-    leaves, treedef = tree_flatten(tree)
-    arrays = [np.asarray(leaf, dtype=np.float64) for leaf in leaves]
-    flat = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0)
-    return flat, treedef, [a.shape for a in arrays]
-
-
-def _unflat(flat: np.ndarray, treedef, shapes) -> Any:
-    leaves, start = [], 0
-    for shape in shapes:
-        n = int(np.prod(shape))
-        leaves.append(flat[start : start + n].reshape(shape))
-        start += n
-    return tree_unflatten(treedef, leaves)
-
-
 def numerical_grad(f: Callable, x, *, eps: float = 1e-6) -> Any:
     """Central-difference gradient of a scalar function, in ``x``'s structure.
 
@@ -93,17 +77,17 @@ def numerical_grad(f: Callable, x, *, eps: float = 1e-6) -> Any:
     array or tree of arrays
         Same structure and shapes as ``x``, in float64.
     """
-    flat, treedef, shapes = _flat(x)
+    flat, unravel = tree_ravel(x)
     out = np.empty_like(flat)
     for i in range(flat.size):
         h = eps * max(1.0, abs(flat[i]))
         xp, xm = flat.copy(), flat.copy()
         xp[i] += h
         xm[i] -= h
-        fp = float(np.asarray(_value(f(_unflat(xp, treedef, shapes)))))
-        fm = float(np.asarray(_value(f(_unflat(xm, treedef, shapes)))))
+        fp = float(np.asarray(_value(f(unravel(xp)))))
+        fm = float(np.asarray(_value(f(unravel(xm)))))
         out[i] = (fp - fm) / (2 * h)
-    return _unflat(out, treedef, shapes)
+    return unravel(out)
 
 
 def _value(y):
@@ -154,8 +138,8 @@ def check_grad(
     """
     analytic = (grad or _ad_grad(f))(x)
     numerical = numerical_grad(f, x, eps=eps)
-    a, _, _ = _flat(analytic)
-    n, _, _ = _flat(numerical)
+    a = tree_ravel(analytic)[0]
+    n = tree_ravel(numerical)[0]
     if a.shape != n.shape:
         raise ValueError(f"gradient has {a.size} entries but x has {n.size}.")
     diff = np.abs(a - n)

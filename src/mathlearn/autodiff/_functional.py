@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ._tensor import Tensor, _as_array, backward
-from ._tree import tree_flatten, tree_unflatten
+from ..utils._tree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "value_and_grad"]
 

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autodiff import tree_map
+from ..utils._tree import tree_map
 from ._gd import _check_lr, _step_size
 from ._transform import GradientTransformation, Schedule
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autodiff import tree_map
+from ..utils._tree import tree_map
 from ._transform import GradientTransformation, Schedule
 
 __all__ = ["momentum", "nesterov", "sgd"]

@@ -15,27 +15,10 @@ import numpy as np
 from scipy.optimize import Bounds, OptimizeResult
 from scipy.optimize import minimize as _scipy_minimize
 
-from ..autodiff import tree_flatten, tree_unflatten
 from ..exceptions import ConvergenceWarning
+from ..utils._tree import tree_ravel
 
 __all__ = ["lbfgs"]
-
-
-def _flatten(tree) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    leaves, treedef = tree_flatten(tree)
-    arrays = [np.asarray(leaf, dtype=float) for leaf in leaves]
-    shapes = [a.shape for a in arrays]
-    flat = np.concatenate([a.ravel() for a in arrays])
-
-    def unflatten(v: np.ndarray) -> Any:
-        out, start = [], 0
-        for s in shapes:
-            n = int(np.prod(s))
-            out.append(v[start : start + n].reshape(s))
-            start += n
-        return tree_unflatten(treedef, out)
-
-    return flat, unflatten
 
 
 def lbfgs(
@@ -77,7 +60,7 @@ def lbfgs(
     >>> optim.lbfgs(f, np.zeros(2), bounds=(0.0, 1.0)).x
     array([1., 1.])
     """
-    x_flat, unflatten = _flatten(x0)
+    x_flat, unflatten = tree_ravel(x0)
     if bounds is not None and not isinstance(bounds, Bounds):
         if isinstance(x0, dict | list | tuple):
             raise ValueError("bounds are only supported for an array x0.")
@@ -91,7 +74,7 @@ def lbfgs(
 
     def f(v):
         value, g = fun_and_grad(unflatten(v))
-        g_flat, _ = _flatten(g)
+        g_flat = tree_ravel(g)[0]
         return float(value), g_flat
 
     history = [f(np.clip(x_flat, *(bounds.lb, bounds.ub)) if bounds is not None else x_flat)[0]]

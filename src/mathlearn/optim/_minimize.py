@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from ..autodiff import tree_map
 from ..exceptions import ConvergenceWarning
+from ..utils._tree import tree_map
 from ..utils.validation import check_random_state
 from ._transform import GradientTransformation, apply_updates, global_norm
 

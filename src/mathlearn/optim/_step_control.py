@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..autodiff import tree_map, tree_vdot
+from ..utils._tree import tree_map, tree_vdot
 from ._transform import GradientTransformation
 
 __all__ = ["adaptive_step", "backtracking_line_search"]

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autodiff import tree_flatten, tree_map
+from ..utils._tree import tree_flatten, tree_map
 
 __all__ = [
     "GradientTransformation",
