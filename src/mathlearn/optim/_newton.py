@@ -14,12 +14,10 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.optimize import OptimizeResult
 
-from ..autodiff import grad as ad_grad
-from ..autodiff import hessian as ad_hessian
 from ..exceptions import ConvergenceWarning
+from ..utils.linalg import cho_solve, cholesky
 
 __all__ = ["newton"]
 
@@ -29,19 +27,23 @@ def _newton_direction(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
 
     Far from a minimiser the Hessian may be indefinite and ``-H^{-1} g`` not a descent
     direction; adding ``tau I`` (Levenberg-Marquardt style) interpolates towards gradient
-    descent until the Cholesky factorisation succeeds.
+    descent until the Cholesky factorisation succeeds: ``tau = 0`` first, then
+    ``1e-8 max|diag H|`` doubling (the library's :func:`~mathlearn.utils.linalg.cholesky`).
     """
-    n = H.shape[0]
     scale = max(float(np.max(np.abs(np.diag(H)))), 1e-12)
-    tau = 0.0
-    for _ in range(60):
-        try:
-            L = sla.cholesky(H + tau * np.eye(n), lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            tau = max(2 * tau, 1e-8 * scale)
-            continue
-        return -sla.cho_solve((L, True), g, check_finite=False), tau
-    return -g, np.inf
+    try:
+        L, tau = cholesky(
+            H,
+            jitter=1e-8 * scale,
+            growth=2.0,
+            max_tries=59,
+            warn=False,
+            name="Hessian",
+            return_jitter=True,
+        )
+    except np.linalg.LinAlgError:
+        return -g, np.inf
+    return -cho_solve(L, g), tau
 
 
 def newton(
@@ -98,8 +100,12 @@ def newton(
     if x.ndim > 1:
         raise ValueError(f"x0 must be a 1-D array (or a scalar); got shape {x.shape}.")
     x = x.ravel()
-    grad = grad if grad is not None else ad_grad(fun)
-    hess = hess if hess is not None else ad_hessian(fun)
+    if grad is None or hess is None:
+        # Only then is automatic differentiation needed: optim itself does not depend on it.
+        from .. import autodiff
+
+        grad = grad if grad is not None else autodiff.grad(fun)
+        hess = hess if hess is not None else autodiff.hessian(fun)
     f, g = float(fun(x)), np.asarray(grad(x), dtype=float)
     history, grad_norms = [f], [float(np.linalg.norm(g))]
     nit, success, message, n_reg = 0, False, "", 0
