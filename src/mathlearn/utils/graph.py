@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .extmath import squared_distances
+from .extmath import _scaled_squared_distances, squared_distances
 
 __all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
 
@@ -46,19 +46,20 @@ def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
         raise ValueError(
             f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
         )
-    sq = np.einsum("ij,ij->i", X, X)
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
-        D = squared_distances(X[start:stop], X, X_norm_sq=sq[start:stop], Y_norm_sq=sq)
+        # Scaled squared distances (S, c) with d^2 = c^2 S: the distances sqrt(S) c stay
+        # finite even where their squares would overflow.
+        D, factor = _scaled_squared_distances(X[start:stop], X)
         rows = np.arange(stop - start)
         D[rows, rows + start] = np.inf  # a point is not its own neighbour
         part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
         d_part = np.take_along_axis(D, part, axis=1)
         order = np.argsort(d_part, axis=1, kind="stable")
         ind[start:stop] = np.take_along_axis(part, order, axis=1)
-        dist[start:stop] = np.sqrt(np.take_along_axis(d_part, order, axis=1))
+        dist[start:stop] = np.sqrt(np.take_along_axis(d_part, order, axis=1)) * factor
     return dist, ind
 
 

@@ -11,9 +11,11 @@ Cholesky factor of a covariance for sampling and log-densities.
 from __future__ import annotations
 
 import warnings
+from typing import Literal, overload
 
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 
 from ..exceptions import NumericalWarning
 
@@ -26,20 +28,49 @@ __all__ = [
     "lstsq",
     "qr_eigh",
     "solve_psd",
+    "solve_psd_batched",
     "solve_triangular",
 ]
 
 solve_triangular = sla.solve_triangular
 
 
+@overload
 def cholesky(
-    A,
+    A: ArrayLike,
+    *,
+    jitter: str | float | None = ...,
+    max_tries: int = ...,
+    warn: bool = ...,
+    name: str = ...,
+    growth: float = ...,
+    return_jitter: Literal[False] = ...,
+) -> np.ndarray: ...
+
+
+@overload
+def cholesky(
+    A: ArrayLike,
+    *,
+    jitter: str | float | None = ...,
+    max_tries: int = ...,
+    warn: bool = ...,
+    name: str = ...,
+    growth: float = ...,
+    return_jitter: Literal[True],
+) -> tuple[np.ndarray, float]: ...
+
+
+def cholesky(
+    A: ArrayLike,
     *,
     jitter: str | float | None = "auto",
     max_tries: int = 6,
     warn: bool = True,
     name: str = "matrix",
-) -> np.ndarray:
+    growth: float = 10.0,
+    return_jitter: bool = False,
+) -> np.ndarray | tuple[np.ndarray, float]:
     """Lower Cholesky factor ``L`` with ``L @ L.T == A``, adding jitter only if needed.
 
     Parameters
@@ -55,11 +86,17 @@ def cholesky(
         Emit a ``NumericalWarning`` naming the jitter that was added.
     name : str
         Name of the matrix in messages.
+    growth : float, default=10.0
+        Factor by which the jitter grows after each failed try.
+    return_jitter : bool, default=False
+        Also return the jitter that was added (``0.0`` when none was needed).
 
     Returns
     -------
     L : ndarray of shape (n, n)
         Lower-triangular factor of ``A + jitter * I``.
+    jitter : float
+        Only with ``return_jitter=True``: the jitter added to the diagonal.
 
     Raises
     ------
@@ -71,8 +108,11 @@ def cholesky(
         raise ValueError(f"{name} must be square; got shape {A.shape}.")
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains NaN or infinity.")
+    if not growth > 1:
+        raise ValueError(f"growth must be greater than 1; got {growth}.")
     try:
-        return sla.cholesky(A, lower=True, check_finite=False)
+        L = sla.cholesky(A, lower=True, check_finite=False)
+        return (L, 0.0) if return_jitter else L
     except np.linalg.LinAlgError:
         if jitter is None:
             raise np.linalg.LinAlgError(f"{name} is not positive definite.") from None
@@ -86,7 +126,7 @@ def cholesky(
         try:
             L = sla.cholesky(A + eps * eye, lower=True, check_finite=False)
         except np.linalg.LinAlgError:
-            eps *= 10.0
+            eps *= growth
             continue
         if warn:
             warnings.warn(
@@ -95,9 +135,9 @@ def cholesky(
                 NumericalWarning,
                 stacklevel=2,
             )
-        return L
+        return (L, eps) if return_jitter else L
     raise np.linalg.LinAlgError(
-        f"{name} is not positive definite, even with {eps / 10:.3g} added to its diagonal."
+        f"{name} is not positive definite, even with {eps / growth:.3g} added to its diagonal."
     )
 
 
@@ -340,3 +380,82 @@ def qr_eigh(
     w = np.diag(Ak).copy()
     order = np.argsort(w)[::-1]
     return w[order], V[:, order], it
+
+
+def solve_psd_batched(
+    A: ArrayLike, B: ArrayLike, *, jitter: str | float | None = None, name: str = "matrix"
+) -> np.ndarray:
+    """Solve ``A[i] X[i] = B[i]`` for a stack of symmetric positive definite matrices.
+
+    Every member is factorised ``A[i] = L[i] L[i]^T`` (all at once through LAPACK's batched
+    ``potrf``) and solved by the two triangular systems; a member that is not positive
+    definite falls back to :func:`cholesky` (with ``jitter``), so that the error or the
+    jitter warning names it.
+
+    Parameters
+    ----------
+    A : array-like of shape (*batch, n, n)
+        Symmetric positive definite matrices; only their lower triangles are read.
+    B : array-like of shape (*batch, n) or (*batch, n, k)
+        Right-hand sides, one vector (or ``k`` columns) per member. The leading axes of ``A``
+        and ``B`` broadcast.
+    jitter : {None, "auto"} or float, default=None
+        As in :func:`cholesky`; ``None`` raises on a matrix that is not positive definite.
+    name : str, default="matrix"
+        Name of the matrices in messages.
+
+    Returns
+    -------
+    X : ndarray of shape (*batch, n) or (*batch, n, k)
+        The solutions.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match or an entry is NaN or infinite.
+    numpy.linalg.LinAlgError
+        If a member is not positive definite (even with the jitter tried), naming it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import solve_psd_batched
+    >>> A = np.array([[[2.0, 0.0], [0.0, 4.0]], [[2.0, 1.0], [1.0, 2.0]]])
+    >>> solve_psd_batched(A, np.array([[2.0, 4.0], [3.0, 3.0]]))
+    array([[1., 1.],
+           [1., 1.]])
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"{name} must be a stack of square matrices; got shape {A.shape}.")
+    n = A.shape[-1]
+    vector = B.ndim == A.ndim - 1
+    Bm = B[..., None] if vector else B
+    if Bm.ndim < 2 or Bm.shape[-2] != n:
+        raise ValueError(
+            f"B must have shape (*batch, {n}) or (*batch, {n}, k) to match {name} of shape "
+            f"{A.shape}; got {B.shape}."
+        )
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(Bm))):
+        raise ValueError(f"{name} or B contains NaN or infinity.")
+    batch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+    # Symmetrise from the lower triangle, as LAPACK reads it.
+    A = np.tril(A) + np.swapaxes(np.tril(A, -1), -1, -2)
+    try:
+        L = np.linalg.cholesky(A)
+        if not np.all(np.isfinite(L)):
+            raise np.linalg.LinAlgError
+    except np.linalg.LinAlgError:
+        flat = A.reshape(-1, n, n)
+        L = np.empty_like(flat)
+        for i in range(flat.shape[0]):
+            idx = [int(j) for j in np.unravel_index(i, A.shape[:-2])]
+            member = f"{name}{idx}" if A.ndim > 2 else name
+            L[i] = cholesky(flat[i], jitter=jitter, name=member)
+        L = L.reshape(A.shape)
+    L = np.broadcast_to(L, (*batch, n, n))
+    Bm = np.broadcast_to(Bm, (*batch, *Bm.shape[-2:]))
+    # Forward then backward substitution, batched (LAPACK gesv on the triangular factors).
+    X = np.linalg.solve(np.swapaxes(L, -1, -2), np.linalg.solve(L, Bm))
+    return X[..., 0] if vector else X
