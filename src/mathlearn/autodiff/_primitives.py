@@ -119,13 +119,20 @@ divide = Primitive(
     ),
 )
 negative = Primitive("negative", np.negative, (lambda g, ans, x: -g,))
-# d x^p / dx = p x^(p-1);  d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a
-# zero base contributes x^p log 1 = 0 instead of 0 * (-inf) = NaN.
+# d x^p / dx = p x^(p-1), which is 0 for p = 0 whatever x (x^0 = 1 is constant): the
+# exponent p - 1 is replaced by 1 there, so that 0 * 0^(-1) = 0 * inf = NaN never arises.
+# d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a zero base contributes
+# x^p log 1 = 0 instead of 0 * (-inf) = NaN.
+def _power_vjp_x(g, ans, x, p):
+    exponent = where(np.asarray(_value(p)) == 0, 1.0, p - 1)
+    return _unbroadcast(g * p * x**exponent, np.shape(x))
+
+
 power = Primitive(
     "power",
     np.power,
     (
-        lambda g, ans, x, p: _unbroadcast(g * p * x ** (p - 1), np.shape(x)),
+        _power_vjp_x,
         lambda g, ans, x, p: _unbroadcast(
             g * ans * log(where(_value(x) == 0, 1.0, x)), np.shape(p)
         ),
@@ -204,9 +211,20 @@ def _max_vjp(g, ans, x, axis=None, keepdims=False):
 
 
 def _logsumexp_vjp(g, ans, x, axis=None, keepdims=False):
-    # d logsumexp(x) / dx = softmax(x) = exp(x - logsumexp(x)).
+    # d logsumexp(x) / dx = softmax(x) = exp(x - logsumexp(x)). Where every entry is -inf
+    # (logsumexp = -inf) the softmax is the limit of that of (c, ..., c) as c -> -inf: the
+    # uniform weights, instead of exp(-inf - (-inf)) = NaN.
     kshape = _keepdims_shape(np.shape(x), axis)
-    return reshape(g, kshape) * exp(x - reshape(ans, kshape))
+    ans_k = np.reshape(_value(ans), kshape)
+    empty = np.isneginf(ans_k)
+    if not np.any(empty):
+        return reshape(g, kshape) * exp(x - reshape(ans, kshape))
+    xv = np.asarray(_value(x))
+    uniform = np.where(empty, 1.0, 0.0) / np.prod(
+        [n for n, k in zip(np.shape(xv), kshape, strict=True) if k == 1]
+    )
+    safe_ans = where(empty, 0.0, reshape(ans, kshape))
+    return reshape(g, kshape) * (exp(x - safe_ans) + np.broadcast_to(uniform, np.shape(xv)))
 
 
 sum = Primitive("sum", np.sum, (_sum_vjp,))

@@ -455,7 +455,7 @@ class MultivariateNormal(Distribution):
 
         Returns shape ``size + batch_shape + (d,)``.
         """
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         eps = rng.standard_normal((*size, *self.batch_shape, self.dim))
         if self._L.ndim == 2:

@@ -228,7 +228,7 @@ class ProbabilityTable(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Joint samples: integer array of shape ``size + (n_variables,)``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         flat = rng.choice(self._p.size, size=size, p=self._p.ravel())
         return np.stack(np.unravel_index(flat, self._p.shape), axis=-1)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
 
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
 from ..utils.validation import check_random_state
 from ._results import ImportanceResult, MCEstimate, RejectionResult
 
@@ -69,6 +71,12 @@ def _values(f, x, n) -> np.ndarray:
     return v
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+    }
+)
 def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     r"""Plain Monte Carlo estimate of :math:`E_p[f(x)]` with its standard error.
 
@@ -103,7 +111,7 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     True
     """
     n = _check_n(n_samples, minimum=2)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     v = _values(f, _draw(sampler, n, rng), n)
     est = v.mean(axis=0)
     se = v.std(axis=0, ddof=1) / np.sqrt(n)
@@ -112,6 +120,14 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     return MCEstimate(est, se, n)
 
 
+@validate_params(
+    {
+        "size": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+        "max_proposals": [Interval(Integral, 1, None, closed="left"), None],
+        "rtol": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def rejection_sample(
     target_logpdf,
     proposal,
@@ -171,7 +187,7 @@ def rejection_sample(
     """
     size = _check_n(size, "size")
     _check_proposal(proposal)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     log_p = _logpdf(target_logpdf)
     log_q = _logpdf(proposal)
     log_bound = float(log_bound)
@@ -214,6 +230,11 @@ def rejection_sample(
     return RejectionResult(samples[:size], n_prop, n_acc / n_prop)
 
 
+@validate_params(
+    {
+        "log": ["boolean"],
+    }
+)
 def effective_sample_size(weights, *, log: bool = False) -> float:
     r"""Kish's effective sample size :math:`(\sum_i w_i)^2 / \sum_i w_i^2`.
 
@@ -244,9 +265,19 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
         return float(np.exp(2 * logsumexp(w) - logsumexp(2 * w)))
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise ValueError("weights must be finite, non-negative and not all zero.")
-    return float(w.sum() ** 2 / np.sum(w**2))
+    # Scale-free: divide by the largest weight first, so that neither sum overflows (nor
+    # underflows) whatever the weights' magnitude.
+    v = w / w.max()
+    return float(v.sum() ** 2 / np.sum(v**2))
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+        "self_normalised": ["boolean"],
+    }
+)
 def importance_sampling(
     f,
     target_logpdf,
@@ -295,7 +326,7 @@ def importance_sampling(
     """
     n = _check_n(n_samples, minimum=2)
     _check_proposal(proposal)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     x = _draw(proposal, n, rng)
     logw = np.asarray(_logpdf(target_logpdf)(x), dtype=float) - np.asarray(
         _logpdf(proposal)(x), dtype=float
@@ -324,6 +355,15 @@ def importance_sampling(
     return ImportanceResult(est, se, x, wbar, logw, ess, log_z, self_normalised)
 
 
+@validate_params(
+    {
+        "rng": ["random_state"],
+        "ppf": [callable, None],
+        "cdf": [callable, None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def inverse_cdf_sample(
     size,
     rng=None,
@@ -373,7 +413,7 @@ def inverse_cdf_sample(
     >>> x.shape
     (5,)
     """
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     if (ppf is None) == (cdf is None):
         raise ValueError("give exactly one of ppf and cdf.")
     u = rng.random(size)

@@ -8,10 +8,12 @@ alike. The notes name them (spec 000 M28); Adam and Nadam are written out in spe
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map
 from ._gd import _check_lr, _step_size
 from ._transform import GradientTransformation, Schedule
@@ -39,6 +41,12 @@ class AdamState(NamedTuple):
     nu: Any  # second moment v_t
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTransformation:
     """AdaGrad (Duchi, Hazan and Singer, 2011).
 
@@ -81,6 +89,13 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "decay": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def rmsprop(
     learning_rate: float | Schedule, decay: float = 0.9, eps: float = 1e-8
 ) -> GradientTransformation:
@@ -156,6 +171,14 @@ def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "b1": [Interval(Real, 0, 1, closed="left")],
+        "b2": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def adam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:
@@ -178,6 +201,14 @@ def adam(
     return _adam(learning_rate, b1, b2, eps, nesterov=False)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "b1": [Interval(Real, 0, 1, closed="left")],
+        "b2": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def nadam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:

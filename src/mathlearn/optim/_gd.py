@@ -12,10 +12,12 @@ Nesterov (spec 004 §4; Sutskever et al. 2013): the gradient is taken at the loo
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map
 from ._transform import GradientTransformation, Schedule
 
@@ -40,6 +42,11 @@ class MomentumState(NamedTuple):
     velocity: Any  # Delta_t, with the parameters' structure
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+    }
+)
 def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     """Gradient descent: ``updates = -gamma_t * g``.
 
@@ -81,6 +88,12 @@ def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "momentum": [Interval(Real, 0, 1, closed="left")],
+    }
+)
 def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
     """Heavy-ball momentum: ``Delta <- alpha Delta - gamma_t g``, ``updates = Delta``.
 
@@ -126,6 +139,12 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "momentum": [Interval(Real, 0, 1, closed="left")],
+    }
+)
 def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
     """Nesterov momentum, with the gradient taken at the look-ahead point.
 

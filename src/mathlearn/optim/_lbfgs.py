@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -16,11 +17,20 @@ from scipy.optimize import Bounds, OptimizeResult
 from scipy.optimize import minimize as _scipy_minimize
 
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_ravel
 
 __all__ = ["lbfgs"]
 
 
+@validate_params(
+    {
+        "fun_and_grad": [callable],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "memory": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def lbfgs(
     fun_and_grad: Callable[[Any], tuple[float, Any]],
     x0: Any,
@@ -42,15 +52,20 @@ def lbfgs(
         (``-np.inf``/``np.inf`` or ``None`` for no bound). Not supported for dict ``x0``.
     max_iter : int, default=1000
     tol : float, default=1e-6
-        SciPy's ``gtol``: stop when the largest projected-gradient entry is at most ``tol``.
+        Stop when the largest projected-gradient entry is at most ``tol`` (SciPy's ``gtol``).
+        This is the only stopping rule besides ``max_iter``: SciPy's relative-decrease rule
+        (``ftol``) is switched off, since it would otherwise stop first and leave the
+        gradient far above ``tol``. ``success`` is true only when the rule holds at the
+        returned point and the objective there is finite.
     memory : int, default=10
         Number of correction pairs kept (SciPy's ``maxcor``).
 
     Returns
     -------
     scipy.optimize.OptimizeResult
-        SciPy's result with ``x`` in ``x0``'s structure, ``jac`` likewise, and ``history``
-        (objective at ``x0`` and after each iteration).
+        SciPy's result with ``x`` in ``x0``'s structure, ``jac`` likewise, ``history``
+        (objective at ``x0`` and after each iteration) and ``projected_grad_norm`` (largest
+        projected-gradient entry at ``x``).
 
     Examples
     --------
@@ -89,8 +104,24 @@ def lbfgs(
         method="L-BFGS-B",
         bounds=bounds,
         callback=record,
-        options={"maxiter": max_iter, "gtol": tol, "maxcor": memory},
+        options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxcor": memory},
     )
+    # Judge convergence here, by the rule asked for: the projected gradient
+    # P(x - g) - x (P the projection onto the box) has no entry above tol.
+    x_end, g_end = np.asarray(res.x, dtype=float), np.asarray(res.jac, dtype=float)
+    step = x_end - g_end
+    if bounds is not None:
+        step = np.clip(step, bounds.lb, bounds.ub)
+    pg = float(np.max(np.abs(step - x_end), initial=0.0))
+    res.projected_grad_norm = pg
+    if not np.isfinite(res.fun):
+        res.success = False
+        res.message = f"the objective is not finite ({res.fun}) at the returned point."
+    elif not pg <= tol:
+        res.success = False
+        res.message = f"largest projected-gradient entry {pg:.3g} > tol = {tol:g} ({res.message})."
+    else:
+        res.success = True
     if not res.success:
         warnings.warn(
             f"L-BFGS-B did not converge: {res.message}", ConvergenceWarning, stacklevel=2

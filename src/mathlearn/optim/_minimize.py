@@ -10,12 +10,14 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map
 from ..utils.validation import check_random_state
 from ._transform import GradientTransformation, apply_updates, global_norm
@@ -27,6 +29,16 @@ def _copy_params(x0: Any) -> Any:
     return tree_map(lambda p: np.array(p, dtype=np.result_type(p, 0.0)), x0)
 
 
+@validate_params(
+    {
+        "fun_and_grad": [callable],
+        "optimizer": [GradientTransformation],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "callback": [callable, None],
+        "fun": [callable, None],
+    }
+)
 def minimize(
     fun_and_grad: Callable[[Any], tuple[float, Any]],
     x0: Any,
@@ -126,6 +138,15 @@ def minimize(
     )
 
 
+@validate_params(
+    {
+        "grad_sum": [callable],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+        "replace": ["boolean"],
+    }
+)
 def minibatch_gradient(
     grad_sum: Callable[[Any, np.ndarray], Any],
     params: Any,
@@ -186,6 +207,20 @@ def minibatch_gradient(
     return tree_map(lambda g: factor * np.asarray(g), grad_sum(params, idx)), idx
 
 
+@validate_params(
+    {
+        "fun_and_grad_sum": [callable],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "optimizer": [GradientTransformation],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "replace": ["boolean"],
+        "random_state": ["random_state"],
+        "fun": [callable, None],
+        "record_every": [Interval(Integral, 1, None, closed="left")],
+        "callback": [callable, None],
+    }
+)
 def minimize_stochastic(
     fun_and_grad_sum: Callable[[Any, np.ndarray], tuple[float, Any]],
     x0: Any,

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
 from ..utils.linalg import cho_solve, cholesky
 
 __all__ = ["newton"]
@@ -46,6 +48,19 @@ def _newton_direction(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
     return -cho_solve(L, g), tau
 
 
+@validate_params(
+    {
+        "fun": [callable],
+        "grad": [callable, None],
+        "hess": [callable, None],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "line_search": ["boolean"],
+        "c": [Interval(Real, 0, 1, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+        "callback": [callable, None],
+    }
+)
 def newton(
     fun: Callable[[np.ndarray], float],
     x0,

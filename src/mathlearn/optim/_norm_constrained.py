@@ -7,11 +7,13 @@ one SVD (notes 003 L1835-1943, spec 003 §2.3 item 29, §2.4 item 40).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import brentq
 
+from ..utils._param_validation import Interval, validate_params
 from ._arrays import _as_2d
 
 __all__ = ["NormConstrainedResult", "norm_constrained_least_squares", "ridge_squared_norm"]
@@ -39,6 +41,11 @@ def _ridge_from_svd(s, z, Vt, alpha):
     return Vt.T @ (w * z)
 
 
+@validate_params(
+    {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def ridge_squared_norm(X, y, alpha: float) -> float:
     """``||theta_ridge(alpha)||^2`` with ``theta_ridge = (X^T X + alpha I)^{-1} X^T y``.
 
@@ -74,6 +81,12 @@ class NormConstrainedResult:
     binding: bool
 
 
+@validate_params(
+    {
+        "radius_sq": [Interval(Real, 0, None, closed="neither")],
+        "noise_var": [Interval(Real, 0, None, closed="neither")],
+    }
+)
 def norm_constrained_least_squares(
     X, y, radius_sq: float, *, noise_var: float = 1.0
 ) -> NormConstrainedResult:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import OptimizeResult, nnls
 
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
 from ._arrays import _as_2d
 
 __all__ = ["KKTResult", "check_kkt", "project_box", "project_l2_ball", "projected_gradient"]
@@ -28,6 +30,11 @@ def project_box(lower, upper) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: np.clip(x, lower, upper)
 
 
+@validate_params(
+    {
+        "radius": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def project_l2_ball(radius: float, center=0.0) -> Callable[[np.ndarray], np.ndarray]:
     """Euclidean projection onto ``{x : ||x - center|| <= radius}``."""
     if not radius >= 0:
@@ -41,6 +48,15 @@ def project_l2_ball(radius: float, center=0.0) -> Callable[[np.ndarray], np.ndar
     return project
 
 
+@validate_params(
+    {
+        "fun_and_grad": [callable],
+        "project": [callable],
+        "step": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def projected_gradient(
     fun_and_grad: Callable[[np.ndarray], tuple[float, np.ndarray]],
     x0,
@@ -93,8 +109,14 @@ def projected_gradient(
     f, g = fun_and_grad(x)
     gamma = 1.0 if step is None else float(step)
     history, nit = [float(f)], 0
-    success = bool(np.linalg.norm(x - project(x - g)) <= tol)
-    while not success and nit < max_iter:
+
+    def stationary(x, f, g) -> bool:
+        # x is optimal iff x = P_C(x - grad f(x)): the natural residual measures
+        # stationarity; a non-finite objective or gradient is never a solution.
+        return bool(np.isfinite(f) and np.linalg.norm(x - project(x - g)) <= tol)
+
+    success = stationary(x, f, g)
+    while not success and nit < max_iter and np.isfinite(f) and np.all(np.isfinite(g)):
         for _ in range(100):
             x_new = project(x - gamma * g)
             f_new, g_new = fun_and_grad(x_new)
@@ -104,20 +126,25 @@ def projected_gradient(
             # decrease f(x+) <= f(x) + g^T d + ||d||^2 / (2 gamma) (exactly so on quadratics)
             # and, unlike comparing function values, is not defeated by round-off near the
             # solution.
-            if step is not None or gamma * np.linalg.norm(g_new - g) <= np.linalg.norm(d):
+            # A non-finite objective at the trial point also shrinks the step.
+            if step is not None or (
+                np.isfinite(f_new) and gamma * np.linalg.norm(g_new - g) <= np.linalg.norm(d)
+            ):
                 break
             gamma *= 0.5
         nit += 1
         x, f, g = x_new, f_new, g_new
         history.append(float(f))
-        # x is optimal iff x = P_C(x - grad f(x)): the natural residual measures stationarity.
-        success = bool(np.linalg.norm(x - project(x - g)) <= tol)
+        success = stationary(x, f, g)
         if step is None:
             gamma *= 2.0  # let the step grow back: backtracking alone only shrinks it
     if not success:
+        if not (np.isfinite(f) and np.all(np.isfinite(g))):
+            reason = f"the objective or its gradient became non-finite (f = {float(f)})"
+        else:
+            reason = f"max_iter = {max_iter} reached"
         warnings.warn(
-            f"projected_gradient: max_iter = {max_iter} reached before the natural residual "
-            f"fell below tol = {tol:g}.",
+            f"projected_gradient: {reason} before the natural residual fell below tol = {tol:g}.",
             ConvergenceWarning,
             stacklevel=2,
         )
@@ -169,6 +196,12 @@ class KKTResult:
         )
 
 
+@validate_params(
+    {
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "active_tol": [Interval(Real, 0, None, closed="left"), None],
+    }
+)
 def check_kkt(
     grad,
     *,

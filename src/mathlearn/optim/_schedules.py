@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Real
+
+from ..utils._param_validation import Interval, validate_params
 
 __all__ = ["constant_schedule", "exponential_decay", "robbins_monro"]
 
@@ -12,6 +15,11 @@ def _check_positive(value: float, name: str) -> None:
         raise ValueError(f"{name} must be positive; got {value}.")
 
 
+@validate_params(
+    {
+        "value": [Interval(Real, 0, None, closed="neither")],
+    }
+)
 def constant_schedule(value: float) -> Callable[[int], float]:
     """``gamma_t = value``.
 
@@ -25,6 +33,13 @@ def constant_schedule(value: float) -> Callable[[int], float]:
     return lambda t: value
 
 
+@validate_params(
+    {
+        "init_value": [Interval(Real, 0, None, closed="neither")],
+        "decay_rate": [Interval(Real, 0, 1, closed="right")],
+        "transition_steps": [Interval(Real, 0, None, closed="neither")],
+    }
+)
 def exponential_decay(
     init_value: float, decay_rate: float, transition_steps: int = 1
 ) -> Callable[[int], float]:
@@ -46,6 +61,13 @@ def exponential_decay(
     return lambda t: init_value * decay_rate ** (t / transition_steps)
 
 
+@validate_params(
+    {
+        "init_value": [Interval(Real, 0, None, closed="neither")],
+        "t0": [Interval(Real, 0, None, closed="neither")],
+        "power": [Interval(Real, None, None, closed="neither")],
+    }
+)
 def robbins_monro(
     init_value: float, t0: float = 1.0, power: float = 1.0
 ) -> Callable[[int], float]:

@@ -7,8 +7,10 @@ Both treat their input ``updates`` as the gradient ``g`` and need the objective:
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any, NamedTuple
 
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map, tree_vdot
 from ._transform import GradientTransformation
 
@@ -32,6 +34,13 @@ class AdaptiveStepState(NamedTuple):
     n_rejected: int
 
 
+@validate_params(
+    {
+        "initial_step": [Interval(Real, 0, None, closed="neither")],
+        "grow": [Interval(Real, 1, None, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+    }
+)
 def adaptive_step(
     initial_step: float = 0.1, grow: float = 1.2, shrink: float = 0.5
 ) -> GradientTransformation:
@@ -97,6 +106,14 @@ class LineSearchState(NamedTuple):
     n_evaluations: int  # objective evaluations spent in searches so far
 
 
+@validate_params(
+    {
+        "initial_step": [Interval(Real, 0, None, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+        "c": [Interval(Real, 0, 1, closed="neither")],
+        "max_backtracks": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def backtracking_line_search(
     initial_step: float = 1.0, shrink: float = 0.5, c: float = 1e-4, max_backtracks: int = 50
 ) -> GradientTransformation:

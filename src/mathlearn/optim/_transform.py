@@ -17,10 +17,12 @@ Parameters are an array or a dict (list, tuple) of arrays; every optimiser works
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_flatten, tree_map
 
 __all__ = [
@@ -84,11 +86,21 @@ def _stateless(fn: Callable[[Any], Any]) -> GradientTransformation:
     return GradientTransformation(lambda params: (), lambda u, s, p=None, **kw: (fn(u), s))
 
 
+@validate_params(
+    {
+        "factor": [Interval(Real, None, None, closed="neither")],
+    }
+)
 def scale(factor: float) -> GradientTransformation:
     """Multiply the updates by a constant (``scale(-lr)`` turns a direction into a step)."""
     return _stateless(lambda u: tree_map(lambda x: factor * x, u))
 
 
+@validate_params(
+    {
+        "max_abs": [Interval(Real, 0, None, closed="neither")],
+    }
+)
 def clip(max_abs: float) -> GradientTransformation:
     """Clip every entry of the updates to ``[-max_abs, max_abs]``.
 
@@ -104,6 +116,11 @@ def clip(max_abs: float) -> GradientTransformation:
     return _stateless(lambda u: tree_map(lambda x: np.clip(x, -max_abs, max_abs), u))
 
 
+@validate_params(
+    {
+        "max_norm": [Interval(Real, 0, None, closed="neither")],
+    }
+)
 def clip_by_global_norm(max_norm: float) -> GradientTransformation:
     """Rescale the updates so that their global norm is at most ``max_norm``.
 

@@ -32,21 +32,43 @@ __all__ = [
 ]
 
 
-def check_random_state(seed) -> np.random.Generator:
+def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
     """Turn ``seed`` into a ``numpy.random.Generator``.
 
     Parameters
     ----------
     seed : None, int, numpy.random.Generator or numpy.random.RandomState
-        ``None`` gives a fresh generator seeded from the operating system; an int seeds a new
-        PCG64 generator; a ``Generator`` is returned as it is; a ``RandomState`` is wrapped so
-        that draws continue its stream (scikit-learn passes those in its common checks).
+        ``None`` gives a fresh generator seeded from the operating system; an int in
+        ``[0, 2**32 - 1]`` seeds a new PCG64 generator; a ``Generator`` is returned as it
+        is; a ``RandomState`` is wrapped so that draws continue its stream (scikit-learn
+        passes those in its common checks).
+    name : str, default="random_state"
+        The caller's name for the argument (``"rng"``, ...), for the error message.
 
     Returns
     -------
     numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for anything else (a negative or too large int, a float, a bool).
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_random_state
+    >>> float(check_random_state(0).random()) == float(check_random_state(0).random())
+    True
     """
-    if seed is None or isinstance(seed, numbers.Integral | np.integer):
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, numbers.Integral | np.integer) and not isinstance(seed, bool | np.bool_):
+        if not 0 <= seed <= 2**32 - 1:
+            raise ValueError(
+                f"{name} must be None, an int in [0, 4294967295], a numpy Generator or "
+                f"RandomState; got {seed!r}."
+            )
         return np.random.default_rng(seed)
     if isinstance(seed, np.random.Generator):
         return seed
@@ -54,7 +76,8 @@ def check_random_state(seed) -> np.random.Generator:
         # Draw a seed from the RandomState so that repeated calls advance its stream.
         return np.random.default_rng(seed.randint(np.iinfo(np.int32).max))
     raise ValueError(
-        f"random_state must be None, an int, a numpy Generator or RandomState; got {seed!r}."
+        f"{name} must be None, an int in [0, 4294967295], a numpy Generator or RandomState; "
+        f"got {seed!r}."
     )
 
 
