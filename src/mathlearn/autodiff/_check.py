@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._functional import grad as _ad_grad
 from ..utils._tree import tree_ravel
+from ._functional import grad as _ad_grad
 
 __all__ = ["GradCheckResult", "check_grad", "numerical_grad"]
 

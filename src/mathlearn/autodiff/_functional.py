@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._tensor import Tensor, _as_array, backward
 from ..utils._tree import tree_flatten, tree_unflatten
+from ._tensor import Tensor, _as_array, backward
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "value_and_grad"]
 
@@ -136,10 +136,10 @@ def jacobian(fun: Callable, argnums: int = 0) -> Callable:
     """
 
     def wrapped(*args: Any, **kwargs: Any) -> np.ndarray:
-        args = list(args)
-        x = Tensor(_as_array(args[argnums]), requires_grad=True)
-        args[argnums] = x
-        out = fun(*args, **kwargs)
+        arglist = list(args)
+        x = Tensor(_as_array(arglist[argnums]), requires_grad=True)
+        arglist[argnums] = x
+        out = fun(*arglist, **kwargs)
         out_value = np.asarray(out.value if isinstance(out, Tensor) else out)
         jac = np.zeros(out_value.shape + x.shape, dtype=np.result_type(out_value, x.value))
         if not (isinstance(out, Tensor) and out.requires_grad):

@@ -78,8 +78,8 @@ def _keepdims_shape(shape: tuple[int, ...], axis) -> tuple[int, ...]:
     """Shape of a reduction over ``axis`` with ``keepdims=True``."""
     if axis is None:
         return (1,) * len(shape)
-    axes = (axis,) if np.isscalar(axis) else axis
-    axes = {a % len(shape) for a in axes}
+    chosen = [axis] if isinstance(axis, int | np.integer) else list(axis)
+    axes = {int(a) % len(shape) for a in chosen}
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
@@ -119,6 +119,8 @@ divide = Primitive(
     ),
 )
 negative = Primitive("negative", np.negative, (lambda g, ans, x: -g,))
+
+
 # d x^p / dx = p x^(p-1), which is 0 for p = 0 whatever x (x^0 = 1 is constant): the
 # exponent p - 1 is replaced by 1 there, so that 0 * 0^(-1) = 0 * inf = NaN never arises.
 # d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a zero base contributes

@@ -225,8 +225,8 @@ class Tensor:
     # Comparisons are not differentiable: they return plain boolean arrays (masks). Nodes are
     # still hashed by identity.
     __hash__ = object.__hash__
-    __eq__ = lambda self, o: self.value == _value(o)  # noqa: E731
-    __ne__ = lambda self, o: self.value != _value(o)  # noqa: E731
+    __eq__ = lambda self, o: self.value == _value(o)  # type: ignore[attr-defined]  # noqa: E731
+    __ne__ = lambda self, o: self.value != _value(o)  # type: ignore[attr-defined]  # noqa: E731
     __lt__ = lambda self, o: self.value < _value(o)  # noqa: E731
     __le__ = lambda self, o: self.value <= _value(o)  # noqa: E731
     __gt__ = lambda self, o: self.value > _value(o)  # noqa: E731

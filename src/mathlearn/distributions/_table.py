@@ -8,6 +8,7 @@ an array with one named axis per variable.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
@@ -168,7 +169,7 @@ class ProbabilityTable(Distribution):
         evidence = dict(evidence or {}, **kw)
         if not evidence:
             return self
-        idx = [slice(None)] * self._p.ndim
+        idx: list[Any] = [slice(None)] * self._p.ndim
         for name, value in evidence.items():
             (ax,) = self._axes([name])
             if not isinstance(value, int | np.integer):
@@ -214,7 +215,7 @@ class ProbabilityTable(Distribution):
         """Joint Shannon entropy in nats."""
         from ._information import entropy
 
-        return entropy(self._p.ravel())
+        return float(entropy(self._p.ravel()))
 
     def mutual_information(self, a, b) -> float:
         """Mutual information ``I(a; b)`` between two (groups of) variables, in nats."""

@@ -351,7 +351,7 @@ def importance_sampling(
         est = wf.mean(axis=0)
         se = wf.std(axis=0, ddof=1) / np.sqrt(n)
     if np.ndim(est) == 0:
-        est, se = float(est), float(se)
+        return ImportanceResult(float(est), float(se), x, wbar, logw, ess, log_z, self_normalised)
     return ImportanceResult(est, se, x, wbar, logw, ess, log_z, self_normalised)
 
 
@@ -422,6 +422,7 @@ def inverse_cdf_sample(
         if not np.all(np.isfinite(x)):
             raise ValueError("ppf returned NaN or infinity.")
         return x
+    assert cdf is not None  # exactly one of ppf and cdf was given
     if bounds is None:
         raise ValueError("bounds=(low, high) are required with cdf.")
     lo, hi = float(bounds[0]), float(bounds[1])
@@ -440,7 +441,7 @@ def inverse_cdf_sample(
         # An interval with no double strictly inside it cannot shrink any further.
         if np.all((b - a < tol) | (mid == a) | (mid == b)):
             break
-        below = np.asarray(cdf(mid), dtype=float) < u
+        below = np.asarray(cdf(mid), dtype=np.float64) < u
         a = np.where(below, mid, a)
         b = np.where(below, b, mid)
     else:

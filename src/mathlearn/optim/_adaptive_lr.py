@@ -31,12 +31,12 @@ def _zeros(params):
 
 
 class AccumulatorState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     accumulator: Any  # sum or running average of squared gradients
 
 
 class AdamState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     mu: Any  # first moment m_t
     nu: Any  # second moment v_t
 

@@ -34,11 +34,11 @@ def _check_lr(learning_rate) -> None:
 
 
 class CountState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
 
 
 class MomentumState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     velocity: Any  # Delta_t, with the parameters' structure
 
 

@@ -159,7 +159,8 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
     their squares would overflow.
     """
     same = Y is None
-    Y = X if same else Y
+    if Y is None:
+        Y = X
     if not (np.all(np.isfinite(X)) and (same or np.all(np.isfinite(Y)))):
         raise ValueError("squared_distances: X or Y contains NaN or infinity.")
     zeros = np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype)

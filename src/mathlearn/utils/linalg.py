@@ -425,35 +425,35 @@ def solve_psd_batched(
     array([[1., 1.],
            [1., 1.]])
     """
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise ValueError(f"{name} must be a stack of square matrices; got shape {A.shape}.")
-    n = A.shape[-1]
-    vector = B.ndim == A.ndim - 1
-    Bm = B[..., None] if vector else B
+    Ab = np.asarray(A, dtype=float)
+    Bb = np.asarray(B, dtype=float)
+    if Ab.ndim < 2 or Ab.shape[-1] != Ab.shape[-2]:
+        raise ValueError(f"{name} must be a stack of square matrices; got shape {Ab.shape}.")
+    n = Ab.shape[-1]
+    vector = Bb.ndim == Ab.ndim - 1
+    Bm = Bb[..., None] if vector else Bb
     if Bm.ndim < 2 or Bm.shape[-2] != n:
         raise ValueError(
             f"B must have shape (*batch, {n}) or (*batch, {n}, k) to match {name} of shape "
-            f"{A.shape}; got {B.shape}."
+            f"{Ab.shape}; got {Bb.shape}."
         )
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(Bm))):
+    if not (np.all(np.isfinite(Ab)) and np.all(np.isfinite(Bm))):
         raise ValueError(f"{name} or B contains NaN or infinity.")
-    batch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+    batch = np.broadcast_shapes(Ab.shape[:-2], Bm.shape[:-2])
     # Symmetrise from the lower triangle, as LAPACK reads it.
-    A = np.tril(A) + np.swapaxes(np.tril(A, -1), -1, -2)
+    Ab = np.tril(Ab) + np.swapaxes(np.tril(Ab, -1), -1, -2)
     try:
-        L = np.linalg.cholesky(A)
+        L = np.linalg.cholesky(Ab)
         if not np.all(np.isfinite(L)):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
-        flat = A.reshape(-1, n, n)
+        flat = Ab.reshape(-1, n, n)
         L = np.empty_like(flat)
         for i in range(flat.shape[0]):
-            idx = [int(j) for j in np.unravel_index(i, A.shape[:-2])]
-            member = f"{name}{idx}" if A.ndim > 2 else name
+            idx = [int(j) for j in np.unravel_index(i, Ab.shape[:-2])]
+            member = f"{name}{idx}" if Ab.ndim > 2 else name
             L[i] = cholesky(flat[i], jitter=jitter, name=member)
-        L = L.reshape(A.shape)
+        L = L.reshape(Ab.shape)
     L = np.broadcast_to(L, (*batch, n, n))
     Bm = np.broadcast_to(Bm, (*batch, *Bm.shape[-2:]))
     # Forward then backward substitution, batched (LAPACK gesv on the triangular factors).

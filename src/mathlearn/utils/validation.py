@@ -64,12 +64,12 @@ def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
     if seed is None:
         return np.random.default_rng()
     if isinstance(seed, numbers.Integral | np.integer) and not isinstance(seed, bool | np.bool_):
-        if not 0 <= seed <= 2**32 - 1:
+        if not 0 <= int(seed) <= 2**32 - 1:
             raise ValueError(
                 f"{name} must be None, an int in [0, 4294967295], a numpy Generator or "
                 f"RandomState; got {seed!r}."
             )
-        return np.random.default_rng(seed)
+        return np.random.default_rng(int(seed))
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, np.random.RandomState):
