@@ -102,7 +102,17 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 def grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """Gradient of a scalar-valued function, with each argument's structure and shapes.
 
-    See :func:`value_and_grad` for the parameters.
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function written with :mod:`mathlearn.autodiff` operations.
+    argnums : int or sequence of int, default=0
+        Which positional argument(s) to differentiate (see :func:`value_and_grad`).
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> gradient``, a tuple of gradients for a sequence ``argnums``.
 
     Examples
     --------
@@ -123,6 +133,18 @@ def jacobian(fun: Callable, argnums: int = 0) -> Callable:
     Returns an array of shape ``out.shape + x.shape`` (the notes' ``M x N`` Jacobian for a
     map ``R^N -> R^M``, spec 003 §2.1 item 8), built row by row with one reverse sweep per
     output entry over a single recorded graph.
+
+    Parameters
+    ----------
+    fun : callable
+        Array-valued function written with :mod:`mathlearn.autodiff` operations.
+    argnums : int, default=0
+        The positional argument (an array) to differentiate.
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> ndarray`` of shape ``out.shape + x.shape``.
 
     Examples
     --------
@@ -175,6 +197,17 @@ def hessian(fun: Callable) -> Callable:
     Reverse over reverse: the gradient is computed with its own graph recorded, then
     differentiated once per entry (spec 003 §2.1 item 12).
 
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function of one array, written with :mod:`mathlearn.autodiff`
+        operations.
+
+    Returns
+    -------
+    callable
+        ``x -> ndarray`` of shape ``x.shape * 2``.
+
     Examples
     --------
     >>> import numpy as np
@@ -204,6 +237,21 @@ def hvp(fun: Callable, x, v) -> np.ndarray:
 
     Differentiates ``<grad fun(x), v>`` once more (the second directional derivative of
     spec 003 §2.1 item 12, ``d/dθ [df/dθ v] = v^T H``).
+
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function of one array, written with :mod:`mathlearn.autodiff`
+        operations.
+    x : array-like
+        The point ``x``.
+    v : array-like of x's shape
+        The direction.
+
+    Returns
+    -------
+    ndarray of x's shape
+        ``H(x) v``.
 
     Examples
     --------

@@ -26,7 +26,21 @@ _GRAD_ENABLED = [True]
 
 
 def is_grad_enabled() -> bool:
-    """Whether operations on tensors currently record the graph."""
+    """Whether operations on tensors currently record the graph.
+
+    Returns
+    -------
+    bool
+        ``False`` inside :func:`no_grad`, ``True`` otherwise.
+
+    Examples
+    --------
+    >>> from mathlearn.autodiff import is_grad_enabled, no_grad
+    >>> with no_grad():
+    ...     inside = is_grad_enabled()
+    >>> is_grad_enabled(), inside
+    (True, False)
+    """
     return _GRAD_ENABLED[-1]
 
 
@@ -66,6 +80,8 @@ class Primitive:
         ``vjps[i](g, ans, *args, **params)`` returns ``g @ d(ans)/d(args[i])``, with the shape
         of ``args[i]``. For a ``variadic`` primitive (any number of inputs) a single callable
         ``vjp(g, ans, *args, argnum, **params)`` serves every input.
+    variadic : bool, default=False
+        Whether the primitive takes any number of inputs (like ``concatenate``).
 
     Notes
     -----
@@ -290,6 +306,15 @@ def backward(output: Tensor, seed=None, *, create_graph: bool = False) -> dict:
     grads : dict
         ``{id(leaf): (leaf, gradient)}`` for every leaf with ``requires_grad`` reachable from
         ``output``; each gradient has its leaf's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.autodiff import Tensor, backward
+    >>> x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    >>> grads = backward((x * x).sum())
+    >>> grads[id(x)][1]  # d sum(x^2) / dx = 2 x
+    array([2., 4.])
     """
     if seed is None:
         seed = np.ones_like(output.value)
