@@ -243,6 +243,14 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
     weights : array-like of shape (n,)
         Non-negative (possibly unnormalised) importance weights, or log-weights with
         ``log=True``.
+    log : bool, default=False
+        Whether ``weights`` are log-weights (the way to pass weights beyond the float
+        range).
+
+    Returns
+    -------
+    float
+        The effective sample size, between 1 and ``n``.
 
     Notes
     -----

@@ -189,6 +189,19 @@ def adam(
     ``updates = -alpha m_hat / (sqrt(v_hat) + eps)``. At ``t = 1``, ``m_hat = g_1`` so the
     first step is about ``-alpha sign(g_1)`` (notes L1365).
 
+    Parameters
+    ----------
+    learning_rate : float or callable, default=1e-3
+        ``alpha``, or a schedule ``t -> alpha_t``.
+    b1, b2 : float, default=0.9, 0.999
+        Decay rates of the first and second moment averages, in ``[0, 1)``.
+    eps : float, default=1e-8
+        Added to ``sqrt(v_hat)``, non-negative.
+
+    Returns
+    -------
+    GradientTransformation
+
     Examples
     --------
     >>> import numpy as np

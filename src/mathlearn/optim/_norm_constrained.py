@@ -51,6 +51,27 @@ def ridge_squared_norm(X, y, alpha: float) -> float:
 
     The radius ``delta`` at which the norm constraint ``||theta||^2 <= delta`` is solved by
     ridge with this ``alpha`` (notes 003 L1943); decreasing in ``alpha``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Design matrix.
+    y : array-like of shape (n_samples,)
+        Targets.
+    alpha : float
+        Ridge penalty, non-negative (``0``: the minimum-norm least-squares solution).
+
+    Returns
+    -------
+    float
+        ``||theta_ridge(alpha)||^2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.optim import ridge_squared_norm
+    >>> ridge_squared_norm(np.eye(2), [3.0, 4.0], 1.0)  # theta = (1.5, 2)
+    6.25
     """
     if not alpha >= 0:
         raise ValueError(f"alpha must be non-negative; got {alpha}.")
@@ -73,6 +94,13 @@ class NormConstrainedResult:
         alpha ||theta||^2`` with the same solution (the notes' ``lambda'``).
     binding : bool
         Whether the constraint is active (``||theta*||^2 = delta``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.optim import norm_constrained_least_squares
+    >>> norm_constrained_least_squares(np.eye(2), [3.0, 4.0], 30.0).binding  # ||(3, 4)||^2 = 25
+    False
     """
 
     coef: np.ndarray

@@ -23,7 +23,25 @@ __all__ = ["KKTResult", "check_kkt", "project_box", "project_l2_ball", "projecte
 
 
 def project_box(lower, upper) -> Callable[[np.ndarray], np.ndarray]:
-    """Euclidean projection onto ``{x : lower <= x <= upper}`` (entrywise clipping)."""
+    """Euclidean projection onto ``{x : lower <= x <= upper}`` (entrywise clipping).
+
+    Parameters
+    ----------
+    lower, upper : float or array-like
+        The bounds (broadcasting against ``x``), ``lower <= upper``.
+
+    Returns
+    -------
+    callable
+        ``x -> clip(x, lower, upper)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.optim import project_box
+    >>> project_box(0.0, 1.0)(np.array([-0.5, 0.3, 2.0]))
+    array([0. , 0.3, 1. ])
+    """
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     if np.any(lower > upper):
         raise ValueError("project_box: lower must not exceed upper.")
@@ -36,7 +54,27 @@ def project_box(lower, upper) -> Callable[[np.ndarray], np.ndarray]:
     }
 )
 def project_l2_ball(radius: float, center=0.0) -> Callable[[np.ndarray], np.ndarray]:
-    """Euclidean projection onto ``{x : ||x - center|| <= radius}``."""
+    """Euclidean projection onto ``{x : ||x - center|| <= radius}``.
+
+    Parameters
+    ----------
+    radius : float
+        Radius of the ball, non-negative.
+    center : float or array-like, default=0.0
+        Its centre.
+
+    Returns
+    -------
+    callable
+        ``x -> center + (x - center) min(1, radius / ||x - center||)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.optim import project_l2_ball
+    >>> project_l2_ball(1.0)(np.array([3.0, 4.0]))
+    array([0.6, 0.8])
+    """
     if not radius >= 0:
         raise ValueError(f"radius must be non-negative; got {radius}.")
 
@@ -172,6 +210,13 @@ class KKTResult:
     complementary_slackness : float
         ``max_i |lambda_i g_i(x)|``.
     tol : float
+
+    Examples
+    --------
+    >>> from mathlearn.optim import check_kkt
+    >>> res = check_kkt([-2.0], ineq=[0.0], ineq_jac=[[1.0]])
+    >>> res.stationarity, res.ok
+    (0.0, True)
     """
 
     ineq_multipliers: np.ndarray

@@ -23,6 +23,16 @@ def _check_positive(value: float, name: str) -> None:
 def constant_schedule(value: float) -> Callable[[int], float]:
     """``gamma_t = value``.
 
+    Parameters
+    ----------
+    value : float
+        The step size; positive.
+
+    Returns
+    -------
+    callable
+        ``t -> value``.
+
     Examples
     --------
     >>> from mathlearn.optim import constant_schedule
@@ -47,6 +57,20 @@ def exponential_decay(
 
     The notes' "exponential cooling" (spec 004 §4, printed ``eta = eta_0^t``; the intended
     form has a decay factor ``decay_rate < 1``).
+
+    Parameters
+    ----------
+    init_value : float
+        ``gamma_0``; positive.
+    decay_rate : float
+        Factor per ``transition_steps`` updates, in ``(0, 1]``.
+    transition_steps : float, default=1
+        Updates over which the step shrinks by ``decay_rate``; positive.
+
+    Returns
+    -------
+    callable
+        ``t -> gamma_t``.
 
     Examples
     --------
@@ -75,6 +99,20 @@ def robbins_monro(
 
     For such powers ``sum_t gamma_t = inf`` and ``sum_t gamma_t^2 < inf``: the Robbins-Monro
     conditions under which SGD converges (notes 003 L911-913, spec 003 §2.4 item 36).
+
+    Parameters
+    ----------
+    init_value : float
+        ``gamma_0``; positive.
+    t0 : float, default=1.0
+        Time scale of the decay; positive.
+    power : float, default=1.0
+        Exponent, in ``(1/2, 1]``.
+
+    Returns
+    -------
+    callable
+        ``t -> gamma_t``.
 
     Examples
     --------

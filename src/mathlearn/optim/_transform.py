@@ -39,24 +39,89 @@ Schedule = Callable[[int], float]
 
 
 class GradientTransformation(NamedTuple):
-    """An optimiser: ``init(params) -> state``, ``update(updates, state, params, **extra)``."""
+    """An optimiser: ``init(params) -> state``, ``update(updates, state, params, **extra)``.
+
+    Parameters
+    ----------
+    init : callable
+        ``init(params) -> state``.
+    update : callable
+        ``update(updates, state, params=None, **extra) -> (updates, state)``.
+
+    Examples
+    --------
+    A step that halves the gradient, written from scratch:
+
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> half = optim.GradientTransformation(lambda p: (), lambda u, s, p=None: (-0.5 * u, s))
+    >>> optim.apply_updates(np.ones(2), half.update(np.ones(2), half.init(None))[0])
+    array([0.5, 0.5])
+    """
 
     init: Callable[[Any], Any]
     update: Callable[..., tuple[Any, Any]]
 
 
 def apply_updates(params: Any, updates: Any) -> Any:
-    """``params + updates`` leafwise, keeping each parameter's dtype."""
+    """``params + updates`` leafwise, keeping each parameter's dtype.
+
+    Parameters
+    ----------
+    params : array or tree of arrays
+        The parameters.
+    updates : array or tree of arrays
+        Of the same structure (the same dict keys); a different structure is an error.
+
+    Returns
+    -------
+    array or tree of arrays
+        The new parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> optim.apply_updates({"w": np.ones(2)}, {"w": np.array([0.5, -1.0])})
+    {'w': array([1.5, 0. ])}
+    """
     return tree_map(lambda p, u: np.asarray(p + u, dtype=np.result_type(p)), params, updates)
 
 
 def global_norm(tree: Any) -> float:
-    """Euclidean norm of all the leaves of ``tree`` taken together."""
+    """Euclidean norm of all the leaves of ``tree`` taken together.
+
+    Parameters
+    ----------
+    tree : array or tree of arrays
+        The leaves.
+
+    Returns
+    -------
+    float
+        ``sqrt(sum of all squared entries)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> optim.global_norm({"a": np.array([3.0]), "b": np.array([4.0])})
+    5.0
+    """
     return float(np.sqrt(sum(np.vdot(x, x).real for x in tree_flatten(tree)[0])))
 
 
 def chain(*transforms: GradientTransformation) -> GradientTransformation:
     """Apply ``transforms`` in sequence; the state is the tuple of their states.
+
+    Parameters
+    ----------
+    *transforms : GradientTransformation
+        Applied first to last; each maps the previous one's updates.
+
+    Returns
+    -------
+    GradientTransformation
 
     Examples
     --------
@@ -92,7 +157,24 @@ def _stateless(fn: Callable[[Any], Any]) -> GradientTransformation:
     }
 )
 def scale(factor: float) -> GradientTransformation:
-    """Multiply the updates by a constant (``scale(-lr)`` turns a direction into a step)."""
+    """Multiply the updates by a constant (``scale(-lr)`` turns a direction into a step).
+
+    Parameters
+    ----------
+    factor : float
+        The constant.
+
+    Returns
+    -------
+    GradientTransformation
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import optim
+    >>> optim.scale(-0.1).update(np.array([1.0, 2.0]), ())[0]
+    array([-0.1, -0.2])
+    """
     return _stateless(lambda u: tree_map(lambda x: factor * x, u))
 
 
@@ -103,6 +185,15 @@ def scale(factor: float) -> GradientTransformation:
 )
 def clip(max_abs: float) -> GradientTransformation:
     """Clip every entry of the updates to ``[-max_abs, max_abs]``.
+
+    Parameters
+    ----------
+    max_abs : float
+        Largest absolute value let through; positive.
+
+    Returns
+    -------
+    GradientTransformation
 
     Examples
     --------
