@@ -49,10 +49,27 @@ def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_
     The regression data of notes 000 (spec 000 §4, experiments E1–E5: N = 20, noise standard
     deviation 0.2).
 
+    Parameters
+    ----------
+    n_samples : int, default=20
+        Number of points.
+    noise : float, default=0.2
+        Standard deviation of the Gaussian noise ``eps``.
+    random_state : None, int or numpy.random.Generator
+        Seed or generator.
+
     Returns
     -------
     X : ndarray of shape (n_samples, 1)
     y : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.datasets import make_sinusoidal_imperial
+    >>> X, y = make_sinusoidal_imperial(50, noise=0.0, random_state=0)
+    >>> X.shape, bool(np.allclose(y, -np.sin(X[:, 0] / 5) + np.cos(X[:, 0])))
+    ((50, 1), True)
     """
     n_samples = int(n_samples)
     if n_samples < 1:

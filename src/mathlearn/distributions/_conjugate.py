@@ -79,7 +79,21 @@ def _single_dirichlet(alpha) -> Dirichlet:
 
 
 class ConjugateModel(Distribution):
-    """Base class of the conjugate models (see the module docstring)."""
+    """Base class of the conjugate models (see the module docstring).
+
+    A model holds the prior of a parameter; ``update(data)`` returns the model whose prior is
+    the posterior (so updates chain: sequential learning), ``posterior(data)`` that posterior,
+    and ``log_marginal_likelihood(data)`` the evidence ``log p(data)``.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import BetaBernoulliModel, ConjugateModel
+    >>> model = BetaBernoulliModel(1, 1)
+    >>> isinstance(model, ConjugateModel)
+    True
+    >>> model.update([1]).update([1, 0]).posterior([]).mean == model.posterior([1, 1, 0]).mean
+    True
+    """
 
     prior: Distribution
 

@@ -55,6 +55,15 @@ def linear_gaussian_joint(prior, A, noise_cov, b=None) -> MultivariateNormal:
     -----
     Spec 001 M9 (PRML 2.113–2.117, with the errata corrected: precisions inverted) and
     004 9:35 ("joint = marginal x conditional").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.distributions import MultivariateNormal, linear_gaussian_joint
+    >>> joint = linear_gaussian_joint(MultivariateNormal([1.0], [[2.0]]), [[3.0]], 0.5)
+    >>> joint.mean, joint.cov  # Cov[y] = 3 * 2 * 3 + 0.5, Cov[x, y] = 2 * 3
+    (array([1., 3.]), array([[ 2. ,  6. ],
+           [ 6. , 18.5]]))
     """
     A, LR, b = _check(prior, A, noise_cov, b)
     d, k = prior.dim, A.shape[0]

@@ -34,11 +34,32 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
 def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
     """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
 
+    Distances come from :func:`mathlearn.utils.extmath.squared_distances`' scaled and
+    centred computation, so data far from the origin or near ``1e+-300`` keep their
+    neighbours and distances.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points (finite).
+    n_neighbors : int
+        Neighbours per point, in ``[1, N - 1]``; a point is not its own neighbour.
+    chunk_size : int, default=2048
+        Rows processed at once (memory ``chunk_size x N``).
+
     Returns
     -------
     distances : ndarray of shape (N, n_neighbors)
         Euclidean distances, sorted increasingly.
     indices : ndarray of shape (N, n_neighbors)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import kneighbors
+    >>> dist, ind = kneighbors(np.array([[0.0], [1.0], [3.0]]), 1)
+    >>> dist.ravel(), ind.ravel()
+    (array([1., 1., 2.]), array([1, 0, 1]))
     """
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
@@ -71,6 +92,31 @@ def knn_graph(
     ``i`` and ``j`` are joined when either is among the other's ``n_neighbors`` nearest
     points (the "or" symmetrisation). ``mode="connectivity"`` gives weight 1; ``mode="rbf"``
     gives ``exp(-gamma d_ij^2)``; ``mode="distance"`` gives ``d_ij``.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points.
+    n_neighbors : int
+        Neighbours per point.
+    mode : {"connectivity", "distance", "rbf"}, default="connectivity"
+        The edge weights.
+    gamma : float, optional
+        Width of the ``"rbf"`` weights (required with it).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (N, N)
+        The symmetric adjacency.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import knn_graph
+    >>> knn_graph(np.array([[0.0], [1.0], [3.0]]), 1).toarray()
+    array([[0., 1., 0.],
+           [1., 0., 1.],
+           [0., 1., 0.]])
     """
     dist, ind = kneighbors(X, n_neighbors)
     n = dist.shape[0]
@@ -95,7 +141,9 @@ def laplacian(W, kind: str = "unnormalized"):
     Parameters
     ----------
     W : ndarray or sparse matrix of shape (N, N)
+        Symmetric non-negative weights.
     kind : {"unnormalized", "symmetric", "random_walk"}
+        ``D - W``, ``I - D^{-1/2} W D^{-1/2}`` or ``I - D^{-1} W``.
 
     Returns
     -------
@@ -108,6 +156,15 @@ def laplacian(W, kind: str = "unnormalized"):
     ValueError
         If ``W`` has a negative weight, or a normalised Laplacian is asked for a graph with an
         isolated vertex (zero degree).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import laplacian
+    >>> L, degree = laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> L, degree
+    (array([[ 1., -1.],
+           [-1.,  1.]]), array([1., 1.]))
     """
     sparse = sp.issparse(W)
     W = W.tocsr().astype(float) if sparse else np.asarray(W, dtype=float)

@@ -102,6 +102,17 @@ def cholesky(
     ------
     numpy.linalg.LinAlgError
         If ``A`` is not positive definite even with the largest jitter tried.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import cholesky
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    array([[2., 0.],
+           [1., 1.]])
+    >>> L, jitter = cholesky(np.ones((2, 2)), jitter=1e-6, warn=False, return_jitter=True)
+    >>> jitter  # the singular matrix needed 1e-6 on its diagonal
+    1e-06
     """
     A = np.asarray(A, dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -142,22 +153,106 @@ def cholesky(
 
 
 def cho_solve(L: np.ndarray, B) -> np.ndarray:
-    """Solve ``(L L^T) X = B`` given the lower Cholesky factor ``L``."""
+    """Solve ``(L L^T) X = B`` given the lower Cholesky factor ``L``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower Cholesky factor (from :func:`cholesky`).
+    B : array-like of shape (n,) or (n, k)
+        Right-hand side.
+
+    Returns
+    -------
+    ndarray of B's shape
+        The solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import cho_solve, cholesky
+    >>> cho_solve(cholesky(np.array([[4.0, 2.0], [2.0, 2.0]])), np.array([6.0, 4.0]))
+    array([1., 1.])
+    """
     return sla.cho_solve((L, True), B, check_finite=False)
 
 
 def solve_psd(A, B, *, jitter: str | float | None = "auto", name: str = "matrix"):
-    """Solve ``A X = B`` for symmetric positive definite ``A`` through its Cholesky factor."""
+    """Solve ``A X = B`` for symmetric positive definite ``A`` through its Cholesky factor.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric positive definite.
+    B : array-like of shape (n,) or (n, k)
+        Right-hand side.
+    jitter : {"auto", None} or float, default="auto"
+        As in :func:`cholesky`.
+    name : str, default="matrix"
+        Name of ``A`` in messages.
+
+    Returns
+    -------
+    ndarray of B's shape
+        The solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import solve_psd
+    >>> solve_psd(np.array([[4.0, 2.0], [2.0, 2.0]]), np.array([6.0, 4.0]))
+    array([1., 1.])
+    """
     return cho_solve(cholesky(A, jitter=jitter, name=name), B)
 
 
 def logdet_from_cholesky(L: np.ndarray) -> float:
-    """``log det(L L^T) = 2 * sum(log diag(L))``."""
+    """``log det(L L^T) = 2 * sum(log diag(L))``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower Cholesky factor with a positive diagonal.
+
+    Returns
+    -------
+    float
+        The log-determinant of ``L L^T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import logdet_from_cholesky
+    >>> logdet_from_cholesky(np.diag([1.0, np.e]))
+    2.0
+    """
     return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
 def logdet_psd(A, *, jitter: str | float | None = None, name: str = "matrix") -> float:
-    """Log-determinant of a symmetric positive definite matrix via its Cholesky factor."""
+    """Log-determinant of a symmetric positive definite matrix via its Cholesky factor.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric positive definite.
+    jitter : {"auto", None} or float, default=None
+        As in :func:`cholesky`; by default a matrix that is not positive definite raises.
+    name : str, default="matrix"
+        Name of ``A`` in messages.
+
+    Returns
+    -------
+    float
+        ``log det A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import logdet_psd
+    >>> float(np.round(logdet_psd(np.diag([2.0, 3.0])) - np.log(6.0), 15))
+    0.0
+    """
     return logdet_from_cholesky(cholesky(A, jitter=jitter, name=name))
 
 
@@ -180,6 +275,14 @@ def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
     -------
     coef : ndarray of shape (m,) or (m, k)
     rank : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import lstsq
+    >>> coef, rank = lstsq(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), [1.0, 2.0, 3.0])
+    >>> np.round(coef, 12), rank
+    (array([1., 2.]), 2)
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
