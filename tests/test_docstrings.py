@@ -29,6 +29,16 @@ from mathlearn.autodiff import Primitive
 
 CHECKS = {"GL08", "PR01", "PR02", "EX01"}
 
+# Objects being rewritten by their owners right now; each entry must still be an offender
+# (the test fails on a stale entry, so the list only shrinks). Add nothing here: fix the
+# docstring instead.
+PENDING = {
+    "mathlearn.utils.graph.rbf_affinity": "moves onto the kernel layer (kernels work)",
+    "mathlearn.kernels.Kernel": "the kernel base grows in the kernels work",
+    "mathlearn.mixture.EMModel": "its hooks become public names (EM driver work)",
+    "mathlearn.mixture.EMResult": "history and convergence names unified (EM driver work)",
+}
+
 
 def _public_modules() -> list[str]:
     names = ["mathlearn"]
@@ -91,9 +101,15 @@ def _primitive_problems(path: str, prim: Primitive) -> list[str]:
 
 def test_public_api_docstrings():
     problems = []
+    pending_seen = set()
     for path, obj in _public_objects().items():
         if isinstance(obj, Primitive):
             problems += _primitive_problems(path, obj)
+            continue
+        if path in PENDING:
+            pending_seen.add(path)
+            if not any(code in CHECKS for code, _ in validate(path)["errors"]):
+                problems.append(f"{path}: documented now; remove it from PENDING")
             continue
         result = validate(path)
         documented_fields = _attributes(obj)
@@ -110,4 +126,5 @@ def test_public_api_docstrings():
                 if not missing:
                     continue
             problems.append(f"{path}: {code} {message}")
+    problems += [f"{p}: in PENDING but not public any more" for p in set(PENDING) - pending_seen]
     assert not problems, f"{len(problems)} docstring problems:\n" + "\n".join(problems)
