@@ -83,8 +83,6 @@ def _keepdims_shape(shape: tuple[int, ...], axis) -> tuple[int, ...]:
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
 
-# --- arithmetic (broadcasting) ------------------------------------------------------------
-
 add = Primitive(
     "add",
     np.add,
@@ -152,7 +150,6 @@ where = Primitive(
     ),
 )
 
-# --- elementwise functions: diagonal Jacobians (spec 003 §2.1 item 13) --------------------
 
 exp = Primitive("exp", np.exp, (lambda g, ans, x: g * ans,))
 log = Primitive("log", np.log, (lambda g, ans, x: g / x,))
@@ -164,8 +161,6 @@ tanh = Primitive("tanh", np.tanh, (lambda g, ans, x: g * (1 - ans * ans),))
 sigmoid = Primitive("sigmoid", special.expit, (lambda g, ans, x: g * ans * (1 - ans),))
 relu = Primitive("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: g * (_value(x) > 0),))
 softplus = Primitive("softplus", lambda x: np.logaddexp(0, x), (lambda g, ans, x: g * sigmoid(x),))
-
-# --- linear maps ------------------------------------------------------------------------------
 
 
 def _matmul_vjp_a(g, ans, a, b):
@@ -194,8 +189,6 @@ def _matmul_vjp_b(g, ans, a, b):
 
 # d(Ax)/dx = A and dL/dA = g x^T (notes 003 L185-207 and L444-456).
 matmul = Primitive("matmul", np.matmul, (_matmul_vjp_a, _matmul_vjp_b))
-
-# --- reductions ---------------------------------------------------------------------------
 
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
@@ -277,7 +270,6 @@ log_softmax = Primitive(
     (lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
 )
 
-# --- shape manipulation ---------------------------------------------------------------------
 
 reshape = Primitive("reshape", np.reshape, (lambda g, ans, x, shape: reshape(g, np.shape(x)),))
 broadcast_to = Primitive(
@@ -415,9 +407,6 @@ def diagonal(a):
     n = np.shape(_value(a))[0]
     idx = np.arange(n)
     return getitem(a, (idx, idx))
-
-
-# --- linear algebra ---------------------------------------------------------------------------
 
 
 def _outer_or_matmul(u, x):

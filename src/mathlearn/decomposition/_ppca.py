@@ -134,7 +134,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         tags.input_tags.allow_nan = self.method == "em"
         return tags
 
-    # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
         """Fit ``(W, mu, sigma^2)`` to ``X`` of shape (n_samples, n_features); returns self.
 
@@ -326,7 +325,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
                 break
         self._finish_em(history, converged, it)
 
-    # -------------------------------------------------------------- likelihood
     def _loglik_complete(self, Xc):
         """Per-sample log N(x | mu, W W^T + sigma^2 I) of centred rows, via Woodbury."""
         W = self.components_.T
@@ -385,7 +383,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         W = self.components_.T
         return W @ W.T + self.noise_variance_ * np.eye(W.shape[0])
 
-    # --------------------------------------------------------------- latents
     def posterior(self, X):
         """Posterior ``p(z | x) = N(M^{-1} W^T (x - mu), sigma^2 M^{-1})`` (eq. 2.84).
 

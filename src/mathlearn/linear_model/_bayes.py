@@ -177,7 +177,6 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         self.max_iter = max_iter
         self.tol = tol
 
-    # ------------------------------------------------------------------ fitting
     def _check_params(self):
         alpha = check_positive(self.prior_precision, "prior_precision", allow_none=True)
         beta = check_positive(self.noise_precision, "noise_precision", allow_none=True)
@@ -436,7 +435,6 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         self.n_iter_ = 0
         return self
 
-    # --------------------------------------------------------------- prediction
     def _predict_mean_cov(self, X, full_cov=False):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         mean = X @ self.coef_ + self.intercept_

@@ -173,8 +173,6 @@ class GaussianMixture(_BaseMixture):
     def _check_X(self, X, reset):
         return self._validate_basic(X, reset)
 
-    # ----- parameters -------------------------------------------------------------------
-
     def _set_covariances(self, covariances):
         """Store covariances and their Cholesky factors (raises if one is singular)."""
         self.covariances_ = covariances
@@ -253,8 +251,6 @@ class GaussianMixture(_BaseMixture):
             out[j] = sla.cho_solve(cf, eye, check_finite=False)
         return out if ct == "full" else out[0]
 
-    # ----- EM steps -----------------------------------------------------------------------
-
     def _estimate_parameters(self, X, resp):
         """M-step maximisers ``(pi, mu, Sigma)`` for responsibilities ``resp``."""
         d = X.shape[1]
@@ -331,8 +327,6 @@ class GaussianMixture(_BaseMixture):
                 diff = Y - M[k]
                 out[:, k] = -0.5 * ((diff * diff) @ scale[k]) - half_logdet[k]
         return out - 0.5 * d * _LOG_2PI
-
-    # ----- after the fit --------------------------------------------------------------------
 
     def _after_fit(self, X):
         ct = self.covariance_type
