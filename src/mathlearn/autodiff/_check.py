@@ -70,7 +70,7 @@ class GradCheckResult:
         )
 
 
-def numerical_grad(f: Callable, x, *, eps: float = 1e-6) -> Any:
+def numerical_grad(f: Callable, x: Any, *, eps: float = 1e-6) -> Any:
     """Central-difference gradient of a scalar function, in ``x``'s structure.
 
     Parameters
@@ -113,7 +113,7 @@ def _value(y):
 
 def check_grad(
     f: Callable,
-    x,
+    x: Any,
     grad: Callable | None = None,
     *,
     eps: float = 1e-6,

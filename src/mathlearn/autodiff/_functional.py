@@ -232,7 +232,7 @@ def hessian(fun: Callable) -> Callable:
     return wrapped
 
 
-def hvp(fun: Callable, x, v) -> np.ndarray:
+def hvp(fun: Callable, x: Any, v: Any) -> np.ndarray:
     """Hessian-vector product ``H(x) v`` without forming ``H``.
 
     Differentiates ``<grad fun(x), v>`` once more (the second directional derivative of

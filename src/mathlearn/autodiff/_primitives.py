@@ -17,6 +17,8 @@ result, which is what lets the VJP rules be written with these same functions.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -227,7 +229,7 @@ max = Primitive("max", np.max, (_max_vjp,))
 logsumexp = Primitive("logsumexp", special.logsumexp, (_logsumexp_vjp,))
 
 
-def mean(x, axis=None, keepdims: bool = False):
+def mean(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
     """Mean over ``axis``: the sum divided by the number of entries averaged.
 
     Parameters
@@ -328,7 +330,7 @@ _concatenate = Primitive(
 )
 
 
-def concatenate(xs, axis: int = 0):
+def concatenate(xs: Sequence[Any], axis: int = 0) -> Any:
     """Join a sequence of arrays along an existing axis.
 
     Parameters
@@ -353,7 +355,7 @@ def concatenate(xs, axis: int = 0):
     return _concatenate(*xs, axis=axis)
 
 
-def stack(xs, axis: int = 0):
+def stack(xs: Sequence[Any], axis: int = 0) -> Any:
     """Join a sequence of same-shaped arrays along a new axis.
 
     Parameters
@@ -383,7 +385,7 @@ def stack(xs, axis: int = 0):
     )
 
 
-def diagonal(a):
+def diagonal(a: Any) -> Any:
     """The main diagonal of a square matrix (an indexing operation).
 
     Parameters

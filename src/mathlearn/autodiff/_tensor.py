@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -289,7 +290,7 @@ def _toposort(output: Tensor) -> list[Tensor]:
     return order
 
 
-def backward(output: Tensor, seed=None, *, create_graph: bool = False) -> dict:
+def backward(output: Tensor, seed: Any = None, *, create_graph: bool = False) -> dict:
     """Reverse sweep: the gradient of ``<seed, output>`` with respect to every leaf.
 
     Parameters

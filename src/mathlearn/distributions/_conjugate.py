@@ -21,8 +21,11 @@ not derive).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 from scipy.special import betaln, gammaln, multigammaln
 
 from ._base import Distribution
@@ -684,7 +687,7 @@ class NormalWishartModel(ConjugateModel):
         return xbar, dev.T @ dev / X.shape[0]
 
 
-def log_marginal_likelihood(model, data) -> float:
+def log_marginal_likelihood(model: Any, data: ArrayLike) -> float:
     r"""Log evidence ``log p(data | model)`` of a conjugate model or a fixed distribution.
 
     Parameters
@@ -719,7 +722,7 @@ def log_marginal_likelihood(model, data) -> float:
     raise TypeError(f"cannot compute the evidence of a {type(model).__name__}.")
 
 
-def bayes_factor(model_1, model_2, data, *, log: bool = False) -> float:
+def bayes_factor(model_1: Any, model_2: Any, data: ArrayLike, *, log: bool = False) -> float:
     r"""Bayes factor :math:`p(D|M_1)/p(D|M_2)` between two models of the same data.
 
     Parameters

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from ..utils.validation import check_random_state
@@ -19,7 +20,7 @@ from ._base import Distribution, _frozen_array, _size_tuple
 __all__ = ["ProbabilityTable", "bayes_rule"]
 
 
-def bayes_rule(prior, likelihood, *, log: bool = False) -> np.ndarray:
+def bayes_rule(prior: Any, likelihood: ArrayLike, *, log: bool = False) -> np.ndarray:
     r"""Posterior over hypotheses from a prior and the likelihood of the observed data.
 
     :math:`p(h|D) = p(D|h)p(h) / \sum_{h'} p(D|h')p(h')` (spec 001 M1, 004 9:13), computed

@@ -12,13 +12,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, validate_params
-from ..utils.validation import check_random_state
+from ..utils.validation import RandomStateLike, check_random_state
 from ._results import ImportanceResult, MCEstimate, RejectionResult
 
 __all__ = [
@@ -77,7 +79,9 @@ def _values(f, x, n) -> np.ndarray:
         "rng": ["random_state"],
     }
 )
-def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
+def mc_expectation(
+    f: Callable | None, sampler: Any, n_samples: int, rng: RandomStateLike = None
+) -> MCEstimate:
     r"""Plain Monte Carlo estimate of :math:`E_p[f(x)]` with its standard error.
 
     Parameters
@@ -129,11 +133,11 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     }
 )
 def rejection_sample(
-    target_logpdf,
-    proposal,
+    target_logpdf: Callable,
+    proposal: Any,
     log_bound: float,
     size: int,
-    rng=None,
+    rng: RandomStateLike = None,
     *,
     max_proposals: int | None = None,
     rtol: float = 1e-9,
@@ -235,7 +239,7 @@ def rejection_sample(
         "log": ["boolean"],
     }
 )
-def effective_sample_size(weights, *, log: bool = False) -> float:
+def effective_sample_size(weights: ArrayLike, *, log: bool = False) -> float:
     r"""Kish's effective sample size :math:`(\sum_i w_i)^2 / \sum_i w_i^2`.
 
     Parameters
@@ -287,11 +291,11 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
     }
 )
 def importance_sampling(
-    f,
-    target_logpdf,
-    proposal,
+    f: Callable | None,
+    target_logpdf: Callable,
+    proposal: Any,
     n_samples: int,
-    rng=None,
+    rng: RandomStateLike = None,
     *,
     self_normalised: bool = True,
 ) -> ImportanceResult:
@@ -373,8 +377,8 @@ def importance_sampling(
     }
 )
 def inverse_cdf_sample(
-    size,
-    rng=None,
+    size: int | tuple[int, ...],
+    rng: RandomStateLike = None,
     *,
     ppf: Callable | None = None,
     cdf: Callable | None = None,

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 
 from ._arrays import _as_2d
 
 __all__ = ["solve_equality_qp"]
 
 
-def solve_equality_qp(Q, c, A, b) -> tuple[np.ndarray, np.ndarray]:
+def solve_equality_qp(
+    Q: ArrayLike, c: ArrayLike, A: ArrayLike, b: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """Minimise ``1/2 x^T Q x + c^T x`` subject to ``A x = b`` by Lagrange multipliers.
 
     Parameters

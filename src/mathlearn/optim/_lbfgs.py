@@ -35,7 +35,7 @@ def lbfgs(
     fun_and_grad: Callable[[Any], tuple[float, Any]],
     x0: Any,
     *,
-    bounds=None,
+    bounds: Any = None,
     max_iter: int = 1000,
     tol: float = 1e-6,
     memory: int = 10,

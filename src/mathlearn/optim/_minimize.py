@@ -19,7 +19,7 @@ from scipy.optimize import OptimizeResult
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map
-from ..utils.validation import check_random_state
+from ..utils.validation import RandomStateLike, check_random_state
 from ._transform import GradientTransformation, apply_updates, global_norm
 
 __all__ = ["minibatch_gradient", "minimize", "minimize_stochastic"]
@@ -230,7 +230,7 @@ def minimize_stochastic(
     batch_size: int = 32,
     max_iter: int = 1000,
     replace: bool = True,
-    random_state=None,
+    random_state: RandomStateLike = None,
     fun: Callable[[Any], float] | None = None,
     record_every: int = 1,
     callback: Callable[[int, Any, float, Any], bool | None] | None = None,

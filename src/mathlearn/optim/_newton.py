@@ -15,6 +15,7 @@ from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import OptimizeResult
 
 from ..exceptions import ConvergenceWarning
@@ -63,7 +64,7 @@ def _newton_direction(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
 )
 def newton(
     fun: Callable[[np.ndarray], float],
-    x0,
+    x0: ArrayLike,
     *,
     grad: Callable[[np.ndarray], np.ndarray] | None = None,
     hess: Callable[[np.ndarray], np.ndarray] | None = None,

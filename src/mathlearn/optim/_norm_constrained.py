@@ -11,6 +11,7 @@ from numbers import Real
 
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
 from ..utils._param_validation import Interval, validate_params
@@ -46,7 +47,7 @@ def _ridge_from_svd(s, z, Vt, alpha):
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 )
-def ridge_squared_norm(X, y, alpha: float) -> float:
+def ridge_squared_norm(X: ArrayLike, y: ArrayLike, alpha: float) -> float:
     """``||theta_ridge(alpha)||^2`` with ``theta_ridge = (X^T X + alpha I)^{-1} X^T y``.
 
     The radius ``delta`` at which the norm constraint ``||theta||^2 <= delta`` is solved by
@@ -116,7 +117,7 @@ class NormConstrainedResult:
     }
 )
 def norm_constrained_least_squares(
-    X, y, radius_sq: float, *, noise_var: float = 1.0
+    X: ArrayLike, y: ArrayLike, radius_sq: float, *, noise_var: float = 1.0
 ) -> NormConstrainedResult:
     """``min_theta ||y - X theta||^2 / (2 sigma^2)`` subject to ``||theta||^2 <= delta``.
 

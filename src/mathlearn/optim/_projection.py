@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import OptimizeResult, nnls
 
 from ..exceptions import ConvergenceWarning
@@ -22,7 +23,7 @@ from ._arrays import _as_2d
 __all__ = ["KKTResult", "check_kkt", "project_box", "project_l2_ball", "projected_gradient"]
 
 
-def project_box(lower, upper) -> Callable[[np.ndarray], np.ndarray]:
+def project_box(lower: ArrayLike, upper: ArrayLike) -> Callable[[np.ndarray], np.ndarray]:
     """Euclidean projection onto ``{x : lower <= x <= upper}`` (entrywise clipping).
 
     Parameters
@@ -53,7 +54,7 @@ def project_box(lower, upper) -> Callable[[np.ndarray], np.ndarray]:
         "radius": [Interval(Real, 0, None, closed="left")],
     }
 )
-def project_l2_ball(radius: float, center=0.0) -> Callable[[np.ndarray], np.ndarray]:
+def project_l2_ball(radius: float, center: ArrayLike = 0.0) -> Callable[[np.ndarray], np.ndarray]:
     """Euclidean projection onto ``{x : ||x - center|| <= radius}``.
 
     Parameters
@@ -97,7 +98,7 @@ def project_l2_ball(radius: float, center=0.0) -> Callable[[np.ndarray], np.ndar
 )
 def projected_gradient(
     fun_and_grad: Callable[[np.ndarray], tuple[float, np.ndarray]],
-    x0,
+    x0: ArrayLike,
     project: Callable[[np.ndarray], np.ndarray],
     *,
     step: float | None = None,
@@ -248,14 +249,14 @@ class KKTResult:
     }
 )
 def check_kkt(
-    grad,
+    grad: ArrayLike,
     *,
-    ineq=None,
-    ineq_jac=None,
-    eq=None,
-    eq_jac=None,
-    ineq_multipliers=None,
-    eq_multipliers=None,
+    ineq: ArrayLike | None = None,
+    ineq_jac: ArrayLike | None = None,
+    eq: ArrayLike | None = None,
+    eq_jac: ArrayLike | None = None,
+    ineq_multipliers: ArrayLike | None = None,
+    eq_multipliers: ArrayLike | None = None,
     tol: float = 1e-6,
     active_tol: float | None = None,
 ) -> KKTResult:

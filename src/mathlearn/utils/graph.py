@@ -14,8 +14,11 @@ sizes these methods are used on.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .extmath import _scaled_squared_distances, squared_distances
 
@@ -31,7 +34,9 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
     return W
 
 
-def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
+def kneighbors(
+    X: ArrayLike, n_neighbors: int, *, chunk_size: int = 2048
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
 
     Distances come from :func:`mathlearn.utils.extmath.squared_distances`' scaled and
@@ -85,7 +90,7 @@ def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
 
 
 def knn_graph(
-    X, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
+    X: ArrayLike, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph as a sparse matrix.
 
@@ -135,7 +140,7 @@ def knn_graph(
     return W.maximum(W.T).tocsr()
 
 
-def laplacian(W, kind: str = "unnormalized"):
+def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
     """Graph Laplacian of a symmetric non-negative adjacency matrix.
 
     Parameters

@@ -152,7 +152,7 @@ def cholesky(
     )
 
 
-def cho_solve(L: np.ndarray, B) -> np.ndarray:
+def cho_solve(L: np.ndarray, B: ArrayLike) -> np.ndarray:
     """Solve ``(L L^T) X = B`` given the lower Cholesky factor ``L``.
 
     Parameters
@@ -177,7 +177,9 @@ def cho_solve(L: np.ndarray, B) -> np.ndarray:
     return sla.cho_solve((L, True), B, check_finite=False)
 
 
-def solve_psd(A, B, *, jitter: str | float | None = "auto", name: str = "matrix"):
+def solve_psd(
+    A: ArrayLike, B: ArrayLike, *, jitter: str | float | None = "auto", name: str = "matrix"
+) -> np.ndarray:
     """Solve ``A X = B`` for symmetric positive definite ``A`` through its Cholesky factor.
 
     Parameters
@@ -229,7 +231,7 @@ def logdet_from_cholesky(L: np.ndarray) -> float:
     return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
-def logdet_psd(A, *, jitter: str | float | None = None, name: str = "matrix") -> float:
+def logdet_psd(A: ArrayLike, *, jitter: str | float | None = None, name: str = "matrix") -> float:
     """Log-determinant of a symmetric positive definite matrix via its Cholesky factor.
 
     Parameters
@@ -256,7 +258,9 @@ def logdet_psd(A, *, jitter: str | float | None = None, name: str = "matrix") ->
     return logdet_from_cholesky(cholesky(A, jitter=jitter, name=name))
 
 
-def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
+def lstsq(
+    X: ArrayLike, y: ArrayLike, *, method: str = "qr", rcond: float | None = None
+) -> tuple[np.ndarray, int]:
     """Least-squares solution of ``min ||X b - y||``.
 
     Parameters
@@ -305,7 +309,7 @@ def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
 
 
 def gram_schmidt_qr(
-    A, *, modified: bool = True, reorthogonalize: bool = False
+    A: ArrayLike, *, modified: bool = True, reorthogonalize: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Thin QR factorisation ``A = Q R`` by Gram-Schmidt orthogonalisation.
 
@@ -384,7 +388,7 @@ def gram_schmidt_qr(
 
 
 def qr_eigh(
-    A,
+    A: ArrayLike,
     *,
     max_iter: int = 1000,
     tol: float = 1e-12,

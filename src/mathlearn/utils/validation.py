@@ -13,10 +13,14 @@ Hyperparameters are not checked here but declared: see
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+#: What a ``random_state`` / ``rng`` argument may be (see :func:`check_random_state`).
+RandomStateLike = int | np.integer | np.random.Generator | np.random.RandomState | None
 
 __all__ = [
     "check_array",
@@ -32,7 +36,7 @@ __all__ = [
 ]
 
 
-def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
+def check_random_state(seed: RandomStateLike, name: str = "random_state") -> np.random.Generator:
     """Turn ``seed`` into a ``numpy.random.Generator``.
 
     Parameters
@@ -81,7 +85,7 @@ def check_random_state(seed, name: str = "random_state") -> np.random.Generator:
     )
 
 
-def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = False):
+def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = False) -> Any:
     """Check that a scalar parameter is a finite positive number and return it as float.
 
     Parameters
@@ -186,7 +190,9 @@ def check_bool(value, name: str) -> bool:
     return bool(value)
 
 
-def check_probability_vector(p, name: str = "p", *, axis: int = -1, atol: float = 1e-8):
+def check_probability_vector(
+    p, name: str = "p", *, axis: int = -1, atol: float = 1e-8
+) -> np.ndarray:
     """Validate probabilities that lie in [0, 1] and sum to one along ``axis``.
 
     Parameters
@@ -287,7 +293,7 @@ def check_symmetric_psd(
     return A
 
 
-def check_sample_weight(sample_weight, X, *, dtype=np.float64) -> np.ndarray:
+def check_sample_weight(sample_weight, X, *, dtype: Any = np.float64) -> np.ndarray:
     """Validate per-sample weights for ``X`` and return them as a 1-D array.
 
     Parameters
