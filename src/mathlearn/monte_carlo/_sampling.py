@@ -75,7 +75,7 @@ def _values(f, x, n) -> np.ndarray:
 
 @validate_params(
     {
-        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
         "rng": ["random_state"],
     }
 )
@@ -285,7 +285,7 @@ def effective_sample_size(weights: ArrayLike, *, log: bool = False) -> float:
 
 @validate_params(
     {
-        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
         "rng": ["random_state"],
         "self_normalised": ["boolean"],
     }

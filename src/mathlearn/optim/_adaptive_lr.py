@@ -15,15 +15,10 @@ import numpy as np
 
 from ..utils._param_validation import Interval, validate_params
 from ..utils._tree import tree_map
-from ._gd import _check_lr, _step_size
+from ._gd import _step_size
 from ._transform import GradientTransformation, Schedule
 
 __all__ = ["adagrad", "adam", "nadam", "rmsprop"]
-
-
-def _check_eps(eps: float) -> None:
-    if not eps >= 0:
-        raise ValueError(f"eps must be non-negative; got {eps}.")
 
 
 def _zeros(params):
@@ -74,8 +69,6 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
     >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
     array([-0.1,  0.1])
     """
-    _check_lr(learning_rate)
-    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -126,10 +119,6 @@ def rmsprop(
     >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
     array([-0.031623,  0.031623])
     """
-    _check_lr(learning_rate)
-    if not 0 <= decay < 1:
-        raise ValueError(f"decay must be in [0, 1); got {decay}.")
-    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -144,11 +133,6 @@ def rmsprop(
 
 
 def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
-    _check_lr(learning_rate)
-    for name, b in (("b1", b1), ("b2", b2)):
-        if not 0 <= b < 1:
-            raise ValueError(f"{name} must be in [0, 1); got {b}.")
-    _check_eps(eps)
 
     def init(params):
         return AdamState(0, _zeros(params), _zeros(params))

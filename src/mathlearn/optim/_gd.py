@@ -28,11 +28,6 @@ def _step_size(learning_rate: float | Schedule, count: int) -> float:
     return float(learning_rate(count) if callable(learning_rate) else learning_rate)
 
 
-def _check_lr(learning_rate) -> None:
-    if not callable(learning_rate) and not learning_rate > 0:
-        raise ValueError(f"learning_rate must be positive or a schedule; got {learning_rate}.")
-
-
 class CountState(NamedTuple):
     count: int  # type: ignore[assignment]  # shadows tuple.count, by design
 
@@ -76,7 +71,6 @@ def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     >>> updates
     array([-0.1,  0.2])
     """
-    _check_lr(learning_rate)
 
     def init(params):
         return CountState(0)
@@ -122,9 +116,6 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     >>> u1, u2
     (array([-0.1]), array([-0.15]))
     """
-    _check_lr(learning_rate)
-    if not 0 <= momentum < 1:
-        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
 
     def init(params):
         return MomentumState(
@@ -176,9 +167,6 @@ def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     >>> np.allclose(res.x, 0, atol=1e-8)
     True
     """
-    _check_lr(learning_rate)
-    if not 0 <= momentum < 1:
-        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
 
     def init(params):
         return MomentumState(

@@ -7,7 +7,6 @@ is small (``||grad L|| <= tol``).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
@@ -91,8 +90,6 @@ def minimize(
     >>> res.x, res.nit
     (array([3., 3.]), 1)
     """
-    if max_iter < 0:
-        raise ValueError(f"max_iter must be non-negative; got {max_iter}.")
     value_fn = fun if fun is not None else (lambda p: fun_and_grad(p)[0])
     x = _copy_params(x0)
     state = optimizer.init(x)
@@ -194,8 +191,6 @@ def minibatch_gradient(
     >>> bool(np.isclose(g, -2.0 * x[idx].sum()))
     True
     """
-    if not 1 <= batch_size:
-        raise ValueError(f"batch_size must be at least 1; got {batch_size}.")
     if not replace and batch_size > n_samples:
         raise ValueError(f"batch_size {batch_size} > n_samples {n_samples} without replacement.")
     idx = (
@@ -281,14 +276,6 @@ def minimize_stochastic(
     >>> np.round(res.x, 3)
     array([ 1., -1.])
     """
-    for name, value, low in (
-        ("n_samples", n_samples, 1),
-        ("batch_size", batch_size, 1),
-        ("max_iter", max_iter, 0),
-        ("record_every", record_every, 1),
-    ):
-        if not (isinstance(value, numbers.Integral) and value >= low):
-            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
     if not replace and batch_size > n_samples:
         raise ValueError(f"batch_size {batch_size} > n_samples {n_samples} without replacement.")
     rng = check_random_state(random_state)

@@ -74,8 +74,6 @@ def ridge_squared_norm(X: ArrayLike, y: ArrayLike, alpha: float) -> float:
     >>> ridge_squared_norm(np.eye(2), [3.0, 4.0], 1.0)  # theta = (1.5, 2)
     6.25
     """
-    if not alpha >= 0:
-        raise ValueError(f"alpha must be non-negative; got {alpha}.")
     s, z, Vt = _svd_parts(X, y)
     return float(np.sum(_ridge_from_svd(s, z, Vt, alpha) ** 2))
 
@@ -153,10 +151,6 @@ def norm_constrained_least_squares(
     >>> res.coef, round(res.lagrange_multiplier, 12)
     (array([1.5, 2. ]), 0.5)
     """
-    if not radius_sq > 0:
-        raise ValueError(f"radius_sq must be positive; got {radius_sq}.")
-    if not noise_var > 0:
-        raise ValueError(f"noise_var must be positive; got {noise_var}.")
     s, z, Vt = _svd_parts(X, y)
     theta0 = _ridge_from_svd(s, z, Vt, 0.0)
     if theta0 @ theta0 <= radius_sq:

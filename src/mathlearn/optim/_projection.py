@@ -76,8 +76,6 @@ def project_l2_ball(radius: float, center: ArrayLike = 0.0) -> Callable[[np.ndar
     >>> project_l2_ball(1.0)(np.array([3.0, 4.0]))
     array([0.6, 0.8])
     """
-    if not radius >= 0:
-        raise ValueError(f"radius must be non-negative; got {radius}.")
 
     def project(x):
         d = x - center
@@ -140,10 +138,6 @@ def projected_gradient(
     >>> res.x, optim.check_kkt(res.jac, ineq=[1.0 - res.x[0]], ineq_jac=[[-1.0]]).ok
     (array([1.]), True)
     """
-    if step is not None and not step > 0:
-        raise ValueError(f"step must be positive or None; got {step}.")
-    if max_iter < 0:
-        raise ValueError(f"max_iter must be non-negative; got {max_iter}.")
     x = project(np.array(x0, dtype=float))
     f, g = fun_and_grad(x)
     gamma = 1.0 if step is None else float(step)

@@ -10,11 +10,6 @@ from ..utils._param_validation import Interval, validate_params
 __all__ = ["constant_schedule", "exponential_decay", "robbins_monro"]
 
 
-def _check_positive(value: float, name: str) -> None:
-    if not value > 0:
-        raise ValueError(f"{name} must be positive; got {value}.")
-
-
 @validate_params(
     {
         "value": [Interval(Real, 0, None, closed="neither")],
@@ -39,7 +34,6 @@ def constant_schedule(value: float) -> Callable[[int], float]:
     >>> constant_schedule(0.1)(1000)
     0.1
     """
-    _check_positive(value, "value")
     return lambda t: value
 
 
@@ -78,10 +72,6 @@ def exponential_decay(
     >>> [exponential_decay(1.0, 0.5)(t) for t in range(3)]
     [1.0, 0.5, 0.25]
     """
-    _check_positive(init_value, "init_value")
-    if not 0 < decay_rate <= 1:
-        raise ValueError(f"decay_rate must be in (0, 1]; got {decay_rate}.")
-    _check_positive(transition_steps, "transition_steps")
     return lambda t: init_value * decay_rate ** (t / transition_steps)
 
 
@@ -120,8 +110,6 @@ def robbins_monro(
     >>> [robbins_monro(1.0, t0=1.0)(t) for t in range(3)]
     [1.0, 0.5, 0.3333333333333333]
     """
-    _check_positive(init_value, "init_value")
-    _check_positive(t0, "t0")
     if not 0.5 < power <= 1:
         raise ValueError(
             f"power must be in (1/2, 1] for the Robbins-Monro conditions; got {power}."

@@ -73,12 +73,6 @@ def adaptive_step(
     >>> np.round(res.x, 6), res.state.n_rejected  # 10, 5, 2.5, 1.25 undone before 0.625
     (array([2., 2.]), 8)
     """
-    if not initial_step > 0:
-        raise ValueError(f"initial_step must be positive; got {initial_step}.")
-    if not grow > 1:
-        raise ValueError(f"grow must be > 1; got {grow}.")
-    if not 0 < shrink < 1:
-        raise ValueError(f"shrink must be in (0, 1); got {shrink}.")
 
     def init(params):
         return AdaptiveStepState(initial_step, None, float("inf"), None, 0)
@@ -145,10 +139,6 @@ def backtracking_line_search(
     >>> np.allclose(res.x, 0, atol=1e-8), res.state.step <= 1.0
     (True, True)
     """
-    if not initial_step > 0:
-        raise ValueError(f"initial_step must be positive; got {initial_step}.")
-    if not 0 < shrink < 1:
-        raise ValueError(f"shrink must be in (0, 1); got {shrink}.")
 
     def init(params):
         return LineSearchState(initial_step, 0)

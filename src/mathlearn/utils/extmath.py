@@ -186,7 +186,9 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
     xn = np.einsum("ij,ij->i", Xs, Xs)
     yn = xn if same else np.einsum("ij,ij->i", Ys, Ys)
     D = _expand(Xs, Ys, xn, yn)
-    rows, cols = np.nonzero(D <= _RECOMPUTE * (xn[:, None] + yn[None, :]))
+    # A scalar threshold (no (N, M) temporary of floats): it selects every pair below
+    # _RECOMPUTE * (||x_i||^2 + ||y_j||^2), and a few more close pairs, recomputed exactly too.
+    rows, cols = np.nonzero(D <= _RECOMPUTE * (float(xn.max()) + float(yn.max())))
     if rows.size:
         D[rows, cols] = _direct(Xs, Ys, rows, cols)
     if same:
