@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..kernels import RBF
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_bool, check_int, check_positive, validate_data
 
@@ -153,12 +154,7 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
         """Evaluate the basis: ``Phi`` of shape (n_samples, n_output_features_)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        if X.shape[1] == 1:
-            # direct differences: exact where the expanded ||x||^2 - 2 x c + ||c||^2 cancels
-            sq = (X[:, :1] - self.centres_[:, 0][None, :]) ** 2
-        else:
-            sq = squared_distances(X, self.centres_)
-        phi = np.exp(-0.5 * sq / self.width_**2)
+        phi = RBF(length_scale=self.width_)(X, self.centres_)
         if self.include_bias:
             return np.hstack([np.ones((X.shape[0], 1)), phi])
         return phi
