@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .extmath import _scaled_squared_distances, squared_distances
+from .extmath import _scaled_squared_distances
 
 __all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
 
