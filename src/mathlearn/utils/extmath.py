@@ -82,9 +82,10 @@ def squared_distances(
     The work is one matrix product (BLAS) through ``||x||^2 + ||y||^2 - 2 x^T y``, made
     accurate wherever the data lie:
 
-    * both sets are scaled by a power of two (exact) and shifted by the mean of ``X`` before
-      the expansion, so data far from the origin lose no digits to cancellation, and values
-      near ``1e300`` or ``1e-300`` neither overflow nor underflow in the intermediate sums;
+    * both sets are scaled by a power of two (exact) and, in every coordinate where the mean
+      of ``X`` is farther from 0 than the spread around it, shifted by that mean before the
+      expansion: data far from the origin lose no digits to cancellation, and values near
+      ``1e300`` or ``1e-300`` neither overflow nor underflow in the intermediate sums;
     * pairs whose expansion is small against their norms (near duplicates, where the
       expansion's rounding error would dominate) are recomputed from the difference
       ``x - y``, so identical rows are exactly 0 apart;
@@ -171,7 +172,12 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
         return zeros, 1.0
     s1 = _power_of_two_below(m)
     Xs = X / s1
-    shift = Xs.mean(axis=0)
+    # Centre each coordinate whose offset exceeds its spread (there the expansion would lose
+    # digits); a coordinate already near the origin is left as it is, so that data such as
+    # a grid keep exact squared distances (a shift that is not representable exactly would
+    # cost an ulp). Either way |x_j| <= 2 spread_j, within a factor 4 of full centring.
+    mean = Xs.mean(axis=0)
+    shift = np.where(np.abs(mean) > np.max(np.abs(Xs - mean), axis=0), mean, 0.0)
     Xs -= shift
     Ys = Xs if same else Y / s1 - shift
     spread = float(np.max(np.abs(Xs)))
