@@ -19,6 +19,7 @@ regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sampl
 from __future__ import annotations
 
 import functools
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator as _SklearnBaseEstimator
@@ -80,7 +81,7 @@ class BaseEstimator(_SklearnBaseEstimator):
     mathlearn.exceptions.InvalidParameterError: The 'alpha' parameter of Shrink must be ...
     """
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def _validate_params(self) -> None:
         """Check every hyperparameter against ``_parameter_constraints``.

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from ..utils.validation import check_positive, check_random_state
+from ..utils._param_validation import Interval, validate_params
+from ..utils.validation import check_random_state
+
+_CONSTRAINTS = {
+    "n_samples": [Interval(Integral, 1, None, closed="left")],
+    "noise": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+}
 
 __all__ = ["make_sinusoidal", "make_sinusoidal_imperial"]
 
 
+@validate_params(_CONSTRAINTS)
 def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=None):
     """Noisy samples of ``t = sin(2 pi x) + eps``, ``x ~ U[0, 1]``, ``eps ~ N(0, noise^2)``.
 
@@ -33,16 +43,13 @@ def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=Non
     >>> X.shape, y.shape
     ((10, 1), (10,))
     """
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
-    noise = check_positive(noise, "noise", strict=False)
     rng = check_random_state(random_state)
     x = rng.uniform(0.0, 1.0, n_samples)
     y = np.sin(2 * np.pi * x) + noise * rng.standard_normal(n_samples)
     return x[:, None], y
 
 
+@validate_params(_CONSTRAINTS)
 def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_state=None):
     """Noisy samples of ``y = -sin(x / 5) + cos(x) + eps``, ``x ~ U[-5, 5]``.
 
@@ -52,11 +59,9 @@ def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_
     Parameters
     ----------
     n_samples : int, default=20
-        Number of points.
     noise : float, default=0.2
-        Standard deviation of the Gaussian noise ``eps``.
-    random_state : None, int or numpy.random.Generator
-        Seed or generator.
+        Standard deviation of the Gaussian noise.
+    random_state : int, Generator or None
 
     Returns
     -------
@@ -65,16 +70,10 @@ def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from mathlearn.datasets import make_sinusoidal_imperial
-    >>> X, y = make_sinusoidal_imperial(50, noise=0.0, random_state=0)
-    >>> X.shape, bool(np.allclose(y, -np.sin(X[:, 0] / 5) + np.cos(X[:, 0])))
-    ((50, 1), True)
+    >>> X, y = make_sinusoidal_imperial(20, random_state=0)
+    >>> bool(X.min() >= -5.0 and X.max() <= 5.0), y.shape
+    (True, (20,))
     """
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
-    noise = check_positive(noise, "noise", strict=False)
     rng = check_random_state(random_state)
     x = rng.uniform(-5.0, 5.0, n_samples)
     y = -np.sin(x / 5.0) + np.cos(x) + noise * rng.standard_normal(n_samples)
