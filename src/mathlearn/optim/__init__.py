@@ -41,7 +41,7 @@ from ._projection import (
     project_l2_ball,
     projected_gradient,
 )
-from ._schedules import constant_schedule, exponential_decay, robbins_monro
+from ._schedules import constant_schedule, exponential_decay, inverse_scaling, robbins_monro
 from ._step_control import adaptive_step, backtracking_line_search
 from ._transform import (
     GradientTransformation,
@@ -69,6 +69,7 @@ __all__ = [
     "constant_schedule",
     "exponential_decay",
     "global_norm",
+    "inverse_scaling",
     "lbfgs",
     "minibatch_gradient",
     "minimize",

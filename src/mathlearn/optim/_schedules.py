@@ -7,7 +7,7 @@ from numbers import Real
 
 from ..utils._param_validation import Interval, validate_params
 
-__all__ = ["constant_schedule", "exponential_decay", "robbins_monro"]
+__all__ = ["constant_schedule", "exponential_decay", "inverse_scaling", "robbins_monro"]
 
 
 @validate_params(
@@ -34,7 +34,7 @@ def constant_schedule(value: float) -> Callable[[int], float]:
     >>> constant_schedule(0.1)(1000)
     0.1
     """
-    return lambda t: value
+    return lambda t: value + 0.0 * t  # broadcasts over an array of update counts
 
 
 @validate_params(
@@ -115,3 +115,38 @@ def robbins_monro(
             f"power must be in (1/2, 1] for the Robbins-Monro conditions; got {power}."
         )
     return lambda t: init_value / (1.0 + t / t0) ** power
+
+
+@validate_params(
+    {
+        "init_value": [Interval(Real, 0, None, closed="neither")],
+        "power": [Interval(Real, 0, None, closed="left")],
+    }
+)
+def inverse_scaling(init_value: float, power: float = 0.25) -> Callable[[int], float]:
+    """``gamma_t = init_value / (t + 1) ** power``.
+
+    scikit-learn's ``"invscaling"`` schedule ``eta0 / t^power_t`` with the updates counted
+    from 1; ``power = 1/2`` is the classic ``1 / sqrt(t)`` rate of stochastic gradient
+    methods on convex problems, and ``power > 1/2`` up to 1 meets the Robbins-Monro
+    conditions (see :func:`robbins_monro`).
+
+    Parameters
+    ----------
+    init_value : float
+        ``gamma_0``; positive.
+    power : float, default=0.25
+        Exponent, >= 0.
+
+    Returns
+    -------
+    callable
+        ``t -> gamma_t`` (also on an array of ``t``).
+
+    Examples
+    --------
+    >>> from mathlearn.optim import inverse_scaling
+    >>> [inverse_scaling(1.0, power=0.5)(t) for t in (0, 3)]
+    [1.0, 0.5]
+    """
+    return lambda t: init_value / (t + 1.0) ** power
