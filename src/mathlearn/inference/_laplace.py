@@ -135,8 +135,8 @@ def laplace_approximation(
     >>> from mathlearn import autodiff as ad
     >>> res = laplace_approximation(lambda t: -0.5 * ad.sum((t - 1.0) ** 2 / 4.0)
     ...                             - 0.5 * np.log(2 * np.pi * 4.0), np.zeros(1))
-    >>> float(res.mode[0]), float(res.posterior.cov[0, 0]), round(res.log_evidence, 12)
-    (1.0, 4.0, 0.0)
+    >>> float(res.mode[0]), float(res.posterior.cov[0, 0]), abs(res.log_evidence) < 1e-12
+    (1.0, 4.0, True)
     """
     x0 = np.array(x0, dtype=float)
     if x0.ndim > 1:
