@@ -46,6 +46,7 @@ def lbfgs(
     max_iter: int = 1000,
     tol: float = 1e-6,
     memory: int = 10,
+    ftol: float | None = None,
 ) -> OptimizeResult:
     """Minimise with SciPy's L-BFGS-B, optionally subject to ``lower <= x <= upper``.
 
@@ -62,6 +63,10 @@ def lbfgs(
         SciPy's ``gtol``: stop when the largest projected-gradient entry is at most ``tol``.
     memory : int, default=10
         Number of correction pairs kept (SciPy's ``maxcor``).
+    ftol : float, optional
+        SciPy's ``ftol``: also stop when the relative decrease of the objective is at most
+        ``ftol`` (SciPy's default, about 2.2e-9, when not given). A few machine epsilons
+        make the gradient test the one that stops.
 
     Returns
     -------
@@ -106,7 +111,8 @@ def lbfgs(
         method="L-BFGS-B",
         bounds=bounds,
         callback=record,
-        options={"maxiter": max_iter, "gtol": tol, "maxcor": memory},
+        options={"maxiter": max_iter, "gtol": tol, "maxcor": memory}
+        | ({} if ftol is None else {"ftol": ftol}),
     )
     if not res.success:
         warnings.warn(
