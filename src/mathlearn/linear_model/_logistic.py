@@ -34,6 +34,10 @@ from ..utils.validation import check_sample_weight, validate_data
 
 __all__ = ["LogisticRegression"]
 
+# Sums over samples of products of two features must stay far below the largest float64
+# (1.8e308) for the Hessian and for L-BFGS's curvature pairs.
+_MAX_ABS_X = 1e100
+
 
 class _BinaryObjective:
     """``F(θ) = Σ ŝ_i [softplus(z_i) - y_i z_i] + α/2 ‖w‖²`` with ``θ = (w, b)``."""
@@ -256,7 +260,7 @@ def _is_separable(X, y_idx, n_classes, fit_intercept) -> bool:
     ``k != y_i`` (``x̃ = (x, 1)`` with an intercept): then the likelihood increases without
     bound along ``t W`` as ``t → ∞`` and no maximum-likelihood estimate exists.
     """
-    n, d = X.shape
+    n = X.shape[0]
     Xt = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
     dp = Xt.shape[1]
     if n_classes == 2:
@@ -354,7 +358,7 @@ class LogisticRegression(BaseClassifier):
 
     _parameter_constraints = {
         "penalty": [StrOptions({"l2"}), None],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, np.inf, closed="right")],
         "fit_intercept": ["boolean"],
         "solver": [StrOptions({"lbfgs", "newton"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -442,13 +446,20 @@ class LogisticRegression(BaseClassifier):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
+        scale = float(np.max(np.abs(X))) if X.size else 0.0
+        if scale > _MAX_ABS_X:
+            raise ValueError(
+                f"X has entries of magnitude up to {scale:.3g}; the Hessian's sums of products "
+                f"of features overflow float64 beyond about {_MAX_ABS_X:g}. Rescale X (for "
+                "example with StandardScaler)."
+            )
         y_idx = self._encode_labels(y)
         sw = self._sample_weights(y_idx, sample_weight, X)
         S = float(sw.sum())
         sw_hat = sw / S
         alpha = self._alpha(S)
         K = len(self.classes_)
-        n, d = X.shape
+        d = X.shape[1]
         separable = False
         if alpha == 0.0:
             keep = sw > 0
@@ -478,7 +489,8 @@ class LogisticRegression(BaseClassifier):
         if not converged and not separable:
             warnings.warn(
                 f"{self.solver} stopped after {n_iter} iterations with the gradient above "
-                f"tol = {self.tol:g}; increase max_iter.",
+                f"tol = {self.tol:g} (max_iter reached, or the line search could not make "
+                "progress at this tolerance).",
                 ConvergenceWarning,
                 stacklevel=2,
             )
