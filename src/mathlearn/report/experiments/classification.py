@@ -136,8 +136,7 @@ def bayes_logistic_predictive(ctx):
     ctx.table(
         ["where", "x", "s^2", "MAP (ours)", "MAP (sklearn)", "probit", "Monte Carlo"],
         rows,
-        f"Prior precision {m.prior_precision_:.3g}; Laplace log evidence "
-        f"{m.log_evidence_:.3f}.",
+        f"Prior precision {m.prior_precision_:.3g}; Laplace log evidence {m.log_evidence_:.3f}.",
     )
 
 
