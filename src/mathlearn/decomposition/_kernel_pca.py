@@ -9,7 +9,7 @@ import scipy.linalg as sla
 from scipy.sparse.linalg import eigsh
 
 from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
-from ..kernels import RBF, Kernel, Linear, Polynomial, Sigmoid
+from ..kernels import Kernel, get_kernel
 from ..utils.validation import check_random_state, validate_data
 from ._base import flip_rows, top_eigh
 
@@ -146,7 +146,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     def _make_kernel(self, n_features):
         if isinstance(self.kernel, Kernel):
-            return type(self.kernel)(**self.kernel.get_params())
+            return get_kernel(self.kernel)
         if self.kernel not in _KERNELS:
             raise ValueError(
                 f"kernel must be one of {_KERNELS} or a mathlearn.kernels.Kernel; "
@@ -154,15 +154,13 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             )
         gamma = 1.0 / n_features if self.gamma is None else float(self.gamma)
         if self.kernel == "linear":
-            return Linear()
+            return get_kernel("linear")
         if self.kernel == "rbf":
-            if not gamma > 0:
-                raise ValueError(f"gamma must be > 0 for the rbf kernel; got {gamma}.")
-            return RBF(length_scale=np.sqrt(0.5 / gamma))
+            return get_kernel("rbf", gamma=gamma)
         if self.kernel == "poly":
-            return Polynomial(degree=self.degree, gamma=gamma, coef0=self.coef0)
+            return get_kernel("poly", degree=self.degree, gamma=gamma, coef0=self.coef0)
         if self.kernel == "sigmoid":
-            return Sigmoid(gamma=gamma, coef0=self.coef0)
+            return get_kernel("sigmoid", gamma=gamma, coef0=self.coef0)
         return None
 
     def _gram(self, X, Y=None):

@@ -23,10 +23,13 @@ __all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
 
 
 def rbf_affinity(X, gamma: float) -> np.ndarray:
-    """Fully connected Gaussian similarity ``W_ij = exp(-gamma ||x_i - x_j||^2)``, 0 diagonal."""
-    W = squared_distances(X)
-    W *= -gamma
-    np.exp(W, out=W)
+    """Fully connected Gaussian similarity ``W_ij = exp(-gamma ||x_i - x_j||^2)``, 0 diagonal.
+
+    The Gram matrix of :class:`mathlearn.kernels.RBF` with ``length_scale = 1/sqrt(2 gamma)``.
+    """
+    from ..kernels import get_kernel  # the kernels import utils: import on use
+
+    W = get_kernel("rbf", gamma=gamma)(X)
     np.fill_diagonal(W, 0.0)
     return W
 

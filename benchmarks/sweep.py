@@ -1,0 +1,321 @@
+"""Size sweep: every estimator against its peer from N = 100 up, at 1 and 2 threads.
+
+``python benchmarks/sweep.py [--threads 1 2] [--families cluster ...] [--cases NAME ...]
+[--max-n 100000] [--budget 20] [--write]``
+
+For each case (an estimator and its peer on the same data, with the same amount of work) and
+each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a wide case
+``D >> N`` where the method has one, the sweep reports
+
+* the median fit time of ours and of the peer, measured in one process, alternating, after a
+  warm-up call, with the BLAS/OpenMP/numba thread count fixed before anything is imported;
+* the peak memory of one fit of each, by ``tracemalloc`` (NumPy reports its allocations to
+  it, so array temporaries are counted; BLAS workspaces are not, for either side);
+* the first call: the first fit (libraries already imported) in a fresh process whose
+  numba cache directory is empty (``NUMBA_CACHE_DIR`` set to a new temporary directory),
+  for ours and the peer, at N = 1 000;
+* the log–log slope of our fit time against N over the sizes from 1e3 up (the empirical
+  exponent that the docstrings' complexity statements are checked against).
+
+Each case runs in its own process, so one case's thread pools and caches cannot slow the
+next. A size is skipped once the previous size of that case took longer than ``--budget``
+seconds (times the growth its slope predicts). ``--write`` replaces the sweep section of
+``benchmarks/RESULTS.md`` with the tables, the machine, the versions and the command.
+
+Cases live in ``benchmarks/_sweep_cases.py`` for the first half of the library; any
+``benchmarks/bench_<family>.py`` can add its own by defining ``SWEEP_CASES``, a list of
+:class:`~_sweep_cases.Case`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "RESULTS.md"
+BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
+SIZES = [100, 1_000, 10_000, 100_000, 1_000_000]
+
+
+def _thread_env(threads: int, cache_dir: str | None = None) -> dict:
+    env = dict(os.environ)
+    for var in (
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMBA_NUM_THREADS",
+    ):
+        env[var] = str(threads)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    env["PYTHONWARNINGS"] = "ignore"
+    return env
+
+
+def all_cases() -> list:
+    """The cases of ``_sweep_cases`` and every ``bench_*.py`` that defines ``SWEEP_CASES``."""
+    sys.path.insert(0, str(HERE))
+    from _sweep_cases import CASES
+
+    cases = list(CASES)
+    for path in sorted(HERE.glob("bench_*.py")):
+        text = path.read_text()
+        if "SWEEP_CASES" not in text:
+            continue
+        module = importlib.import_module(path.stem)
+        cases.extend(module.SWEEP_CASES)
+    return cases
+
+
+def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bool) -> list:
+    """Body of the child process: time one case at every size (threads already fixed)."""
+    import gc
+    import statistics
+    import tracemalloc
+    import warnings
+
+    warnings.simplefilter("ignore")
+    case = next(c for c in all_cases() if c.name == case_name)
+    rows = []
+    shapes = [(n, case.d) for n in sizes if n <= case.max_n]
+    if wide and case.wide is not None:
+        shapes.append(case.wide)
+    last = 0.0
+    for n, d in shapes:
+        if last > budget and (n, d) != case.wide:
+            rows.append({"n": n, "d": d, "skipped": f"previous size took {last:.1f} s"})
+            continue
+        data = case.data(n, d)
+        ours, peer = case.ours(*data), case.peer(*data)
+        t0 = time.perf_counter()
+        ours()
+        warm_ours = time.perf_counter() - t0
+        peer()
+        repeats = 7 if warm_ours < 0.05 else 5 if warm_ours < 1 else 3 if warm_ours < 10 else 1
+        t_ours, t_peer = [], []
+        for _ in range(repeats):
+            for fn, acc in ((ours, t_ours), (peer, t_peer)):
+                gc.collect()
+                t0 = time.perf_counter()
+                fn()
+                acc.append(time.perf_counter() - t0)
+        peaks = []
+        for fn in (ours, peer):
+            gc.collect()
+            tracemalloc.start()
+            fn()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        mo, mp = statistics.median(t_ours), statistics.median(t_peer)
+        last = mo
+        rows.append(
+            {
+                "n": n,
+                "d": d,
+                "ours": mo,
+                "peer": mp,
+                "ratio": mo / mp,
+                "ours_range": [min(t_ours), max(t_ours)],
+                "peer_range": [min(t_peer), max(t_peer)],
+                "mem_ours": peaks[0],
+                "mem_peer": peaks[1],
+            }
+        )
+    return rows
+
+
+_FIRST_CALL = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, {here!r})
+from _sweep_cases import find_case
+case = find_case({name!r})
+data = case.data(1000, case.d)
+fn = case.{side}(*data)
+t0 = time.perf_counter()
+fn()
+print(time.perf_counter() - t0)
+"""
+
+
+def first_call(case_name: str, side: str, threads: int) -> float | None:
+    """Seconds of the first fit in a fresh process with an empty numba cache.
+
+    Both libraries are imported before the clock starts (each case's factory imports both),
+    so the figure is the first fit itself: compilation, lazy imports and first-touch costs.
+    ``bench_first_call.py`` measures import + first fit per estimator.
+    """
+    with tempfile.TemporaryDirectory() as cache:
+        code = _FIRST_CALL.format(here=str(HERE), name=case_name, side=side)
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env=_thread_env(threads, cache),
+            capture_output=True,
+            text=True,
+            cwd=HERE,
+        )
+    if out.returncode != 0:
+        print(out.stderr[-2000:], file=sys.stderr)
+        return None
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def slope(rows: list) -> float | None:
+    """Least-squares slope of log(time) against log(N) over the timed sizes N >= 1e3."""
+    pts = [
+        (math.log(r["n"]), math.log(r["ours"]))
+        for r in rows
+        if "ours" in r and r["n"] >= 1000 and r["ours"] > 0
+    ]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx if sxx > 0 else None
+
+
+def run(args) -> dict:
+    cases = [c for c in all_cases() if not args.families or c.family in args.families]
+    if args.cases:
+        cases = [c for c in cases if c.name in args.cases]
+    sizes = [n for n in SIZES if n <= args.max_n]
+    results = {}
+    for case in cases:
+        for threads in args.threads:
+            code = (
+                f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep; "
+                f"print(json.dumps(sweep._run_case_in_child({case.name!r}, {sizes!r}, "
+                f"{args.budget!r}, {not args.no_wide!r})))"
+            )
+            out = subprocess.run(
+                [sys.executable, "-c", code],
+                env=_thread_env(threads),
+                capture_output=True,
+                text=True,
+                cwd=HERE,
+            )
+            if out.returncode != 0:
+                print(f"{case.name} ({threads} threads) failed:\n{out.stderr[-3000:]}")
+                continue
+            rows = json.loads(out.stdout.strip().splitlines()[-1])
+            entry = {"family": case.family, "rows": rows, "slope": slope(rows)}
+            if not args.no_first_call:
+                entry["first_ours"] = first_call(case.name, "ours", threads)
+                entry["first_peer"] = first_call(case.name, "peer", threads)
+            results[(case.name, threads)] = entry
+            print(_format_case(case.name, threads, entry), flush=True)
+    return results
+
+
+def _fmt_time(t: float) -> str:
+    return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def _format_case(name: str, threads: int, entry: dict) -> str:
+    parts = []
+    for r in entry["rows"]:
+        if "skipped" in r:
+            parts.append(f"{r['n']}x{r['d']}: skipped")
+            continue
+        parts.append(f"{r['n']}x{r['d']}: {r['ratio']:.2f}")
+    return f"{name} [{threads} thr] " + ", ".join(parts)
+
+
+def markdown(results: dict, command: str) -> str:
+    import numpy
+    import scipy
+    import sklearn
+
+    lines = [
+        BEGIN,
+        "## Size sweep (`sweep.py`)",
+        "",
+        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} "
+        f"cores, Python {platform.python_version()}, NumPy {numpy.__version__}, SciPy "
+        f"{scipy.__version__}, scikit-learn {sklearn.__version__}, with",
+        "",
+        f"```bash\n{command}\n```",
+        "",
+        "Ratio = ours / peer (median fit time, same data, one process, alternating); memory ="
+        " tracemalloc peak of one fit, ours / peer; first call = the first fit at "
+        "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
+        "our time in N from 1e3 up.",
+    ]
+    families = sorted({e["family"] for e in results.values()})
+    for family in families:
+        lines += ["", f"### {family}", ""]
+        lines.append(
+            "| case | threads | N x D | ours | peer | ratio | memory ratio | first call ours / "
+            "peer | slope |"
+        )
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for (name, threads), e in results.items():
+            if e["family"] != family:
+                continue
+            fc = "-"
+            if e.get("first_ours") is not None and e.get("first_peer") is not None:
+                fc = f"{e['first_ours']:.2f} s / {e['first_peer']:.2f} s"
+            sl = "-" if e["slope"] is None else f"{e['slope']:.2f}"
+            for i, r in enumerate(e["rows"]):
+                head = f"| {name} | {threads} | {r['n']}x{r['d']} |"
+                tail = f" {fc} | {sl} |" if i == 0 else " | |"
+                if "skipped" in r:
+                    lines.append(f"{head} skipped ({r['skipped']}) | | | |{tail}")
+                    continue
+                mem = r["mem_ours"] / max(r["mem_peer"], 1)
+                lines.append(
+                    f"{head} {_fmt_time(r['ours'])} | {_fmt_time(r['peer'])} | "
+                    f"{r['ratio']:.2f} | {mem:.2f} |{tail}"
+                )
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_results(text: str) -> None:
+    old = RESULTS.read_text()
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        new = head + text + tail
+    else:
+        new = old.rstrip() + "\n\n" + text + "\n"
+    RESULTS.write_text(new)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--families", nargs="*", default=[])
+    parser.add_argument("--cases", nargs="*", default=[])
+    parser.add_argument("--max-n", type=int, default=1_000_000)
+    parser.add_argument("--budget", type=float, default=20.0)
+    parser.add_argument("--no-wide", action="store_true")
+    parser.add_argument("--no-first-call", action="store_true")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    if args.list:
+        for c in all_cases():
+            print(f"{c.family:24s} {c.name}")
+        return 0
+    results = run(args)
+    text = markdown(results, "python benchmarks/sweep.py " + " ".join(argv or sys.argv[1:]))
+    print(text)
+    if args.write:
+        write_results(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

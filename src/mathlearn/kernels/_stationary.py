@@ -1,0 +1,489 @@
+"""Stationary kernels ``k(x, y) = phi(q)`` of the scaled squared distance ``q``.
+
+``q = sum_d (x_d - y_d)^2 / l_d^2`` (one length scale ``l``, or one per feature: automatic
+relevance determination, ARD). The squared distances come from one matrix product
+(:func:`mathlearn.utils.extmath.squared_distances`) on inputs that are first centred by a
+common shift and scaled by a power of two, so data far from the origin and extreme length
+scales (``1e-300``, ``1e300``) neither cancel catastrophically nor overflow; no ``(N, M, D)``
+temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array).
+
+The gradient with respect to ``log l_d`` is ``-2 phi'(q) q_d`` with
+``q_d = (x_d - y_d)^2 / l_d^2``, so each kernel supplies ``phi`` and ``-2 phi'``.
+
+Kernels: Oxford "Advanced Topics in Statistical Machine Learning" §3.3 (Gaussian RBF,
+Matérn, rational quadratic; ARD in §9.3, eq. 9.11); Stuttgart "Introduction to Machine
+Learning" §5 and §8 (squared exponential, gamma-exponential).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln, kve
+
+from ..utils.extmath import squared_distances
+from ._base import Kernel, _check_real, _grad_buffer, _Spec
+
+__all__ = ["RBF", "GammaExponential", "Matern", "RationalQuadratic"]
+
+
+def _centre_and_scale(X, Y, length_scale):
+    """Centred, scaled copies ``Zx, Zy``, a factor ``f2`` and ``risky``.
+
+    ``q = f2 * ||zx - zy||^2``. First ``Z = (X - shift) / (t m)`` with ``t = l / min(l) >= 1``
+    and ``m`` a power of two bounding ``|Z|`` by 1, so that ``f2 = (m / min(l))^2``; when
+    ``q <= 4 D f2`` cannot overflow, ``sqrt(f2)`` is folded into ``Z`` (``f2 = 1``).
+    Otherwise (``risky``, a length scale ~1e-150 of the data's spread) the caller guards
+    ``0 * inf``.
+    """
+    ls = np.asarray(length_scale, dtype=float)
+    n = X.shape[0] + (0 if Y is None else Y.shape[0])
+    shift = X.sum(axis=0) if Y is None else X.sum(axis=0) + Y.sum(axis=0)
+    shift /= max(n, 1)
+    a = float(ls.min())
+    with np.errstate(over="ignore"):
+        t = ls / a
+    Zx = X - shift
+    if ls.ndim:
+        Zx /= t
+    Zy = None
+    if Y is not None:
+        Zy = Y - shift
+        if ls.ndim:
+            Zy /= t
+    big = float(np.abs(Zx).max(initial=0.0))
+    if Zy is not None:
+        big = max(big, float(np.abs(Zy).max(initial=0.0)))
+    m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
+    with np.errstate(over="ignore"):
+        f = m / a
+        f2 = f * f
+    risky = not (4.0 * X.shape[1] * f2 < 1e300)
+    scale = 1.0 / m
+    if not risky:
+        scale *= f
+        f2 = 1.0
+    Zx *= scale
+    if Zy is not None:
+        Zy *= scale
+    return Zx, Zy, f2, risky
+
+
+def _sqdist(Zx, Zy, accurate):
+    """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
+
+    The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``. Kernels with a
+    ``sqrt(q)``-like term at 0 (Matérn with ``nu <= 1``, gamma-exponential with
+    ``gamma < 2``) would turn that into a ``sqrt(eps)`` error, so for them (``accurate``) the
+    pairs with ``q`` below ``1e-4`` of that scale are recomputed from the differences.
+    """
+    q = squared_distances(Zx, Zy)
+    if not accurate:
+        return q
+    same = Zy is None
+    Zy = Zx if same else Zy
+    scale = 2.0 * max(
+        float(np.einsum("ij,ij->i", Zx, Zx).max(initial=0.0)),
+        float(np.einsum("ij,ij->i", Zy, Zy).max(initial=0.0)),
+    )
+    rows, cols = np.nonzero(q < 1e-4 * scale)
+    if same:
+        keep = rows != cols  # the diagonal is exactly zero already
+        rows, cols = rows[keep], cols[keep]
+    if rows.size:
+        diff = Zx[rows] - Zy[cols]
+        q[rows, cols] = np.einsum("ij,ij->i", diff, diff)
+    return q
+
+
+class _Stationary(Kernel):
+    """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``.
+
+    Subclasses give ``_phi(q, cache)`` (``cache`` is ``None`` without a gradient, and ``q``
+    may then be overwritten; otherwise a dict for values the gradient reuses),
+    ``_minus_2_dphi(q, K, cache)`` and ``_extra_gradient(name, q, K, cache)``.
+    """
+
+    def is_stationary(self) -> bool:
+        return True
+
+    @property
+    def anisotropic(self) -> bool:
+        """Whether ``length_scale`` is a vector (one scale per feature, ARD)."""
+        return np.ndim(self.length_scale) > 0 and np.size(self.length_scale) > 1
+
+    def _needs_accurate_near(self) -> bool:
+        return False
+
+    def _phi(self, q, cache):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _minus_2_dphi(self, q, K, cache):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _extra_gradient(self, name, q, K, cache):  # pragma: no cover - abstract
+        """``dK / dlog name`` for a hyperparameter other than the length scale."""
+        raise NotImplementedError
+
+    def _eval(self, X, Y, eval_gradient):
+        Zx, Zy, f2, risky = _centre_and_scale(X, Y, self.length_scale)
+        q = _sqdist(Zx, Zy, self._needs_accurate_near())
+        cache = {} if eval_gradient else None
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            if risky:
+                zero = q == 0.0
+                q *= f2
+                q[zero] = 0.0
+            K = self._phi(q, cache)
+            if risky:
+                np.nan_to_num(K, copy=False, nan=0.0)
+            if not eval_gradient:
+                return K, None
+            n = X.shape[0]
+            G = _grad_buffer(self.n_dims, n)
+            i = 0
+            for spec in self._free_specs():
+                if spec.name != "length_scale":
+                    G[i] = self._extra_gradient(spec.name, q, K, cache)
+                    i += 1
+                    continue
+                W = self._minus_2_dphi(q, K, cache)
+                if self.anisotropic:
+                    if f2 != 1.0:
+                        W *= f2
+                    for d in range(X.shape[1]):
+                        g = G[i + d]
+                        np.subtract.outer(Zx[:, d], Zx[:, d], out=g)
+                        np.square(g, out=g)
+                        g *= W
+                    i += X.shape[1]
+                else:
+                    np.multiply(W, q, out=G[i])
+                    i += 1
+            if risky:
+                np.nan_to_num(G, copy=False, nan=0.0, posinf=0.0, neginf=0.0)
+        return K, G
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+
+class RBF(_Stationary):
+    """Gaussian (squared-exponential) kernel ``k(x, y) = exp(-||x - y||^2 / (2 l^2))``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+        ``l > 0``; a vector gives one scale per feature (ARD,
+        ``exp(-sum_d (x_d - y_d)^2 / (2 l_d^2))``). The notes' form
+        ``exp(-||x - y||^2 / r^2)`` (Imperial "Mathematics for Inference and Machine
+        Learning", corrected sign) is ``l = r / sqrt(2)``; scikit-learn's ``gamma`` is
+        ``1 / (2 l^2)``; the ARD form ``exp(-sum_j (x_j - x'_j)^2 / eta_j^2)`` of Oxford
+        "Advanced Topics in Statistical Machine Learning" eq. (9.11) has no 1/2, so
+        ``l_j = eta_j / sqrt(2)``.
+    length_scale_bounds : pair of floats, array of shape (n_features, 2) or "fixed"
+        Bounds of ``l`` for hyperparameter fitting; default (1e-5, 1e5).
+
+    Notes
+    -----
+    ``phi(q) = exp(-q / 2)``; ``dK / dlog l_d = K (x_d - y_d)^2 / l_d^2``. The limit of the
+    Matérn kernel as ``nu -> inf`` and of the rational quadratic as ``alpha -> inf`` (Oxford
+    "Advanced Topics in Statistical Machine Learning" §3.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import RBF
+    >>> float(RBF(1.0)(np.zeros((1, 2)), np.ones((1, 2)))[0, 0])  # exp(-1)
+    0.36787944117144233
+    >>> K, dK = RBF([1.0, 2.0])(np.eye(2), eval_gradient=True)
+    >>> dK.shape
+    (2, 2, 2)
+    """
+
+    _specs = (_Spec("length_scale", vector=True),)
+
+    def __init__(self, length_scale=1.0, length_scale_bounds=(1e-5, 1e5)):
+        self.length_scale = length_scale
+        self.length_scale_bounds = length_scale_bounds
+
+    @property
+    def gamma(self) -> float:
+        """``1 / (2 l^2)``, the factor in ``exp(-gamma ||x - y||^2)`` (scalar ``l`` only)."""
+        ls = _check_real(self.length_scale, "length_scale", positive=True)
+        with np.errstate(over="ignore", divide="ignore", under="ignore"):
+            return float(0.5 / np.float64(ls) ** 2)
+
+    def _phi(self, q, cache):
+        K = np.multiply(q, -0.5, out=q if cache is None else None)
+        return np.exp(K, out=K)
+
+    def _minus_2_dphi(self, q, K, cache):
+        return K.copy() if self.anisotropic else K
+
+
+_MATERN_CLOSED = (0.5, 1.5, 2.5)
+
+
+class Matern(_Stationary):
+    """Matérn kernel with smoothness ``nu``.
+
+    ``k(r) = 2^(1-nu) / Gamma(nu) (sqrt(2 nu) r)^nu K_nu(sqrt(2 nu) r)``, ``r = ||x - y|| / l``
+    (or the ARD-scaled distance), ``K_nu`` the modified Bessel function of the second kind,
+    and ``k = 1`` at ``r = 0``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+        ``l > 0`` (the notes' ``gamma``).
+    length_scale_bounds : pair of floats, array or "fixed", default=(1e-5, 1e5)
+    nu : float, default=1.5
+        ``nu > 0``, not a hyperparameter of ``theta``. ``0.5, 1.5, 2.5`` use closed forms:
+        ``e^-r``, ``(1 + sqrt3 r) e^(-sqrt3 r)``, ``(1 + sqrt5 r + 5 r^2 / 3) e^(-sqrt5 r)``;
+        ``inf`` is the RBF kernel; other values use the Bessel form (in log space through
+        the scaled ``kve``, so large ``nu`` does not overflow ``Gamma(nu)``).
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §3.3 (Matérn family; for
+    ``nu = s + 1/2`` the RKHS holds ``s + 1`` times differentiable functions). With
+    ``z = sqrt(2 nu) r``, ``d/dz [z^nu K_nu(z)] = -z^nu K_(nu-1)(z)`` gives
+    ``-2 phi'(q) = 2 nu c z^(nu-1) K_(nu-1)(z)``, ``c = 2^(1-nu) / Gamma(nu)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import Matern
+    >>> round(float(Matern(nu=1.5)(np.zeros((1, 1)), np.ones((1, 1)))[0, 0]), 6)
+    0.483358
+    """
+
+    _specs = (_Spec("length_scale", vector=True),)
+
+    def __init__(self, length_scale=1.0, length_scale_bounds=(1e-5, 1e5), nu: float = 1.5):
+        self.length_scale = length_scale
+        self.length_scale_bounds = length_scale_bounds
+        self.nu = nu
+
+    def _check(self):
+        super()._check()
+        nu = self.nu
+        if isinstance(nu, bool) or not isinstance(nu, (int, float, np.floating, np.integer)):
+            raise ValueError(f"nu must be a positive number; got {nu!r}.")
+        if np.isnan(nu) or not nu > 0:
+            raise ValueError(f"nu must be > 0 (or inf); got {nu}.")
+
+    def _needs_accurate_near(self) -> bool:
+        return float(self.nu) <= 1.0
+
+    def _phi(self, q, cache):
+        nu = float(self.nu)
+        if nu == np.inf:
+            K = np.multiply(q, -0.5, out=q if cache is None else None)
+            return np.exp(K, out=K)
+        if nu in _MATERN_CLOSED:
+            # a = sqrt(2 nu q), E = exp(-a)
+            a = np.multiply(q, 2.0 * nu, out=q if cache is None else None)
+            np.sqrt(a, out=a)
+            E = np.negative(a)
+            np.exp(E, out=E)
+            if cache is not None:
+                cache["a"], cache["E"] = a, E
+            if nu == 0.5:
+                return E
+            if nu == 1.5:
+                K = a + 1.0
+            else:
+                K = a * a
+                K *= 1.0 / 3.0
+                K += a
+                K += 1.0
+            K *= E
+            return K
+        z = np.sqrt(q)
+        z *= np.sqrt(2.0 * nu)
+        pos = (z > 0) & (z < np.inf)
+        zp = z[pos]
+        K = np.ones_like(z)
+        K[z == np.inf] = 0.0
+        logc = (1.0 - nu) * np.log(2.0) - gammaln(nu)
+        K[pos] = np.exp(logc + nu * np.log(zp) + np.log(kve(nu, zp)) - zp)
+        if not np.all(np.isfinite(K[pos])):
+            raise ValueError(
+                f"the Matern kernel with nu={nu} overflowed the Bessel function K_nu at "
+                "small distances; use nu=np.inf (the RBF kernel) for very smooth kernels."
+            )
+        return K
+
+    def _minus_2_dphi(self, q, K, cache):
+        nu = float(self.nu)
+        if nu == np.inf:
+            return K.copy() if self.anisotropic else K
+        if nu in _MATERN_CLOSED:
+            a, E = cache["a"], cache["E"]
+            if nu == 0.5:
+                # e^-r / r, set to 0 at r = 0 where it multiplies q_d = 0
+                W = np.zeros_like(a)
+                np.divide(E, a, out=W, where=a > 0)
+                return W
+            if nu == 1.5:
+                return np.multiply(E, 3.0, out=E)
+            W = a + 1.0
+            W *= E
+            W *= 5.0 / 3.0
+            return W
+        r = np.sqrt(q)
+        pos = r > 0
+        z = np.sqrt(2.0 * nu) * r
+        pos &= z < np.inf
+        W = np.zeros_like(z)
+        zp = z[pos]
+        logc = np.log(2.0 * nu) + (1.0 - nu) * np.log(2.0) - gammaln(nu)
+        W[pos] = np.exp(logc + (nu - 1.0) * np.log(zp) + np.log(kve(nu - 1.0, zp)) - zp)
+        return W
+
+
+class RationalQuadratic(_Stationary):
+    """Rational quadratic kernel ``k(x, y) = (1 + ||x - y||^2 / (2 alpha l^2))^(-alpha)``.
+
+    A scale mixture of RBF kernels; tends to the RBF kernel as ``alpha -> inf``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+    alpha : float, default=1.0
+        ``alpha > 0``.
+    length_scale_bounds, alpha_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §3.3: the Gamma(shape
+    ``alpha``, rate ``beta``) mixture of ``exp(-theta ||x - y||^2)`` is
+    ``(1 + ||x - y||^2 / beta)^(-alpha)``; here ``beta = 2 alpha l^2``. With
+    ``b = 1 + q / (2 alpha)``: ``dK/dlog l = K q / b`` and
+    ``dK/dlog alpha = alpha K (-log b + (b - 1) / b)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import RationalQuadratic
+    >>> float(RationalQuadratic(1.0, alpha=1.0)(np.zeros((1, 1)), np.ones((1, 1)))[0, 0])
+    0.6666666666666666
+    """
+
+    _specs = (_Spec("alpha"), _Spec("length_scale", vector=True))
+
+    def __init__(
+        self,
+        length_scale=1.0,
+        alpha: float = 1.0,
+        length_scale_bounds=(1e-5, 1e5),
+        alpha_bounds=(1e-5, 1e5),
+    ):
+        self.length_scale = length_scale
+        self.alpha = alpha
+        self.length_scale_bounds = length_scale_bounds
+        self.alpha_bounds = alpha_bounds
+
+    def _phi(self, q, cache):
+        a = float(self.alpha)
+        u = np.multiply(q, 0.5 / a, out=q if cache is None else None)
+        L = np.log1p(u)
+        if cache is not None:
+            cache["u"], cache["L"] = u, L.copy()
+        L *= -a
+        return np.exp(L, out=L)
+
+    def _minus_2_dphi(self, q, K, cache):
+        # K / b with b = 1 + u; cache["b"] = 1 / b for the alpha gradient
+        inv_b = cache["u"] + 1.0
+        np.reciprocal(inv_b, out=inv_b)
+        cache["inv_b"] = inv_b
+        return K * inv_b
+
+    def _extra_gradient(self, name, q, K, cache):
+        # alpha K (u / b - log b)
+        a = float(self.alpha)
+        u, L = cache["u"], cache["L"]
+        inv_b = cache.get("inv_b")
+        if inv_b is None:
+            inv_b = 1.0 / (u + 1.0)
+        g = np.multiply(u, inv_b)
+        g -= L
+        g *= K
+        g *= a
+        return g
+
+
+class GammaExponential(_Stationary):
+    """Gamma-exponential kernel ``k(x, y) = exp(-(||x - y|| / l)^gamma)``, ``0 < gamma <= 2``.
+
+    ``gamma = 2`` is the squared exponential with ``exp(-||x - y||^2 / l^2)`` (the RBF with
+    length scale ``l / sqrt(2)``); ``gamma = 1`` is the exponential (Ornstein-Uhlenbeck)
+    kernel, Matérn with ``nu = 1/2``.
+
+    Parameters
+    ----------
+    length_scale : float or array-like of shape (n_features,), default=1.0
+    gamma : float, default=1.0
+        The exponent, ``0 < gamma <= 2`` (the kernel is not positive semi-definite beyond 2).
+    length_scale_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+    gamma_bounds : pair of floats or "fixed", default=(1e-5, 2.0)
+
+    Notes
+    -----
+    Stuttgart "Introduction to Machine Learning" §8 (Gaussian processes, covariance
+    functions) and Exercise 11.3. With ``u = q^(gamma/2)``: ``dK/dlog l = gamma u K`` and
+    ``dK/dlog gamma = -(gamma / 2) u log(q) K``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.kernels import GammaExponential
+    >>> x, y = np.zeros((1, 1)), np.full((1, 1), 0.5)
+    >>> float(GammaExponential(0.25, gamma=1.0)(x, y)[0, 0])  # exp(-2)
+    0.1353352832366127
+    """
+
+    _specs = (_Spec("gamma"), _Spec("length_scale", vector=True))
+
+    def __init__(
+        self,
+        length_scale=1.0,
+        gamma: float = 1.0,
+        length_scale_bounds=(1e-5, 1e5),
+        gamma_bounds=(1e-5, 2.0),
+    ):
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.length_scale_bounds = length_scale_bounds
+        self.gamma_bounds = gamma_bounds
+
+    def _check(self):
+        super()._check()
+        if not float(self.gamma) <= 2.0:
+            raise ValueError(
+                f"gamma must be in (0, 2] (the kernel is not PSD beyond 2); got {self.gamma}."
+            )
+
+    def _needs_accurate_near(self) -> bool:
+        return float(self.gamma) < 2.0
+
+    def _phi(self, q, cache):
+        K = q ** (0.5 * float(self.gamma))
+        np.negative(K, out=K)
+        return np.exp(K, out=K)
+
+    def _minus_2_dphi(self, q, K, cache):
+        g = float(self.gamma)
+        W = np.zeros_like(q)
+        pos = q > 0
+        W[pos] = g * K[pos] * q[pos] ** (0.5 * g - 1.0)
+        return W
+
+    def _extra_gradient(self, name, q, K, cache):
+        g = float(self.gamma)
+        out = np.zeros_like(q)
+        pos = q > 0
+        qp = q[pos]
+        out[pos] = -0.5 * g * qp ** (0.5 * g) * np.log(qp) * K[pos]
+        return out
