@@ -130,10 +130,5 @@ class LeastSquaresClassifier(BaseClassifier):
         Y = self._validate_X_predict(X) @ self.coef_.T + self.intercept_
         return Y[:, 1] - Y[:, 0] if Y.shape[1] == 2 else Y
 
-    @property
-    def predict_proba(self):
-        raise AttributeError("LeastSquaresClassifier outputs are not probabilities.")
-
-    @property
-    def predict_log_proba(self):
-        raise AttributeError("LeastSquaresClassifier outputs are not probabilities.")
+    def _has_predict_proba(self) -> bool:
+        return False  # the outputs are not probabilities

@@ -283,6 +283,7 @@ class LinearChainCRF(BaseClassifier):
             U[np.arange(len(idx)), idx].sum() + self.transitions_[idx[:-1], idx[1:]].sum()
         )
 
-    predict_proba = available_if(lambda self: False)(BaseClassifier.predict_proba)
-    predict_log_proba = available_if(lambda self: False)(BaseClassifier.predict_log_proba)
+    def _has_predict_proba(self) -> bool:
+        return False  # see predict_marginals
+
     decision_function = available_if(lambda self: False)(BaseClassifier.decision_function)
