@@ -94,7 +94,7 @@ class LinearChainCRF(BaseClassifier):
         Learn the transition scores ``A``; ``False`` fixes ``A = 0`` (independent positions:
         multinomial logistic regression).
     max_iter : int, default=200
-    tol : float, default=1e-6
+    tol : float, default=1e-4
         L-BFGS gradient tolerance on the objective divided by the number of positions.
 
     Attributes
@@ -130,13 +130,20 @@ class LinearChainCRF(BaseClassifier):
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
+    # Predictions decode whole sequences: reordering or subsetting the rows of one chain
+    # changes the chain, and so the labels (by design).
+    _expected_failed_checks = {
+        "check_methods_sample_order_invariance": "rows form one sequence; order matters",
+        "check_methods_subset_invariance": "rows form one sequence; a subset is another chain",
+    }
+
     def __init__(
         self,
         *,
         alpha: float = 1.0,
         transitions: bool = True,
         max_iter: int = 200,
-        tol: float = 1e-6,
+        tol: float = 1e-4,
     ):
         self.alpha = alpha
         self.transitions = transitions
@@ -207,7 +214,9 @@ class LinearChainCRF(BaseClassifier):
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            res = optim.lbfgs(fun, theta0, max_iter=self.max_iter, tol=self.tol, ftol=1e-14)
+            res = optim.lbfgs(
+                fun, theta0, max_iter=self.max_iter, tol=self.tol, ftol=64 * np.finfo(float).eps
+            )
         if not np.max(np.abs(res.jac)) <= self.tol:
             warnings.warn(
                 f"L-BFGS stopped after {res.nit} iterations with the gradient above "
