@@ -110,8 +110,6 @@ class _MultinomialObjective:
         self.fit_intercept = fit_intercept
         self.K = n_classes
         self.D = X.shape[1]
-        self.Y = np.zeros((X.shape[0], n_classes))
-        self.Y[np.arange(X.shape[0]), y] = 1.0
         self.Dp = self.D + int(fit_intercept)
 
     def n_params(self):
@@ -149,20 +147,31 @@ class _MultinomialObjective:
     def value_grad(self, theta):
         W, b = self._unpack(theta)
         Z = self._Z(theta)
-        lse = logsumexp(Z, axis=1)
-        nll = float(self.sw @ (lse - Z[np.arange(Z.shape[0]), self.y]))
+        rows = np.arange(Z.shape[0])
+        # log-softmax in place, one exp: Z - max, P = exp(.), lse = max + log Σ P.
+        m = Z.max(axis=1)
+        Z -= m[:, None]
+        z_y = Z[rows, self.y]
+        P = np.exp(Z, out=Z)
+        s = P.sum(axis=1)
+        nll = float(self.sw @ (np.log(s) - z_y))
         f = nll + 0.5 * self.alpha * float(np.sum(W * W)) + self._extra(W, b)
-        P = np.exp(Z - lse[:, None])
-        R = self.sw[:, None] * (P - self.Y)
+        P /= s[:, None]
+        R = P
+        R[rows, self.y] -= 1.0
+        R *= self.sw[:, None]
         G = np.empty((self.K, self.Dp))
         G[:, : self.D] = R.T @ self.X + self.alpha * W
         if self.alpha == 0.0 and self.identify:
             G[:, : self.D] += W.sum(axis=0)
         if b is not None:
             G[:, self.D] = R.sum(axis=0) + (b.sum() if self.identify else 0.0)
-        return f, G.ravel(), P
+        return f, G.ravel(), None
 
     def hessian(self, theta, P):
+        if P is None:
+            Z = self._Z(theta)
+            P = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
         # Block (k, l) = Σ_i ŝ_i p_ik (δ_kl - p_il) x̃_i x̃_i^T with x̃ = (x, 1) (notes 004
         # slide 3:17, the block Hessian of multi-class logistic regression).
         K, D, Dp = self.K, self.D, self.Dp

@@ -114,9 +114,10 @@ class GaussianNB(_BaseNB):
             self._n_all, self._mu_all, self._v_all = 0.0, np.zeros(d), np.zeros(d)
         # Overall (weighted) variance of every sample seen, for epsilon. scikit-learn uses the
         # unweighted variance; weighting keeps a weight equivalent to repeating the sample.
+        unit = sample_weight is None
         n_b = float(sw.sum())
-        mu_b = (sw @ X) / n_b
-        v_b = (sw @ (X - mu_b) ** 2) / n_b
+        mu_b = X.mean(axis=0) if unit else (sw @ X) / n_b
+        v_b = X.var(axis=0) if unit else (sw @ (X - mu_b) ** 2) / n_b
         self._n_all, self._mu_all, self._v_all = _merge(
             np.float64(self._n_all), self._mu_all, self._v_all, np.float64(n_b), mu_b, v_b
         )
@@ -127,9 +128,12 @@ class GaussianNB(_BaseNB):
             if nk == 0:
                 continue
             Xk = X[mask]
-            mu = (w @ Xk) / nk
-            dev = Xk - mu
-            v = (w @ (dev * dev)) / nk
+            if unit:
+                mu, v = Xk.mean(axis=0), Xk.var(axis=0)
+            else:
+                mu = (w @ Xk) / nk
+                dev = Xk - mu
+                v = (w @ (dev * dev)) / nk
             self.class_count_[k], self.theta_[k], self._raw_var[k] = _merge(
                 np.float64(self.class_count_[k]),
                 self.theta_[k],
