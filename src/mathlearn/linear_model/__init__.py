@@ -9,6 +9,7 @@ from ._coordinate_descent import Lasso, lasso_path
 from ._least_squares_classifier import LeastSquaresClassifier, one_hot
 from ._linear_regression import LinearRegression
 from ._logistic import LogisticRegression
+from ._perceptron import Perceptron
 from ._ridge import Ridge
 from ._sgd import SGDRegressor
 
@@ -19,6 +20,7 @@ __all__ = [
     "LeastSquaresClassifier",
     "LinearRegression",
     "LogisticRegression",
+    "Perceptron",
     "Ridge",
     "SGDRegressor",
     "lasso_path",
