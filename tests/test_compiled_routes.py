@@ -12,14 +12,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-from mathlearn.optim import inverse_scaling
 import pytest
 
 import mathlearn
 from mathlearn.cluster import _agglomerative, _kmeans_common
 from mathlearn.decomposition import _nmf
 from mathlearn.linear_model import _coordinate_descent, _sgd
+from mathlearn.optim import inverse_scaling
 
 
 def test_kmeans_assignment_routes_agree(rng, monkeypatch):

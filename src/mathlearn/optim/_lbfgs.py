@@ -39,6 +39,7 @@ def lbfgs(
     max_iter: int = 1000,
     tol: float = 1e-6,
     memory: int = 10,
+    ftol: float | None = None,
 ) -> OptimizeResult:
     """Minimise with SciPy's L-BFGS-B, optionally subject to ``lower <= x <= upper``.
 
@@ -53,12 +54,16 @@ def lbfgs(
     max_iter : int, default=1000
     tol : float, default=1e-6
         Stop when the largest projected-gradient entry is at most ``tol`` (SciPy's ``gtol``).
-        This is the only stopping rule besides ``max_iter``: SciPy's relative-decrease rule
-        (``ftol``) is switched off, since it would otherwise stop first and leave the
-        gradient far above ``tol``. ``success`` is true only when the rule holds at the
-        returned point and the objective there is finite.
+        By default this is the only stopping rule besides ``max_iter``: SciPy's
+        relative-decrease rule (``ftol``) is switched off, since it would otherwise stop
+        first and leave the gradient far above ``tol``. ``success`` is true only when the
+        gradient rule holds at the returned point and the objective there is finite.
     memory : int, default=10
         Number of correction pairs kept (SciPy's ``maxcor``).
+    ftol : float, optional
+        Also stop when the relative decrease of the objective is at most ``ftol`` (SciPy's
+        rule; off when not given). A few machine epsilons stop only where rounding leaves no
+        further decrease to find; ``success`` still requires the gradient rule.
 
     Returns
     -------
@@ -104,7 +109,12 @@ def lbfgs(
         method="L-BFGS-B",
         bounds=bounds,
         callback=record,
-        options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxcor": memory},
+        options={
+            "maxiter": max_iter,
+            "gtol": tol,
+            "ftol": 0.0 if ftol is None else ftol,
+            "maxcor": memory,
+        },
     )
     # Judge convergence here, by the rule asked for: the projected gradient
     # P(x - g) - x (P the projection onto the box) has no entry above tol.
