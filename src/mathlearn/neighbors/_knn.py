@@ -197,9 +197,10 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         """
         dist, ind = self.kneighbors(X)
         w = self._weights(dist)
-        proba = np.zeros((ind.shape[0], self.classes_.shape[0]))
-        rows = np.repeat(np.arange(ind.shape[0]), ind.shape[1])
-        np.add.at(proba, (rows, self._y[ind].ravel()), w.ravel())
+        m, n_classes = ind.shape[0], self.classes_.shape[0]
+        flat = (np.arange(m)[:, None] * n_classes + self._y[ind]).ravel()
+        proba = np.bincount(flat, weights=w.ravel(), minlength=m * n_classes)
+        proba = proba.reshape(m, n_classes)
         proba /= proba.sum(axis=1, keepdims=True)
         return proba
 
