@@ -152,11 +152,11 @@ def test_bad_inputs_raise_clearly():
     for bad in (np.nan, np.inf):
         Xb = X.copy()
         Xb[3, 1] = bad
-        with pytest.raises(ValueError, match="NaN|infinity"):
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
             KernelRidge().fit(Xb, y)
         yb = y.copy()
         yb[0] = bad
-        with pytest.raises(ValueError, match="NaN|infinity"):
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
             KernelRidge().fit(X, yb)
     with pytest.raises(ValueError, match="one entry per target"):
         KernelRidge(alpha=[1.0, 2.0]).fit(X, y)
@@ -175,7 +175,7 @@ def test_bad_inputs_raise_clearly():
 
 
 def test_singular_kernel_with_alpha_zero_gets_reported_jitter():
-    X, y, Xt = _data(n=10)
+    X, y, _ = _data(n=10)
     X = np.vstack([X, X[:2]])  # repeated rows: K is singular
     y = np.concatenate([y, y[:2]])
     with pytest.warns(NumericalWarning, match="added"):

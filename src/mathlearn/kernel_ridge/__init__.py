@@ -1,4 +1,4 @@
-"""Kernel ridge regression: ridge regression in the reproducing kernel Hilbert space of a kernel."""
+"""Kernel ridge regression: ridge regression in the RKHS of a kernel."""
 
 from ._kernel_ridge import KernelRidge
 

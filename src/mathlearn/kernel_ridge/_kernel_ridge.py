@@ -143,8 +143,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     ``(S^{1/2} K S^{1/2} + lambda I) c = S^{1/2} y``. Every system is solved through a
     Cholesky factor (never an inverse); if ``K + lambda I`` is numerically singular
     (``lambda = 0`` with a rank-deficient ``K``), the smallest jitter that makes it factorise is
-    added to its diagonal and a ``NumericalWarning`` names it. Cost: ``O(N^2 D)`` for the Gram matrix and ``O(N^3 / 3)`` for
-    the factorisation, once per distinct ``alpha``.
+    added to its diagonal and a ``NumericalWarning`` names it. Cost: ``O(N^2 D)`` for the Gram
+    matrix and ``O(N^3 / 3)`` for the factorisation, once per distinct ``alpha``.
 
     Examples
     --------
