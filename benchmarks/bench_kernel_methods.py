@@ -37,9 +37,13 @@ def _krr(cls):
 
 
 def _nystroem_fit_transform(cls):
-    return lambda X: lambda: cls(kernel="rbf", gamma=GAMMA, n_components=100, random_state=0).fit(
-        X[:1000]
-    ).transform(X)
+    return lambda X: (
+        lambda: (
+            cls(kernel="rbf", gamma=GAMMA, n_components=100, random_state=0)
+            .fit(X[:1000])
+            .transform(X)
+        )
+    )
 
 
 SWEEP_CASES = [
@@ -67,10 +71,13 @@ SWEEP_CASES = [
         "kernel_methods",
         "RandomFourierFeatures fit + transform (100 features)",
         _points,
-        lambda X: lambda: RandomFourierFeatures(50, length_scale=1 / np.sqrt(2 * GAMMA),
-                                                random_state=0).fit_transform(X),  # fmt: skip
-        lambda X: lambda: RBFSampler(gamma=GAMMA, n_components=100, random_state=0).fit_transform(
-            X
+        lambda X: (
+            lambda: RandomFourierFeatures(
+                50, length_scale=1 / np.sqrt(2 * GAMMA), random_state=0
+            ).fit_transform(X)
+        ),  # fmt: skip
+        lambda X: (
+            lambda: RBFSampler(gamma=GAMMA, n_components=100, random_state=0).fit_transform(X)
         ),
         d=10,
         max_n=1_000_000,

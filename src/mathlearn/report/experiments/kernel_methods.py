@@ -46,7 +46,9 @@ def mmd_witness(ctx):
     ax.axhline(0.0, color="k", lw=0.5)
     ax.set_xlabel("x")
     ax.legend(fontsize=8)
-    ctx.figure(fig, f"Densities and the empirical witness (length scale {res.kernel.length_scale:.3g}).")
+    ctx.figure(
+        fig, f"Densities and the empirical witness (length scale {res.kernel.length_scale:.3g})."
+    )
     ctx.table(
         ["samples", "MMD^2 unbiased", "MMD^2 biased", "p-value"],
         [
