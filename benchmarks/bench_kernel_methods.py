@@ -75,7 +75,7 @@ SWEEP_CASES = [
             lambda: RandomFourierFeatures(
                 50, length_scale=1 / np.sqrt(2 * GAMMA), random_state=0
             ).fit_transform(X)
-        ),  # fmt: skip
+        ),
         lambda X: (
             lambda: RBFSampler(gamma=GAMMA, n_components=100, random_state=0).fit_transform(X)
         ),
