@@ -131,8 +131,8 @@ def approximation_error(ctx):
         "(penalty ||beta||^2), kernel ridge regression kappa^T (K + lambda I)^(-1) y (penalty "
         "alpha^T K alpha). At lambda = 0 both interpolate the data and coincide; for lambda > 0 "
         "they differ. 13 noisy samples of sin near a grid on [0, 6], RBF length scale 0.5. The "
-        "table gives the largest gap between the two on a grid and, as a check, between our KRR and "
-        "scikit-learn's."
+        "table gives the largest gap between the two on a grid and, as a check, between our "
+        "KRR and scikit-learn's."
     ),
     source="004 Exercise 7.1 (kernels and features), §5 Kernelization",
 )
