@@ -6,5 +6,6 @@ diagonalisation or PCA-then-LDA, with a Gaussian classifier on top) and
 """
 
 from ._fisher import FisherLDA, scatter_matrices
+from ._kernel_fisher import KernelFisherDiscriminant
 
-__all__ = ["FisherLDA", "scatter_matrices"]
+__all__ = ["FisherLDA", "KernelFisherDiscriminant", "scatter_matrices"]
