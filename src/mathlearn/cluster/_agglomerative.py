@@ -9,177 +9,140 @@ union-find, which yields exactly the dendrogram ``scipy.cluster.hierarchy.linkag
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
-import numba
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin
-from ..utils.validation import check_array, check_positive, validate_data
+from ..base import BaseEstimator, ClusterMixin, _fit_context
+from ..utils._param_validation import Interval, StrOptions, validate_params
+from ..utils.validation import check_array, validate_data
 
 __all__ = ["AgglomerativeClustering", "linkage_tree"]
 
 _LINKAGES = {"single": 0, "complete": 1, "average": 2, "ward": 3}
 
 
-@numba.njit(cache=True)
-def _cidx(n, i, j):  # pragma: no cover
-    """Index of the pair ``i < j`` in the condensed (upper-triangle, row-major) matrix."""
-    return n * i - (i * (i + 1)) // 2 + (j - i - 1)
+# From this many samples on, the dendrogram is built by the compiled kernels of
+# ._agglomerative_kernels (condensed distances, O(N^2) memory in one vector); below, by the
+# NumPy routes here on the square distance matrix, which need no compilation.
+_KERNEL_MIN_SAMPLES = 2000
 
 
-@numba.njit(cache=True)
-def _condensed_euclidean(X):  # pragma: no cover
+def _square_euclidean(X):
+    """Euclidean distances by differences, the squares summed feature by feature in order
+    (the same rounding as the compiled kernel); ``inf`` on the diagonal."""
     n, d = X.shape
-    out = np.empty(n * (n - 1) // 2)
-    p = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            s = 0.0
-            for k in range(d):
-                r = X[i, k] - X[j, k]
-                s += r * r
-            out[p] = np.sqrt(s)
-            p += 1
-    return out
+    D2 = np.zeros((n, n))
+    for k in range(d):
+        diff = X[:, k, None] - X[None, :, k]
+        diff *= diff
+        D2 += diff
+    D = np.sqrt(D2, out=D2)
+    np.fill_diagonal(D, np.inf)
+    return D
 
 
-@numba.njit(cache=True)
-def _nn_chain(D, n, method):  # pragma: no cover
-    """Nearest-neighbour chain on the condensed distances ``D`` (overwritten).
-
-    Follows each cluster's nearest neighbour until two clusters are each other's nearest
-    neighbours (reciprocal pair), merges them, and updates the distances to the merged cluster
-    by Lance-Williams. Valid for linkages that satisfy the reducibility property (complete,
-    average, Ward). Merged cluster keeps the larger index ``y``.
-    """
+def _nn_chain_numpy(D, n, method):
+    """Nearest-neighbour chain on the square distances ``D`` (overwritten; ``inf`` marks the
+    diagonal and the clusters merged away). The same merges, in the same order, as the
+    compiled kernel: ties go to the previous chain element, then to the lowest index."""
     Z = np.empty((n - 1, 4))
     size = np.ones(n)
-    chain = np.empty(n, dtype=np.int64)
-    length = 0
+    chain = []
     for k in range(n - 1):
-        if length == 0:
-            length = 1
-            for i in range(n):
-                if size[i] > 0:
-                    chain[0] = i
-                    break
+        if not chain:
+            chain.append(int(np.flatnonzero(size > 0)[0]))
         while True:
-            x = chain[length - 1]
-            if length > 1:
-                y = chain[length - 2]
-                a, b = (x, y) if x < y else (y, x)
-                current = D[_cidx(n, a, b)]
+            x = chain[-1]
+            if len(chain) > 1:
+                y = chain[-2]
+                current = D[x, y]
             else:
                 y = -1
                 current = np.inf
-            for i in range(n):
-                if size[i] == 0 or i == x:
-                    continue
-                a, b = (x, i) if x < i else (i, x)
-                dist = D[_cidx(n, a, b)]
-                if dist < current:
-                    current = dist
-                    y = i
-            if length > 1 and y == chain[length - 2]:
+            i = int(np.argmin(D[x]))
+            if D[x, i] < current:
+                current = D[x, i]
+                y = i
+            if len(chain) > 1 and y == chain[-2]:
                 break
-            chain[length] = y
-            length += 1
-        length -= 2
+            chain.append(y)
+        del chain[-2:]
         if x > y:
             x, y = y, x
-        nx = size[x]
-        ny = size[y]
-        Z[k, 0] = x
-        Z[k, 1] = y
-        Z[k, 2] = current
-        Z[k, 3] = nx + ny
+        nx, ny = size[x], size[y]
+        Z[k] = x, y, current, nx + ny
         size[x] = 0
         size[y] = nx + ny
-        for i in range(n):
-            ni = size[i]
-            if ni == 0 or i == y:
-                continue
-            a, b = (i, x) if i < x else (x, i)
-            d_xi = D[_cidx(n, a, b)]
-            a, b = (i, y) if i < y else (y, i)
-            iy = _cidx(n, a, b)
-            d_yi = D[iy]
-            if method == 1:
-                D[iy] = max(d_xi, d_yi)
-            elif method == 2:
-                D[iy] = (nx * d_xi + ny * d_yi) / (nx + ny)
-            else:
-                # Lance-Williams for Ward on Euclidean distances (not their squares).
-                t = 1.0 / (nx + ny + ni)
-                D[iy] = np.sqrt(
-                    (ni + nx) * t * d_xi * d_xi
-                    + (ni + ny) * t * d_yi * d_yi
-                    - ni * t * current * current
-                )
+        d_xi, d_yi = D[x], D[y]
+        if method == 1:
+            new = np.maximum(d_xi, d_yi)
+        elif method == 2:
+            new = (nx * d_xi + ny * d_yi) / (nx + ny)
+        else:
+            # Lance-Williams for Ward on Euclidean distances (not their squares).
+            ni = size
+            t = 1.0 / (nx + ny + ni)
+            new = np.sqrt(
+                (ni + nx) * t * d_xi * d_xi
+                + (ni + ny) * t * d_yi * d_yi
+                - ni * t * current * current
+            )
+        new[size == 0] = np.inf
+        new[y] = np.inf
+        D[y] = new
+        D[:, y] = new
+        D[x] = np.inf
+        D[:, x] = np.inf
     return Z
 
 
-@numba.njit(cache=True)
-def _mst_single(X):  # pragma: no cover
-    """Prim's algorithm; the MST's edges are the single-linkage merges."""
-    n, d = X.shape
+def _mst_single_numpy(X):
+    """Prim's algorithm on the square distances; the MST's edges are the single-linkage
+    merges (ties to the lowest index, as in the compiled kernel)."""
+    n = X.shape[0]
+    D = _square_euclidean(X)
     Z = np.empty((n - 1, 4))
-    merged = np.zeros(n, dtype=np.bool_)
+    merged = np.zeros(n, dtype=bool)
     best = np.full(n, np.inf)
     y = 0
     for k in range(n - 1):
         x = y
-        current = np.inf
         merged[x] = True
-        for i in range(n):
-            if merged[i]:
-                continue
-            s = 0.0
-            for j in range(d):
-                r = X[x, j] - X[i, j]
-                s += r * r
-            dist = np.sqrt(s)
-            if best[i] > dist:
-                best[i] = dist
-            if best[i] < current:
-                y = i
-                current = best[i]
+        np.minimum(best, D[x], out=best)
+        cand = np.where(merged, np.inf, best)
+        y = int(np.argmin(cand))
         Z[k, 0] = x
         Z[k, 1] = y
-        Z[k, 2] = current
+        Z[k, 2] = cand[y]
     return Z
 
 
-@numba.njit(cache=True)
-def _relabel(Z, n):  # pragma: no cover
+def _relabel_numpy(Z, n):
     """Rename sorted merges with cluster ids ``n, n+1, ...`` (union-find), smaller id first."""
-    parent = np.arange(2 * n - 1)
-    size = np.ones(2 * n - 1)
-    nxt = n
+    parent = list(range(2 * n - 1))
+    size = [1.0] * (2 * n - 1)
     for i in range(n - 1):
-        r = np.empty(2, dtype=np.int64)
+        roots = []
         for c in range(2):
-            a = np.int64(Z[i, c])
+            a = int(Z[i, c])
             while parent[a] != a:
                 a = parent[a]
-            # path compression
-            b = np.int64(Z[i, c])
-            while parent[b] != a:
-                p = parent[b]
-                parent[b] = a
-                b = p
-            r[c] = a
-        xr, yr = (r[0], r[1]) if r[0] < r[1] else (r[1], r[0])
+            b = int(Z[i, c])
+            while parent[b] != a:  # path compression
+                parent[b], b = a, parent[b]
+            roots.append(a)
+        xr, yr = min(roots), max(roots)
+        nxt = n + i
         Z[i, 0] = xr
         Z[i, 1] = yr
-        parent[xr] = nxt
-        parent[yr] = nxt
+        parent[xr] = parent[yr] = nxt
         size[nxt] = size[xr] + size[yr]
         Z[i, 3] = size[nxt]
-        nxt += 1
 
 
+@validate_params({"X": ["array-like"], "linkage": [StrOptions(set(_LINKAGES))]})
 def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     """The full dendrogram of ``X`` in SciPy's linkage-matrix format.
 
@@ -195,6 +158,13 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
         id ``n_samples + i`` is the cluster formed at row ``i``) at height ``Z[i, 2]``, giving
         a cluster of ``Z[i, 3]`` points. Heights are non-decreasing.
 
+    Notes
+    -----
+    Every linkage height is a Euclidean distance (or a combination of them that scales with
+    the data), so the tree of ``X / s`` has the heights of ``X`` divided by ``s``. Data of
+    extreme magnitude (below ~1e-120 or above ~1e120) are divided by a power of two first
+    (exact in floating point), so that squared distances neither overflow nor underflow.
+
     Examples
     --------
     >>> import numpy as np
@@ -204,17 +174,47 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     """
     X = np.ascontiguousarray(check_array(X, dtype=np.float64))
     n = X.shape[0]
-    if linkage not in _LINKAGES:
-        raise ValueError(f"linkage must be one of {sorted(_LINKAGES)}; got {linkage!r}.")
     if n < 2:
         raise ValueError(f"a dendrogram needs at least 2 samples; got {n}.")
-    if linkage == "single":
-        Z = _mst_single(X)
+    scale = _extreme_scale(X)
+    if scale != 1.0:
+        X = X / scale
+    if n < _KERNEL_MIN_SAMPLES:
+        if linkage == "single":
+            Z = _mst_single_numpy(X)
+        else:
+            Z = _nn_chain_numpy(_square_euclidean(X), n, _LINKAGES[linkage])
+        Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
+        _relabel_numpy(Z, n)
     else:
-        Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
-    Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
-    _relabel(Z, n)
+        from ._agglomerative_kernels import (
+            _condensed_euclidean,
+            _mst_single,
+            _nn_chain,
+            _relabel,
+        )
+
+        if linkage == "single":
+            Z = _mst_single(X)
+        else:
+            Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
+        Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
+        _relabel(Z, n)
+    if scale != 1.0:
+        Z[:, 2] *= scale
     return Z
+
+
+def _extreme_scale(X) -> float:
+    """A power of two to divide ``X`` by when its magnitude is extreme, else 1.
+
+    Squared differences overflow beyond ~1e154 and underflow below ~1e-154; a power-of-two
+    division is exact, and linkage heights scale with the data.
+    """
+    m = float(np.max(np.abs(X))) if X.size else 0.0
+    if m == 0.0 or 2.0**-400 <= m <= 2.0**400:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
 
 
 def _cut(children, n_leaves, n_clusters):
@@ -300,6 +300,12 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     ([0, 0, 1, 1], [[0, 1], [2, 3], [4, 5]], [1.0, 2.0, 4.0])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+        "linkage": [StrOptions(set(_LINKAGES))],
+        "distance_threshold": [Interval(Real, 0, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         n_clusters: int | None = 2,
@@ -311,6 +317,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self.linkage = linkage
         self.distance_threshold = distance_threshold
 
+    @_fit_context
     def fit(self, X, y=None):
         """Build the dendrogram of ``X`` and cut it.
 
@@ -322,15 +329,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if (self.n_clusters is None) == (self.distance_threshold is None):
             raise ValueError("give exactly one of n_clusters and distance_threshold.")
-        if self.n_clusters is not None:
-            if not isinstance(self.n_clusters, numbers.Integral) or self.n_clusters < 1:
-                raise ValueError(
-                    f"n_clusters must be a positive integer; got {self.n_clusters!r}."
-                )
-            if self.n_clusters > n:
-                raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
-        else:
-            check_positive(self.distance_threshold, "distance_threshold", strict=False)
+        if self.n_clusters is not None and self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
         Z = linkage_tree(X, self.linkage)
         self.linkage_matrix_ = Z
         self.children_ = Z[:, :2].astype(np.intp)
