@@ -7,11 +7,9 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
-from sklearn.utils.multiclass import check_classification_targets
 
 from ..base import (
-    BaseEstimator,
-    ClassifierMixin,
+    BaseClassifier,
     ComponentNamesMixin,
     TransformerMixin,
     _fit_context,
@@ -26,15 +24,14 @@ from ..utils.validation import validate_data
 __all__ = ["KernelFisherDiscriminant"]
 
 
-class KernelFisherDiscriminant(
-    ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEstimator
-):
+class KernelFisherDiscriminant(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     r"""Kernel Fisher discriminant analysis (two- and multi-class).
 
     Fisher's linear discriminant in the feature space of a kernel: directions ``w = sum_i
     a_i phi(x_i)`` that maximise between-class over (regularised) within-class scatter,
-    computed from the Gram matrix alone; classes are predicted by the nearest projected
-    class mean.
+    computed from the Gram matrix alone. Classes are predicted by a Gaussian model of the
+    projections with a shared covariance (the regularised within-class scatter, ``I / N`` in
+    these coordinates) and the class proportions as priors.
 
     Parameters
     ----------
@@ -61,6 +58,8 @@ class KernelFisherDiscriminant(
         Fisher ratios ``a^T M a / a^T (N_w + mu I) a`` of the directions, decreasing.
     means_ : ndarray of shape (n_classes, n_components_)
         Projected class means.
+    priors_ : ndarray of shape (n_classes,)
+        Class proportions.
     X_fit_ : ndarray of shape (n_samples, n_features)
     kernel_ : Kernel
     n_components_ : int
@@ -89,6 +88,12 @@ class KernelFisherDiscriminant(
     a``, solved here by a Cholesky factor ``N_w + mu I = L L^T`` and the SVD of ``L^{-1}
     B`` (``M = B B^T``, rank ``n_classes - 1``), so ``a^T (N_w + mu I) a = I``. For two
     classes this is ``a ∝ (N_w + mu I)^{-1} (m_1 - m_2)``.
+
+    In these coordinates the regularised within-class covariance of the projections is
+    ``A^T (N_w + mu I) A / N = I / N``, so the class scores are ``log p(z, c) = log pi_c -
+    (N / 2) ||z - nu_c||^2`` up to a constant shared by the classes (``nu_c`` the projected
+    means). Cost: ``O(N^2 D)`` for the Gram matrix, ``O(N^3)`` for ``N_w`` and its Cholesky
+    factor; memory ``O(N^2)``.
 
     Examples
     --------
@@ -153,14 +158,8 @@ class KernelFisherDiscriminant(
             overflows.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = self._encode_labels(y)
         C = self.classes_.size
-        if C < 2:
-            raise ValueError(
-                f"KernelFisherDiscriminant needs at least 2 classes; got 1 class "
-                f"({self.classes_[0]!r})."
-            )
         k = C - 1 if self.n_components is None else self.n_components
         if k > C - 1:
             raise ValueError(
@@ -196,6 +195,7 @@ class KernelFisherDiscriminant(
         self.n_components_ = k
         self.X_fit_ = X.copy()
         self.means_ = (onehot.T @ (K @ A)) / counts[:, None]
+        self.priors_ = counts / N
         return self
 
     def transform(self, X):
@@ -204,8 +204,8 @@ class KernelFisherDiscriminant(
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.kernel_(X, self.X_fit_) @ self.dual_coef_
 
-    def predict(self, X):
-        """The class whose projected mean is nearest to the projection of ``x``."""
-        Z = self.transform(X)
+    def _joint_log_likelihood(self, X):
+        """``log pi_c - (N / 2) ||z - nu_c||^2`` with ``z`` the projection of ``x``."""
+        Z = self.kernel_(X, self.X_fit_) @ self.dual_coef_
         d = ((Z[:, None, :] - self.means_[None, :, :]) ** 2).sum(axis=2)
-        return self.classes_[np.argmin(d, axis=1)]
+        return np.log(self.priors_) - 0.5 * self.X_fit_.shape[0] * d
