@@ -90,6 +90,8 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     root, which keeps the features finite when landmarks (nearly) coincide. With every
     training point as a landmark and ``K`` positive definite, ``Phi Phi^T = K K^{-1} K = K``.
     A clearly negative eigenvalue (a kernel that is not positive semi-definite) is an error.
+    Cost: ``fit`` ``O(m^2 D + m^3)``; ``transform`` ``O(N m D + N m^2)`` time and ``O(N m)``
+    memory.
 
     Examples
     --------

@@ -72,7 +72,8 @@ class RandomFourierFeatures(ComponentNamesMixin, TransformerMixin, BaseEstimator
     draws gives the features above (the notes interleave cosine and sine; the order does
     not change any inner product). Each entry of the approximate Gram matrix is a mean of
     ``m`` independent terms in ``[-1, 1]``, so by Hoeffding ``P(|k~ - k| > t) <= 2 exp(-m
-    t^2 / 2)``, and its variance is ``((1 + k^4) / 2 - k^2) / m``.
+    t^2 / 2)``, and its variance is ``((1 + k^4) / 2 - k^2) / m``. Cost: ``transform``
+    ``O(N D m)`` time and ``O(N m)`` memory.
 
     Examples
     --------

@@ -92,6 +92,8 @@ class LaplacianRLS(RegressorMixin, BaseEstimator):
     The system is not symmetric: it is solved by an LU factorisation (never an inverse).
     With ``u = 0`` and ``eta = 0`` it is ``(K + lambda I)^{-1} y``, kernel ridge regression
     (the notes' check); with ``eta = 0`` and ``u > 0`` the unlabelled weights vanish.
+    Cost (``M = n + u``): ``O(M^2 D)`` for the Gram matrix and the graph, ``O(M^3)`` for the
+    product ``L K`` and the LU solve; memory ``O(M^2)``.
 
     Examples
     --------

@@ -205,7 +205,8 @@ def hsic_test(
     Oxford "Advanced Topics in Statistical Machine Learning", §3.7 (HSIC, eq. 3.10). The notes
     give no null distribution: under ``H0: X independent of Y`` the pairing is arbitrary, so
     permuting the rows of ``Y`` (i.e. ``L -> L[pi][:, pi]``) samples the null; ``(HKH)`` is
-    formed once, and each permutation costs ``O(m^2)``. ``p = (1 + #{null >= observed}) /
+    formed once, and each permutation costs ``O(m^2)``: ``O(m^2 (D + B))`` in all, ``O(m^2)``
+    memory. ``p = (1 + #{null >= observed}) /
     (1 + B)`` is a valid p-value.
 
     Examples

@@ -224,7 +224,8 @@ def mmd_test(
     samples its permutation distribution, and ``p = (1 + #{null >= observed}) / (1 + B)`` is
     a valid p-value (Gretton et al. 2012, JMLR, §5). The pooled Gram matrix is computed once;
     with ``a`` the 0/1 indicator of the first sample, every block sum comes from ``a^T K a``
-    and ``1^T K a``, so ``B`` permutations cost one ``(N, N) x (N, B)`` product.
+    and ``1^T K a``, so ``B`` permutations cost one ``(N, N) x (N, B)`` product: ``O(N^2
+    (D + B))`` time in all, ``O(N^2)`` memory (``N = n + m``).
 
     Examples
     --------
