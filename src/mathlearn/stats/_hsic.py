@@ -145,6 +145,16 @@ class HSICTestResult:
         The statistic with the rows of ``Y`` randomly permuted (pairing broken).
     kernel_x, kernel_y : Kernel
         The kernels used.
+
+    Examples
+    --------
+    >>> from mathlearn.kernels import RBF
+    >>> from mathlearn.stats import hsic_test
+    >>> a = [0.0, 1.0, 2.0, 3.0]
+    >>> res = hsic_test(a, [0.0, 1.0, 4.0, 9.0], kernel_x=RBF(1.0), kernel_y=RBF(1.0),
+    ...                 n_permutations=9, random_state=0)
+    >>> round(res.statistic, 6), res.null_distribution.shape
+    (0.128856, (9,))
     """
 
     statistic: float

@@ -118,6 +118,15 @@ class MMDTestResult:
         The unbiased estimate.
     kernel : Kernel
         The kernel used (with the median-heuristic length scale when none was given).
+
+    Examples
+    --------
+    >>> from mathlearn.kernels import RBF
+    >>> from mathlearn.stats import mmd_test
+    >>> res = mmd_test([0.0, 1.0, 2.0], [0.5, 3.0], kernel=RBF(1.0), n_permutations=9,
+    ...                random_state=0)
+    >>> round(res.statistic, 6), res.null_distribution.shape
+    (-0.454138, (9,))
     """
 
     statistic: float
