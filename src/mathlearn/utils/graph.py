@@ -34,8 +34,12 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
     return W
 
 
-def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
+def kneighbors(X, n_neighbors: int, *, chunk_size: int | None = None):
     """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
+
+    Blocks of ``chunk_size`` rows (default: about ``2^21 / N``, at least 64, so a block of
+    distances stays near 16 MB) go through one BLAS product each and ``argpartition``:
+    ``O(N^2 D)`` time, ``O(chunk_size N + N n_neighbors)`` memory.
 
     Returns
     -------
@@ -49,6 +53,8 @@ def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
         raise ValueError(
             f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
         )
+    if chunk_size is None:
+        chunk_size = max(64, 2**21 // max(n, 1))
     sq = np.einsum("ij,ij->i", X, X)
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
