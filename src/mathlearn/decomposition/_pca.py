@@ -403,7 +403,6 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         R = Xc - (Xc @ V.T) @ V
         return float(np.mean(np.einsum("ij,ij->i", R, R)))
 
-    # ------------------------------------------------ the PPCA reading of PCA
     def _ppca_spectrum(self):
         """Eigenvalues of the PPCA covariance along the kept axes, and ``sigma^2``."""
         check_is_fitted(self)
