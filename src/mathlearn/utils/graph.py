@@ -38,7 +38,7 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
 
 
 def kneighbors(
-    X: ArrayLike, n_neighbors: int, *, chunk_size: int = 2048
+    X: ArrayLike, n_neighbors: int, *, chunk_size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
 
@@ -52,8 +52,9 @@ def kneighbors(
         The points (finite).
     n_neighbors : int
         Neighbours per point, in ``[1, N - 1]``; a point is not its own neighbour.
-    chunk_size : int, default=2048
-        Rows processed at once (memory ``chunk_size x N``).
+    chunk_size : int or None, default=None
+        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^21 / N``
+        (at least 64), so a block of distances stays near 16 MB. Time ``O(N^2 D)``.
 
     Returns
     -------
@@ -75,6 +76,8 @@ def kneighbors(
         raise ValueError(
             f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
         )
+    if chunk_size is None:
+        chunk_size = max(64, 2**21 // max(n, 1))
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     for start in range(0, n, chunk_size):
