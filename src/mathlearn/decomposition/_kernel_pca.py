@@ -123,7 +123,6 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     # not at all. The eigenvalues are read in the data's units (InUnits).
     _unit = 1.0
     eigenvalues_ = InUnits(2)
-    _n_features_out_axis = 0
 
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
