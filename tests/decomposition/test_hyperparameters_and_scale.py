@@ -14,17 +14,17 @@ from sklearn.datasets import load_iris
 from sklearn.decomposition import PCA as SkPCA
 
 from mathlearn.decomposition import (
+    NMF,
     PCA,
     FactorAnalysis,
     FastICA,
-    NMF,
     KernelPCA,
     PLSRegression,
     ProbabilisticPCA,
 )
 from mathlearn.discriminant_analysis import FisherLDA
-from mathlearn.manifold import MDS
 from mathlearn.exceptions import InvalidParameterError
+from mathlearn.manifold import MDS
 
 EPS = np.finfo(float).eps
 
@@ -174,7 +174,7 @@ def test_extreme_rows_score_samples_never_nan(fa_data, rng, Est):
     np.testing.assert_allclose(est.score_samples(1e150 * V), ref.logpdf(1e150 * V), rtol=1e-10)
     # At 1e300 it is below -1e600, which no float64 holds: a clear error naming the row,
     # never -inf or NaN in silence.
-    with pytest.raises(ValueError, match="row 0 of X .* below the float64 range"):
+    with pytest.raises(ValueError, match=r"row 0 of X .* below the float64 range"):
         est.score_samples(1e300 * V)
 
 
@@ -233,7 +233,7 @@ def test_pca_at_extreme_scales_is_the_fit_in_units_of_c(iris, c, solver):
     else:  # 1e600 or 1e-600: a clear error when read, never inf or 0
         with pytest.raises(ValueError, match="explained_variance_ of data of magnitude"):
             pca.explained_variance_
-        with pytest.raises(ValueError, match="of data of magnitude .* outside the float64"):
+        with pytest.raises(ValueError, match=r"of data of magnitude .* outside the float64"):
             pca.get_covariance()
 
 
@@ -250,7 +250,7 @@ def test_ppca_at_extreme_scales(iris, method):
     )
     assert big.lower_bound_ == pytest.approx(ref.lower_bound_ - 4 * np.log(c), rel=1e-12)
     # sigma^2 of data of size 2^997 is ~2^1994: the density is not representable.
-    with pytest.raises(ValueError, match="noise variance sigma\\^2 .* outside the float64"):
+    with pytest.raises(ValueError, match=r"noise variance sigma\^2 .* outside the float64"):
         ProbabilisticPCA(n_components=2, method=method).fit(_BIG * iris)
 
 
@@ -273,5 +273,5 @@ def test_linear_kernel_pca_mds_and_pls_at_extreme_scales(iris, c):
 
 
 def test_nmf_frobenius_loss_beyond_float64_is_an_error(iris):
-    with pytest.raises(ValueError, match="squared Frobenius norm of X .* overflows"):
+    with pytest.raises(ValueError, match=r"squared Frobenius norm of X .* overflows"):
         NMF(n_components=2).fit(iris * 1e300)

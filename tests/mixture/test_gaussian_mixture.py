@@ -399,7 +399,7 @@ def test_predictions_of_extreme_rows(cov_type):
         assert np.all(np.isfinite(proba))
         np.testing.assert_allclose(proba[0], np.eye(3)[expected], atol=1e-300)
         if t > 1e160:
-            with pytest.raises(ValueError, match="row 0 of X .* below the float64 range"):
+            with pytest.raises(ValueError, match=r"row 0 of X .* below the float64 range"):
                 gm.score_samples(row)
         else:
             expected_logp = np.log(gm.weights_[expected]) + multivariate_normal(

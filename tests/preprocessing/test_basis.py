@@ -172,7 +172,7 @@ def test_gaussian_is_radial_in_several_dimensions():
 def test_polynomial_basis_overflow_is_a_clear_error():
     X = np.array([[1.0, 2.0], [3e200, 1.0]])
     basis = PolynomialBasis(degree=2).fit(X)
-    with pytest.raises(ValueError, match="feature 'x0\\^2' of row 1 of X .* overflows float64"):
+    with pytest.raises(ValueError, match=r"feature 'x0\^2' of row 1 of X .* overflows float64"):
         basis.transform(X)
 
 

@@ -18,12 +18,11 @@ from ..base import (
     check_is_fitted,
 )
 from ..exceptions import ConvergenceWarning
-from ..utils._rowscale import unit_of
 from ..utils._param_validation import Interval
+from ..utils._rowscale import unit_of
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["PLSRegression"]
-
 
 
 def _std(A):
@@ -31,6 +30,7 @@ def _std(A):
     the squares of entries of any magnitude neither overflow nor underflow."""
     unit = unit_of(A)
     return (A / unit).std(axis=0, ddof=1) * unit if unit != 1.0 else A.std(axis=0, ddof=1)
+
 
 class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseEstimator):
     """Partial least squares regression.

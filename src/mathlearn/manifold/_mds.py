@@ -9,8 +9,8 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..base import BaseEstimator, _fit_context
-from ..utils._rowscale import InUnits, unit_of
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, validate_data
 

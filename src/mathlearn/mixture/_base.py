@@ -9,7 +9,7 @@ import numpy as np
 
 from ..base import BaseEstimator, DensityMixin, _fit_context, check_is_fitted
 from ..cluster import KMeans, kmeans_plusplus
-from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval
 from ..utils._rowscale import check_log_density
 from ..utils.validation import (

@@ -14,10 +14,10 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import expit
 
-from ..utils._rowscale import unit_of
 from ..base import BaseEstimator, TransformerMixin, _fit_context, check_is_fitted
 from ..kernels import RBF
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import unit_of
 from ..utils.extmath import squared_distances
 from ..utils.validation import validate_data
 
