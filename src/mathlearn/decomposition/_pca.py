@@ -423,7 +423,6 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         R = Xc - (Xc @ V.T) @ V
         return float(np.mean(np.einsum("ij,ij->i", R, R)))
 
-    # ------------------------------------------------ the PPCA reading of PCA
     def _ppca_spectrum(self):
         """Eigenvalues of the PPCA covariance along the kept axes, and ``sigma^2``, in units
         of ``_unit^2``."""

@@ -155,7 +155,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         tags.input_tags.allow_nan = self.method == "em"
         return tags
 
-    # ------------------------------------------------------------------ fitting
     @_fit_context
     def fit(self, X, y=None):
         """Fit ``(W, mu, sigma^2)`` to ``X`` of shape (n_samples, n_features); returns self.
@@ -388,7 +387,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         sigma2 = (float(np.sum(resid**2)) + float(spread)) / float(o.sum())
         self.components_, self.mean_, self.noise_variance_ = W.T, mu, sigma2
 
-    # -------------------------------------------------------------- likelihood
     def _model(self) -> LowRankPlusDiagonal:
         return LowRankPlusDiagonal(self.components_.T, self.noise_variance_)
 
@@ -453,7 +451,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         W = self.components_.T
         return W @ W.T + self.noise_variance_ * np.eye(W.shape[0])
 
-    # --------------------------------------------------------------- latents
     def posterior(self, X):
         """Posterior ``p(z | x) = N(M^{-1} W^T (x - mu), sigma^2 M^{-1})`` (eq. 2.84).
 

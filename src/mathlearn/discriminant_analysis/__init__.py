@@ -6,5 +6,11 @@ diagonalisation or PCA-then-LDA, with a Gaussian classifier on top) and
 """
 
 from ._fisher import FisherLDA, scatter_matrices
+from ._gaussian import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 
-__all__ = ["FisherLDA", "scatter_matrices"]
+__all__ = [
+    "FisherLDA",
+    "LinearDiscriminantAnalysis",
+    "QuadraticDiscriminantAnalysis",
+    "scatter_matrices",
+]

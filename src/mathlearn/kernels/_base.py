@@ -158,7 +158,6 @@ class Kernel:
 
     _specs: tuple[_Spec, ...] = ()
 
-    # ----------------------------------------------------------------- parameters
     @classmethod
     def _param_names_from_init(cls) -> list[str]:
         init = cls.__init__
@@ -219,7 +218,6 @@ class Kernel:
                 c._clone_children()
                 setattr(self, name, c)
 
-    # ----------------------------------------------------------------- hyperparameters
     def _spec_value(self, spec: _Spec):
         value = getattr(self, spec.name)
         if spec.vector:
@@ -325,7 +323,6 @@ class Kernel:
         """Whether ``k(x, y)`` depends on ``x - y`` only."""
         return False
 
-    # ----------------------------------------------------------------- evaluation
     def _check(self) -> None:
         """Validate the hyperparameter values (called before every evaluation)."""
         for spec in self._specs:
@@ -401,7 +398,6 @@ class Kernel:
     def _diag(self, X):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # ----------------------------------------------------------------- algebra
     def __add__(self, other) -> Kernel:
         return Sum(self, other if isinstance(other, Kernel) else ConstantKernel(other))
 
@@ -417,7 +413,6 @@ class Kernel:
     def __pow__(self, exponent) -> Kernel:
         return Exponentiation(self, exponent)
 
-    # ----------------------------------------------------------------- misc
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({args})"

@@ -10,13 +10,14 @@ import numpy as np
 
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
+from ..optim import constant_schedule, inverse_scaling, robbins_monro
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import LinearModel, validate_xy, weights_or_none
 
 __all__ = ["SGDRegressor"]
 
-_SCHEDULES = {"constant": 0, "invscaling": 1, "robbins_monro": 2}
+_SCHEDULES = ("constant", "invscaling", "robbins_monro")
 
 
 # From this many samples on, an epoch runs in the compiled loop of ._sgd_kernels; below, in
@@ -24,46 +25,38 @@ _SCHEDULES = {"constant": 0, "invscaling": 1, "robbins_monro": 2}
 _KERNEL_MIN_SAMPLES = 2000
 
 
-def _lms_epoch(X, y, order, w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size):
+def _lms_epoch(X, y, order, w, b, etas, alpha, fit_intercept, batch_size):
     """One pass over ``X`` in ``order``: the LMS update per minibatch, in place on ``w``.
 
-    Returns the intercept, the update counter and the mean loss ``1/2 r^2`` seen in the pass
-    (each residual taken before the update it drives, as scikit-learn reports it).
+    ``etas[k]`` is the step size of the ``k``-th minibatch (from one of ``mathlearn.optim``'s
+    schedules). Returns the intercept and the mean loss ``1/2 r^2`` seen in the pass (each
+    residual taken before the update it drives, as scikit-learn reports it).
     """
     n = X.shape[0]
     if n >= _KERNEL_MIN_SAMPLES:
         from ._sgd_kernels import _lms_epoch as kernel
 
-        args = (eta0, power_t, mode, t0, alpha, fit_intercept, batch_size)
-        return kernel(X, y, order, w, b, t, *args)
+        return kernel(X, y, order, w, b, etas, alpha, fit_intercept, batch_size)
     # Divergence is detected after the epoch (non-finite loss or weights), as in the kernel.
     with np.errstate(over="ignore", invalid="ignore"):
-        return _lms_epoch_numpy(
-            X[order], y[order], w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size
-        )
+        return _lms_epoch_numpy(X[order], y[order], w, b, etas, alpha, fit_intercept, batch_size)
 
 
-def _lms_epoch_numpy(Xo, yo, w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size):
+def _lms_epoch_numpy(Xo, yo, w, b, etas, alpha, fit_intercept, batch_size):
     n = Xo.shape[0]
     loss = 0.0
-    for start in range(0, n, batch_size):
+    for k_batch, start in enumerate(range(0, n, batch_size)):
         stop = min(start + batch_size, n)
         Xb = Xo[start:stop]
         r = yo[start:stop] - b - Xb @ w
         loss += 0.5 * float(r @ r)
-        t += 1
-        if mode == 0:
-            eta = eta0
-        elif mode == 1:
-            eta = eta0 / t**power_t
-        else:
-            eta = eta0 / (1.0 + (t - 1) / t0)
+        eta = etas[k_batch]
         m = stop - start
         # w <- w + eta [ (t_n - w^T phi_n) phi_n - alpha w ]   (averaged over the batch)
         w += eta * ((r @ Xb) / m - alpha * w)
         if fit_intercept:
             b += eta * float(r.sum()) / m
-    return b, t, loss / n
+    return b, loss / n
 
 
 class SGDRegressor(LinearModel):
@@ -253,14 +246,26 @@ class SGDRegressor(LinearModel):
             )
         return 1.0 / largest if largest > 0 else 1.0  # all-zero X: nothing to scale
 
+    def _schedule(self, eta0: float, n: int, p: dict):
+        """The step-size schedule ``t -> eta_t`` (``t`` updates made so far) from optim."""
+        if self.learning_rate == "constant":
+            return constant_schedule(eta0)
+        if self.learning_rate == "invscaling":
+            return inverse_scaling(eta0, power=p["power_t"])
+        return robbins_monro(eta0, t0=float(n), power=1.0)
+
     def _epoch(self, X, y, order, w, b, t, eta0, p, rng, epoch) -> tuple[float, int, float]:
         """One LMS pass (in place on ``w``); raises if the iterates diverged."""
         if p["shuffle"]:
             rng.shuffle(order)
-        b, t, loss = _lms_epoch(
-            X, y, order, w, b, t, eta0, p["power_t"], _SCHEDULES[self.learning_rate],
-            float(X.shape[0]), p["alpha"], p["fit_intercept"], p["batch_size"],
-        )  # fmt: skip
+        n_batches = -(-X.shape[0] // p["batch_size"])
+        etas = np.asarray(
+            self._schedule(eta0, X.shape[0], p)(np.arange(t, t + n_batches)), dtype=float
+        )
+        b, loss = _lms_epoch(
+            X, y, order, w, b, etas, p["alpha"], p["fit_intercept"], p["batch_size"]
+        )
+        t += n_batches
         if not np.isfinite(loss) or not np.all(np.isfinite(w)):
             raise FloatingPointError(
                 f"SGD diverged (loss {loss}) after {epoch} epochs: "
