@@ -146,6 +146,11 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     explained_variance_ : ndarray of shape (n_components_,)
         Variance along each axis, ``s_i^2 / (N - 1)`` (scikit-learn's unbiased scaling; the
         notes' ``1/N`` scaling, spec 001 M33, is ``explained_variance_ * (N - 1) / N``).
+        For data of extreme magnitude (variances beyond float64, e.g. ``X * 1e300``) the
+        fit runs in units of a power of two, and reading ``explained_variance_``,
+        ``singular_values_`` or ``noise_variance_`` raises a ``ValueError`` when the value
+        is not a float64 in the data's units; the axes, ratios, projections and
+        log-likelihoods are unaffected.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         Fraction of the total variance along each axis.
     singular_values_ : ndarray of shape (n_components_,)
