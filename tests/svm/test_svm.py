@@ -336,7 +336,7 @@ def test_rbf_with_gamma_scale_is_invariant_to_the_data_scale(scale):
 def test_kernels_that_overflow_are_refused_by_name():
     X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=0)
     for est in (SVC(kernel="linear"), SVC(kernel="poly"), NuSVC(kernel="sigmoid")):
-        with pytest.raises(ValueError, match="overflows? float64"):
+        with pytest.raises(ValueError, match=r"overflows? float64"):
             est.fit(X * 1e300, y)
     with pytest.raises(ValueError, match="not representable"):
         SVC(gamma=1.0).fit(X * 1e-300, y)
