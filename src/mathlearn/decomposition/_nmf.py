@@ -235,6 +235,14 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         k = d if self.n_components is None else int(self.n_components)
         if X.max() == 0:
             raise ValueError("X is all zeros; NMF has nothing to factorise.")
+        if beta == 2 and 2.0 * np.log2(X.max()) + np.log2(X.size) > 1020.0:
+            # The Frobenius loss sums the squares of X (and of X - W H): beyond ~1e308 the
+            # multiplicative updates and the stopping rule see inf.
+            raise ValueError(
+                f"the squared Frobenius norm of X (entries up to {float(X.max()):.3g}) "
+                "overflows float64, so beta_loss='frobenius' cannot be evaluated; rescale X "
+                "(the factorisation of X / c is (W / sqrt(c)) (H / sqrt(c)) for any c > 0)."
+            )
         rng = check_random_state(self.random_state)
         if self.init == "custom":
             if W is None or H is None:

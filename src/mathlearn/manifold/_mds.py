@@ -11,6 +11,7 @@ import scipy.sparse.linalg as spla
 
 from ..base import BaseEstimator, _fit_context
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, validate_data
 
@@ -146,9 +147,14 @@ class MDS(BaseEstimator):
         k = int(self.n_components)
         if k > n:
             raise ValueError(f"n_components={k} must be an int in [1, n_samples={n}].")
+        # Scale equivariant: data (or dissimilarities) of extreme magnitude are embedded in
+        # units of a power of two (exact), the embedding mapped back and the eigenvalues read
+        # in the data's units (InUnits); squared distances of 1e300 are not floats.
+        self._unit = unit = unit_of(X)
         if self.dissimilarity == "euclidean":
             # Translation invariant: centre first, so data far from the origin keep their
             # digits whatever route the distance helper takes.
+            X = X / unit if unit != 1.0 else X
             D2 = squared_distances(X - X.mean(axis=0))
         else:  # "precomputed"
             D = check_array(X, dtype=np.float64)
@@ -160,8 +166,15 @@ class MDS(BaseEstimator):
                 raise ValueError("dissimilarity matrix is not symmetric.")
             if np.any(np.diag(D) != 0):
                 raise ValueError("dissimilarity matrix must have a zero diagonal.")
+            D = D / unit if unit != 1.0 else D
             D2 = (0.5 * (D + D.T)) ** 2
         emb, w, _, _, _ = classical_mds(D2, k, overwrite=True)
+        if unit != 1.0:
+            emb = emb * unit
         self.embedding_ = emb
         self.eigenvalues_ = w
         return emb
+
+    # Fitted in units of a power of two (1.0 for ordinary data); see fit_transform.
+    _unit = 1.0
+    eigenvalues_ = InUnits(2)
