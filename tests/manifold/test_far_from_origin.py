@@ -74,3 +74,21 @@ def test_isomap_transform_of_far_rows(shifted):
 def test_bad_hyperparameters(rng, est, name):
     with pytest.raises(InvalidParameterError, match=rf"The '{name}' parameter of"):
         est.fit(rng.normal(size=(10, 2)))
+
+
+def test_isomap_is_scale_equivariant_at_extreme_magnitudes():
+    """Scaling by an exact power of two scales geodesics and embedding by it, exactly."""
+    from mathlearn.manifold import Isomap
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    ref = Isomap(n_neighbors=6, n_components=2).fit(X)
+    for e in (997, -997):
+        c = 2.0**e
+        m = Isomap(n_neighbors=6, n_components=2).fit(X * c)
+        np.testing.assert_allclose(m.embedding_ / c, ref.embedding_, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            m.transform(X[:5] * c) / c, ref.transform(X[:5]), rtol=1e-10, atol=1e-10
+        )
+    with pytest.raises(ValueError, match="outside the float64 range"):
+        Isomap(n_neighbors=6, n_components=2).fit(X * 2.0**1000).eigenvalues_

@@ -16,6 +16,7 @@ from ..base import (
     check_is_fitted,
 )
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
 from ..utils.graph import knn_graph
 from ..utils.validation import validate_data
@@ -115,10 +116,15 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         nn = int(self.n_neighbors)
         if nn >= n:
             raise ValueError(f"n_neighbors={nn} must be an int in [1, n_samples - 1 = {n - 1}].")
-        # Distances are translation invariant: centring first keeps the digits of data far
-        # from the origin, whatever route the distance helper takes.
-        self._center = X.mean(axis=0)
-        Xc = X - self._center
+        # Scale equivariant: data of extreme magnitude are embedded in units of a power of two
+        # (exact; 1.0 for ordinary data), geodesics and embedding mapped back and the
+        # eigenvalues read in the data's units (InUnits); squared geodesics of 1e300 are not
+        # floats. Distances are translation invariant: centring first keeps the digits of
+        # data far from the origin, whatever route the distance helper takes.
+        self._unit = unit = unit_of(X)
+        Xu = X / unit if unit != 1.0 else X
+        self._center = Xu.mean(axis=0)
+        Xc = Xu - self._center
         G = knn_graph(Xc, nn, mode="distance")
         n_comp, labels = connected_components(G, directed=False)
         self.n_connected_components_ = int(n_comp)
@@ -129,8 +135,8 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                     "some geodesic distances are infinite; increase n_neighbors."
                 )
             G = self._connect(G.tolil(), Xc, labels, n_comp).tocsr()
-        self.dist_matrix_ = shortest_path(G, method=self.path_method, directed=False)
-        emb, w, V, col_means, grand = classical_mds(self.dist_matrix_**2, k, overwrite=True)
+        self.dist_matrix_ = geodesics = shortest_path(G, method=self.path_method, directed=False)
+        emb, w, V, col_means, grand = classical_mds(geodesics**2, k, overwrite=True)
         self.embedding_ = emb
         self.eigenvalues_ = w
         with np.errstate(divide="ignore"):
@@ -138,6 +144,12 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self._col_means, self._grand_mean = col_means, grand
         self.X_fit_ = X.copy()  # later changes to the caller's array must not leak in
         return self
+
+    # Fitted in units of a power of two (1.0 for ordinary data); see fit.
+    _unit = 1.0
+    dist_matrix_ = InUnits(1)
+    embedding_ = InUnits(1)
+    eigenvalues_ = InUnits(2)
 
     @staticmethod
     def _connect(G, X, labels, n_comp):
@@ -171,9 +183,10 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         nn = int(self.n_neighbors)
-        F = self.X_fit_ - self._center
+        unit = self._unit
+        F = (self.X_fit_ / unit if unit != 1.0 else self.X_fit_) - self._center
         with np.errstate(over="ignore", invalid="ignore"):
-            Xc = X - self._center
+            Xc = (X / unit if unit != 1.0 else X) - self._center
             D2 = squared_distances(Xc, F)
         bad = ~np.all(np.isfinite(D2), axis=1)
         if bad.any():
@@ -181,6 +194,7 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 f"row {np.flatnonzero(bad)[0]} of X is too far from the training data: its "
                 "squared distances to them exceed the float64 range."
             )
+        geodesics = type(self).dist_matrix_.fitted(self)
         rows = np.arange(X.shape[0])[:, None]
         ind = np.argpartition(D2, nn - 1, axis=1)[:, :nn]
         ind = ind[rows, np.argsort(D2[rows, ind], axis=1)]  # column 0: the nearest
@@ -194,10 +208,11 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         delta = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
         H = np.full((X.shape[0], F.shape[0]), np.inf)
         for t in range(nn):
-            np.minimum(H, delta[:, t : t + 1] + self.dist_matrix_[ind[:, t]], out=H)
+            np.minimum(H, delta[:, t : t + 1] + geodesics[ind[:, t]], out=H)
         K = -d_nb[:, :1] * (H - H.mean(axis=1, keepdims=True))
         H2 = H**2
         K -= 0.5 * (H2 - H2.mean(axis=1, keepdims=True))
         K -= self._col_means[None, :]
         K += self._grand_mean
-        return K @ self._proj
+        emb = K @ self._proj
+        return emb * unit if unit != 1.0 else emb
