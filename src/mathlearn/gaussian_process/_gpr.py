@@ -7,7 +7,6 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg import lapack
 
 from ..base import (
     BaseEstimator,
@@ -34,11 +33,9 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
-    """``(L L^T)^{-1}`` from the factor (LAPACK ``potri``), needed for ``tr(K^{-1} dK)``."""
-    Kinv, info = lapack.dpotri(L, lower=1)
-    if info != 0:  # pragma: no cover - L comes from a successful factorisation
-        raise np.linalg.LinAlgError(f"potri failed with info={info}.")
-    return np.tril(Kinv) + np.tril(Kinv, -1).T
+    """``(L L^T)^{-1}`` by two triangular solves: the trace term ``tr(K^{-1} dK)`` of the
+    gradient needs every entry of it."""
+    return sla.cho_solve((L, True), np.eye(L.shape[0]), check_finite=False)
 
 
 class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, BaseEstimator):
@@ -203,9 +200,13 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
 
     # ------------------------------------------------------------------ likelihood
     def _lml(self, theta, eval_gradient, kernel=None):
-        kernel = self.kernel_ if kernel is None else kernel
         k_theta, log_noise = self._split_theta(theta)
-        kernel = kernel.clone_with_theta(k_theta)
+        if kernel is None:
+            # One private working copy per fit, re-parameterised in place (no clone per call).
+            kernel = getattr(self, "_kernel_work", None)
+            if kernel is None:
+                kernel = self._kernel_work = self.kernel_.clone_with_theta(self.kernel_.theta)
+        kernel.theta = k_theta
         noise = np.exp(log_noise)
         X, y = self.X_train_, self.y_train_
         n = X.shape[0]
@@ -296,6 +297,7 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
             else self.kernel.clone_with_theta(self.kernel.theta)
         )
         self.kernel_.bounds  # noqa: B018 - validates the kernel's bounds early
+        self._kernel_work = self.kernel_.clone_with_theta(self.kernel_.theta)
         self.noise_variance_ = float(self.noise_variance)
 
         # Mean function, then scaling.
@@ -461,9 +463,11 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         rng = check_random_state(random_state)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         mean, cov = self._latent(X, full_cov=True)
-        # The posterior covariance is often singular (points near the data): a jitter is
-        # expected here and is not the noise.
-        L, _ = cholesky_with_jitter(cov, "posterior covariance")
+        # The posterior covariance is often singular up to rounding (query points near the
+        # data or near each other), where a Cholesky factor may not exist: a symmetric square
+        # root with the (rounding-sized) negative eigenvalues set to zero always does.
+        w, Q = np.linalg.eigh(cov)
+        L = Q * np.sqrt(np.maximum(w, 0.0))
         n_out = mean.shape[1]
         z = rng.standard_normal((X.shape[0], n_out * int(n_samples)))
         draws = (L @ z).reshape(X.shape[0], n_out, int(n_samples))
