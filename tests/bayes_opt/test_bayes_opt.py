@@ -28,9 +28,7 @@ def test_oxford_d6_lemma_24():
 def test_oxford_d7_acquisitions():
     assert float(probability_of_improvement(0.5, 1.0, 0.0)) == pytest.approx(0.308538, abs=SIX)
     assert float(expected_improvement(0.5, 1.0, 0.0)) == pytest.approx(0.197797, abs=SIX)
-    assert float(lower_confidence_bound(0.5, 1.0, alpha=0.05)) == pytest.approx(
-        -1.144854, abs=SIX
-    )
+    assert float(lower_confidence_bound(0.5, 1.0, alpha=0.05)) == pytest.approx(-1.144854, abs=SIX)
 
 
 def test_sigma_zero_limits():
@@ -41,7 +39,9 @@ def test_sigma_zero_limits():
     le = log_expected_improvement(mu, sd, 0.0)
     assert le[0] == 0.0 and le[1] == -np.inf
     # continuity: tiny sigma approaches the limit
-    np.testing.assert_allclose(expected_improvement(mu, np.full(3, 1e-12), 0.0), [1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(
+        expected_improvement(mu, np.full(3, 1e-12), 0.0), [1, 0, 0], atol=1e-12
+    )
 
 
 def _log_ei_mp(mu, sigma, y):

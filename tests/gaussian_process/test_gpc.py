@@ -86,9 +86,9 @@ def test_lml_gradient_and_probabilities_match_sklearn(rng):
     assert ours.log_marginal_likelihood_value_ == pytest.approx(
         peer.log_marginal_likelihood_value_, rel=1e-8
     )
-    lml_p, grad_p = peer.log_marginal_likelihood(theta, eval_gradient=True)
+    _, grad_p = peer.log_marginal_likelihood(theta, eval_gradient=True)
     K, dK = ours.kernel_(X, eval_gradient=True)
-    from mathlearn.gaussian_process._laplace import (  # noqa: PLC0415 - private maths check
+    from mathlearn.gaussian_process._laplace import (
         LogisticLikelihood,
         laplace_lml_gradient,
         laplace_mode,
@@ -109,7 +109,7 @@ def test_lml_gradient_and_probabilities_match_sklearn(rng):
 
 
 def test_lml_gradient_finite_differences_probit(rng):
-    from mathlearn.gaussian_process._laplace import (  # noqa: PLC0415
+    from mathlearn.gaussian_process._laplace import (
         ProbitLikelihood,
         laplace_lml_gradient,
         laplace_mode,
@@ -187,5 +187,5 @@ def test_bad_input(rng):
         GaussianProcessClassifier(likelihood="cauchit").fit(X, y)
     Xn = X.copy()
     Xn[0, 0] = np.inf
-    with pytest.raises(ValueError, match="infinity|NaN"):
+    with pytest.raises(ValueError, match=r"infinity|NaN"):
         GaussianProcessClassifier().fit(Xn, y)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import sklearn.gaussian_process as skgp
 import sklearn.gaussian_process.kernels as skk
-from scipy.optimize import approx_fprime
 
 from mathlearn.exceptions import InvalidParameterError, NumericalWarning
 from mathlearn.gaussian_process import GaussianProcessRegressor
@@ -129,11 +128,16 @@ def test_optimum_no_worse_than_sklearn(rng):
     X, y = _data(rng, n=50, d=2, noise=0.2)
     ours_k, peer_k = _pair(2)
     ours = GaussianProcessRegressor(
-        ours_k, noise_variance=0.1, noise_variance_bounds=(1e-6, 10.0), n_restarts=3,
+        ours_k,
+        noise_variance=0.1,
+        noise_variance_bounds=(1e-6, 10.0),
+        n_restarts=3,
         random_state=0,
     ).fit(X, y)
     peer = skgp.GaussianProcessRegressor(
-        peer_k + skk.WhiteKernel(0.1, (1e-6, 10.0)), alpha=0.0, n_restarts_optimizer=3,
+        peer_k + skk.WhiteKernel(0.1, (1e-6, 10.0)),
+        alpha=0.0,
+        n_restarts_optimizer=3,
         random_state=0,
     ).fit(X, y)
     # L-BFGS-B stops at |projected gradient| <= 1e-5: the LML is then within O(1e-10) of
@@ -175,9 +179,7 @@ def test_lml_gradient_finite_differences(rng, kernel, d, multi):
     h = 1e-5
     fd = np.array(
         [
-            (
-                gp.log_marginal_likelihood(theta + h * e) - gp.log_marginal_likelihood(theta - h * e)
-            )
+            (gp.log_marginal_likelihood(theta + h * e) - gp.log_marginal_likelihood(theta - h * e))
             / (2 * h)
             for e in np.eye(theta.size)
         ]

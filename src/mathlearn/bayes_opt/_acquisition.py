@@ -12,7 +12,6 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtr
 from scipy.stats import norm
 
-
 __all__ = [
     "expected_improvement",
     "expected_positive_part",
@@ -168,4 +167,3 @@ def noisy_expected_improvement(mu, mu_best, rho):
 def noisy_probability_of_improvement(mu, mu_best, rho):
     """Noise-aware PI ``Phi((mu_best - mu) / rho)`` (``1{mu < mu_best}`` at ``rho = 0``)."""
     return probability_of_improvement(mu, rho, mu_best)
-

@@ -32,7 +32,9 @@ def _check_bounds(bounds) -> np.ndarray:
     try:
         b = np.asarray(bounds, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds must be a sequence of (low, high) pairs; got {bounds!r}.") from None
+        raise ValueError(
+            f"bounds must be a sequence of (low, high) pairs; got {bounds!r}."
+        ) from None
     if b.ndim != 2 or b.shape[1] != 2 or b.shape[0] == 0:
         raise ValueError(f"bounds must have shape (n_dims, 2); got {b.shape}.")
     if not np.all(np.isfinite(b)):
@@ -115,8 +117,14 @@ class BayesianOptimizer:
     ):
         self.bounds = _check_bounds(bounds)
         if acquisition not in _ACQUISITIONS:
-            raise ValueError(f"acquisition must be one of {sorted(_ACQUISITIONS)}; got {acquisition!r}.")
-        for name, v in (("n_initial", n_initial), ("n_candidates", n_candidates), ("n_starts", n_starts)):
+            raise ValueError(
+                f"acquisition must be one of {sorted(_ACQUISITIONS)}; got {acquisition!r}."
+            )
+        for name, v in (
+            ("n_initial", n_initial),
+            ("n_candidates", n_candidates),
+            ("n_starts", n_starts),
+        ):
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
                 raise ValueError(f"{name} must be a positive integer; got {v!r}.")
         self.acquisition = acquisition
@@ -180,7 +188,11 @@ class BayesianOptimizer:
             _, cov = gp.predict(both, return_cov=True)
             rho2 = np.diag(cov)[1:] + cov[0, 0] - 2.0 * cov[0, 1:]
             rho = np.sqrt(np.maximum(rho2, 0.0))
-            f = noisy_expected_improvement if kind == "noisy_ei" else noisy_probability_of_improvement
+            f = (
+                noisy_expected_improvement
+                if kind == "noisy_ei"
+                else noisy_probability_of_improvement
+            )
             return -f(mu, mu_best, rho)
         y_best = float(np.min(self.y))
         if kind == "pi":
@@ -238,7 +250,9 @@ class BayesianOptimizer:
         return self.X[i], float(self.y[i])
 
 
-def minimize(f, bounds, n_calls: int = 30, *, acquisition: str = "ei", random_state=None, **kwargs):
+def minimize(
+    f, bounds, n_calls: int = 30, *, acquisition: str = "ei", random_state=None, **kwargs
+):
     """Minimise ``f`` over the box ``bounds`` by Bayesian optimisation.
 
     Parameters

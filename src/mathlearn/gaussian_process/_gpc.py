@@ -168,7 +168,9 @@ class GaussianProcessClassifier(BaseClassifier):
                     "The kernel has no free hyperparameters (its theta is empty), so there is "
                     "nothing to optimise; pass optimizer=None."
                 )
-            names = [h.name for h in kernel.hyperparameters if not h.fixed for _ in range(h.n_elements)]
+            names = [
+                h.name for h in kernel.hyperparameters if not h.fixed for _ in range(h.n_elements)
+            ]
             check_log_bounds(bounds, names)
             theta, _, trace = maximize_lml(
                 objective, kernel.theta, bounds, self.n_restarts, rng, type(self).__name__

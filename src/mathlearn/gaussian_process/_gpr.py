@@ -255,7 +255,9 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         check_is_fitted(self)
         theta = self.theta_ if theta is None else np.asarray(theta, dtype=float).ravel()
         if theta.shape[0] != self.theta_.shape[0]:
-            raise ValueError(f"theta has {theta.shape[0]} entries; {self.theta_.shape[0]} expected.")
+            raise ValueError(
+                f"theta has {theta.shape[0]} entries; {self.theta_.shape[0]} expected."
+            )
         return self._lml(theta, eval_gradient)
 
     # ------------------------------------------------------------------ fitting

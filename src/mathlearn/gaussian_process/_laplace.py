@@ -121,8 +121,9 @@ def laplace_mode(K, y, likelihood, *, f0=None, max_iter=100, tol=1e-10):
     psi_old = -np.inf
     history = [f.copy()]
     converged = False
-    it = 0
-    for it in range(1, max_iter + 1):
+    n_iter = 0
+    for _ in range(max_iter):
+        n_iter += 1
         g, W, _ = likelihood.derivatives(y, f)
         sW = np.sqrt(W)
         B = np.eye(n) + sW[:, None] * K * sW[None, :]
@@ -160,7 +161,7 @@ def laplace_mode(K, y, likelihood, *, f0=None, max_iter=100, tol=1e-10):
         "third": third,
         "L": L,
         "lml": lml,
-        "n_iter": it,
+        "n_iter": n_iter,
         "converged": converged,
         "history": history,
     }

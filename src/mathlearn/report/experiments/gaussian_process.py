@@ -86,10 +86,13 @@ def prior_posterior(ctx):
     ctx.table(
         ["", "mathlearn", "scikit-learn"],
         [
-            ["log marginal likelihood", gp.log_marginal_likelihood_value_,
-             float(peer.log_marginal_likelihood_value_)],
+            [
+                "log marginal likelihood",
+                gp.log_marginal_likelihood_value_,
+                float(peer.log_marginal_likelihood_value_),
+            ],
             ["jitter added", gp.jitter_, "n/a"],
-        ],  # fmt: skip
+        ],
         "Same kernel family, bounds and data; scikit-learn's learnable noise is a WhiteKernel.",
     )
 
@@ -135,8 +138,14 @@ def lml_landscape(ctx):
     ctx.figure(fig, "Log marginal likelihood landscape (floored 60 below its maximum).")
     ctx.table(
         ["length scale", "noise variance", "log marginal likelihood", "grid maximum"],
-        [[float(np.exp(gp.theta_[0])), gp.noise_variance_, gp.log_marginal_likelihood_value_,
-          float(Z.max())]],  # fmt: skip
+        [
+            [
+                float(np.exp(gp.theta_[0])),
+                gp.noise_variance_,
+                gp.log_marginal_likelihood_value_,
+                float(Z.max()),
+            ]
+        ],
         "The optimum is at least the best grid value (true noise variance 0.09).",
     )
 
