@@ -31,6 +31,7 @@ from sklearn.base import (
     TransformerMixin,
     clone,
 )
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -123,9 +124,15 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
       otherwise the log posteriors, shape (n_samples, n_classes).
 
     Classifiers whose scores are not log-likelihoods (an SVM) override ``decision_function``
-    and ``predict``. ``_validate_X_predict`` validates ``X`` at prediction time (finite
-    float64 with the fitted number of features); override it for other inputs.
+    and ``predict``, and ``_has_predict_proba`` to say whether probabilities exist (for an
+    SVM only after Platt scaling); without them ``predict_proba`` is absent, so
+    ``hasattr(clf, "predict_proba")`` tells the truth. ``_validate_X_predict`` validates ``X``
+    at prediction time (finite float64 with the fitted number of features); override it for
+    other inputs.
     """
+
+    def _has_predict_proba(self) -> bool:
+        return True
 
     def _encode_labels(self, y, *, min_classes: int = 2) -> np.ndarray:
         """Set ``classes_`` (sorted unique labels) and return ``y`` as class indices.
@@ -184,12 +191,14 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
         jll = self._joint_log_likelihood(self._validate_X_predict(X))
         return self.classes_[np.argmax(jll, axis=1)]
 
+    @available_if(lambda self: self._has_predict_proba())
     def predict_log_proba(self, X):
         """Log class posteriors ``log p(c | x)``, shape (n_samples, n_classes)."""
         check_is_fitted(self)
         jll = self._joint_log_likelihood(self._validate_X_predict(X))
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
+    @available_if(lambda self: self._has_predict_proba())
     def predict_proba(self, X):
         """Class posteriors ``p(c | x)``, shape (n_samples, n_classes); rows sum to one."""
         return np.exp(self.predict_log_proba(X))

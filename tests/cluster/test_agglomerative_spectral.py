@@ -97,9 +97,17 @@ def test_agglomerative_bad_input():
         linkage_tree(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="at least 2 samples"):
         linkage_tree(np.zeros((1, 2)))
-    with pytest.raises(ValueError, match="distance_threshold must be finite"):
+    with pytest.raises(
+        ValueError,
+        match=r"'distance_threshold' parameter of AgglomerativeClustering must be a float in "
+        r"the range \[0, inf\) or None\. Got nan",
+    ):
         AgglomerativeClustering(None, distance_threshold=np.nan).fit(X)
-    with pytest.raises(ValueError, match="distance_threshold must be >= 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"'distance_threshold' parameter of AgglomerativeClustering must be a float in "
+        r"the range \[0, inf\) or None\. Got -1\.0",
+    ):
         AgglomerativeClustering(None, distance_threshold=-1.0).fit(X)
 
 
@@ -244,3 +252,18 @@ def test_spectral_embedding_solves_the_laplacian_eigenproblem(laplacian):
         ref = sla.eigh(L, np.diag(deg), eigvals_only=True)[:3]
         np.testing.assert_allclose(L @ U, (deg[:, None] * U) * lam, atol=1e-10)
     np.testing.assert_allclose(lam, ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+@pytest.mark.parametrize("linkage_", ["ward", "complete", "average", "single"])
+def test_agglomerative_extreme_magnitudes(scale, linkage_):
+    # Issue 10: on X * 1e300 the squared distances overflowed and 3 clusters came out as 45
+    # labels. Every linkage height scales with the data, so the tree of X * c is the tree of
+    # X with heights times c (the data differ from X * c by one rounding: relative 1e-15).
+    X, _ = make_moons(60, noise=0.05, random_state=0)
+    ref = AgglomerativeClustering(3, linkage=linkage_).fit(X)
+    big = AgglomerativeClustering(3, linkage=linkage_).fit(X * scale)
+    np.testing.assert_array_equal(big.labels_, ref.labels_)
+    assert np.unique(big.labels_).size == 3
+    np.testing.assert_array_equal(big.children_, ref.children_)
+    np.testing.assert_allclose(big.distances_ / scale, ref.distances_, rtol=1e-12)

@@ -12,7 +12,7 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 from mathlearn.cluster import KMeans, MiniBatchKMeans, kmeans_plusplus
-from mathlearn.exceptions import ConvergenceWarning
+from mathlearn.exceptions import ConvergenceWarning, NumericalWarning
 
 
 def test_worked_example_1d():
@@ -76,7 +76,10 @@ def test_kmeans_plusplus_bad_input():
         kmeans_plusplus(X, 4, random_state=0)
     with pytest.raises(ValueError, match="NaN"):
         kmeans_plusplus(np.array([[0.0], [np.nan]]), 1, random_state=0)
-    with pytest.raises(ValueError, match="n_clusters must be an integer >= 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"'n_clusters' parameter of kmeans_plusplus must be an int in the range \[1, inf\)",
+    ):
         kmeans_plusplus(X, 0, random_state=0)
     # An integer seed is accepted and reproducible.
     np.testing.assert_array_equal(kmeans_plusplus(X, 2, 5)[1], kmeans_plusplus(X, 2, 5)[1])
@@ -158,11 +161,19 @@ def test_bad_input(Est):
     with pytest.raises(ValueError, match="init array has shape"):
         Est(2, init=np.zeros((3, 2))).fit(np.ones((5, 2)))
     X = np.arange(10.0).reshape(5, 2)
-    with pytest.raises(ValueError, match="max_iter must be an integer >= 1; got 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of \w+ must be an int in the range \[1, inf\)\. Got 0 ",
+    ):
         Est(2, max_iter=0).fit(X)
-    with pytest.raises(ValueError, match=r"max_iter must be an integer >= 1; got 1\.5"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of \w+ must be an int in the range \[1, inf\)\. Got 1\.5 ",
+    ):
         Est(2, max_iter=1.5).fit(X)
-    with pytest.raises(ValueError, match="tol must be >= 0"):
+    with pytest.raises(
+        ValueError, match=r"'tol' parameter of \w+ must be a float in the range \[0, inf\)"
+    ):
         Est(2, tol=-1.0).fit(X)
     with pytest.raises(ValueError, match="infinity"):
         Est(2).fit(np.array([[0.0, 1.0], [np.inf, 1.0], [2.0, 2.0]]))
@@ -257,3 +268,117 @@ def test_kmeans_plusplus_seed_distribution_is_exact():
         counts[tuple(idx.tolist())] += 1
     observed = np.array([counts[t] for t in triples])
     assert chisquare(observed, prob * n_draws).pvalue > 1e-3
+
+
+def _blobs_and_weights(seed=0):
+    X, _ = make_blobs(300, centers=4, cluster_std=1.5, random_state=seed)
+    w = np.random.default_rng(seed).uniform(0.1, 3.0, size=300)
+    return X, w
+
+
+def test_sample_weight_matches_scikit_learn_from_the_same_start():
+    # Weighted Lloyd from the same centres, run to a fixed partition (tol=0) by both: the
+    # partitions are identical and the centres are the same weighted means; the sums of 300
+    # weighted terms differ only in their order of accumulation (~300 eps relative).
+    X, w = _blobs_and_weights()
+    init = X[[0, 50, 100, 150]]
+    ours = KMeans(4, init=init, n_init=1, tol=0.0).fit(X, sample_weight=w)
+    ref = SkKMeans(4, init=init, n_init=1, tol=0.0, algorithm="lloyd").fit(X, sample_weight=w)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-12)
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-12)
+    assert ours.score(X, sample_weight=w) == pytest.approx(
+        ref.score(X, sample_weight=w), rel=1e-12
+    )
+
+
+def test_integer_weights_equal_repeated_rows():
+    X, _ = _blobs_and_weights(1)
+    w = np.random.default_rng(1).integers(0, 4, size=X.shape[0])
+    init = X[np.flatnonzero(w)[:4]]
+    weighted = KMeans(4, init=init, n_init=1, tol=0.0).fit(X, sample_weight=w)
+    repeated = KMeans(4, init=init, n_init=1, tol=0.0).fit(np.repeat(X, w, axis=0))
+    np.testing.assert_array_equal(np.repeat(weighted.labels_, w), repeated.labels_)
+    np.testing.assert_allclose(weighted.cluster_centers_, repeated.cluster_centers_, rtol=1e-12)
+    assert weighted.inertia_ == pytest.approx(repeated.inertia_, rel=1e-12)
+    # Mini-batch with full batches: every step sees all rows, so weights and repetitions
+    # give the same running means and counts.
+    mb = dict(init=init, batch_size=10_000, max_iter=5, max_no_improvement=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a fixed number of passes
+        mw = MiniBatchKMeans(4, **mb).fit(X, sample_weight=w)
+        mr = MiniBatchKMeans(4, **mb).fit(np.repeat(X, w, axis=0))
+    np.testing.assert_allclose(mw.cluster_centers_, mr.cluster_centers_, rtol=1e-12)
+    np.testing.assert_allclose(mw.counts_, mr.counts_, rtol=1e-12)
+
+
+def test_zero_weights_and_kmeans_plusplus_by_weight():
+    X, w = _blobs_and_weights(2)
+    w[:150] = 0.0
+    _, idx = kmeans_plusplus(X, 4, random_state=0, sample_weight=w)
+    assert np.all(idx >= 150)  # a row of weight 0 is never a seed
+    km = KMeans(4, random_state=0).fit(X, sample_weight=w)
+    sub = KMeans(4, init=km.cluster_centers_, n_init=1).fit(X[150:], sample_weight=w[150:])
+    np.testing.assert_allclose(km.cluster_centers_, sub.cluster_centers_, rtol=1e-12)
+    with pytest.raises(ValueError, match="non-zero sample_weight"):
+        KMeans(4).fit(X[:5], sample_weight=[1.0, 0, 0, 0, 1.0])
+
+
+def test_init_callable():
+    X, _ = _blobs_and_weights(3)
+    seen = {}
+
+    def first_rows(data, k, random_state):
+        seen["data"], seen["rng"] = data, random_state
+        return data[:k]
+
+    ours = KMeans(4, init=first_rows, tol=0.0).fit(X)
+    np.testing.assert_array_equal(seen["data"], X)  # the data as given, not centred
+    assert isinstance(seen["rng"], np.random.Generator)
+    same = KMeans(4, init=X[:4], tol=0.0).fit(X)
+    np.testing.assert_array_equal(ours.labels_, same.labels_)
+    # (A copy: scikit-learn updates the returned array in place, which would alter X.)
+    ref = SkKMeans(
+        4, init=lambda data, k, random_state: data[:k].copy(), n_init=1, tol=0.0, algorithm="lloyd"
+    ).fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-12)
+    with pytest.raises(ValueError, match="init callable has shape"):
+        KMeans(4, init=lambda data, k, random_state: data[: k - 1]).fit(X)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e150, 1e300])
+def test_extreme_magnitudes_scale_exactly(scale):
+    # k-means commutes with a scaling of the data; the data of scale c are the data of scale
+    # 1 rounded to 1 ulp, so the partition is the same and the centres agree to rounding.
+    X, _ = _blobs_and_weights(4)
+    ref = KMeans(4, init=X[:4], n_init=1, tol=0.0).fit(X)
+    if scale > 1e200:
+        with pytest.warns(NumericalWarning, match="inertia exceeds the largest float"):
+            big = KMeans(4, init=X[:4] * scale, n_init=1, tol=0.0).fit(X * scale)
+        assert big.inertia_ == np.inf
+    else:
+        big = KMeans(4, init=X[:4] * scale, n_init=1, tol=0.0).fit(X * scale)
+        if scale > 1:
+            assert big.inertia_ / scale**2 == pytest.approx(ref.inertia_, rel=1e-12)
+    np.testing.assert_array_equal(big.labels_, ref.labels_)
+    np.testing.assert_allclose(big.cluster_centers_ / scale, ref.cluster_centers_, rtol=1e-12)
+    np.testing.assert_array_equal(big.predict(X * scale), ref.labels_)
+
+
+def test_predict_and_transform_of_extreme_rows():
+    X, _ = _blobs_and_weights(5)
+    km = KMeans(4, random_state=0).fit(X)
+    C = km.cluster_centers_
+    u = np.array([0.6, -0.8])
+    for t in (1e100, 1e200, 1e300):
+        # As t grows, argmin_k ||t u - c_k|| is argmax_k u^T c_k, and every distance is t to
+        # all its digits (the centres are ~1e-100 of it or less).
+        assert km.predict((t * u)[None])[0] == np.argmax(C @ u)
+        np.testing.assert_allclose(km.transform((t * u)[None]), t, rtol=1e-15)
+    far = np.array([[1.7e308, -1.7e308]])
+    assert km.predict(far)[0] == np.argmax(C @ np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="exceeds the largest float"):
+        km.transform(far)
+    with pytest.warns(NumericalWarning, match="distortion"):
+        assert km.score(far) == -np.inf

@@ -62,7 +62,10 @@ def test_kmedoids_bad_input():
         KMedoids(2).fit(np.array([[0.0], [np.nan], [1.0]]))
     with pytest.raises(ValueError, match="distinct row indices"):
         KMedoids(2, init=[0, 0]).fit(np.arange(6.0).reshape(3, 2))
-    with pytest.raises(ValueError, match="max_iter must be an integer >= 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"'max_iter' parameter of KMedoids must be an int in the range \[1, inf\)",
+    ):
         KMedoids(2, max_iter=0).fit(np.arange(6.0).reshape(3, 2))
 
 
@@ -149,3 +152,71 @@ def test_kmedoids_non_symmetric_dissimilarity(seed):
     for k, m in enumerate(km.medoid_indices_):
         members = np.flatnonzero(km.labels_ == k)
         assert D[members, m].sum() == pytest.approx(D[np.ix_(members, members)].sum(0).min())
+
+
+@pytest.mark.parametrize("offset", [1e6, 1e8])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "manhattan"])
+def test_kmedoids_far_from_the_origin(offset, metric):
+    # Issue 10: the expanded squared distance lost digits for iris + 1e6 (inertia_ off by
+    # 1.4e-4) and chose other medoids at + 1e8. Distances are translation invariant; the only
+    # difference left is the rounding of the shifted data themselves, at most half an ulp of
+    # the offset per coordinate (u), so a distance moves by at most 2 * sqrt(D) * u
+    # (euclidean; D * 2u manhattan) and the inertia by N times that (sqeuclidean: times
+    # twice the largest distance).
+    from scipy.spatial.distance import cdist
+    from sklearn.datasets import load_iris
+
+    X = load_iris().data
+    n, d = X.shape
+    u = np.spacing(offset + X.max()) / 2
+    ref = KMedoids(3, metric=metric, random_state=0).fit(X)
+    sh = KMedoids(3, metric=metric, random_state=0).fit(X + offset)
+    np.testing.assert_array_equal(sh.medoid_indices_, ref.medoid_indices_)
+    D = cdist(X, X[ref.medoid_indices_], {"manhattan": "cityblock"}.get(metric, metric))
+    step = {"euclidean": 2 * np.sqrt(d) * u, "manhattan": 2 * d * u}.get(
+        metric, 2 * np.sqrt(d) * u * 2 * np.sqrt(D.max())
+    )
+    # Labels agree wherever the two nearest medoids are farther apart than rounding can move.
+    two = np.sort(D, axis=1)[:, :2]
+    clear = two[:, 1] - two[:, 0] > 2 * step
+    np.testing.assert_array_equal(sh.labels_[clear], ref.labels_[clear])
+    assert abs(sh.inertia_ - ref.inertia_) <= n * step
+    # The unshifted inertia is the sum of the exact distances; every medoid is at distance 0
+    # from itself (the expanded form gave ~1e-7).
+    assert ref.inertia_ == pytest.approx(D[np.arange(n), ref.labels_].sum(), rel=1e-14)
+    assert np.all(D[ref.medoid_indices_, np.arange(3)] == 0)
+    np.testing.assert_array_equal(ref.predict(X[ref.medoid_indices_]), np.arange(3))
+
+
+def test_dpmeans_far_from_the_origin():
+    # W_lambda does not depend on the origin: data shifted by 1e8 (rounded to ~1.5e-8, far
+    # below the clusters' spacing and the threshold's margin) give the same partition.
+    X, _ = make_blobs(200, centers=4, cluster_std=0.5, random_state=7)
+    ref = DPMeans(penalty=20.0).fit(X)
+    sh = DPMeans(penalty=20.0).fit(X + 1e8)
+    np.testing.assert_array_equal(sh.labels_, ref.labels_)
+    np.testing.assert_allclose(sh.cluster_centers_ - 1e8, ref.cluster_centers_, atol=1e-6)
+    np.testing.assert_array_equal(sh.predict(X + 1e8), ref.labels_)
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "manhattan"])
+def test_kmedoids_extreme_magnitudes(metric):
+    # The medoids of X * c are those of X (distances scale with c, or c^2), for c = 1e-300
+    # and 1e300; a prediction batch may mix ordinary rows with rows of any magnitude: as
+    # t grows, the nearest medoid of t u maximises u^T m (the distances agree to all digits).
+    X, _ = make_blobs(60, centers=3, random_state=3)
+    ref = KMedoids(3, metric=metric, random_state=0).fit(X)
+    for c in (1e-300, 1e300):
+        if metric == "sqeuclidean":  # squared distances ~1e600 / 1e-600: not floats
+            with pytest.raises(ValueError, match="largest float" if c > 1 else "smallest"):
+                KMedoids(3, metric=metric, random_state=0).fit(X * c)
+            continue
+        big = KMedoids(3, metric=metric, random_state=0).fit(X * c)
+        np.testing.assert_array_equal(big.medoid_indices_, ref.medoid_indices_)
+        np.testing.assert_array_equal(big.labels_, ref.labels_)
+    u = np.array([0.6, -0.8])
+    rows = np.r_[X[:5], [1e200 * u], [1e300 * u]]
+    pred = ref.predict(rows)
+    np.testing.assert_array_equal(pred[:5], ref.labels_[:5])
+    if metric != "manhattan":
+        assert np.all(pred[5:] == np.argmax(ref.cluster_centers_ @ u))

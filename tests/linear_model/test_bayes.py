@@ -26,7 +26,9 @@ def _direct_log_evidence(Phi, t, alpha, beta):
 
 
 def test_worked_example_spec_001_T8_T9():
-    m = BayesianLinearRegression(prior_precision=1.0, noise_precision=1.0).fit(PHI4, T4)
+    m = BayesianLinearRegression(
+        fit_intercept=False, prior_precision=1.0, noise_precision=1.0
+    ).fit(PHI4, T4)
     np.testing.assert_allclose(m.coef_cov_, [[5 / 13, -2 / 13], [-2 / 13, 5 / 39]], rtol=1e-12)
     np.testing.assert_allclose(m.coef_, [11 / 13, 44 / 39], rtol=1e-12)
     mean, std = m.predict(np.array([[1.0, 1.5]]), return_std=True)
@@ -41,7 +43,7 @@ def test_worked_example_spec_001_T8_T9():
 
 def test_worked_example_spec_001_T10_fixed_point():
     # the spec suggests 1e-6; the values are converged to |delta| < 1e-14, and so are ours
-    m = BayesianLinearRegression(tol=1e-14).fit(PHI4, T4)
+    m = BayesianLinearRegression(fit_intercept=False, tol=1e-14).fit(PHI4, T4)
     assert m.prior_precision_ == pytest.approx(0.7538380327536456, rel=1e-10)
     assert m.noise_precision_ == pytest.approx(0.8681942296599582, rel=1e-10)
     assert m.effective_params_ == pytest.approx(1.528985605605064, rel=1e-10)
@@ -54,7 +56,9 @@ def test_posterior_completing_the_square(shape):
     Phi = rng.normal(size=shape)
     t = rng.normal(size=shape[0])
     alpha, beta = 0.7, 3.0
-    m = BayesianLinearRegression(prior_precision=alpha, noise_precision=beta).fit(Phi, t)
+    m = BayesianLinearRegression(
+        fit_intercept=False, prior_precision=alpha, noise_precision=beta
+    ).fit(Phi, t)
     A = alpha * np.eye(shape[1]) + beta * Phi.T @ Phi  # seeds/000 eq. 1.243
     S = np.linalg.inv(A)
     np.testing.assert_allclose(m.coef_cov_, S, rtol=1e-10, atol=1e-13)
@@ -71,7 +75,7 @@ def test_evidence_maximisation_is_a_stationary_point(shape):
     rng = np.random.default_rng(1)
     Phi = rng.normal(size=shape)
     t = Phi @ rng.normal(size=shape[1]) + 0.5 * rng.normal(size=shape[0])
-    m = BayesianLinearRegression(tol=1e-12, max_iter=10000).fit(Phi, t)
+    m = BayesianLinearRegression(fit_intercept=False, tol=1e-12, max_iter=10000).fit(Phi, t)
     a, b = m.prior_precision_, m.noise_precision_
     assert m.log_evidence_ == pytest.approx(_direct_log_evidence(Phi, t, a, b), rel=1e-10)
     # spec 001 P11: d ln p / d ln alpha = d ln p / d ln beta = 0 at the fixed point
@@ -81,7 +85,9 @@ def test_evidence_maximisation_is_a_stationary_point(shape):
         down = _direct_log_evidence(Phi, t, a * np.exp(-da), b * np.exp(-db))
         assert abs(up - down) / (2 * h) < 1e-5
     # the estimate with a fixed posterior agrees with a fixed-precision fit
-    fixed = BayesianLinearRegression(prior_precision=a, noise_precision=b).fit(Phi, t)
+    fixed = BayesianLinearRegression(
+        fit_intercept=False, prior_precision=a, noise_precision=b
+    ).fit(Phi, t)
     np.testing.assert_allclose(fixed.coef_, m.coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(fixed.coef_cov_, m.coef_cov_, rtol=1e-9, atol=1e-12)
 
@@ -119,8 +125,10 @@ def test_same_fixed_point_as_sklearn_bayesian_ridge(fit_intercept):
 
 def test_sequential_equals_batch():
     Phi, y = _sin_design(20, 4, seed=3)
-    batch = BayesianLinearRegression(prior_precision=2.0, noise_precision=11.0).fit(Phi, y)
-    seq = BayesianLinearRegression(prior_precision=2.0, noise_precision=11.0)
+    batch = BayesianLinearRegression(
+        fit_intercept=False, prior_precision=2.0, noise_precision=11.0
+    ).fit(Phi, y)
+    seq = BayesianLinearRegression(fit_intercept=False, prior_precision=2.0, noise_precision=11.0)
     for chunk in np.split(np.arange(20), [1, 2, 10, 13]):
         seq.partial_fit(Phi[chunk], y[chunk])
     np.testing.assert_allclose(seq.coef_, batch.coef_, rtol=1e-9)
@@ -133,7 +141,7 @@ def test_predictive_variance_shrinks_with_data():
     # spec 001 P9: sigma_N^2(x) >= 1/beta and non-increasing as data arrive
     Phi, y = _sin_design(15, 3, seed=4)
     grid = PolynomialBasis(degree=3).fit_transform(np.linspace(0, 1, 7)[:, None])
-    m = BayesianLinearRegression(prior_precision=1.0, noise_precision=25.0)
+    m = BayesianLinearRegression(fit_intercept=False, prior_precision=1.0, noise_precision=25.0)
     prev = np.inf
     for i in range(15):
         m.partial_fit(Phi[i : i + 1], y[i : i + 1])
@@ -145,7 +153,7 @@ def test_predictive_variance_shrinks_with_data():
 
 def test_predict_distribution_and_sample_y():
     Phi, y = _sin_design(25, 3, seed=5)
-    m = BayesianLinearRegression().fit(Phi, y)
+    m = BayesianLinearRegression(fit_intercept=False).fit(Phi, y)
     Q = Phi[:4]
     dist = m.predict_distribution(Q)
     assert isinstance(dist, MultivariateNormal)
@@ -169,7 +177,7 @@ def test_predict_distribution_and_sample_y():
 
 def test_one_precision_fixed():
     Phi, y = _sin_design(30, 4, seed=6)
-    m = BayesianLinearRegression(noise_precision=10.0, tol=1e-12).fit(Phi, y)
+    m = BayesianLinearRegression(fit_intercept=False, noise_precision=10.0, tol=1e-12).fit(Phi, y)
     assert m.noise_precision_ == 10.0
     a = m.prior_precision_
     h = 1e-5
@@ -182,25 +190,25 @@ def test_one_precision_fixed():
 def test_convergence_warning():
     Phi, y = _sin_design(30, 4, seed=7)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        BayesianLinearRegression(max_iter=1).fit(Phi, y)
+        BayesianLinearRegression(fit_intercept=False, max_iter=1).fit(Phi, y)
 
 
 def test_bad_input():
     Phi, y = _sin_design(10, 2)
     for kw in ({"prior_precision": -1.0}, {"noise_precision": 0.0}, {"prior_precision": np.inf}):
         with pytest.raises(ValueError, match="precision"):
-            BayesianLinearRegression(**kw).fit(Phi, y)
+            BayesianLinearRegression(fit_intercept=False, **kw).fit(Phi, y)
     with pytest.raises(ValueError, match="max_iter"):
-        BayesianLinearRegression(max_iter=0).fit(Phi, y)
+        BayesianLinearRegression(fit_intercept=False, max_iter=0).fit(Phi, y)
     bad = Phi.copy()
     bad[0, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        BayesianLinearRegression().fit(bad, y)
+        BayesianLinearRegression(fit_intercept=False).fit(bad, y)
     with pytest.raises(ValueError, match="inconsistent"):
-        BayesianLinearRegression().fit(Phi, y[:3])
+        BayesianLinearRegression(fit_intercept=False).fit(Phi, y[:3])
     with pytest.raises(ValueError, match="fit_intercept"):
         BayesianLinearRegression(fit_intercept=True).partial_fit(Phi, y)
-    m = BayesianLinearRegression().fit(Phi, y)
+    m = BayesianLinearRegression(fit_intercept=False).fit(Phi, y)
     with pytest.raises(ValueError, match="features"):
         m.partial_fit(Phi[:, :2], y)
     with pytest.raises(ValueError, match="features"):
@@ -284,7 +292,9 @@ def test_fixed_precisions_on_ill_conditioned_design_mpmath(alpha):
     Phi = np.vander(x, 11, increasing=True)
     y = np.sin(x) + 0.1 * rng.normal(size=50)
     beta = 100.0
-    m = BayesianLinearRegression(prior_precision=alpha, noise_precision=beta).fit(Phi, y)
+    m = BayesianLinearRegression(
+        fit_intercept=False, prior_precision=alpha, noise_precision=beta
+    ).fit(Phi, y)
     with mpmath.workdps(100):
         M = mpmath.matrix(Phi.tolist())
         A = alpha * mpmath.eye(11) + beta * (M.T * M)  # seeds/000 eq. 1.243
@@ -302,7 +312,7 @@ def test_evidence_supremum_near_a_boundary_is_reached():
     n, m = int(rng.integers(2, 40)), int(rng.integers(1, 30))  # a random case: 19 x 25
     X = rng.normal(size=(n, m)) * rng.uniform(0.1, 10, m) + rng.normal(size=m) * 3
     y = X @ (rng.normal(size=m) * (rng.random(m) < 0.5)) + rng.normal(size=n)
-    ours = BayesianLinearRegression().fit(X, y)  # warnings are errors here
+    ours = BayesianLinearRegression(fit_intercept=False).fit(X, y)  # warnings are errors here
     a, b = ours.prior_precision_, ours.noise_precision_
     assert ours.log_evidence_ == pytest.approx(_direct_log_evidence(X, y, a, b), rel=1e-9)
     tiny = 1e-12

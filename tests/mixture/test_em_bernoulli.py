@@ -166,7 +166,11 @@ def test_bernoulli_bad_input():
         BernoulliMixture(2, alpha=-1.0).fit(X)
     with pytest.raises(ValueError, match="means_init"):
         BernoulliMixture(2, means_init=[[0.5, 1.5], [0.1, 0.1]]).fit(X)
-    with pytest.raises(ValueError, match="binarize must be a finite threshold"):
+    with pytest.raises(
+        ValueError,
+        match=r"'binarize' parameter of BernoulliMixture must be a float in the range "
+        r"\(-inf, inf\) or None\. Got nan",
+    ):
         BernoulliMixture(2, binarize=np.nan).fit(X)
     # The default threshold binarises: 0.5 -> 0, so the data above equal this binary set.
     a = BernoulliMixture(2, random_state=0).fit(X)
@@ -187,3 +191,69 @@ def test_bernoulli_single_component_closed_form(alpha):
     loglik = (X.sum(0) * np.log(mu) + (50 - X.sum(0)) * np.log1p(-mu)).sum()
     assert bm.score(X) * 50 == pytest.approx(loglik, rel=1e-12)
     assert bm.bic(X) == pytest.approx(-2 * loglik + 6 * np.log(50), rel=1e-12)
+
+
+def test_driver_takes_the_public_hooks_and_stops_on_a_non_finite_bound():
+    class Model:
+        def __init__(self, bounds):
+            self.bounds = iter(bounds)
+            self.m_steps = 0
+
+        def e_step(self, X):
+            return next(self.bounds), None
+
+        def m_step(self, X, posterior):
+            self.m_steps += 1
+
+    res = em(Model([-3.0, -2.0, -2.0]), None, max_iter=10, tol=1e-12)
+    assert res.converged and res.n_iter == 3
+    # Issue 10: a NaN bound was recorded silently. It now stops the run with a clear error,
+    # before the M-step of that iteration.
+    for bad in (np.nan, -np.inf):
+        model = Model([-3.0, bad, -1.0])
+        with pytest.raises(ValueError, match=r"lower bound is (nan|-inf) at iteration 2"):
+            em(model, None, max_iter=10)
+        assert model.m_steps == 1
+    with pytest.raises(TypeError, match="e_step"):
+        em(object(), None)
+
+
+def test_mixtures_implement_the_protocol_publicly():
+    X = np.array([[-2.0], [-1.0], [0.0], [4.0], [5.0], [6.0]])
+    gm = GaussianMixture(2, reg_covar=0.0, **{k: v for k, v in _T22.items()})
+    gm.fit(X)
+    bound, log_resp = gm.e_step(X)
+    np.testing.assert_allclose(np.exp(log_resp), gm.predict_proba(X), rtol=1e-14)
+    assert bound == pytest.approx(gm.score(X), rel=1e-14)
+    assert gm._e_step(X)[0] == bound  # the former name still works
+
+
+_T22 = dict(
+    means_init=[[-1.0], [1.0]], weights_init=[0.5, 0.5], precisions_init=[[[1.0]], [[1.0]]]
+)
+
+
+def test_bernoulli_integer_weights_equal_repeated_rows():
+    rng = np.random.default_rng(4)
+    X = (rng.random((60, 5)) < np.linspace(0.2, 0.8, 5)).astype(float)
+    w = rng.integers(0, 4, size=60)
+    start = dict(weights_init=[0.4, 0.6], means_init=[[0.3] * 5, [0.7] * 5])
+    kw = dict(alpha=1.0, tol=1e-12, max_iter=500, **start)
+    weighted = BernoulliMixture(2, **kw).fit(X, sample_weight=w)
+    repeated = BernoulliMixture(2, **kw).fit(np.repeat(X, w, axis=0))
+    np.testing.assert_allclose(weighted.means_, repeated.means_, rtol=1e-10)
+    np.testing.assert_allclose(weighted.weights_, repeated.weights_, rtol=1e-10)
+    assert weighted.lower_bound_ == pytest.approx(repeated.lower_bound_, rel=1e-12)
+
+
+def test_sample_draws_from_the_fitted_components():
+    # sample() is the base class's: component counts from a multinomial on pi, then each
+    # subclass draws from its components. Means of 40 000 draws are within 5 standard errors.
+    X = np.array([[-2.0], [-1.0], [0.0], [4.0], [5.0], [6.0]])
+    gm = GaussianMixture(2, reg_covar=0.0, **_T22).fit(X)
+    S, y = gm.sample(40_000, random_state=0)
+    assert S.shape == (40_000, 1) and np.all(np.diff(y) >= 0)
+    for k in range(2):
+        sd = np.sqrt(gm.covariances_[k, 0, 0] / np.count_nonzero(y == k))
+        assert abs(S[y == k, 0].mean() - gm.means_[k, 0]) < 5 * sd
+    assert abs(np.mean(y == 1) - gm.weights_[1]) < 5 * np.sqrt(0.25 / 40_000)

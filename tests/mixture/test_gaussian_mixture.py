@@ -295,3 +295,117 @@ def test_reg_covar_breaks_monotonicity_on_small_scale_data():
     dips = [w for w in caught if "decreased" in str(w.message)]
     assert np.diff(reg.lower_bounds_).min() < 0
     assert len(dips) == 1 and "reg_covar" in str(dips[0].message)
+
+
+def _weighted_start(cov_type, X):
+    s = _start(cov_type, X)
+    return dict(covariance_type=cov_type, tol=1e-10, max_iter=500, **s)
+
+
+@pytest.mark.parametrize("cov_type", COV_TYPES)
+def test_integer_weights_equal_repeated_rows(cov_type):
+    # Weighted EM: every sufficient statistic is a responsibility-times-weight sum, so weights
+    # w_n are the data with row n repeated w_n times (weight 0: the row removed). Same start;
+    # the fixed points agree to the rounding of sums taken in another order.
+    X = _three_blobs(1)
+    w = np.random.default_rng(1).integers(0, 4, size=X.shape[0])
+    kw = _weighted_start(cov_type, X)
+    weighted = GaussianMixture(3, **kw).fit(X, sample_weight=w)
+    repeated = GaussianMixture(3, **kw).fit(np.repeat(X, w, axis=0))
+    np.testing.assert_allclose(weighted.weights_, repeated.weights_, rtol=1e-9)
+    np.testing.assert_allclose(weighted.means_, repeated.means_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(weighted.covariances_, repeated.covariances_, rtol=1e-9, atol=1e-12)
+    assert weighted.lower_bound_ == pytest.approx(repeated.lower_bound_, rel=1e-10)
+    assert weighted.n_iter_ == repeated.n_iter_
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("init_params", ["kmeans", "k-means++", "random_from_data"])
+def test_weighted_initialisations_ignore_zero_weight_rows(init_params):
+    # Rows of weight 0 take no part, in the initialisation either: with a far blob of weight
+    # 0 and two blobs of weight 1, the two components end on the two weighted blobs (their
+    # sample means, to the blobs' standard error of 0.1 / sqrt(100) = 0.01, times a margin).
+    rng = np.random.default_rng(2)
+    centres = np.array([[50.0, 50.0], [0.0, 0.0], [5.0, 0.0]])
+    X = np.concatenate([c + 0.1 * rng.normal(size=(100, 2)) for c in centres])
+    w = np.r_[np.zeros(100), np.ones(200)]
+    for seed in range(3):
+        gm = GaussianMixture(2, init_params=init_params, random_state=seed)
+        gm.fit(X, sample_weight=w)
+        order = np.argsort(gm.means_[:, 0])
+        np.testing.assert_allclose(gm.means_[order], centres[1:], atol=0.05)
+
+
+@pytest.mark.parametrize("cov_type", COV_TYPES)
+@pytest.mark.parametrize("scale", [1e100, 1e150])
+def test_large_magnitudes(cov_type, scale):
+    # Issue 10: diagonal and spherical mixtures returned NaN on data of large magnitude (sums
+    # of squares overflow). A Gaussian mixture commutes with a scaling of the data (with
+    # reg_covar scaled by c^2: here 1e-6 / c^2 is below every variance's rounding, so the
+    # reference has reg_covar=0), and log p(c x) = log p(x) - D log c.
+    X = _three_blobs()
+    kw = dict(covariance_type=cov_type, tol=1e-10, max_iter=300, **_start(cov_type, X))
+    ref = GaussianMixture(3, reg_covar=0.0, **kw).fit(X)
+    kw["means_init"] = kw["means_init"] * scale
+    kw["precisions_init"] = kw["precisions_init"] / scale**2
+    big = GaussianMixture(3, **kw).fit(X * scale)
+    np.testing.assert_allclose(big.means_ / scale, ref.means_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(big.covariances_ / scale**2, ref.covariances_, rtol=1e-8)
+    np.testing.assert_allclose(big.weights_, ref.weights_, rtol=1e-8)
+    d = X.shape[1]
+    assert big.lower_bound_ == pytest.approx(ref.lower_bound_ - d * np.log(scale), rel=1e-10)
+    np.testing.assert_array_equal(big.predict(X * scale), ref.predict(X))
+    np.testing.assert_allclose(
+        big.score_samples(X * scale), ref.score_samples(X) - d * np.log(scale), rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("cov_type", COV_TYPES)
+def test_covariances_beyond_the_float_range_are_an_error(cov_type):
+    X = _three_blobs() * 1e200  # variances ~1e400
+    with pytest.raises(ValueError, match="covariances of X exceed the largest float"):
+        GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("cov_type", COV_TYPES)
+def test_predictions_of_extreme_rows(cov_type):
+    # Issue 10: predict/predict_proba of rows far outside the data returned NaN or a wrong
+    # component without a warning. As t grows, log pi_k + log N(t u | mu_k, Sigma_k) is
+    # dominated by -t^2 u^T Sigma_k^{-1} u / 2: the component with the widest spread along u
+    # takes all the responsibility, and the log-density of a row beyond ~1e154 standard
+    # deviations is below the float range (-inf, with a warning).
+    X = _three_blobs()
+    gm = GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(X)
+    u = np.array([0.6, -0.8, 0.0])
+    covs = _full_covariances(gm)
+    quad = np.array([u @ np.linalg.solve(c, u) for c in covs])
+    if cov_type == "tied":
+        # One covariance: the quadratic terms cancel and the linear ones decide,
+        # t u^T Sigma^{-1} mu_k.
+        quad = -np.array([u @ np.linalg.solve(c, m) for c, m in zip(covs, gm.means_, strict=True)])
+    for t in (1e100, 1e200, 1e300):
+        row = (t * u)[None]
+        expected = np.argmin(quad)
+        assert gm.predict(row)[0] == expected
+        proba = gm.predict_proba(row)
+        assert np.all(np.isfinite(proba))
+        np.testing.assert_allclose(proba[0], np.eye(3)[expected], atol=1e-300)
+        if t > 1e160:
+            with pytest.warns(NumericalWarning, match="below the float range"):
+                assert gm.score_samples(row)[0] == -np.inf
+        else:
+            expected_logp = np.log(gm.weights_[expected]) + multivariate_normal(
+                gm.means_[expected], _full_covariances(gm)[expected]
+            ).logpdf(row[0])
+            assert gm.score_samples(row)[0] == pytest.approx(expected_logp, rel=1e-12)
+
+
+def _full_covariances(gm):
+    d = gm.means_.shape[1]
+    c = gm.covariances_
+    return {
+        "full": c,
+        "tied": np.stack([c] * gm.n_components),
+        "diag": np.stack([np.diag(v) for v in np.atleast_2d(c)]),
+        "spherical": np.stack([v * np.eye(d) for v in np.atleast_1d(c)]),
+    }[gm.covariance_type]

@@ -14,7 +14,8 @@ def test_evidence_curve_matches_closed_form():
     X, y = make_sinusoidal(20, random_state=0)
     alpha, beta = 0.5, 1 / 0.3**2
     pipe = make_pipeline(
-        PolynomialBasis(), BayesianLinearRegression(prior_precision=alpha, noise_precision=beta)
+        PolynomialBasis(),
+        BayesianLinearRegression(fit_intercept=False, prior_precision=alpha, noise_precision=beta),
     )
     degrees = list(range(8))
     sel = BayesianModelSelection(pipe, {"polynomialbasis__degree": degrees}).fit(X, y)
@@ -37,7 +38,7 @@ def test_evidence_curve_matches_closed_form():
 def test_occam_razor_on_sinusoid():
     # low degrees cannot fit sin(2 pi x); the evidence peaks at a moderate degree
     X, y = make_sinusoidal(60, noise=0.2, random_state=1)
-    pipe = make_pipeline(PolynomialBasis(), BayesianLinearRegression())
+    pipe = make_pipeline(PolynomialBasis(), BayesianLinearRegression(fit_intercept=False))
     sel = BayesianModelSelection(pipe, {"polynomialbasis__degree": list(range(10))}).fit(X, y)
     assert 3 <= sel.best_params_["polynomialbasis__degree"] <= 9
     assert sel.log_evidences_[0] < sel.log_evidences_[sel.best_index_] - 10
@@ -51,7 +52,7 @@ def test_gaussian_width_selection_and_prior():
     X, y = make_sinusoidal_imperial(40, random_state=2)
     pipe = make_pipeline(
         GaussianBasis(n_centres=12, include_bias=True),
-        BayesianLinearRegression(),
+        BayesianLinearRegression(fit_intercept=False),
     )
     widths = [0.05, 0.3, 1.0, 3.0]
     sel = BayesianModelSelection(pipe, {"gaussianbasis__width": widths}).fit(X, y)
@@ -74,7 +75,9 @@ def test_bad_input():
         BayesianModelSelection(SkRidge(), {"alpha": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="model_prior"):
         BayesianModelSelection(
-            BayesianLinearRegression(), {"prior_precision": [1.0, 2.0]}, model_prior=[0.5]
+            BayesianLinearRegression(fit_intercept=False),
+            {"prior_precision": [1.0, 2.0]},
+            model_prior=[0.5],
         ).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         BayesianModelSelection().fit(np.array([[np.nan]] * 3), np.ones(3))

@@ -68,3 +68,25 @@ def test_lstsq_rank_deficient_fits_the_data(rng):
         # Both must reach the least-squares residual.
         ref = sla.lstsq(X, y)[0]
         np.testing.assert_allclose(X @ coef, X @ ref, atol=1e-10)
+
+
+def test_cholesky_batched_and_cho_solve_batched(rng):
+    from mathlearn.utils.linalg import cho_solve_batched, cholesky_batched
+
+    A = rng.normal(size=(4, 5, 5))
+    S = A @ A.transpose(0, 2, 1) + 5 * np.eye(5)
+    L = cholesky_batched(S)
+    np.testing.assert_allclose(L @ L.transpose(0, 2, 1), S, rtol=1e-13, atol=1e-13)
+    assert np.all(np.triu(L, 1) == 0)
+    B = rng.normal(size=(5, 3))
+    X = cho_solve_batched(L, B)
+    np.testing.assert_allclose(S @ X, np.broadcast_to(B, (4, 5, 3)), rtol=1e-12, atol=1e-12)
+    X2 = cho_solve_batched(L, np.stack([B] * 4))
+    np.testing.assert_allclose(X2, X, rtol=1e-14)
+    S[2] = -np.eye(5)
+    with pytest.raises(np.linalg.LinAlgError, match=r"stack\[2\] is not positive definite"):
+        cholesky_batched(S, name="stack")
+    with pytest.raises(ValueError, match="NaN"):
+        cholesky_batched(np.full((1, 2, 2), np.nan))
+    with pytest.raises(ValueError, match="square"):
+        cholesky_batched(np.ones((2, 2, 3)))

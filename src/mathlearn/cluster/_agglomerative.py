@@ -9,13 +9,15 @@ union-find, which yields exactly the dendrogram ``scipy.cluster.hierarchy.linkag
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numba
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin
-from ..utils.validation import check_array, check_positive, validate_data
+from ..base import BaseEstimator, ClusterMixin, _fit_context
+from ..utils._param_validation import Interval, StrOptions, validate_params
+from ..utils.validation import check_array, validate_data
 
 __all__ = ["AgglomerativeClustering", "linkage_tree"]
 
@@ -180,6 +182,7 @@ def _relabel(Z, n):  # pragma: no cover
         nxt += 1
 
 
+@validate_params({"X": ["array-like"], "linkage": [StrOptions(set(_LINKAGES))]})
 def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     """The full dendrogram of ``X`` in SciPy's linkage-matrix format.
 
@@ -195,6 +198,13 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
         id ``n_samples + i`` is the cluster formed at row ``i``) at height ``Z[i, 2]``, giving
         a cluster of ``Z[i, 3]`` points. Heights are non-decreasing.
 
+    Notes
+    -----
+    Every linkage height is a Euclidean distance (or a combination of them that scales with
+    the data), so the tree of ``X / s`` has the heights of ``X`` divided by ``s``. Data of
+    extreme magnitude (below ~1e-120 or above ~1e120) are divided by a power of two first
+    (exact in floating point), so that squared distances neither overflow nor underflow.
+
     Examples
     --------
     >>> import numpy as np
@@ -204,17 +214,32 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     """
     X = np.ascontiguousarray(check_array(X, dtype=np.float64))
     n = X.shape[0]
-    if linkage not in _LINKAGES:
-        raise ValueError(f"linkage must be one of {sorted(_LINKAGES)}; got {linkage!r}.")
     if n < 2:
         raise ValueError(f"a dendrogram needs at least 2 samples; got {n}.")
+    scale = _extreme_scale(X)
+    if scale != 1.0:
+        X = X / scale
     if linkage == "single":
         Z = _mst_single(X)
     else:
         Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
     Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
     _relabel(Z, n)
+    if scale != 1.0:
+        Z[:, 2] *= scale
     return Z
+
+
+def _extreme_scale(X) -> float:
+    """A power of two to divide ``X`` by when its magnitude is extreme, else 1.
+
+    Squared differences overflow beyond ~1e154 and underflow below ~1e-154; a power-of-two
+    division is exact, and linkage heights scale with the data.
+    """
+    m = float(np.max(np.abs(X))) if X.size else 0.0
+    if m == 0.0 or 2.0**-400 <= m <= 2.0**400:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
 
 
 def _cut(children, n_leaves, n_clusters):
@@ -300,6 +325,12 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     ([0, 0, 1, 1], [[0, 1], [2, 3], [4, 5]], [1.0, 2.0, 4.0])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+        "linkage": [StrOptions(set(_LINKAGES))],
+        "distance_threshold": [Interval(Real, 0, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         n_clusters: int | None = 2,
@@ -311,6 +342,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self.linkage = linkage
         self.distance_threshold = distance_threshold
 
+    @_fit_context
     def fit(self, X, y=None):
         """Build the dendrogram of ``X`` and cut it.
 
@@ -322,15 +354,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         n = X.shape[0]
         if (self.n_clusters is None) == (self.distance_threshold is None):
             raise ValueError("give exactly one of n_clusters and distance_threshold.")
-        if self.n_clusters is not None:
-            if not isinstance(self.n_clusters, numbers.Integral) or self.n_clusters < 1:
-                raise ValueError(
-                    f"n_clusters must be a positive integer; got {self.n_clusters!r}."
-                )
-            if self.n_clusters > n:
-                raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
-        else:
-            check_positive(self.distance_threshold, "distance_threshold", strict=False)
+        if self.n_clusters is not None and self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
         Z = linkage_tree(X, self.linkage)
         self.linkage_matrix_ = Z
         self.children_ = Z[:, :2].astype(np.intp)

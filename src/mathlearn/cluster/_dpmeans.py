@@ -2,43 +2,60 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
-import numba
 import numpy as np
 
-from ..base import BaseEstimator, ClusterMixin, check_is_fitted
+from ..base import BaseEstimator, ClusterMixin, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_positive, validate_data
+from ..utils._param_validation import Interval
+from ..utils.validation import validate_data
+from ._kmeans import _nearest
+from ._kmeans_common import _sq_dist_to_assigned as sq_dist_to_assigned
 from ._kmeans_common import assign, inertia
 
 __all__ = ["DPMeans"]
 
 
-@numba.njit(cache=True)
-def _dp_assign(X, centers, n_centers, penalty, labels):  # pragma: no cover
-    """One ordered pass of step 2: open a cluster at ``x_i`` when every centre is farther
-    than ``penalty`` (in squared distance). ``centers`` has room for ``N`` rows."""
-    n, d = X.shape
-    for i in range(n):
-        best = np.inf
-        arg = 0
-        for k in range(n_centers):
-            s = 0.0
-            for j in range(d):
-                r = X[i, j] - centers[k, j]
-                s += r * r
-            if s < best:
-                best = s
-                arg = k
-        if best > penalty:
-            for j in range(d):
-                centers[n_centers, j] = X[i, j]
-            arg = n_centers
-            n_centers += 1
-        labels[i] = arg
-    return n_centers
+def _dp_pass(X, centers, penalty):
+    """One ordered pass of step 2: open a cluster at ``x_i`` when every centre (including
+    those opened by earlier points of the pass) is farther than ``penalty`` in squared
+    distance; otherwise join the nearest.
+
+    The nearest of the current centres comes from the k-means assignment kernel shared with
+    :class:`KMeans` and :class:`MiniBatchKMeans`, with the squared distance to it recomputed
+    from the differences (the threshold test must not see the rounding of the expanded
+    form). Each opening then only has to compare the later points with the one new centre,
+    which keeps the point-by-point order of the notes exactly: ties stay with the older (lower
+    index) centre, as in a sequential scan.
+
+    Returns the labels and the centres (the given ones followed by the opened ones).
+    """
+    labels = assign(X, centers, distances=False)[0]
+    d2 = sq_dist_to_assigned(X, centers, labels)
+    opened = []
+    k = centers.shape[0]
+    start = 0
+    while True:
+        over = np.flatnonzero(d2[start:] > penalty)
+        if over.size == 0:
+            break
+        i = start + int(over[0])
+        opened.append(X[i])
+        labels[i] = k
+        d2[i] = 0.0
+        rest = X[i + 1 :] - X[i]
+        d_new = np.einsum("ij,ij->i", rest, rest)
+        closer = np.flatnonzero(d_new < d2[i + 1 :]) + i + 1
+        labels[closer] = k
+        d2[closer] = d_new[closer - i - 1]
+        k += 1
+        start = i + 1
+    if opened:
+        centers = np.vstack([centers, np.asarray(opened)])
+    return labels, centers
 
 
 class DPMeans(ClusterMixin, BaseEstimator):
@@ -89,10 +106,16 @@ class DPMeans(ClusterMixin, BaseEstimator):
     (2, [0, 0, 1, 1], 2.01)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "penalty": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, penalty: float = 1.0, *, max_iter: int = 100):
         self.penalty = penalty
         self.max_iter = max_iter
 
+    @_fit_context
     def fit(self, X, y=None):
         """Cluster ``X``.
 
@@ -101,30 +124,27 @@ class DPMeans(ClusterMixin, BaseEstimator):
         self : DPMeans
         """
         X = validate_data(self, X, dtype=np.float64)
-        penalty = check_positive(self.penalty, "penalty", strict=False)
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        penalty = float(self.penalty)
         n, d = X.shape
-        buf = np.empty((n + 1, d))
-        buf[0] = X.mean(axis=0)
-        n_centers = 1
-        labels = np.empty(n, dtype=np.intp)
+        # About the data mean (a copy; W_lambda does not depend on the origin), for the
+        # expanded distances of the assignment kernel.
+        x_mean = X.mean(axis=0)
+        X = X - x_mean
+        centers = np.zeros((1, d))  # the global mean
         labels_old = np.full(n, -1, dtype=np.intp)
         history = []
         converged = False
         for _ in range(self.max_iter):
-            n_centers = _dp_assign(X, buf, n_centers, penalty, labels)
-            counts = np.bincount(labels, minlength=n_centers)
+            labels, centers = _dp_pass(X, centers, penalty)
+            counts = np.bincount(labels, minlength=centers.shape[0])
             keep = np.flatnonzero(counts > 0)
-            remap = np.full(n_centers, -1, dtype=np.intp)
+            remap = np.full(centers.shape[0], -1, dtype=np.intp)
             remap[keep] = np.arange(keep.size)
             labels = remap[labels]
             sums = np.zeros((keep.size, d))
             np.add.at(sums, labels, X)
             centers = sums / counts[keep, None]
-            n_centers = keep.size
-            buf[:n_centers] = centers
-            history.append(inertia(X, centers, labels) + penalty * n_centers)
+            history.append(inertia(X, centers, labels) + penalty * keep.size)
             if np.array_equal(labels, labels_old):
                 converged = True
                 break
@@ -135,10 +155,10 @@ class DPMeans(ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.cluster_centers_ = buf[:n_centers].copy()
+        self.cluster_centers_ = centers + x_mean
         self.labels_ = labels
-        self.n_clusters_ = int(n_centers)
-        self.inertia_ = inertia(X, self.cluster_centers_, labels)
+        self.n_clusters_ = int(centers.shape[0])
+        self.inertia_ = inertia(X, centers, labels)
         self.objective_ = self.inertia_ + penalty * self.n_clusters_
         self.objective_history_ = np.asarray(history)
         self.n_iter_ = len(history)
@@ -148,4 +168,4 @@ class DPMeans(ClusterMixin, BaseEstimator):
         """Nearest learned centre of each row of ``X`` (no new clusters are opened)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return assign(X, self.cluster_centers_)[0]
+        return _nearest(X, self.cluster_centers_)

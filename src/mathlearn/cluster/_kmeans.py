@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -13,47 +13,56 @@ from ..base import (
     ClusterMixin,
     ComponentNamesMixin,
     TransformerMixin,
+    _fit_context,
     check_is_fitted,
 )
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
-from ..utils.validation import (
-    check_array,
-    check_int,
-    check_positive,
-    check_random_state,
-    validate_data,
+from ..utils.validation import check_array, check_random_state, check_sample_weight, validate_data
+from ._kmeans_common import (
+    _kmeans_plusplus,
+    assign,
+    check_n_clusters,
+    inertia,
+    weighted_cluster_sums,
 )
-from ._kmeans_common import _kmeans_plusplus, assign, inertia
 
 __all__ = ["KMeans", "MiniBatchKMeans"]
 
-
-def _check_n_clusters(n_clusters, n_samples):
-    if not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
-        raise ValueError(f"n_clusters must be a positive integer; got {n_clusters!r}.")
-    if n_samples < n_clusters:
-        raise ValueError(
-            f"n_samples={n_samples} should be >= n_clusters={n_clusters}: k-means cannot "
-            "place more centres than there are points."
-        )
+# Kept under its old name for the other estimators of the package.
+_check_n_clusters = check_n_clusters
 
 
-def _initial_centers(X, init, n_clusters, rng, x_norm_sq):
-    """Initial centres from ``init``: 'k-means++', 'random' (distinct data points) or array."""
+def _initial_centers(X, init, n_clusters, rng, x_norm_sq, sample_weight=None, *, X_user=None):
+    """Initial centres (in the coordinates of ``X``) from ``init``: 'k-means++', 'random'
+    (distinct data points, drawn by weight), an array, or a callable.
+
+    ``X`` is the centred data the loop runs on; ``X_user`` the data as the user gave them (a
+    callable is called on those, its centres are then moved into ``X``'s coordinates by the
+    caller, as for an array).
+    """
     if isinstance(init, str):
         if init == "k-means++":
             # Greedy k-means++ (2 + log K candidates per step, as scikit-learn): the notes'
             # draw, repeated, keeping the candidate that lowers the potential most.
             trials = 2 + int(np.log(n_clusters))
-            return _kmeans_plusplus(X, n_clusters, rng, x_norm_sq, n_local_trials=trials)[0]
-        if init == "random":
-            return X[rng.choice(X.shape[0], n_clusters, replace=False)].copy()
-        raise ValueError(f"init must be 'k-means++', 'random' or an array; got {init!r}.")
-    centers = check_array(init, dtype=np.float64, copy=True)
+            return _kmeans_plusplus(
+                X, n_clusters, rng, x_norm_sq, n_local_trials=trials, sample_weight=sample_weight
+            )[0]
+        # "random" (the only other string the constraints allow)
+        p = None if sample_weight is None else sample_weight / sample_weight.sum()
+        return X[rng.choice(X.shape[0], n_clusters, replace=False, p=p)].copy()
+    if callable(init):
+        centers = init(X_user, n_clusters, random_state=rng)
+        what = "the centres returned by the init callable"
+    else:
+        centers = init
+        what = "init array"
+    centers = check_array(centers, dtype=np.float64, copy=True, input_name="init")
     if centers.shape != (n_clusters, X.shape[1]):
         raise ValueError(
-            f"init array has shape {centers.shape}; expected (n_clusters, n_features) = "
+            f"{what} has shape {centers.shape}; expected (n_clusters, n_features) = "
             f"({n_clusters}, {X.shape[1]})."
         )
     return centers
@@ -62,60 +71,154 @@ def _initial_centers(X, init, n_clusters, rng, x_norm_sq):
 def _n_init(n_init, init):
     if n_init == "auto":
         return 10 if isinstance(init, str) and init == "random" else 1
-    if not isinstance(n_init, numbers.Integral) or n_init < 1:
-        raise ValueError(f"n_init must be 'auto' or a positive integer; got {n_init!r}.")
     if not isinstance(init, str) and n_init != 1:
         # Restarting from the same given centres would repeat the same run.
         return 1
     return int(n_init)
 
 
-def _relocate_empty(X, centers_old, labels, sums, counts):
+def _power_of_two_scale(*arrays) -> float:
+    """A power of two near the largest magnitude in ``arrays`` (1.0 for zeros).
+
+    Dividing by it is exact (barring underflow below 2**-1022), and brings values of any
+    magnitude into a range where squares neither overflow nor underflow.
+    """
+    m = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
+    if not np.isfinite(m) or m == 0.0:
+        return 1.0
+    # 2**(e - 1) <= m < 2**e; 2**e itself may not be a float (m near the largest one).
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
+
+
+def _relocate_empty(X, centers_old, labels, sums, counts, sample_weight=None):
     """Give each empty cluster the point farthest from its current centre (taken from its
     cluster), as scikit-learn does, so that no centre is left without data.
 
-    Only points off their centre are moved: with fewer distinct points than clusters
-    (duplicates) the surplus clusters stay empty and keep their centres, since moving a point
-    that sits on its centre cannot lower ``J`` and made the centres hop between duplicates
-    without end.
+    Only points off their centre (and with a non-zero weight) are moved: with fewer distinct
+    points than clusters (duplicates) the surplus clusters stay empty and keep their centres,
+    since moving a point that sits on its centre cannot lower ``J`` and made the centres hop
+    between duplicates without end.
     """
     empty = np.flatnonzero(counts == 0)
     if empty.size == 0:
         return
     dist = ((X - centers_old[labels]) ** 2).sum(axis=1)
+    if sample_weight is not None:
+        dist[sample_weight == 0] = 0.0
     # The same selection call as scikit-learn, so that ties are broken the same way.
     far = np.argpartition(dist, -empty.size)[: -empty.size - 1 : -1]
     far = far[dist[far] > 0]
     for new_k, i in zip(empty, far, strict=False):
         old_k = labels[i]
-        sums[old_k] -= X[i]
-        counts[old_k] -= 1
-        sums[new_k] = X[i]
-        counts[new_k] = 1
+        w = 1.0 if sample_weight is None else sample_weight[i]
+        sums[old_k] -= w * X[i]
+        counts[old_k] -= w
+        sums[new_k] = w * X[i]
+        counts[new_k] = w
         labels[i] = new_k
 
 
-def _nearest(X, centers):
-    """Labels of the nearest centres, computed about the centres' mean (the expanded squared
-    distance cancels catastrophically for points far from the origin)."""
+def _nearest_with_distances(X, centers, *, distances: bool):
+    """Nearest centre of each row of ``X`` and, optionally, the Euclidean distances to every
+    centre, accurate for data far from the origin and of any magnitude.
+
+    The bulk goes through the assignment kernel / BLAS on the data taken about the centres'
+    mean (the expanded ``||x||^2 - 2 x^T mu + ||mu||^2`` cancels catastrophically far from
+    the origin), divided by a power of two (exact) when the centres' spread is extreme.
+    Rows whose squares would still overflow (points ~1e120 or more from the centres) are
+    measured one by one from the differences, each scaled by its own power of two.
+    """
     shift = centers.mean(axis=0)
-    return assign(X - shift, centers - shift)[0]
+    Cs = centers - shift
+    g = _power_of_two_scale(Cs)
+    if 2.0**-400 <= g <= 2.0**400:
+        g = 1.0
+    else:
+        Cs = Cs / g
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xs = (X - shift) / g if g != 1.0 else X - shift
+        size = np.max(np.abs(Xs), axis=1) if Xs.shape[1] else np.zeros(Xs.shape[0])
+    unsafe = ~(size <= 2.0**400)  # also catches inf and NaN
+    n, k = X.shape[0], centers.shape[0]
+    labels = np.empty(n, dtype=np.intp)
+    dist = np.empty((n, k)) if distances else None
+    safe = np.flatnonzero(~unsafe)
+    if safe.size:
+        Xsafe = Xs[safe] if unsafe.any() else Xs
+        labels[safe] = assign(Xsafe, Cs, distances=False)[0]
+        if distances:
+            dist[safe] = np.sqrt(squared_distances(Xsafe, Cs)) * g
+    c_norm = np.einsum("kd,kd->k", Cs, Cs)
+    for i in np.flatnonzero(unsafe):
+        # argmin_k ||x - c_k||^2 = argmin_k (||c_k||^2 - 2 x^T c_k), divided by 2^e ~ |x|:
+        # exact in ordering, and finite (the distances themselves agree to all their digits).
+        e = int(np.frexp(max(float(np.max(np.abs(X[i]))), float(np.max(np.abs(centers)))))[1])
+        with np.errstate(under="ignore"):
+            xs = np.ldexp(X[i], -e) - np.ldexp(shift, -e)
+            labels[i] = int(np.argmin(np.ldexp(c_norm, -e) * g * g - 2.0 * g * (Cs @ xs)))
+        if distances:
+            r = np.ldexp(X[i], -e) - np.ldexp(centers, -e)
+            with np.errstate(over="ignore"):
+                dist[i] = np.ldexp(np.sqrt(np.einsum("kd,kd->k", r, r)), e)
+    return labels, dist
+
+
+def _nearest(X, centers):
+    """Labels of the nearest centres (see :func:`_nearest_with_distances`)."""
+    return _nearest_with_distances(X, centers, distances=False)[0]
 
 
 def _distances(X, centers):
-    """Euclidean distances to every centre, about the centres' mean (see :func:`_nearest`)."""
-    shift = centers.mean(axis=0)
-    return np.sqrt(squared_distances(X - shift, centers - shift))
+    """Euclidean distances to every centre (see :func:`_nearest_with_distances`); a distance
+    beyond the float range raises."""
+    out = _nearest_with_distances(X, centers, distances=True)[1]
+    if not np.all(np.isfinite(out)):
+        raise ValueError(
+            "a distance to a centre exceeds the largest float (~1.8e308): X holds values too "
+            "large to measure against the fitted centres."
+        )
+    return out
 
 
-def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
+def _check_fit_data(estimator, X, sample_weight):
+    """Validated ``X`` (float64) and weights (``None`` when not given)."""
+    X = validate_data(estimator, X, dtype=np.float64)
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, X)
+    return X, sample_weight
+
+
+def _check_finite_range(X):
+    """Data whose spread is not a finite float cannot be clustered in floating point."""
+    spread = X.max(axis=0) - X.min(axis=0) if X.size else np.zeros(0)
+    if not np.all(np.isfinite(spread)):
+        raise ValueError(
+            "the range of X (max - min of a feature) exceeds the largest float (~1.8e308); "
+            "rescale X."
+        )
+
+
+def _tolerance(X, tol, sample_weight):
+    """``tol`` times the mean per-feature variance (weighted: that of the repeated data)."""
+    if tol <= 0:
+        return 0.0
+    if sample_weight is None:
+        return float(np.mean(np.var(X, axis=0))) * tol
+    mean = sample_weight @ X / sample_weight.sum()
+    var = sample_weight @ ((X - mean) ** 2) / sample_weight.sum()
+    return float(np.mean(var)) * tol
+
+
+def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weight=None):
     """Lloyd's iterations from ``centers`` (spec 001 M40 steps 1-3).
 
     Stops when the partition no longer changes or the total squared centre shift is at most
     ``tol`` (absolute). Returns ``labels, inertia, centers, n_iter, converged``; the labels are
-    those of the returned centres.
+    those of the returned centres. With ``sample_weight`` each centre is the weighted mean of
+    its points and the inertia is weighted.
     """
     n = X.shape[0]
+    k = centers.shape[0]
     if x_norm_sq is None:
         x_norm_sq = np.einsum("ij,ij->i", X, X)
     labels_old = np.full(n, -1, dtype=np.intp)
@@ -123,8 +226,12 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
     n_iter = 0
     for _ in range(max_iter):
         n_iter += 1
-        labels, _, sums, counts = assign(X, centers, accumulate=True, distances=False)
-        _relocate_empty(X, centers, labels, sums, counts)
+        if sample_weight is None:
+            labels, _, sums, counts = assign(X, centers, accumulate=True, distances=False)
+        else:
+            labels = assign(X, centers, distances=False)[0]
+            sums, counts = weighted_cluster_sums(X, labels, sample_weight, k)
+        _relocate_empty(X, centers, labels, sums, counts, sample_weight)
         # A cluster still empty (duplicates) keeps its centre.
         filled = counts > 0
         new_centers = centers.copy()
@@ -141,7 +248,76 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None):
     if not strict:
         # The centres moved after the last assignment: re-assign so labels match them.
         labels, _ = assign(X, centers, x_norm_sq)
-    return labels, inertia(X, centers, labels), centers, n_iter, converged
+    return labels, inertia(X, centers, labels, sample_weight), centers, n_iter, converged
+
+
+class _Frame:
+    """The working coordinates of a fit: ``(x / s - mean) / t`` with ``s``, ``t`` powers of two.
+
+    Centring (exact mathematics: k-means does not depend on the origin) keeps the expanded
+    squared distances accurate far from the origin; the power-of-two scalings are exact in
+    floating point and keep squares inside the float range for data of any magnitude
+    (1e-300 .. 1e300). Each scaling is applied only when needed, so ordinary data run on the
+    centred data exactly as before.
+    """
+
+    def __init__(self, X):
+        s = _power_of_two_scale(X)
+        self.s = s if not 2.0**-400 <= s <= 2.0**400 else 1.0
+        Xs = X / self.s if self.s != 1.0 else X
+        self.mean = Xs.mean(axis=0)
+        Xc = Xs - self.mean
+        t = _power_of_two_scale(Xc)
+        self.t = t if not 2.0**-400 <= t <= 2.0**400 else 1.0
+        self.X = Xc / self.t if self.t != 1.0 else Xc
+
+    def to_work(self, C):
+        return (C / self.s - self.mean) / self.t
+
+    def from_work(self, C):
+        return (C * self.t + self.mean) * self.s
+
+    def sq_scale(self) -> float:
+        with np.errstate(over="ignore"):
+            return np.float64(self.s * self.t) ** 2
+
+
+def _rescaled_inertia(value, frame, who):
+    with np.errstate(over="ignore"):
+        out = float(value * frame.sq_scale())
+    if not np.isfinite(out):
+        warnings.warn(
+            f"{who}'s inertia exceeds the largest float (~1.8e308) for data of this magnitude; "
+            "inertia_ is inf (the partition and centres are unaffected).",
+            NumericalWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+_KMEANS_CONSTRAINTS = {
+    "n_clusters": [Interval(Integral, 1, None, closed="left")],
+    "init": [StrOptions({"k-means++", "random"}), callable, "array-like"],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+
+def _score(est, X, sample_weight):
+    X = validate_data(est, X, dtype=np.float64, reset=False)
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, X)
+    labels = _nearest(X, est.cluster_centers_)
+    # From the differences x - mu (exact far from the origin); overflow gives inf.
+    total = inertia(X, est.cluster_centers_, labels, sample_weight)
+    if not np.isfinite(total):
+        warnings.warn(
+            "the distortion of X exceeds the largest float (~1.8e308); the score is -inf.",
+            NumericalWarning,
+            stacklevel=3,
+        )
+    return -total
 
 
 class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator):
@@ -155,11 +331,12 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     ----------
     n_clusters : int, default=8
         Number of clusters ``K``.
-    init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features)
+    init : {"k-means++", "random"}, callable or array-like of shape (n_clusters, n_features)
         Initial centres: greedy k-means++ seeding (each step draws ``2 + log K`` candidates
         with probability proportional to ``rho_i^2`` and keeps the one that lowers
-        ``sum_i rho_i^2`` most), ``K`` distinct data points drawn uniformly, or the given
-        centres.
+        ``sum_i rho_i^2`` most), ``K`` distinct data points drawn uniformly (by weight), the
+        given centres, or ``init(X, n_clusters, random_state=...)`` returning them (called with
+        the data as given and a ``numpy.random.Generator``).
     n_init : "auto" or int, default="auto"
         Number of restarts; the run with the smallest distortion is kept. ``"auto"`` means 1
         for k-means++ and given centres, 10 for ``"random"``.
@@ -194,6 +371,11 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     and a :class:`~mathlearn.exceptions.ConvergenceWarning` gives the number found.
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
 
+    With ``sample_weight`` the centres are weighted means, ``J = sum_n w_n ||x_n -
+    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows. Data of
+    extreme magnitude are divided by a power of two (exact) before the loop, so that squares
+    stay in the float range; ``predict``/``transform`` handle rows of any magnitude.
+
     Examples
     --------
     >>> import numpy as np
@@ -207,6 +389,23 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     """
 
     _n_features_out_attr = "cluster_centers_"
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_KMEANS_CONSTRAINTS,
+        "n_init": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+    }
+
+    # The sample-weight checks fit 4 distinct points: 8 clusters would leave some empty (and
+    # warn), so the common checks use 3, as scikit-learn's own use a small K for KMeans.
+    _common_test_params: ClassVar[dict] = {"n_clusters": 3}
+
+    _expected_failed_checks: ClassVar[dict] = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the random initialisation draws from the rows as stored: the same seed picks "
+            "different centres from weighted rows and from repeated rows (the weighted "
+            "k-means++ distribution is that of the repeated data, the draws are not)."
+        ),
+    }
 
     def __init__(
         self,
@@ -225,41 +424,55 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         self.tol = tol
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    @_fit_context
+    def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights: each centre is the weighted mean of its points, the
+            distortion is ``sum_n w_n ||x_n - mu_{c_n}||^2``, and the seeding draws by
+            weight (a row of weight ``w`` counts as ``w`` repeated rows).
 
         Returns
         -------
         self : KMeans
         """
-        X = validate_data(self, X, dtype=np.float64)
-        _check_n_clusters(self.n_clusters, X.shape[0])
-        check_int(self.max_iter, "max_iter")
-        check_positive(self.tol, "tol", strict=False)
+        X, sample_weight = _check_fit_data(self, X, sample_weight)
+        check_n_clusters(self.n_clusters, X.shape[0], sample_weight)
+        _check_finite_range(X)
         rng = check_random_state(self.random_state)
         n_init = _n_init(self.n_init, self.init)
-        tol = float(np.mean(np.var(X, axis=0))) * self.tol if self.tol > 0 else 0.0
         # Cluster the centred data (a copy; the partition does not depend on the origin): the
         # expanded ||x||^2 - 2 x^T mu + ||mu||^2 loses every digit for data far from the
         # origin. scikit-learn does the same, so the arithmetic matches it too.
-        x_mean = X.mean(axis=0)
-        X = X - x_mean
-        x_norm_sq = np.einsum("ij,ij->i", X, X)
+        frame = _Frame(X)
+        Xw = frame.X
+        tol = _tolerance(Xw, self.tol, sample_weight)
+        x_norm_sq = np.einsum("ij,ij->i", Xw, Xw)
         best = None
         for _ in range(n_init):
-            centers = _initial_centers(X, self.init, self.n_clusters, rng, x_norm_sq)
+            centers = _initial_centers(
+                Xw, self.init, self.n_clusters, rng, x_norm_sq, sample_weight, X_user=X
+            )
             if not isinstance(self.init, str):
-                centers -= x_mean
-            run = lloyd(X, centers, max_iter=self.max_iter, tol=tol, x_norm_sq=x_norm_sq)
+                centers = frame.to_work(centers)
+            run = lloyd(
+                Xw,
+                centers,
+                max_iter=self.max_iter,
+                tol=tol,
+                x_norm_sq=x_norm_sq,
+                sample_weight=sample_weight,
+            )
             if best is None or run[1] < best[1]:
                 best = run
         labels, inert, centers, n_iter, converged = best
-        n_distinct = np.unique(labels).size
+        used = labels if sample_weight is None else labels[sample_weight > 0]
+        n_distinct = np.unique(used).size
         if n_distinct < self.n_clusters:
             warnings.warn(
                 f"Number of distinct clusters ({n_distinct}) found smaller than n_clusters "
@@ -275,9 +488,9 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.cluster_centers_ = centers + x_mean
+        self.cluster_centers_ = frame.from_work(centers)
         self.labels_ = labels
-        self.inertia_ = inert
+        self.inertia_ = _rescaled_inertia(inert, frame, "KMeans")
         self.n_iter_ = n_iter
         return self
 
@@ -303,12 +516,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _distances(X, self.cluster_centers_)
 
-    def score(self, X, y=None) -> float:
-        """Minus the distortion of ``X`` under the fitted centres."""
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Minus the (weighted) distortion of ``X`` under the fitted centres."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        labels = _nearest(X, self.cluster_centers_)
-        return -inertia(X, self.cluster_centers_, labels)
+        return _score(self, X, sample_weight)
 
 
 class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator):
@@ -321,8 +532,9 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
     Parameters
     ----------
     n_clusters : int, default=8
-    init : {"k-means++", "random"} or array-like of shape (n_clusters, n_features)
-        Initial centres; the seeding runs on a random subset of ``3 * batch_size`` points.
+    init : {"k-means++", "random"}, callable or array-like of shape (n_clusters, n_features)
+        Initial centres, as for :class:`KMeans`; the seeding runs on a random subset of
+        ``3 * batch_size`` points (a callable is called on that subset).
     batch_size : int, default=1024
     max_iter : int, default=100
         Maximum number of passes over the data.
@@ -373,6 +585,19 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
 
     _n_features_out_attr = "cluster_centers_"
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_KMEANS_CONSTRAINTS,
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_no_improvement": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    _expected_failed_checks: ClassVar[dict] = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "mini-batches are drawn from the rows as stored: weighted rows and repeated rows "
+            "give different batches (each batch's update is weighted, the draws are not)."
+        ),
+    }
+
     def __init__(
         self,
         n_clusters: int = 8,
@@ -392,32 +617,47 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         self.max_no_improvement = max_no_improvement
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    @_fit_context
+    def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X`` by mini-batch steps.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights: within a batch each point counts with its weight, in the
+            sums, in the counts ``n_k`` and in the distortion.
 
         Returns
         -------
         self : MiniBatchKMeans
         """
-        X = validate_data(self, X, dtype=np.float64)
+        X, sample_weight = _check_fit_data(self, X, sample_weight)
         n = X.shape[0]
-        _check_n_clusters(self.n_clusters, n)
-        if not isinstance(self.batch_size, numbers.Integral) or self.batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer; got {self.batch_size!r}.")
-        check_int(self.max_iter, "max_iter")
-        check_positive(self.tol, "tol", strict=False)
+        check_n_clusters(self.n_clusters, n, sample_weight)
+        _check_finite_range(X)
         rng = check_random_state(self.random_state)
         batch = min(int(self.batch_size), n)
-        init_idx = rng.choice(n, min(n, max(3 * batch, self.n_clusters)), replace=False)
-        # Work about the data mean (each batch is a copy anyway): the expanded squared distance
-        # of the assignment loses every digit for data far from the origin.
-        x_mean = X.mean(axis=0)
-        X_init = X[np.sort(init_idx)] - x_mean
-        centers = _initial_centers(X_init, self.init, self.n_clusters, rng, None)
+        init_idx = np.sort(rng.choice(n, min(n, max(3 * batch, self.n_clusters)), replace=False))
+        w_init = None if sample_weight is None else sample_weight[init_idx]
+        if w_init is not None and np.count_nonzero(w_init) < self.n_clusters:
+            # The subset drew too few weighted points: seed on all of them.
+            init_idx = np.arange(n)
+            w_init = sample_weight
+        # Work about the data mean (each batch is a copy anyway), scaled when the data call for
+        # it: the expanded squared distance of the assignment loses every digit for data far
+        # from the origin, and squares overflow for huge values (see _Frame).
+        frame = _Frame(X)
+        Xw = frame.X
+        centers = _initial_centers(
+            Xw[init_idx], self.init, self.n_clusters, rng, None, w_init, X_user=X[init_idx]
+        )
         if not isinstance(self.init, str):
-            centers -= x_mean
-        counts = np.zeros(self.n_clusters)
-        tol = float(np.mean(np.var(X, axis=0))) * self.tol if self.tol > 0 else 0.0
+            centers = frame.to_work(centers)
+        k = self.n_clusters
+        counts = np.zeros(k)
+        tol = _tolerance(Xw, self.tol, sample_weight)
         n_steps_max = int(np.ceil(self.max_iter * n / batch))
         ewa, best_ewa, no_improvement = None, np.inf, 0
         converged = False
@@ -426,9 +666,16 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
             step += 1
             # With replacement: O(batch) per step, not a permutation of all N points.
             idx = rng.integers(n, size=batch) if batch < n else np.arange(n)
-            Xb = X[idx]
-            Xb -= x_mean
-            labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
+            Xb = Xw[idx]
+            if sample_weight is None:
+                labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
+                batch_weight = float(batch)
+            else:
+                wb = sample_weight[idx]
+                labels, d2 = assign(Xb, centers)
+                sums, cnt = weighted_cluster_sums(Xb, labels, wb, k)
+                d2 = d2 * wb
+                batch_weight = float(wb.sum())
             counts += cnt
             hit = cnt > 0
             new_centers = centers.copy()
@@ -436,7 +683,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
             shift = float(((new_centers - centers) ** 2).sum())
             centers = new_centers
             # Exponentially weighted average of the batch distortion per point.
-            batch_inertia = float(d2.sum()) / batch
+            batch_inertia = float(d2.sum()) / batch_weight if batch_weight > 0 else 0.0
             alpha = min(1.0, 2.0 * batch / (n + 1))
             ewa = batch_inertia if ewa is None else ewa * (1 - alpha) + batch_inertia * alpha
             if tol > 0 and shift <= tol:
@@ -458,11 +705,12 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        centers += x_mean
-        labels = _nearest(X, centers)
-        self.cluster_centers_ = centers
+        labels = assign(Xw, centers, distances=False)[0]
+        self.cluster_centers_ = frame.from_work(centers)
         self.labels_ = labels
-        self.inertia_ = inertia(X, centers, labels)
+        self.inertia_ = _rescaled_inertia(
+            inertia(Xw, centers, labels, sample_weight), frame, "MiniBatchKMeans"
+        )
         self.counts_ = counts
         self.n_steps_ = step
         self.n_iter_ = int(np.ceil(step * batch / n))
@@ -480,8 +728,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _distances(X, self.cluster_centers_)
 
-    def score(self, X, y=None) -> float:
-        """Minus the distortion of ``X`` under the fitted centres."""
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Minus the (weighted) distortion of ``X`` under the fitted centres."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return -inertia(X, self.cluster_centers_, _nearest(X, self.cluster_centers_))
+        return _score(self, X, sample_weight)

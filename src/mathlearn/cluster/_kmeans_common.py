@@ -11,12 +11,15 @@ and the kernel's, compete for the cores.)
 from __future__ import annotations
 
 import types
+from numbers import Integral
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 
+from ..utils._param_validation import Interval, validate_params
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_array, check_int, check_random_state
+from ..utils.validation import check_array, check_random_state, check_sample_weight
 
 
 def _argmin_accumulate_py(
@@ -149,18 +152,48 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
     return labels, min_d
 
 
-def inertia(X, centers, labels) -> float:
-    """Sum of squared distances of the points to their assigned centres (the distortion J)."""
-    return float(_sq_dist_to_assigned(X, centers, labels).sum())
+def inertia(X, centers, labels, sample_weight=None) -> float:
+    """Sum of (weighted) squared distances of the points to their assigned centres (the
+    distortion J), each computed from the differences ``x_i - mu_{c_i}``."""
+    d2 = _sq_dist_to_assigned(X, centers, labels)
+    if sample_weight is not None:
+        return float(d2 @ sample_weight)
+    return float(d2.sum())
 
 
-def kmeans_plusplus(X, n_clusters: int, random_state=None, *, n_local_trials: int = 1):
+def weighted_cluster_sums(X, labels, sample_weight, n_clusters: int):
+    """Per-cluster weighted sums ``sum_{c_i = k} w_i x_i`` and weights ``sum_{c_i = k} w_i``.
+
+    The M-step statistics of weighted k-means, as one sparse-times-dense product (``O(N D)``,
+    no ``(N, K)`` dense temporary): the compiled assignment kernel accumulates unit weights only.
+    """
+    n = X.shape[0]
+    S = sp.csr_array((sample_weight, (labels, np.arange(n))), shape=(n_clusters, n))
+    sums = np.asarray(S @ X)
+    counts = np.bincount(labels, weights=sample_weight, minlength=n_clusters)
+    return sums, counts
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_local_trials": [Interval(Integral, 1, None, closed="left")],
+        "sample_weight": ["array-like", None],
+    }
+)
+def kmeans_plusplus(
+    X, n_clusters: int, random_state=None, *, n_local_trials: int = 1, sample_weight=None
+):
     """k-means++ seeding (spec 002 M3, eq. 1.17).
 
     The first centre is a data point drawn uniformly; each next one is drawn with probability
     proportional to ``rho_i^2 = min_j ||x_i - mu_j||^2``, the squared distance to the nearest
     centre chosen so far. With ``n_local_trials > 1`` the greedy variant draws that many
-    candidates and keeps the one that most reduces the potential ``sum_i rho_i^2``.
+    candidates and keeps the one that most reduces the potential ``sum_i rho_i^2``. With
+    sample weights every probability and the potential are weighted (``w_i``, ``w_i rho_i^2``,
+    ``sum_i w_i rho_i^2``): the seeding of the data with row ``i`` repeated ``w_i`` times.
 
     Parameters
     ----------
@@ -171,6 +204,8 @@ def kmeans_plusplus(X, n_clusters: int, random_state=None, *, n_local_trials: in
     n_local_trials : int, default=1
         Candidates per step; 1 is the notes' plain draw, :class:`KMeans` uses
         ``2 + int(log K)``.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights; rows of weight 0 are never chosen.
 
     Returns
     -------
@@ -194,37 +229,63 @@ def kmeans_plusplus(X, n_clusters: int, random_state=None, *, n_local_trials: in
     [0.0, 10.0]
     """
     X = check_array(X, dtype=np.float64)
-    n_clusters = check_int(n_clusters, "n_clusters")
-    if n_clusters > X.shape[0]:
-        raise ValueError(
-            f"n_samples={X.shape[0]} should be >= n_clusters={n_clusters}: k-means++ draws "
-            "distinct data points."
-        )
-    n_local_trials = check_int(n_local_trials, "n_local_trials")
+    if sample_weight is not None:
+        sample_weight = check_sample_weight(sample_weight, X)
+    check_n_clusters(n_clusters, X.shape[0], sample_weight)
     rng = check_random_state(random_state)
-    return _kmeans_plusplus(X, n_clusters, rng, n_local_trials=n_local_trials)
+    # About the mean (a copy): the expanded squared distances cancel far from the origin.
+    Xc = X - X.mean(axis=0)
+    idx = _kmeans_plusplus(
+        Xc, n_clusters, rng, n_local_trials=n_local_trials, sample_weight=sample_weight
+    )[1]
+    return X[idx].copy(), idx
 
 
-def _kmeans_plusplus(X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: int = 1):
+def check_n_clusters(n_clusters: int, n_samples: int, sample_weight=None) -> None:
+    """``n_clusters`` centres need as many (positively weighted) points."""
+    if n_samples < n_clusters:
+        raise ValueError(
+            f"n_samples={n_samples} should be >= n_clusters={n_clusters}: k-means cannot "
+            "place more centres than there are points."
+        )
+    if sample_weight is not None:
+        n_pos = int(np.count_nonzero(sample_weight))
+        if n_pos < n_clusters:
+            raise ValueError(
+                f"only {n_pos} samples have a non-zero sample_weight; n_clusters={n_clusters} "
+                "centres need at least as many."
+            )
+
+
+def _kmeans_plusplus(
+    X, n_clusters: int, rng, x_norm_sq=None, *, n_local_trials: int = 1, sample_weight=None
+):
     """:func:`kmeans_plusplus` on validated data with a Generator ``rng``."""
     n = X.shape[0]
+    w = sample_weight
     if x_norm_sq is None:
         x_norm_sq = np.einsum("ij,ij->i", X, X)
     idx = np.empty(n_clusters, dtype=np.intp)
-    idx[0] = rng.integers(n)
+    idx[0] = rng.integers(n) if w is None else rng.choice(n, p=w / w.sum())
     rho2 = squared_distances(X[idx[:1]], X, X_norm_sq=x_norm_sq[idx[:1]], Y_norm_sq=x_norm_sq)[0]
     for c in range(1, n_clusters):
-        total = rho2.sum()
+        mass = rho2 if w is None else w * rho2
+        total = mass.sum()
         if total <= 0:
-            # Every point coincides with a chosen centre (duplicates): draw uniformly.
-            cand = rng.integers(n, size=n_local_trials)
+            # Every point coincides with a chosen centre (duplicates): draw uniformly (by
+            # weight).
+            if w is None:
+                cand = rng.integers(n, size=n_local_trials)
+            else:
+                cand = rng.choice(n, size=n_local_trials, p=w / w.sum())
         else:
-            cum = np.cumsum(rho2)
+            cum = np.cumsum(mass)
             cand = np.searchsorted(cum, rng.random(n_local_trials) * cum[-1], side="right")
             cand = np.minimum(cand, n - 1)
         d_cand = squared_distances(X[cand], X, X_norm_sq=x_norm_sq[cand], Y_norm_sq=x_norm_sq)
         np.minimum(d_cand, rho2[None, :], out=d_cand)
-        best = int(np.argmin(d_cand.sum(axis=1)))
+        potential = d_cand.sum(axis=1) if w is None else d_cand @ w
+        best = int(np.argmin(potential))
         idx[c] = cand[best]
         rho2 = d_cand[best]
     return X[idx].copy(), idx

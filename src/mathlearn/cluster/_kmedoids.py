@@ -3,31 +3,86 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
-from ..base import BaseEstimator, ClusterMixin, check_is_fitted
+from ..base import BaseEstimator, ClusterMixin, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
-from ..utils.extmath import squared_distances
-from ..utils.validation import check_int, check_random_state, validate_data
-from ._kmeans import _check_n_clusters
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import check_random_state, validate_data
+from ._kmeans import _check_n_clusters, _power_of_two_scale
 
 __all__ = ["KMedoids"]
 
 _METRICS = ("euclidean", "sqeuclidean", "manhattan", "precomputed")
+_CDIST = {"euclidean": "euclidean", "sqeuclidean": "sqeuclidean", "manhattan": "cityblock"}
 
 
 def _dissimilarity(X, Y, metric):
-    if metric == "sqeuclidean":
-        return squared_distances(X, Y)
-    if metric == "euclidean":
-        return np.sqrt(squared_distances(X, Y))
-    # manhattan: one row block at a time keeps the temporary at (block, M, D) small.
-    out = np.empty((X.shape[0], Y.shape[0]))
-    step = max(1, 2**22 // max(1, Y.shape[0] * X.shape[1]))
-    for s in range(0, X.shape[0], step):
-        out[s : s + step] = np.abs(X[s : s + step, None, :] - Y[None, :, :]).sum(axis=2)
-    return out
+    """Dissimilarities from the differences ``x_i - y_j`` (SciPy's ``cdist``).
+
+    The difference form is exact where it matters here: a point's distance to itself is 0 and
+    a shift of the data leaves every distance unchanged (the expanded ``||x||^2 + ||y||^2 -
+    2 x^T y`` loses digits far from the origin, and its square root turns a rounding residual
+    of 1e-14 into a self-distance of 1e-7). Data of extreme magnitude are divided by a power
+    of two first (exact), so that squares neither overflow nor underflow; rows of ``X`` far
+    larger than ``Y`` are measured one at a time, each with its own power of two.
+    """
+    kind = _CDIST[metric]
+    power = 2 if metric == "sqeuclidean" else 1
+    s = _power_of_two_scale(Y)
+    if 2.0**-400 <= s <= 2.0**400:
+        s = 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        Xs, Ys = (X / s, Y / s) if s != 1.0 else (X, Y)
+    size = np.max(np.abs(Xs), axis=1) if Xs.shape[1] else np.zeros(Xs.shape[0])
+    unsafe = ~(size <= 2.0**400)
+    if not unsafe.any():
+        D = cdist(Xs, Ys, kind)
+        if s != 1.0:
+            with np.errstate(over="ignore", under="ignore"):
+                for _ in range(power):  # one factor at a time: s**2 itself may not be a float
+                    D *= s
+    else:
+        D = np.empty((X.shape[0], Y.shape[0]))
+        safe = np.flatnonzero(~unsafe)
+        with np.errstate(over="ignore", under="ignore"):
+            D[safe] = cdist(Xs[safe], Ys, kind) * s
+            if power == 2:
+                D[safe] *= s
+        y_max = float(np.max(np.abs(Y))) if Y.size else 0.0
+        for i in np.flatnonzero(unsafe):
+            e = int(np.frexp(max(float(np.max(np.abs(X[i]))), y_max))[1])
+            row = cdist(np.ldexp(X[i : i + 1], -e), np.ldexp(Y, -e), kind)
+            with np.errstate(over="ignore"):
+                D[i] = np.ldexp(row, power * e)
+    if not np.all(np.isfinite(D)):
+        raise ValueError(
+            f"a {metric} dissimilarity of X exceeds the largest float (~1.8e308); rescale X."
+        )
+    if s < 1.0 and power == 2 and np.any((D == 0) & (cdist(Xs, Ys, kind) > 0)):
+        raise ValueError(
+            "a sqeuclidean dissimilarity of X is below the smallest float (~4.9e-324); use "
+            "metric='euclidean' (same medoids) or rescale X."
+        )
+    return D
+
+
+def _far_rows_nearest(X, M, labels):
+    """Nearest centre (Euclidean) of rows so far out (2**52 times the centres' size or more)
+    that their distances to all centres agree to every digit: ``argmin_k (||m_k||^2 - 2 x^T
+    m_k)``, divided by a power of two near ``|x|`` (see :class:`KMeans`' prediction)."""
+    m_max = float(np.max(np.abs(M))) if M.size else 0.0
+    size = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
+    for i in np.flatnonzero(size > 2.0**52 * max(m_max, np.finfo(float).tiny)):
+        e = int(np.frexp(size[i])[1])
+        with np.errstate(under="ignore"):
+            score = np.einsum("kd,kd->k", M, np.ldexp(M, -e)) - 2.0 * (M @ np.ldexp(X[i], -e))
+        labels[i] = int(np.argmin(score))
+    return labels
 
 
 class KMedoids(ClusterMixin, BaseEstimator):
@@ -81,6 +136,14 @@ class KMedoids(ClusterMixin, BaseEstimator):
     ([1.0, 11.0], [0, 0, 0, 1, 1, 1])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "metric": [StrOptions(set(_METRICS))],
+        "init": [StrOptions({"k-medoids++", "random"}), "array-like"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_clusters: int = 8,
@@ -102,10 +165,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         if isinstance(self.init, str):
             if self.init == "random":
                 return rng.choice(n, k, replace=False)
-            if self.init != "k-medoids++":
-                raise ValueError(
-                    f"init must be 'k-medoids++', 'random' or indices; got {self.init!r}."
-                )
             idx = [int(rng.integers(n))]
             nearest = D[:, idx[0]].copy()
             for _ in range(1, k):
@@ -130,6 +189,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
             )
         return idx.copy()
 
+    @_fit_context
     def fit(self, X, y=None):
         """Cluster ``X`` (or a precomputed dissimilarity matrix).
 
@@ -137,8 +197,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         -------
         self : KMedoids
         """
-        if self.metric not in _METRICS:
-            raise ValueError(f"metric must be one of {_METRICS}; got {self.metric!r}.")
         X = validate_data(self, X, dtype=np.float64)
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
@@ -149,7 +207,6 @@ class KMedoids(ClusterMixin, BaseEstimator):
         else:
             D = _dissimilarity(X, X, self.metric)
         _check_n_clusters(self.n_clusters, X.shape[0])
-        check_int(self.max_iter, "max_iter")
         rng = check_random_state(self.random_state)
         medoids = self._init_medoids(D, rng)
         converged = False
@@ -194,7 +251,13 @@ class KMedoids(ClusterMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.metric == "precomputed":
             return np.argmin(X[:, self.medoid_indices_], axis=1)
-        return np.argmin(_dissimilarity(X, self.cluster_centers_, self.metric), axis=1)
+        # The nearest medoid under the squared distance is the nearest under the distance,
+        # which stays a float for rows ~1e154 times farther out.
+        metric = "euclidean" if self.metric == "sqeuclidean" else self.metric
+        labels = np.argmin(_dissimilarity(X, self.cluster_centers_, metric), axis=1)
+        if metric == "euclidean":
+            labels = _far_rows_nearest(X, self.cluster_centers_, labels)
+        return labels
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

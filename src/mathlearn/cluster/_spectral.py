@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..base import BaseEstimator, ClusterMixin
+from ..base import BaseEstimator, ClusterMixin, _fit_context
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
-from ..utils.validation import check_positive, check_random_state, validate_data
+from ..utils.validation import check_random_state, validate_data
 from ._kmeans import KMeans, _check_n_clusters
 
 __all__ = ["SpectralClustering"]
@@ -111,6 +113,17 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "affinity": [StrOptions({"rbf", "nearest_neighbors", "precomputed"})],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "laplacian": [StrOptions({"random_walk", "symmetric", "unnormalized"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_clusters: int = 8,
@@ -132,6 +145,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
 
+    @_fit_context
     def fit(self, X, y=None):
         """Cluster ``X`` (or the adjacency matrix ``X`` when ``affinity="precomputed"``).
 
@@ -149,36 +163,18 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         )
         n = X.shape[0]
         _check_n_clusters(self.n_clusters, n)
-        if self.laplacian not in ("random_walk", "symmetric", "unnormalized"):
-            raise ValueError(
-                "laplacian must be 'random_walk', 'symmetric' or 'unnormalized'; "
-                f"got {self.laplacian!r}."
-            )
-        if self.eigen_solver not in ("auto", "dense", "arpack"):
-            raise ValueError(
-                f"eigen_solver must be 'auto', 'dense' or 'arpack'; got {self.eigen_solver!r}."
-            )
         rng = check_random_state(self.random_state)
         if self.affinity == "rbf":
-            W = rbf_affinity(X, check_positive(self.gamma, "gamma"))
+            W = rbf_affinity(X, float(self.gamma))
         elif self.affinity == "nearest_neighbors":
-            if not isinstance(self.n_neighbors, numbers.Integral) or not 1 <= self.n_neighbors:
-                raise ValueError(
-                    f"n_neighbors must be a positive integer; got {self.n_neighbors}."
-                )
             W = knn_graph(X, min(int(self.n_neighbors), n - 1), mode="connectivity")
-        elif self.affinity == "precomputed":
+        else:  # "precomputed"
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"a precomputed affinity must be square; got {X.shape}.")
             W = X
             asym = abs(W - W.T)
             if (asym.max() if sp.issparse(W) else np.max(asym)) > 1e-10 * abs(W).max():
                 raise ValueError("a precomputed affinity must be symmetric.")
-        else:
-            raise ValueError(
-                "affinity must be 'rbf', 'nearest_neighbors' or 'precomputed'; "
-                f"got {self.affinity!r}."
-            )
         vals, Z = spectral_embedding_vectors(
             W, self.n_clusters, self.laplacian, rng, self.eigen_solver
         )

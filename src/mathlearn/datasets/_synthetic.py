@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 
-from ..utils.validation import check_positive, check_random_state
+from ..utils._param_validation import Interval, validate_params
+from ..utils.validation import check_random_state
+
+_CONSTRAINTS = {
+    "n_samples": [Interval(Integral, 1, None, closed="left")],
+    "noise": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+}
 
 __all__ = ["make_sinusoidal", "make_sinusoidal_imperial"]
 
 
+@validate_params(_CONSTRAINTS)
 def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=None):
     """Noisy samples of ``t = sin(2 pi x) + eps``, ``x ~ U[0, 1]``, ``eps ~ N(0, noise^2)``.
 
@@ -33,31 +43,37 @@ def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=Non
     >>> X.shape, y.shape
     ((10, 1), (10,))
     """
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
-    noise = check_positive(noise, "noise", strict=False)
     rng = check_random_state(random_state)
     x = rng.uniform(0.0, 1.0, n_samples)
     y = np.sin(2 * np.pi * x) + noise * rng.standard_normal(n_samples)
     return x[:, None], y
 
 
+@validate_params(_CONSTRAINTS)
 def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_state=None):
     """Noisy samples of ``y = -sin(x / 5) + cos(x) + eps``, ``x ~ U[-5, 5]``.
 
     The regression data of notes 000 (spec 000 §4, experiments E1–E5: N = 20, noise standard
     deviation 0.2).
 
+    Parameters
+    ----------
+    n_samples : int, default=20
+    noise : float, default=0.2
+        Standard deviation of the Gaussian noise.
+    random_state : int, Generator or None
+
     Returns
     -------
     X : ndarray of shape (n_samples, 1)
     y : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> X, y = make_sinusoidal_imperial(20, random_state=0)
+    >>> bool(X.min() >= -5.0 and X.max() <= 5.0), y.shape
+    (True, (20,))
     """
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
-    noise = check_positive(noise, "noise", strict=False)
     rng = check_random_state(random_state)
     x = rng.uniform(-5.0, 5.0, n_samples)
     y = -np.sin(x / 5.0) + np.cos(x) + noise * rng.standard_normal(n_samples)

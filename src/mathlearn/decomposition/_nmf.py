@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numba
 import numpy as np
 from scipy.optimize import nnls
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.linalg import cholesky
 from ..utils.validation import check_random_state, validate_data
 from ._pca import randomized_range_svd
 
@@ -157,10 +165,10 @@ def _nnls_weights(X, H):
     maxiter = 10 * max(k, 3)
     G = Hd @ Hd.T
     try:
-        R = np.linalg.cholesky(G)
+        R = cholesky(G, jitter=None, name="H H^T")
         diag = np.abs(np.diag(R))
         well_posed = diag.min() > 1e-4 * diag.max()
-    except np.linalg.LinAlgError:
+    except (np.linalg.LinAlgError, ValueError):  # not positive definite, or not finite
         well_posed = False
     if well_posed:
         W, ok = _fnnls_rows(G, Xd @ Hd.T, maxiter)
@@ -268,6 +276,15 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     _common_test_params: ClassVar[dict] = {"n_components": 2, "max_iter": 1000, "tol": 1e-3}
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "beta_loss": [StrOptions({"frobenius", "kullback-leibler"})],
+        "init": [StrOptions({"random", "nndsvd", "nndsvda", "custom"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -292,12 +309,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         return tags
 
     def _beta(self):
-        betas = {"frobenius": 2, "kullback-leibler": 1}
-        if self.beta_loss not in betas:
-            raise ValueError(
-                f"beta_loss must be 'frobenius' or 'kullback-leibler'; got {self.beta_loss!r}."
-            )
-        return betas[self.beta_loss]
+        return {"frobenius": 2, "kullback-leibler": 1}[self.beta_loss]
 
     def _check_X(self, X, reset):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
@@ -305,11 +317,13 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             raise ValueError("Negative values in data passed to NMF: X must be non-negative.")
         return X
 
+    @_fit_context
     def fit(self, X, y=None, **params):
         """Fit ``W`` and ``H``; returns self."""
         self.fit_transform(X, **params)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None, W=None, H=None):
         """Fit and return ``W`` of shape (n_samples, n_components).
 
@@ -318,10 +332,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         beta = self._beta()
         n, d = X.shape
-        k = d if self.n_components is None else self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"n_components must be a positive int; got {k!r}.")
-        k = int(k)
+        k = d if self.n_components is None else int(self.n_components)
         if X.max() == 0:
             raise ValueError("X is all zeros; NMF has nothing to factorise.")
         rng = check_random_state(self.random_state)
@@ -342,17 +353,13 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             avg = np.sqrt(X.mean() / k)
             H = np.abs(avg * rng.standard_normal((k, d))).astype(X.dtype)
             W = np.abs(avg * rng.standard_normal((n, k))).astype(X.dtype)
-        elif self.init in ("nndsvd", "nndsvda"):
+        else:  # "nndsvd", "nndsvda"
             if k > min(n, d):
                 raise ValueError(
                     f"init='{self.init}' needs n_components <= min(n_samples, n_features)."
                 )
             W, H = _nndsvd(X, k, rng, self.init == "nndsvda")
             W, H = W.astype(X.dtype), H.astype(X.dtype)
-        else:
-            raise ValueError(
-                f"init must be 'random', 'nndsvd', 'nndsvda' or 'custom'; got {self.init!r}."
-            )
         W, H, n_iter, losses = self._solve(X, W, H, beta, update_H=True)
         if beta == 2:
             # A last block step solved exactly: the weights that minimise the objective for

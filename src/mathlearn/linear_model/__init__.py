@@ -6,6 +6,7 @@ Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
 from ._bayes import BayesianLinearRegression
 from ._coordinate_descent import Lasso, lasso_path
 from ._linear_regression import LinearRegression
+from ._perceptron import Perceptron
 from ._ridge import Ridge
 from ._sgd import SGDRegressor
 
@@ -13,6 +14,7 @@ __all__ = [
     "BayesianLinearRegression",
     "Lasso",
     "LinearRegression",
+    "Perceptron",
     "Ridge",
     "SGDRegressor",
     "lasso_path",

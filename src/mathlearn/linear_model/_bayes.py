@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
 
-from ..base import BaseEstimator, ProbabilisticRegressorMixin, RegressorMixin, check_is_fitted
+from ..base import ProbabilisticRegressorMixin, _fit_context, check_is_fitted
+from ..distributions import MultivariateNormal
 from ..exceptions import ConvergenceWarning
-from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
-from ..utils.validation import check_positive, check_random_state, validate_data
+from ..optim import lbfgs
+from ..utils._param_validation import Interval, validate_parameter_constraints
+from ..utils.linalg import cholesky, logdet_from_cholesky
+from ..utils.validation import check_random_state, validate_data
+from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
-from ._validation import check_bool, check_int, validate_xy
+from ._refinement import accurate_lstsq
 
 __all__ = ["BayesianLinearRegression"]
 
@@ -23,33 +29,116 @@ _LOG_2PI = np.log(2.0 * np.pi)
 _PREC_MIN, _PREC_MAX = 1e-15, 1e15
 
 
-def _gaussian_update(P0, b0, logdet_P0, Phi, t, beta):
-    """Condition the prior ``N(m0, P0^{-1})`` (``b0 = P0 m0``) on ``t ~ N(Phi w, I/beta)``.
+def log_evidence(n, beta, rss, prior_quad, logdet_prior_precision, logdet_post_precision):
+    """``ln p(t)`` of the linear-Gaussian model, written in parameter space.
 
-    Returns the posterior precision, its Cholesky factor, the posterior mean and
-    ``log p(t)`` (the evidence of this batch under the prior). The evidence is
-    ``log N(t | Phi m0, I/beta + Phi P0^{-1} Phi^T)`` written in parameter space
-    (seeds/000 eq. 1.205–1.207 with the completed square of eq. 1.229–1.238):
-    ``-N/2 log 2pi + N/2 log beta - beta/2 ||t - Phi m_N||^2
-    - 1/2 (m_N - m0)^T P0 (m_N - m0) - 1/2 log|P_N| + 1/2 log|P0|``.
+    For the prior ``w ~ N(m_0, P_0^{-1})``, the likelihood ``t ~ N(Phi w, I / beta)`` of
+    ``n`` targets and the posterior ``N(m_N, P_N^{-1})``:
+
+    ``ln p(t) = -n/2 ln 2pi + n/2 ln beta - beta/2 ||t - Phi m_N||^2
+    - 1/2 (m_N - m_0)^T P_0 (m_N - m_0) + 1/2 ln|P_0| - 1/2 ln|P_N|``
+
+    (seeds/000 eq. 1.205–1.207 with the completed square of eq. 1.229–1.238; seeds/001
+    L231, spec 001 M17 for the isotropic prior ``P_0 = alpha I``, ``m_0 = 0``). The one
+    place this formula is written: ``fit`` evaluates it on the spectrum of the design,
+    ``partial_fit`` on a general Gaussian prior.
+
+    Parameters
+    ----------
+    n : float
+        Number of targets (the sum of the sample weights when there are weights).
+    beta : float
+    rss : float
+        ``||t - Phi m_N||^2`` (weighted).
+    prior_quad : float
+        ``(m_N - m_0)^T P_0 (m_N - m_0)``.
+    logdet_prior_precision, logdet_post_precision : float
+        ``ln|P_0|`` and ``ln|P_N|``.
     """
-    n = Phi.shape[0]
-    P = P0 + beta * (Phi.T @ Phi)
-    P = 0.5 * (P + P.T)
-    L = cholesky(P, name="posterior precision")
-    m = cho_solve(L, b0 + beta * (Phi.T @ t))
-    m0 = cho_solve(cholesky(P0, name="prior precision", warn=False), b0)
-    resid = t - Phi @ m
-    dm = m - m0
-    log_ev = (
+    return (
         -0.5 * n * _LOG_2PI
         + 0.5 * n * np.log(beta)
-        - 0.5 * beta * float(resid @ resid)
-        - 0.5 * float(dm @ P0 @ dm)
-        - 0.5 * logdet_from_cholesky(L)
-        + 0.5 * logdet_P0
+        - 0.5 * beta * rss
+        - 0.5 * prior_quad
+        + 0.5 * logdet_prior_precision
+        - 0.5 * logdet_post_precision
     )
-    return P, L, m, log_ev
+
+
+class _Spectrum:
+    """The design through its SVD ``Phi = U diag(s) V^T``: every quantity of the evidence
+    for given ``(alpha, beta)`` in ``O(M)``.
+
+    With ``c = U^T t`` and ``rss_out`` the part of ``||t||^2`` outside the range of
+    ``Phi``: ``m_N = V (beta s c / (alpha + beta s^2))`` and ``||t - Phi m_N||^2 = rss_out +
+    sum_i (alpha c_i / (alpha + beta s_i^2))^2`` (a sum of squares, no cancellation).
+    """
+
+    def __init__(self, n, m, s, c, rss_out, Vt):
+        self.n, self.m = n, m
+        self.s, self.s2, self.c = s, s * s, c
+        self.rss_out = rss_out
+        self.Vt = Vt
+        self.n_zero = m - s.shape[0]  # directions with no data (N < M): eigenvalue 0
+
+    def terms(self, alpha, beta):
+        """``(ln p(t), gamma, m_N^T m_N, ||t - Phi m_N||^2)`` at ``(alpha, beta)``."""
+        denom = alpha + beta * self.s2
+        mu = beta * self.s * self.c / denom  # posterior mean in the right singular basis
+        mm = float(mu @ mu)
+        rss = self.rss_out + float(np.sum((alpha * self.c / denom) ** 2))
+        gamma = float(np.sum(beta * self.s2 / denom))
+        log_ev = log_evidence(
+            self.n, beta, rss, alpha * mm, self.m * np.log(alpha),
+            float(np.sum(np.log(denom))) + self.n_zero * np.log(alpha),
+        )  # fmt: skip
+        return log_ev, gamma, mm, rss
+
+    def posterior_mean(self, alpha, beta):
+        """``m_N = V (beta s c / (alpha + beta s^2))``."""
+        return self.Vt.T @ (beta * self.s * self.c / (alpha + beta * self.s2))
+
+    def posterior_cov(self, alpha, beta):
+        """``S_N = (alpha I + beta Phi^T Phi)^{-1}`` and ``S_N^{-1}`` from the spectrum."""
+        denom = alpha + beta * self.s2
+        V = self.Vt.T
+        cov = (V / denom) @ self.Vt
+        P = (V * (beta * self.s2)) @ self.Vt
+        if self.n_zero:
+            # the prior alone covers the directions orthogonal to the data
+            cov += (np.eye(self.m) - V @ self.Vt) / alpha
+        P[np.diag_indices(self.m)] += alpha
+        return 0.5 * (cov + cov.T), P
+
+
+def _spectrum(X, x_offset, t, n_eff) -> _Spectrum:
+    """Factorise ``Phi = X - x_offset`` once (no centred copy where it can be avoided)."""
+    n, m = X.shape
+    s = None
+    if n >= m:
+        # Cheap route: eigen-decomposition of the Gram matrix (built without a centred
+        # copy of X). Its eigenvalues carry relative errors ~ eps * cond(Phi)^2, so it is
+        # used only for well-conditioned designs (cond(Phi) < 1e3); otherwise QR below.
+        G, b = centred_gram(X, x_offset, t, 0.0)
+        # NumPy's LAPACK, not SciPy's: G was just built by NumPy's BLAS, and on few cores
+        # switching to SciPy's separate OpenBLAS thread pool makes the two pools contend.
+        s2, V = np.linalg.eigh(G)
+        if s2[0] > 1e-6 * s2[-1] > 0:
+            s = np.sqrt(s2)
+            c = (V.T @ b) / s  # = U^T t with U = Phi V diag(1/s)
+            w_ls = V @ (c / s)
+            # least-squares residual, computed directly (no cancellation)
+            resid = t - (X @ w_ls - float(x_offset @ w_ls))
+            return _Spectrum(n_eff, m, s, c, float(resid @ resid), V.T)
+    # Fortran order: LAPACK factorises this centred copy in place.
+    Phi = np.subtract(X, x_offset, out=np.empty(X.shape, order="F"))
+    if n >= m:
+        qr, tau, _, _ = lapack.dgeqrf(Phi, lwork=max(1, 64 * m), overwrite_a=True)
+        qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
+        Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
+        return _Spectrum(n_eff, m, s, Ur.T @ qt[:m], float(qt[m:] @ qt[m:]), Vt)
+    U, s, Vt = sla.svd(Phi, full_matrices=False, check_finite=False)
+    return _Spectrum(n_eff, m, s, U.T @ t, 0.0, Vt)
 
 
 def _clipped_ratio(num, den):
@@ -63,7 +152,34 @@ def _clipped_ratio(num, den):
     return float(np.clip(num / den, _PREC_MIN, _PREC_MAX))
 
 
-class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, BaseEstimator):
+def _posterior_mean(X, t, alpha, beta, sqrt_sw, fit_intercept):
+    """``m_N`` (and the offset) by least squares on the augmented system, refined.
+
+    ``m_N`` minimises ``||t - Phi w - w_0||^2 + (alpha / beta) ||w||^2``, the least-squares
+    problem ``[Phi 1; sqrt(alpha / beta) I 0] [w; w_0] ~ [t; 0]``. Solving it with the
+    equilibrated QR and doubled-precision residual refinement of ``LinearRegression`` keeps
+    the float64 accuracy on designs with ``cond(Phi) ~ 1e15``, where the normal equations
+    (``cond^2``) or the SVD route lose most digits. ``Phi`` enters unrounded: it is neither
+    centred (the offset is an explicit unpenalised column) nor multiplied by ``sqrt(beta)``.
+    With weights the rows are multiplied by ``sqrt(s_n)``.
+    """
+    n, m = X.shape
+    k = m + int(fit_intercept)
+    A = np.zeros((n + m, k))
+    A[:n, :m] = X
+    b = np.zeros(n + m)
+    b[:n] = t
+    if fit_intercept:
+        A[:n, m] = 1.0
+    if sqrt_sw is not None:
+        A[:n] *= sqrt_sw[:, None]
+        b[:n] *= sqrt_sw
+    A[n + np.arange(m), np.arange(m)] = np.sqrt(alpha / beta)
+    coef = accurate_lstsq(A, b, intercept=False)[0]
+    return coef[:m], (float(coef[m]) if fit_intercept else 0.0)
+
+
+class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     """Bayesian linear regression with a Gaussian prior and evidence maximisation.
 
     Model: ``w ~ N(0, alpha^{-1} I)``, ``t_n | w ~ N(w^T phi_n, beta^{-1})``. The posterior
@@ -77,11 +193,12 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         ``S0 = b^2 I``, so ``alpha = 1/b^2``). ``None``: estimated by evidence maximisation.
     noise_precision : float or None, default=None
         ``beta = 1/sigma^2``. ``None``: estimated by evidence maximisation.
-    fit_intercept : bool, default=False
-        ``False`` (the notes' model): the design holds every feature, a constant one
-        included (``PolynomialBasis`` adds it), and all weights share the prior.
-        ``True``: ``X`` and ``y`` are centred and the offset is fitted without a prior, as
-        scikit-learn's ``BayesianRidge`` does; the offset's uncertainty is then ignored.
+    fit_intercept : bool, default=True
+        ``True`` (as every regressor here and scikit-learn's ``BayesianRidge``): ``X`` and
+        ``y`` are centred and the offset is fitted without a prior; the offset's
+        uncertainty is then ignored. ``False`` is the notes' model: the design holds every
+        feature, a constant one included (``PolynomialBasis`` adds it), and all weights
+        share the prior; ``partial_fit`` needs it.
     max_iter : int, default=300
         Maximum number of re-estimation steps.
     tol : float, default=1e-8
@@ -123,9 +240,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     ``beta = (N - gamma) / ||t - Phi m_N||^2`` jointly (spec 001 M17, with the eigenvalues
     of ``beta Phi^T Phi`` rescaled by the current ``beta`` in every step). The design is
     factorised ONCE (the eigen-decomposition of ``Phi^T Phi`` when ``cond(Phi) < 1e3``;
-    otherwise Householder QR, then the SVD of the small triangular factor, which keeps full
-    accuracy on ill-conditioned designs), after which every step costs ``O(M)``: with
-    ``Phi = U diag(s) V^T`` and ``c = U^T t``,
+    otherwise Householder QR, then the SVD of the small triangular factor), after which
+    every step costs ``O(M)``: with ``Phi = U diag(s) V^T`` and ``c = U^T t``,
     ``m_N = V (beta s c / (alpha + beta s^2))`` and the residual is
     ``||t||^2_{outside range} + sum_i (alpha c_i / (alpha + beta s_i^2))^2`` (a sum of
     squares, no cancellation). The iteration finds a local maximum of the evidence; it is run
@@ -135,16 +251,29 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     stop at the clipping bounds ``1e-15`` / ``1e15``. If the best run has not converged
     within ``max_iter`` steps (the fixed point crawls, or wanders, where the supremum lies
     towards a boundary, as for ``N < M`` designs that can interpolate), the evidence is
-    maximised further over the log-precisions by L-BFGS-B (at most ``max_iter`` iterations)
-    with the O(M) gradient ``d/d ln alpha = (gamma - alpha m_N^T m_N) / 2``,
+    maximised further over the log-precisions by L-BFGS (:func:`mathlearn.optim.lbfgs`,
+    at most ``max_iter`` iterations) with the O(M) gradient
+    ``d/d ln alpha = (gamma - alpha m_N^T m_N) / 2``,
     ``d/d ln beta = (N - gamma - beta ||t - Phi m_N||^2) / 2``, within the clipping bounds;
-    a ``ConvergenceWarning`` is raised only if that fails too. Given precisions take the same
-    factorised route with no iteration, so ``fit`` never forms the posterior precision
-    ``alpha I + beta Phi^T Phi``, whose condition number is ``cond(Phi)^2``.
+    a ``ConvergenceWarning`` is raised only if that fails too.
+
+    Once the precisions are known, the posterior mean (for ``N >= M``; from the SVD for wide
+    designs) is computed as the solution of the least-squares problem ``[Phi 1;
+    sqrt(alpha/beta) I 0] [w; w_0] ~ [t; 0]`` by the equilibrated QR with doubled-precision
+    iterative refinement that ``LinearRegression`` uses, so it keeps full float64 accuracy on
+    designs with ``cond(Phi) ~ 1e15`` (raw polynomial features); the posterior covariance comes
+    from the SVD. ``fit`` never forms the posterior precision ``alpha I + beta Phi^T Phi``,
+    whose condition number is ``cond(Phi)^2``. Sample weights ``s_n`` give sample ``n`` the
+    noise precision ``s_n beta`` (a weight ``k`` is ``k`` copies of the sample; ``N = sum_n
+    s_n``). Data whose squares leave float64 (``|x| ~ 1e+-300``) are scaled exactly by powers
+    of two first; a fit whose precisions or covariance are then outside float64 raises an error
+    that says so.
 
     ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
-    becomes the prior for the next batch; after all batches it equals the batch posterior
-    and ``log_evidence_`` sums the batch evidences (chain rule). Precisions stay fixed
+    becomes the prior for the next batch (Bayes' theorem for Gaussians in information
+    form, :meth:`mathlearn.distributions.MultivariateNormal.from_canonical`); after all
+    batches it equals the batch posterior and ``log_evidence_`` sums the batch evidences
+    (chain rule). Precisions stay fixed
     during sequential updates; if they are ``None`` they are estimated on the first batch.
     Each update adds ``beta Phi_b^T Phi_b`` to the posterior precision and solves with its
     Cholesky factor, so on badly conditioned designs (raw high-degree monomials)
@@ -156,18 +285,35 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
     >>> from mathlearn.preprocessing import PolynomialBasis
     >>> X, y = make_sinusoidal(25, random_state=0)
     >>> Phi = PolynomialBasis(degree=5).fit_transform(X)
-    >>> model = BayesianLinearRegression().fit(Phi, y)
+    >>> model = BayesianLinearRegression(fit_intercept=False).fit(Phi, y)
     >>> mean, std = model.predict(Phi, return_std=True)
     >>> mean.shape, std.shape
     ((25,), (25,))
     """
+
+    _PARTIAL_FIT = (
+        "partial_fit needs fit_intercept=False (centring is not sequential), and the "
+        "default is fit_intercept=True, so partial_fit raises by design"
+    )
+    _expected_failed_checks: ClassVar[dict] = {
+        "check_fit_score_takes_y": _PARTIAL_FIT,
+        "check_n_features_in_after_fitting": _PARTIAL_FIT,
+        "check_estimators_partial_fit_n_features": _PARTIAL_FIT,
+    }
+    _parameter_constraints: ClassVar[dict] = {
+        "prior_precision": [Interval(Real, 0, None, closed="neither"), None],
+        "noise_precision": [Interval(Real, 0, None, closed="neither"), None],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
         *,
         prior_precision: float | None = None,
         noise_precision: float | None = None,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
         max_iter: int = 300,
         tol: float = 1e-8,
     ):
@@ -177,15 +323,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         self.max_iter = max_iter
         self.tol = tol
 
-    # ------------------------------------------------------------------ fitting
-    def _check_params(self):
-        alpha = check_positive(self.prior_precision, "prior_precision", allow_none=True)
-        beta = check_positive(self.noise_precision, "noise_precision", allow_none=True)
-        check_int(self.max_iter, "max_iter")
-        check_positive(self.tol, "tol", strict=False)
-        return alpha, beta, check_bool(self.fit_intercept, "fit_intercept")
-
-    def fit(self, X, y):
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
         """Compute the posterior, estimating the precisions that are ``None``.
 
         Parameters
@@ -194,87 +333,99 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             Design matrix ``Phi``.
         y : array-like of shape (n_samples,)
             Targets ``t``.
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n``: sample ``n`` has noise precision ``s_n beta`` (an integer
+            weight is the same as repeating the sample).
 
         Returns
         -------
         self
         """
-        alpha, beta, fit_intercept = self._check_params()
         X, y = validate_xy(self, X, y)
-        m = X.shape[1]
-        if fit_intercept:
-            x_mean, y_mean = X.mean(axis=0), float(y.mean())
+        sw = weights_or_none(sample_weight, X)
+        fit_intercept = bool(self.fit_intercept)
+        n, m = X.shape
+        prep = prepare_data(
+            X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False
+        )
+        # X scaled by g and y by h (powers of two, 1 for ordinary data): v = (h / g) w has
+        # prior precision alpha g^2 / h^2 and noise precision beta / h^2.
+        g = float(prep.x_scale[0]) if m else 1.0
+        h = prep.y_scale
+        alpha_user, beta_user = self.prior_precision, self.noise_precision
+        if alpha_user is not None and g > 1.0:
+            # Tiny X with a given prior: enlarge it only until the prior precision is of
+            # order one (beyond, the data term is negligible next to it anyway).
+            g_cap = float(pow2_scale(np.sqrt(alpha_user) / h))
+            if g_cap < g:
+                prep = prep._replace(X=prep.X * (g_cap / g), x_offset=prep.x_offset * (g_cap / g))
+                g = g_cap
+        to_s = {"prior_precision": g * g / (h * h), "noise_precision": 1.0 / (h * h)}
+        alpha, beta = (
+            None if v is None else self._to_scaled(v, to_s[name], name)
+            for name, v in (("prior_precision", alpha_user), ("noise_precision", beta_user))
+        )
+        Xs, ts = prep.X, prep.y
+        if prep.sqrt_sw is None:
+            Xg, xo, t = Xs, prep.x_offset, ts - prep.y_offset
         else:
-            x_mean, y_mean = np.zeros(m), 0.0
-        t = y - y_mean
-        # Fixed precisions take the same route as evidence maximisation (one factorisation of
-        # the design, no normal equations): on ill-conditioned designs the posterior
+            r = prep.sqrt_sw
+            Xg, xo, t = (Xs - prep.x_offset) * r[:, None], np.zeros(m), (ts - prep.y_offset) * r
+        spec = _spectrum(Xg, xo, t, prep.sw_sum)
+        alpha, beta, log_ev = self._evidence(spec, t, prep.sqrt_sw, alpha, beta)
+        # Fixed precisions take the same route as evidence maximisation (one factorisation
+        # of the design, no normal equations): on ill-conditioned designs the posterior
         # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
-        # has no correct digit.
-        alpha, beta, coef, cov, P, log_ev = self._evidence(X, x_mean, t, alpha, beta)
-        self.coef_cov_ = 0.5 * (cov + cov.T)
-        self.coef_ = coef
-        self.intercept_ = y_mean - float(x_mean @ coef)
-        self._x_offset = x_mean
-        self.prior_precision_ = float(alpha)
-        self.noise_precision_ = float(beta)
-        self.log_evidence_ = float(log_ev)
-        self.effective_params_ = float(m - alpha * np.trace(self.coef_cov_))
-        self._posterior_precision = P
+        # has no correct digit. The mean is refined on the augmented least-squares system.
+        if n >= m:
+            coef, offset = _posterior_mean(Xs, ts, alpha, beta, prep.sqrt_sw, fit_intercept)
+        else:
+            # A wide design (N < M) would make the augmented system (N + M) x M; the SVD of
+            # the N x M design already gives the mean at O(N^2 M).
+            coef = spec.posterior_mean(alpha, beta)
+            offset = prep.y_offset - float(prep.x_offset @ coef)
+        cov, P = spec.posterior_cov(alpha, beta)
+        self.effective_params_ = float(m - alpha * np.trace(cov))
+        a, b = g / h, h / g
+        with np.errstate(over="raise", under="raise"):
+            try:
+                self.prior_precision_ = float(alpha * b * b)
+                self.noise_precision_ = float(beta * h * h)
+                self.coef_ = coef * a
+                self.intercept_ = offset / h
+                self.coef_cov_ = (cov * a) * a if np.any(cov) else cov
+                self._posterior_precision = (P * b) * b
+                self.log_evidence_ = float(log_ev + prep.sw_sum * np.log(h))
+            except FloatingPointError:
+                raise ValueError(
+                    "BayesianLinearRegression: at the scale of these data (largest |x| = "
+                    f"{np.max(np.abs(X)):.3g}, largest |y| = {np.max(np.abs(y)):.3g}) the "
+                    "posterior (its precisions or covariance) is outside the range of "
+                    "float64; rescale X or y."
+                ) from None
+        self._x_offset = prep.x_offset / g
         return self
 
-    def _evidence(self, X, x_mean, t, alpha, beta):
-        """Joint MacKay/Bishop re-estimation on one factorisation of ``Phi = X - x_mean``."""
-        n, m = X.shape
-        fix_alpha, fix_beta = alpha is not None, beta is not None
-        s = None
-        if n >= m:
-            # Cheap route: eigen-decomposition of the Gram matrix (built without a centred
-            # copy of X). Its eigenvalues carry relative errors ~ eps * cond(Phi)^2, so it is
-            # used only for well-conditioned designs (cond(Phi) < 1e3); otherwise QR below.
-            G, b = centred_gram(X, x_mean, t, 0.0)
-            # NumPy's LAPACK, not SciPy's: G was just built by NumPy's BLAS, and on few cores
-            # switching to SciPy's separate OpenBLAS thread pool makes the two pools contend.
-            s2, V = np.linalg.eigh(G)
-            if s2[0] > 1e-6 * s2[-1] > 0:
-                s = np.sqrt(s2)
-                c = (V.T @ b) / s  # = U^T t with U = Phi V diag(1/s)
-                w_ls = V @ (c / s)
-                # least-squares residual, computed directly (no cancellation)
-                resid = t - (X @ w_ls - float(x_mean @ w_ls))
-                rss_out = float(resid @ resid)
-                Vt = V.T
-        if s is None:
-            # Fortran order: LAPACK factorises this centred copy in place.
-            Phi = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
-        if n >= m and s is None:
-            qr, tau, _, _ = lapack.dgeqrf(Phi, lwork=max(1, 64 * m), overwrite_a=True)
-            qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
-            Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
-            c = Ur.T @ qt[:m]
-            rss_out = float(qt[m:] @ qt[m:])
-        elif n < m:
-            U, s, Vt = sla.svd(Phi, full_matrices=False, check_finite=False)
-            c = U.T @ t
-            rss_out = 0.0
-        s2 = s * s
-        n_zero = m - s.shape[0]  # directions with no data (N < M): eigenvalue 0
-        var_t = float(np.var(t))
-        scale = 1.0 / var_t if var_t > 0 else 1.0
-
-        def log_evidence(alpha, beta):
-            denom = alpha + beta * s2
-            mu = beta * s * c / denom
-            rss = rss_out + float(np.sum((alpha * c / denom) ** 2))
-            return (
-                0.5 * m * np.log(alpha)
-                + 0.5 * n * np.log(beta)
-                - 0.5 * n * _LOG_2PI
-                - 0.5 * beta * rss
-                - 0.5 * alpha * float(mu @ mu)
-                - 0.5 * (float(np.sum(np.log(denom))) + n_zero * np.log(alpha))
+    @staticmethod
+    def _to_scaled(value, factor, name):
+        with np.errstate(over="ignore", under="ignore"):
+            scaled = float(value) * factor
+        if not np.isfinite(scaled) or scaled < np.finfo(np.float64).tiny:
+            raise ValueError(
+                f"BayesianLinearRegression: {name}={value!r} is outside the range float64 "
+                "can represent at the scale of these data; rescale X or y."
             )
+        return scaled
 
+    def _evidence(self, spec, t, sqrt_sw, alpha, beta):
+        """Joint MacKay/Bishop re-estimation on the spectrum of the design."""
+        fix_alpha, fix_beta = alpha is not None, beta is not None
+        if sqrt_sw is None:
+            var_t = float(np.var(t))
+        else:
+            # t is centred with the weighted mean and multiplied by sqrt(s_n)
+            var_t = float(t @ t) / spec.n
+        scale = 1.0 / var_t if var_t > 0 else 1.0
         # The fixed-point iteration climbs to a local maximum of the evidence, which can be
         # a poor one (all variance explained as noise). It is started from scikit-learn's
         # point (alpha = 1, beta = 1/var(t)) and from two low-noise points; the highest
@@ -284,8 +435,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         for alpha0, beta0 in starts:
             a = alpha if fix_alpha else alpha0
             b = beta if fix_beta else beta0
-            run = self._fixed_point(n, s2, s, c, rss_out, a, b, fix_alpha, fix_beta)
-            run = (*run, log_evidence(run[0], run[1]))
+            run = self._fixed_point(spec, a, b, fix_alpha, fix_beta)
+            run = (*run, spec.terms(run[0], run[1])[0])
             if best is None or run[4] > best[4] + 1e-9 * abs(best[4]):
                 best = run
             if fix_alpha and fix_beta:
@@ -296,7 +447,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             # boundary (alpha or beta -> infinity, e.g. N < M designs that interpolate). Its
             # gradient in log-precisions is available in O(M), (gamma - alpha m^T m) / 2 and
             # (N - gamma - beta rss) / 2, so a bounded quasi-Newton run finishes the climb.
-            polished = self._polish(n, m, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta)
+            polished = self._polish(spec, alpha, beta, fix_alpha, fix_beta)
             # (a stationary start returns the same point, up to rounding of the evidence)
             if polished is not None and polished[2] >= log_ev - 1e-12 * abs(log_ev):
                 alpha, beta, log_ev = polished
@@ -309,26 +460,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
                 stacklevel=3,
             )
         self.n_iter_ = 0 if fix_alpha and fix_beta else n_iter
-        denom = alpha + beta * s2
-        mu = beta * s * c / denom
-        V = Vt.T
-        coef = V @ mu
-        cov = (V / denom) @ Vt
-        P = (V * (beta * s2)) @ Vt
-        if n_zero:
-            # the prior alone covers the directions orthogonal to the data
-            cov += (np.eye(m) - V @ Vt) / alpha
-        P[np.diag_indices(m)] += alpha
-        return alpha, beta, coef, cov, P, log_ev
+        return alpha, beta, log_ev
 
-    def _polish(self, n, m, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta):
-        """Maximise the evidence over the free log-precisions by L-BFGS-B within the bounds.
+    def _polish(self, spec, alpha, beta, fix_alpha, fix_beta):
+        """Maximise the evidence over the free log-precisions by L-BFGS within the bounds.
 
         Returns ``(alpha, beta, log_evidence)`` on success, else ``None``.
         """
-        from scipy.optimize import minimize
-
-        n_zero = m - s2.shape[0]  # directions without data (N < M): eigenvalue 0
 
         def unpack(p):
             a = alpha if fix_alpha else float(np.exp(p[0]))
@@ -337,24 +475,12 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
 
         def objective(p):
             a, b = unpack(p)
-            denom = a + b * s2
-            mu = b * s * c / denom
-            mm = float(mu @ mu)
-            rss = rss_out + float(np.sum((a * c / denom) ** 2))
-            gamma = float(np.sum(b * s2 / denom))
-            value = (
-                0.5 * m * np.log(a)
-                + 0.5 * n * np.log(b)
-                - 0.5 * n * _LOG_2PI
-                - 0.5 * b * rss
-                - 0.5 * a * mm
-                - 0.5 * (float(np.sum(np.log(denom))) + n_zero * np.log(a))
-            )
+            value, gamma, mm, rss = spec.terms(a, b)
             grad = []
             if not fix_alpha:
                 grad.append(0.5 * (gamma - a * mm))
             if not fix_beta:
-                grad.append(0.5 * (n - gamma - b * rss))
+                grad.append(0.5 * (spec.n - gamma - b * rss))
             return -value, -np.asarray(grad)
 
         start = []
@@ -362,21 +488,24 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
             start.append(np.log(alpha))
         if not fix_beta:
             start.append(np.log(beta))
-        bound = (np.log(_PREC_MIN), np.log(_PREC_MAX))
-        res = minimize(
-            objective,
-            np.asarray(start),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[bound] * len(start),
-            options={"maxiter": int(self.max_iter), "ftol": 1e-15, "gtol": 1e-10},
-        )
+        with warnings.catch_warnings():
+            # a failed polish is reported below as the estimator's own ConvergenceWarning
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            res = lbfgs(
+                objective,
+                np.asarray(start),
+                bounds=(np.log(_PREC_MIN), np.log(_PREC_MAX)),
+                max_iter=int(self.max_iter),
+                # the gradient's terms are sums over N samples and M directions, so rounding
+                # alone leaves about eps * max(N, M) in it: ask for a relative 1e-10
+                tol=1e-10 * max(spec.n, spec.m, 1.0),
+            )
         if not res.success:
             return None
-        a, b = unpack(res.x)
+        a, b = unpack(np.atleast_1d(res.x))
         return a, b, -float(res.fun)
 
-    def _fixed_point(self, n, s2, s, c, rss_out, alpha, beta, fix_alpha, fix_beta):
+    def _fixed_point(self, spec, alpha, beta, fix_alpha, fix_beta):
         """MacKay/Bishop updates from one starting point; O(M) per step."""
         alpha = float(np.clip(alpha, _PREC_MIN, _PREC_MAX))
         beta = float(np.clip(beta, _PREC_MIN, _PREC_MAX))
@@ -384,13 +513,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         n_iter = 0
         for it in range(1, int(self.max_iter) + 1):
             n_iter = it
-            denom = alpha + beta * s2
-            mu = beta * s * c / denom  # posterior mean in the right singular basis
-            gamma = float(np.sum(beta * s2 / denom))
-            mm = float(mu @ mu)
-            rss = rss_out + float(np.sum((alpha * c / denom) ** 2))
+            _, gamma, mm, rss = spec.terms(alpha, beta)
             new_alpha = alpha if fix_alpha else _clipped_ratio(gamma, mm)
-            new_beta = beta if fix_beta else _clipped_ratio(n - gamma, rss)
+            new_beta = beta if fix_beta else _clipped_ratio(spec.n - gamma, rss)
             done = abs(new_alpha - alpha) <= self.tol * alpha and (
                 abs(new_beta - beta) <= self.tol * beta
             )
@@ -400,43 +525,60 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
                 break
         return alpha, beta, n_iter, converged
 
-    def partial_fit(self, X, y):
+    @_fit_context
+    def partial_fit(self, X, y, sample_weight=None):
         """Sequential Bayesian update: the current posterior is the prior for this batch.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n`` (noise precision ``s_n beta``) of this batch's samples.
 
         Returns
         -------
         self
         """
-        _, _, fit_intercept = self._check_params()
-        if fit_intercept:
+        if self.fit_intercept:
             raise ValueError(
                 "partial_fit needs fit_intercept=False (centring is not sequential); put a "
                 "constant feature in the design instead."
             )
         if not hasattr(self, "coef_"):
-            return self.fit(X, y)
+            return self.fit(X, y, sample_weight=sample_weight)
         X, y = validate_xy(self, X, y, reset=False)
-        m = X.shape[1]
-        P0 = self._posterior_precision
-        logdet_P0 = logdet_from_cholesky(cholesky(P0, name="prior precision", warn=False))
-        P, L, coef, log_ev = _gaussian_update(
-            P0, P0 @ self.coef_, logdet_P0, X, y, self.noise_precision_
-        )
-        cov = cho_solve(L, np.eye(m))
+        sw = weights_or_none(sample_weight, X)
+        n_eff = float(X.shape[0]) if sw is None else float(np.sum(sw))
+        if sw is not None:
+            r = np.sqrt(sw)
+            X, y = X * r[:, None], y * r
+        beta = self.noise_precision_
+        P0, m0 = self._posterior_precision, self.coef_
+        L0 = cholesky(P0, name="prior precision", warn=False)
+        # Bayes' theorem for Gaussians in information form: P_N = P_0 + beta Phi^T Phi,
+        # P_N m_N = P_0 m_0 + beta Phi^T t.
+        P = P0 + beta * (X.T @ X)
+        P = 0.5 * (P + P.T)
+        post = MultivariateNormal.from_canonical(P0 @ m0 + beta * (X.T @ y), P)
+        coef = post.mean
+        resid = y - X @ coef
+        dm = coef - m0
+        log_ev = log_evidence(
+            n_eff, beta, float(resid @ resid), float(dm @ P0 @ dm),
+            logdet_from_cholesky(L0), -2.0 * float(np.sum(np.log(np.diag(post.scale_tril)))),
+        )  # fmt: skip
+        cov = post.cov
         self.coef_cov_ = 0.5 * (cov + cov.T)
         self.coef_ = coef
         self.log_evidence_ += float(log_ev)
-        self.effective_params_ = float(m - self.prior_precision_ * np.trace(self.coef_cov_))
+        self.effective_params_ = float(
+            X.shape[1] - self.prior_precision_ * np.trace(self.coef_cov_)
+        )
         self._posterior_precision = P
         self.n_iter_ = 0
         return self
 
-    # --------------------------------------------------------------- prediction
     def _predict_mean_cov(self, X, full_cov=False):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         mean = X @ self.coef_ + self.intercept_
@@ -479,7 +621,11 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, RegressorMixin, Base
         of ``S_N``.
         """
         check_is_fitted(self)
-        n_samples = check_int(n_samples, "n_samples")
+        validate_parameter_constraints(
+            {"n_samples": [Interval(Integral, 1, None, closed="left")]},
+            {"n_samples": n_samples},
+            "BayesianLinearRegression.sample_y",
+        )
         rng = check_random_state(random_state)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         lam, Q = np.linalg.eigh(self.coef_cov_)

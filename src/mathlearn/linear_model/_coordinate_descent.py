@@ -16,16 +16,18 @@ is certified by the duality gap of Kim et al. / Friedman et al., as scikit-learn
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numba
 import numpy as np
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_array, check_positive, validate_data
-from ._validation import check_bool, check_int, validate_xy
+from ..utils._param_validation import Interval, validate_parameter_constraints, validate_params
+from ..utils.validation import check_array
+from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 
 __all__ = ["Lasso", "lasso_path"]
 
@@ -164,8 +166,11 @@ def _cd_residual(X, y, w, alpha_n, max_iter, tol, positive):
 class _Problem:
     """The data of one lasso problem, prepared once for any number of alphas."""
 
-    def __init__(self, X, y, use_gram):
+    def __init__(self, X, y, use_gram, n_eff=None):
         self.n, self.m = X.shape
+        if n_eff is not None:
+            # weighted rows (scaled by sqrt(s_n)): the 1/(2N) of the objective is 1/(2 sum s)
+            self.n = n_eff
         self.y = y
         self.yty = float(y @ y)
         self.use_gram = use_gram
@@ -191,6 +196,22 @@ def _warn_not_converged(gap, tol_abs, alpha):
     )
 
 
+_N_ALPHAS = {"n_alphas": [Interval(Integral, 1, None, closed="left")]}
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        # an int is the number of alphas (scikit-learn >= 1.7's spelling of n_alphas)
+        "alphas": ["array-like", Interval(Integral, None, None, closed="neither"), None],
+        **_N_ALPHAS,
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "positive": ["boolean"],
+    }
+)
 def lasso_path(
     X,
     y,
@@ -246,42 +267,45 @@ def lasso_path(
     y = check_array(y, dtype=np.float64, ensure_2d=False)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must have shape ({X.shape[0]},); got {y.shape}.")
-    max_iter = check_int(max_iter, "max_iter")
-    tol = check_positive(tol, "tol", strict=False)
-    positive = check_bool(positive, "positive")
     n = X.shape[0]
-    if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
+    if isinstance(alphas, Integral):
         n_alphas, alphas = alphas, None
+        validate_parameter_constraints(_N_ALPHAS, {"n_alphas": n_alphas}, "lasso_path")
+    # Exact power-of-two scaling where squares would leave float64 (X or y ~ 1e+-300):
+    # with Xs = g X, ys = h y and v = h w / g the problem is the lasso with alpha g h.
+    prep = prepare_data(X, y, fit_intercept=False, per_column=False, center=False)
+    Xs, ys = prep.X, prep.y
+    gh = float(prep.x_scale[0] if X.shape[1] else 1.0) * prep.y_scale
     if alphas is None:
-        n_alphas = check_int(n_alphas, "n_alphas")
-        eps = check_positive(eps, "eps")
-        Xty = X.T @ y
+        Xty = Xs.T @ ys
         # the smallest alpha whose solution is w = 0 (only positive correlations count
         # when w >= 0)
-        alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n
+        alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n  # scaled units
         if alpha_max <= np.finfo(float).resolution:
-            alphas = np.full(n_alphas, np.finfo(float).resolution)
+            alphas = np.full(n_alphas, np.finfo(float).resolution / gh)
         else:
+            alpha_max /= gh
             alphas = np.geomspace(alpha_max, alpha_max * eps, n_alphas)
     else:
         alphas = np.sort(np.asarray(alphas, dtype=float).ravel())[::-1]
         if alphas.size == 0 or not np.all(np.isfinite(alphas)) or np.any(alphas <= 0):
             raise ValueError("alphas must be a non-empty array of finite values > 0.")
     # Many alphas amortise the O(N D^2) Gram matrix when N >= D (scikit-learn's 'auto').
-    problem = _Problem(X, y, use_gram=X.shape[0] >= X.shape[1])
+    problem = _Problem(Xs, ys, use_gram=X.shape[0] >= X.shape[1])
     w = np.zeros(X.shape[1])
     coefs = np.empty((X.shape[1], alphas.shape[0]))
     gaps = np.empty(alphas.shape[0])
+    back = prep.x_scale / prep.y_scale
     for k, alpha in enumerate(alphas):
-        gap, _ = problem.solve(w, float(alpha), max_iter, tol, positive)
+        gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive)
         if gap >= tol * max(problem.yty, 1e-300):
-            _warn_not_converged(gap, tol * problem.yty, alpha)
-        coefs[:, k] = w
-        gaps[k] = gap / problem.n
+            _warn_not_converged(gap / prep.y_scale**2, tol * problem.yty / prep.y_scale**2, alpha)
+        coefs[:, k] = w * back
+        gaps[k] = gap / problem.n / prep.y_scale**2
     return alphas, coefs, gaps
 
 
-class Lasso(RegressorMixin, BaseEstimator):
+class Lasso(LinearModel):
     """L1-penalised least squares by coordinate descent.
 
     Minimises ``(1 / (2N)) ||y - X w - w_0||^2 + alpha ||w||_1`` (scikit-learn's scaling);
@@ -332,6 +356,16 @@ class Lasso(RegressorMixin, BaseEstimator):
     array([1.02])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        # alpha = 0 is least squares (use LinearRegression): the duality gap is not defined.
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+        "positive": ["boolean"],
+    }
+
     def __init__(
         self,
         alpha: float = 1.0,
@@ -349,52 +383,48 @@ class Lasso(RegressorMixin, BaseEstimator):
         self.warm_start = warm_start
         self.positive = positive
 
-    def fit(self, X, y):
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
         """Fit by coordinate descent.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n``: the objective becomes ``(1 / (2 sum_n s_n)) sum_n s_n
+            (y_n - x_n^T w - w_0)^2 + alpha ||w||_1``, scikit-learn's convention (a weight
+            ``k`` is ``k`` copies of the sample).
 
         Returns
         -------
         self
         """
-        # alpha = 0 is least squares (use LinearRegression): the duality gap is not defined.
-        alpha = check_positive(self.alpha, "alpha")
-        fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
-        warm_start = check_bool(self.warm_start, "warm_start")
-        positive = check_bool(self.positive, "positive")
-        max_iter = check_int(self.max_iter, "max_iter")
-        tol = check_positive(self.tol, "tol", strict=False)
+        warm_start = bool(self.warm_start)
         X, y = validate_xy(self, X, y, reset=not (warm_start and hasattr(self, "coef_")))
+        sw = weights_or_none(sample_weight, X)
         m = X.shape[1]
-        if fit_intercept:
-            x_mean, y_mean = X.mean(axis=0), float(y.mean())
-            Xc = np.subtract(X, x_mean, out=np.empty(X.shape, order="F"))
-            yc = y - y_mean
-        else:
-            x_mean, y_mean = np.zeros(m), 0.0
-            Xc, yc = np.asfortranarray(X), y
+        # Scaled exactly where squares would leave float64 (Xs = g X, ys = h y, v = h w / g,
+        # penalty alpha g h), centred with the (weighted) means, rows times sqrt(s_n).
+        prep = prepare_data(
+            X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw, per_column=False,
+            order="F",
+        )  # fmt: skip
+        back = prep.x_scale / prep.y_scale
+        gh = float(prep.x_scale[0] if m else 1.0) * prep.y_scale
         if warm_start and hasattr(self, "coef_") and self.coef_.shape == (m,):
-            w = np.array(self.coef_, dtype=float)
+            w = np.array(self.coef_, dtype=float) / back
         else:
             w = np.zeros(m)
         # One alpha: sweeps over the residual cost O(N D) each, cheaper than a Gram matrix
         # unless very many sweeps are needed.
-        problem = _Problem(Xc, yc, use_gram=False)
-        gap, n_iter = problem.solve(w, alpha, max_iter, tol, positive)
+        problem = _Problem(prep.X, prep.y, use_gram=False, n_eff=prep.sw_sum)
+        alpha, tol = float(self.alpha), float(self.tol)
+        gap, n_iter = problem.solve(w, alpha * gh, int(self.max_iter), tol, bool(self.positive))
+        h2 = prep.y_scale**2
         if gap >= tol * max(problem.yty, 1e-300):
-            _warn_not_converged(gap, tol * problem.yty, alpha)
-        self.coef_ = w
-        self.intercept_ = y_mean - float(x_mean @ w)
-        self.dual_gap_ = float(gap) / X.shape[0]
+            _warn_not_converged(gap / h2, tol * problem.yty / h2, alpha)
+        self._set_coef(w, prep)
+        self.dual_gap_ = float(gap) / h2 / prep.sw_sum
         self.n_iter_ = int(n_iter)
         return self
-
-    def predict(self, X):
-        """Predicted means ``X w + w_0``, shape (n_samples,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_

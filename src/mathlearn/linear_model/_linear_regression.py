@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted
-from ..utils.validation import validate_data
+from ..base import _fit_context
+from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 from ._refinement import accurate_lstsq
-from ._validation import check_bool, validate_xy
 
 __all__ = ["LinearRegression"]
 
 
-class LinearRegression(RegressorMixin, BaseEstimator):
+class LinearRegression(LinearModel):
     """Least squares = maximum likelihood under Gaussian noise, accurate to float64 rounding.
 
     Parameters
@@ -29,12 +30,13 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         ``w_0`` (0.0 when ``fit_intercept=False``).
     noise_variance_ : float
         ``sigma^2_ML = (1/N) sum_n (y_n - w_ML^T x_n - w_0)^2``, the ML estimate of the notes
-        (``1 / beta_ML``); it is biased low by the factor ``(N - p) / N``.
+        (``1 / beta_ML``); it is biased low by the factor ``(N - p) / N``. With sample
+        weights ``s_n`` (frequency weights) the sum is weighted and ``N = sum_n s_n``.
     coef_std_error_ : ndarray of shape (n_features,)
         Standard errors ``sqrt(s^2 [(X^T X)^{-1}]_jj)`` with the unbiased ``s^2 = RSS/(N-p)``
-        (``p`` coefficients including the intercept), the classical sampling standard
-        deviation of ``w_ML`` (notes 004 slide 2:12–2:13). ``inf`` where they are undefined
-        (rank-deficient design or ``N <= p``).
+        (``p`` coefficients including the intercept; ``X^T S X`` with weights), the
+        classical sampling standard deviation of ``w_ML`` (notes 004 slide 2:12–2:13).
+        ``inf`` where they are undefined (rank-deficient design or ``N <= p``).
     intercept_std_error_ : float
         Standard error of ``intercept_`` (``nan``-free: 0.0 without an intercept).
     rank_ : int
@@ -64,42 +66,57 @@ class LinearRegression(RegressorMixin, BaseEstimator):
     (1.1, array([1.1]), 0.675)
     """
 
+    _parameter_constraints: ClassVar[dict] = {"fit_intercept": ["boolean"]}
+
     def __init__(self, *, fit_intercept: bool = True):
         self.fit_intercept = fit_intercept
 
-    def fit(self, X, y):
-        """Fit by least squares.
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
+        """Fit by (weighted) least squares.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Non-negative weights ``s_n`` of the squared residuals; an integer weight is the
+            same as repeating the sample, a zero weight the same as leaving it out.
 
         Returns
         -------
         self
         """
-        fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         X, y = validate_xy(self, X, y)
+        sw = weights_or_none(sample_weight, X)
+        fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
-        coef, resid, inv_diag, rank, n_iter = accurate_lstsq(X, y, intercept=fit_intercept)
-        self.coef_ = coef[:m]
-        self.intercept_ = float(coef[m]) if fit_intercept else 0.0
-        rss = float(resid @ resid)
-        self.noise_variance_ = rss / n
-        p = m + int(fit_intercept)
-        if inv_diag is None or n <= p:
-            se = np.full(p, np.inf)
+        # Exact power-of-two scaling of X and y where their squares would leave float64.
+        prep = prepare_data(X, y, fit_intercept=False, sample_weight=None)
+        A, t = prep.X, prep.y
+        if sw is None:
+            n_eff = n
+            coef, resid, inv_diag, rank, n_iter = accurate_lstsq(A, t, intercept=fit_intercept)
         else:
-            se = np.sqrt(rss / (n - p) * inv_diag)
-        self.coef_std_error_ = se[:m]
+            # Weighted least squares is ordinary least squares on rows scaled by sqrt(s_n);
+            # the offset's column becomes sqrt(s_n) too, so it is passed explicitly.
+            n_eff = float(np.sum(sw))
+            r = np.sqrt(sw)
+            A = A * r[:, None]
+            if fit_intercept:
+                A = np.hstack([A, r[:, None]])
+            coef, resid, inv_diag, rank, n_iter = accurate_lstsq(A, t * r, intercept=False)
+        k = m + int(fit_intercept)
+        self.coef_ = coef[:m] * (prep.x_scale / prep.y_scale)
+        self.intercept_ = float(coef[m]) / prep.y_scale if fit_intercept else 0.0
+        rss = float(resid @ resid)
+        self.noise_variance_ = rss / n_eff / prep.y_scale**2
+        if inv_diag is None or n_eff <= k:
+            se = np.full(k, np.inf)
+        else:
+            se = np.sqrt(rss / (n_eff - k) * inv_diag) / prep.y_scale
+        self.coef_std_error_ = se[:m] * prep.x_scale
         self.intercept_std_error_ = float(se[m]) if fit_intercept else 0.0
         self.rank_ = int(rank)
         self.n_iter_ = int(n_iter)
         return self
-
-    def predict(self, X):
-        """Predicted means ``X w + w_0``, shape (n_samples,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_

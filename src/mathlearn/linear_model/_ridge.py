@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.linalg import lapack
+from numbers import Real
+from typing import ClassVar
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted
-from ..utils.validation import check_positive, validate_data
+import numpy as np
+
+from ..base import _fit_context
+from ..utils._param_validation import Interval
+from ..utils.linalg import solve_psd
+from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
-from ._validation import check_bool, validate_xy
 
 __all__ = ["Ridge"]
 
 
-def _solve_spd_upper(G, b, name):
-    """Solve ``G x = b`` for SPD ``G`` whose upper triangle is filled (LAPACK potrf/potrs)."""
-    c, info = lapack.dpotrf(G, lower=0, clean=0, overwrite_a=1)
-    if info != 0:
+def _solve_spd(G, b, name):
+    """Solve ``G x = b`` for SPD ``G`` (Cholesky, no jitter: a singular system is an error)."""
+    try:
+        return solve_psd(G, b, jitter=None, name=name)
+    except np.linalg.LinAlgError:
         raise np.linalg.LinAlgError(
             f"{name} is not numerically positive definite; increase alpha."
-        )
-    x, info = lapack.dpotrs(c, b, lower=0)
-    return x
+        ) from None
 
 
-class Ridge(RegressorMixin, BaseEstimator):
+class Ridge(LinearModel):
     """Ridge regression ``min ||y - X w - w_0||^2 + alpha ||w||^2`` (MAP, Gaussian prior).
 
     Parameters
@@ -48,6 +50,12 @@ class Ridge(RegressorMixin, BaseEstimator):
 
     Notes
     -----
+    With sample weights ``s_n`` each squared residual is weighted; the data are centred
+    with the weighted means and each row is multiplied by ``sqrt(s_n)``, which turns the
+    weighted problem into an unweighted one. Data whose squares would leave float64
+    (``|x| ~ 1e+-300``) are first scaled by a power of two, exactly, with ``alpha`` rescaled
+    to match.
+
     Negative log-posterior ``(1/2 sigma^2) ||y - Phi w||^2 + (1/2 b^2) ||w||^2``
     (seeds/000 eq. 1.174) has the minimiser ``w_MAP = (Phi^T Phi + (sigma^2/b^2) I)^{-1}
     Phi^T y`` (eq. 1.180; spec 001 M11 with ``lambda = alpha/beta``). Erratum: Remark 13 of
@@ -64,49 +72,71 @@ class Ridge(RegressorMixin, BaseEstimator):
     array([1.1])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+    }
+
     def __init__(self, alpha: float = 1.0, *, fit_intercept: bool = True):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
 
-    def fit(self, X, y):
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
         """Fit the MAP estimate.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n`` of the squared residuals, ``sum_n s_n (y_n - x_n^T w - w_0)^2
+            + alpha ||w||^2`` (a weight ``k`` is ``k`` copies of the sample).
 
         Returns
         -------
         self
         """
-        alpha = check_positive(self.alpha, "alpha", strict=False)
-        fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         X, y = validate_xy(self, X, y)
+        sw = weights_or_none(sample_weight, X)
+        alpha = float(self.alpha)
+        prep = prepare_data(
+            X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw, per_column=False,
+            center=False,
+        )  # fmt: skip
+        Xs, ys = prep.X, prep.y
+        g = float(prep.x_scale[0]) if X.shape[1] else 1.0
+        if g > 1.0 and alpha > 0:
+            # Tiny X: enlarge it only until the penalty is of order one, so that both
+            # X^T X and alpha g^2 stay inside float64 (below that the penalty dominates and
+            # the unscaled X^T X is negligible anyway).
+            g_cap = float(pow2_scale(np.sqrt(alpha)))
+            if g_cap < g:
+                Xs = Xs * (g_cap / g)
+                prep = prep._replace(x_offset=prep.x_offset * (g_cap / g))
+                prep = prep._replace(x_scale=np.full(X.shape[1], g_cap))
+                g = g_cap
+        # ||ys - Xs v||^2 + alpha g^2 ||v||^2 with v = w g / h (X scaled by g, y by h).
+        alpha_s = alpha * g * g
         n, m = X.shape
-        if fit_intercept:
-            x_mean = X.mean(axis=0)
-            y_mean = float(y.mean())
+        if prep.sqrt_sw is None:
+            xo, yo = prep.x_offset, prep.y_offset
+            Xw, yw = Xs, ys
         else:
-            x_mean = np.zeros(m)
-            y_mean = 0.0
+            r = prep.sqrt_sw
+            Xw = (Xs - prep.x_offset) * r[:, None]
+            yw = (ys - prep.y_offset) * r
+            xo, yo = np.zeros(m), 0.0
         if n >= m:
-            G, b = centred_gram(X, x_mean, y, y_mean)
-            G[np.diag_indices(m)] += alpha
-            coef = _solve_spd_upper(G, b, "X^T X + alpha I")
+            G, b = centred_gram(Xw, xo, yw, yo)
+            G[np.diag_indices(m)] += alpha_s
+            coef = _solve_spd(G, b, "X^T X + alpha I")
             self.solver_ = "primal"
         else:
-            Xc = X - x_mean
+            Xc = Xw - xo
             K = Xc @ Xc.T
-            K[np.diag_indices(n)] += alpha
-            coef = Xc.T @ _solve_spd_upper(K, y - y_mean, "X X^T + alpha I")
+            K[np.diag_indices(n)] += alpha_s
+            coef = Xc.T @ _solve_spd(K, yw - yo, "X X^T + alpha I")
             self.solver_ = "dual"
-        self.coef_ = coef
-        self.intercept_ = y_mean - float(x_mean @ coef)
+        self._set_coef(coef, prep)
         return self
-
-    def predict(self, X):
-        """Predicted means ``X w + w_0``, shape (n_samples,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_

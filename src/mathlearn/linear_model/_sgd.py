@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from numba import njit
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_positive, check_random_state, validate_data
-from ._validation import check_bool, check_int, validate_xy
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import check_random_state
+from ._base import LinearModel, validate_xy, weights_or_none
 
 __all__ = ["SGDRegressor"]
 
@@ -58,7 +59,7 @@ def _lms_epoch(X, y, order, w, b, t, eta0, power_t, mode, t0, alpha, fit_interce
     return b, t, loss / n
 
 
-class SGDRegressor(RegressorMixin, BaseEstimator):
+class SGDRegressor(LinearModel):
     """Linear regression fitted by stochastic gradient descent: the least-mean-squares rule.
 
     Parameters
@@ -131,6 +132,26 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
     """
 
     _common_test_params: ClassVar[dict] = {"max_iter": 20, "tol": None}
+    _expected_failed_checks: ClassVar[dict] = {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "stochastic gradient descent makes one update per row: a weight k scales one "
+            "step by k, which is not k successive steps on copies of the row (scikit-learn's "
+            "SGDRegressor fails this check for the same reason)"
+        ),
+    }
+    _parameter_constraints: ClassVar[dict] = {
+        "learning_rate": [StrOptions(set(_SCHEDULES))],
+        "eta0": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "power_t": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -160,25 +181,57 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self) -> dict:
-        if self.learning_rate not in _SCHEDULES:
-            raise ValueError(
-                f"learning_rate must be one of {sorted(_SCHEDULES)}; got {self.learning_rate!r}."
-            )
-        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
-            check_positive(self.eta0, "eta0")
-        params = {
-            "power_t": check_positive(self.power_t, "power_t", strict=False),
-            "alpha": check_positive(self.alpha, "alpha", strict=False),
-            "fit_intercept": check_bool(self.fit_intercept, "fit_intercept"),
-            "shuffle": check_bool(self.shuffle, "shuffle"),
-            "max_iter": check_int(self.max_iter, "max_iter"),
-            "n_iter_no_change": check_int(self.n_iter_no_change, "n_iter_no_change"),
-            "batch_size": check_int(self.batch_size, "batch_size"),
+        # the constraints were checked by _fit_context; these are the kernel's arguments
+        return {
+            "power_t": float(self.power_t),
+            "alpha": float(self.alpha),
+            "fit_intercept": bool(self.fit_intercept),
+            "shuffle": bool(self.shuffle),
+            "max_iter": int(self.max_iter),
+            "n_iter_no_change": int(self.n_iter_no_change),
+            "batch_size": int(self.batch_size),
         }
-        tol = self.tol
-        if tol is not None and (not isinstance(tol, numbers.Real) or not 0 <= tol < np.inf):
-            raise ValueError(f"tol must be a non-negative finite number or None; got {tol!r}.")
-        return params
+
+    def _design(self, X, y, sample_weight, p):
+        """Rows for the LMS kernel; with weights, ``sqrt(s_n)`` times ``[x_n, 1]`` and ``y_n``.
+
+        An update on the row ``sqrt(s) [x, 1]`` with target ``sqrt(s) y`` moves ``[w, w_0]``
+        by ``eta s (y - w^T x - w_0) [x, 1]``: the weighted LMS rule, with the offset as
+        the last weight. Returns the rows, the targets and the kernel's ``fit_intercept``.
+        """
+        self._check_scale(X)
+        X = np.ascontiguousarray(X)
+        y = np.ascontiguousarray(y)
+        if sample_weight is None:
+            return X, y, p["fit_intercept"]
+        if p["fit_intercept"] and p["alpha"] > 0:
+            raise NotImplementedError(
+                "SGDRegressor: sample_weight with alpha > 0 and fit_intercept=True is not "
+                "supported (the penalty would reach the offset); centre y and X and use "
+                "fit_intercept=False, or alpha=0."
+            )
+        r = np.sqrt(sample_weight)
+        Xk = X * r[:, None]
+        if p["fit_intercept"]:
+            Xk = np.ascontiguousarray(np.hstack([Xk, r[:, None]]))
+        return Xk, y * r, False
+
+    @staticmethod
+    def _check_scale(X):
+        """Gradient steps need ``||x_n||^2`` in float64: ``|x| ~ 1e+-300`` cannot be fitted."""
+        amax = float(np.max(np.abs(X))) if X.size else 0.0
+        with np.errstate(over="ignore", under="ignore"):
+            sq = float(np.max(np.einsum("ij,ij->i", X, X))) if X.size else 0.0
+        if amax > 0 and not np.isfinite(sq):
+            raise ValueError(
+                "SGDRegressor: the squared norms of the rows of X overflow float64 (largest "
+                f"|x| = {amax:.3g}), so no step size is representable; standardise X first."
+            )
+        if amax > 0 and sq < np.finfo(np.float64).tiny:
+            raise ValueError(
+                "SGDRegressor: the squared norms of the rows of X underflow float64 (largest "
+                f"|x| = {amax:.3g}), so the gradient steps vanish; standardise X first."
+            )
 
     def _initial_step(self, X: np.ndarray, fit_intercept: bool) -> float:
         if not isinstance(self.eta0, str):
@@ -207,13 +260,17 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
             )
         return b, t, loss + 0.5 * p["alpha"] * float(w @ w)
 
-    def fit(self, X, y):
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
         """Run SGD epochs from ``w = 0`` until the loss stops improving or ``max_iter``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n``: the update on sample ``n`` is scaled by ``s_n`` (scikit-learn's
+            convention), so SGD minimises the weighted squared loss.
 
         Returns
         -------
@@ -222,18 +279,19 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         p = self._check_params()
         tol = self.tol
         X, y = validate_xy(self, X, y)
-        X = np.ascontiguousarray(X)
-        y = np.ascontiguousarray(y)
+        sw = weights_or_none(sample_weight, X)
+        Xk, yk, kernel_intercept = self._design(X, y, sw, p)
+        p["fit_intercept"] = kernel_intercept
         rng = check_random_state(self.random_state)
-        n, d = X.shape
-        eta0 = self._initial_step(X, p["fit_intercept"])
+        n, d = Xk.shape
+        eta0 = self._initial_step(Xk, kernel_intercept)
         w = np.zeros(d)
         b, t = 0.0, 0
         order = np.arange(n)
         losses = []
         best, no_improvement, converged = np.inf, 0, False
         for _ in range(p["max_iter"]):
-            b, t, loss = self._epoch(X, y, order, w, b, t, eta0, p, rng, len(losses) + 1)
+            b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, p, rng, len(losses) + 1)
             losses.append(loss)
             if tol is not None:
                 no_improvement = no_improvement + 1 if loss > best - tol else 0
@@ -248,8 +306,7 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.coef_ = w
-        self.intercept_ = float(b)
+        self._set_state(w, b, X.shape[1])
         self.n_iter_ = len(losses)
         self.t_ = int(t)
         self.eta0_ = eta0
@@ -257,7 +314,15 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         self._rng = rng  # partial_fit continues with this stream
         return self
 
-    def partial_fit(self, X, y):
+    def _set_state(self, w, b, m):
+        """``coef_`` and ``intercept_`` from the kernel's weights (offset last if appended)."""
+        if w.shape[0] > m:
+            self.coef_, self.intercept_ = w[:m].copy(), float(w[m])
+        else:
+            self.coef_, self.intercept_ = w, float(b)
+
+    @_fit_context
+    def partial_fit(self, X, y, sample_weight=None):
         """One LMS pass over ``(X, y)``, continuing from the current weights.
 
         The online use of the rule (the data arrive in batches): the first call starts from
@@ -269,6 +334,8 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), float or None, default=None
+            Weights ``s_n`` of this batch's samples (see :meth:`fit`).
 
         Returns
         -------
@@ -277,25 +344,26 @@ class SGDRegressor(RegressorMixin, BaseEstimator):
         p = self._check_params()
         first = not hasattr(self, "coef_")
         X, y = validate_xy(self, X, y, reset=first)
-        X = np.ascontiguousarray(X)
-        y = np.ascontiguousarray(y)
+        sw = weights_or_none(sample_weight, X)
+        Xk, yk, kernel_intercept = self._design(X, y, sw, p)
+        p["fit_intercept"] = kernel_intercept
+        m = X.shape[1]
         if first:
             rng = check_random_state(self.random_state)
-            w, b, t, n_iter = np.zeros(X.shape[1]), 0.0, 0, 0
-            eta0, curve = self._initial_step(X, p["fit_intercept"]), np.zeros(0)
+            coef, b, t, n_iter = np.zeros(m), 0.0, 0, 0
+            eta0, curve = self._initial_step(Xk, kernel_intercept), np.zeros(0)
         else:
-            rng, w, b, t = self._rng, self.coef_.copy(), self.intercept_, self.t_
+            rng, coef, b, t = self._rng, self.coef_.copy(), self.intercept_, self.t_
             n_iter, eta0, curve = self.n_iter_, self.eta0_, self.loss_curve_
-        order = np.arange(X.shape[0])
-        b, t, loss = self._epoch(X, y, order, w, b, t, eta0, p, rng, n_iter + 1)
+        if Xk.shape[1] > m:  # the offset is the last weight (the kernel's own stays 0)
+            w, b = np.append(coef, b), 0.0
+        else:
+            w = coef
+        order = np.arange(Xk.shape[0])
+        b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, p, rng, n_iter + 1)
         # Set only after a successful pass: a diverged call leaves the estimator as it was.
-        self._rng, self.coef_, self.intercept_, self.t_ = rng, w, float(b), int(t)
+        self._rng, self.t_ = rng, int(t)
+        self._set_state(w, b, m)
         self.n_iter_, self.eta0_ = n_iter + 1, eta0
         self.loss_curve_ = np.append(curve, loss)
         return self
-
-    def predict(self, X):
-        """Predictions ``X w + w_0``, shape (n_samples,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 
-from ..base import check_is_fitted
-from ..utils.validation import (
-    check_array,
-    check_int,
-    check_probability_vector,
-    check_random_state,
-)
-from ._base import _BaseMixture
-from ._gaussian_mixture import _responsibilities_from_init
+from ..utils._param_validation import Interval, StrOptions
+from ._base import _BASE_CONSTRAINTS, _BaseMixture
 
 __all__ = ["BernoulliMixture"]
 
@@ -87,6 +81,13 @@ class BernoulliMixture(_BaseMixture):
     ([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]], [0.5, 0.5])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_BASE_CONSTRAINTS,
+        "binarize": [Interval(Real, None, None, closed="neither"), None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "init_params": [StrOptions({"random", "kmeans", "k-means++", "random_from_data"})],
+    }
+
     def __init__(
         self,
         n_components: int = 1,
@@ -115,10 +116,6 @@ class BernoulliMixture(_BaseMixture):
     def _check_X(self, X, reset):
         X = self._validate_basic(X, reset)
         if self.binarize is not None:
-            if not isinstance(self.binarize, numbers.Real) or not np.isfinite(self.binarize):
-                raise ValueError(
-                    f"binarize must be a finite threshold or None; got {self.binarize!r}."
-                )
             return (X > self.binarize).astype(np.float64)
         if not np.all((X == 0) | (X == 1)):
             raise ValueError(
@@ -133,24 +130,19 @@ class BernoulliMixture(_BaseMixture):
     def _set_parameters(self, params):
         self.weights_, self.means_ = params
 
-    def _initialize(self, X, rng):
-        if not (np.isfinite(self.alpha) and self.alpha >= 0):
-            raise ValueError(f"alpha must be a non-negative number; got {self.alpha!r}.")
+    def _initialize(self, X, rng, sample_weight=None):
         k, d = self.n_components, X.shape[1]
         if self.init_params == "random":
             self.weights_ = np.full(k, 1.0 / k)
             self.means_ = rng.uniform(0.25, 0.75, size=(k, d))
         else:
-            resp = _responsibilities_from_init(X, self.init_params, k, rng)
-            self._m_step(X, np.log(np.maximum(resp, np.finfo(float).tiny)))
-        if self.weights_init is not None:
-            w = check_probability_vector(self.weights_init, "weights_init", atol=1e-6)
-            if w.shape != (k,):
-                raise ValueError(f"weights_init must have shape ({k},); got {w.shape}.")
+            self._maximize(X, self._initial_responsibilities(X, rng, sample_weight))
+        w = self._checked_weights_init()
+        if w is not None:
             self.weights_ = w
-        if self.means_init is not None:
-            m = check_array(self.means_init, dtype=np.float64, copy=True)
-            if m.shape != (k, d) or np.any((m < 0) | (m > 1)):
+        m = self._checked_means_init(d)
+        if m is not None:
+            if np.any((m < 0) | (m > 1)):
                 raise ValueError(f"means_init must have shape ({k}, {d}) with entries in [0, 1].")
             self.means_ = m
 
@@ -170,8 +162,7 @@ class BernoulliMixture(_BaseMixture):
         log_mu, log_1m = self._log_params()
         return float(self.alpha * (log_mu.sum() + log_1m.sum()))
 
-    def _m_step(self, X, log_resp):
-        resp = np.exp(log_resp)
+    def _maximize(self, X, resp):
         nk = resp.sum(axis=0) + 10 * np.finfo(float).eps
         self.weights_ = nk / nk.sum()
         self.means_ = (resp.T @ X + self.alpha) / (nk[:, None] + 2.0 * self.alpha)
@@ -180,17 +171,6 @@ class BernoulliMixture(_BaseMixture):
     def _n_parameters(self) -> int:
         return int(self.n_components * self.means_.shape[1] + self.n_components - 1)
 
-    def sample(self, n_samples: int = 1, random_state=None):
-        """Draw binary vectors from the fitted mixture.
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-        y : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        n_samples = check_int(n_samples, "n_samples")
-        rng = check_random_state(self.random_state if random_state is None else random_state)
-        y = np.repeat(np.arange(self.n_components), rng.multinomial(n_samples, self.weights_))
-        X = (rng.random((n_samples, self.means_.shape[1])) < self.means_[y]).astype(float)
-        return X, y
+    def _sample_components(self, counts, rng):
+        y = np.repeat(np.arange(self.n_components), counts)
+        return (rng.random((y.shape[0], self.means_.shape[1])) < self.means_[y]).astype(float)

@@ -22,34 +22,63 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..exceptions import NumericalWarning
+from ..utils._param_validation import Interval, validate_params
 
 __all__ = ["EMModel", "EMResult", "em"]
 
 
 class EMModel(Protocol):
-    """What a model provides to be fitted by :func:`em`.
+    """What a model provides to be fitted by :func:`em`: two methods, nothing else.
+
+    A model holds its parameters ``theta`` (initialised by the caller before :func:`em`
+    runs) and exposes the two steps of coordinate ascent on the free energy:
 
     Methods
     -------
-    _e_step(X) -> (float, posterior)
+    e_step(X) -> (float, posterior)
         Compute ``q(z) = p(z | X, theta)`` under the current parameters and return the
         **per-sample average** log-likelihood ``log p(X | theta) / N`` (plus
         ``log p(theta) / N`` for MAP-EM), which equals ``F(q, theta) / N`` once ``q`` is the
         exact posterior, together with whatever statistics of ``q`` the M-step needs (for a
-        mixture: the log-responsibilities, shape (N, K)).
-    _m_step(X, posterior) -> None
+        mixture: the log-responsibilities, shape (N, K); for a linear-Gaussian latent model
+        such as factor analysis: the posterior means and second moments of the factors). The
+        bound must be finite: :func:`em` raises on NaN or infinity.
+    m_step(X, posterior) -> None
         Update the parameters in place to maximise (or merely increase) the expected
-        complete-data log-likelihood ``E_q[log p(X, z | theta)]`` (plus ``log p(theta)``).
+        complete-data log-likelihood ``E_q[log p(X, z | theta)]`` (plus ``log p(theta)``),
+        given the ``posterior`` returned by the E-step of the same iteration.
+
+    ``X`` is passed through untouched: it may be an array or any object the two steps
+    understand (data with sample weights, say). The driver records the bounds, tests
+    convergence and monotonicity, and leaves the bookkeeping to the caller, whose fitted
+    attributes are named ``lower_bound_`` (last bound), ``lower_bounds_`` (history),
+    ``n_iter_`` and ``converged_`` (:class:`EMResult` carries them).
+
+    Earlier versions named the hooks ``_e_step`` and ``_m_step``; models that still do are
+    accepted.
     """
 
-    def _e_step(self, X) -> tuple[float, Any]: ...
+    def e_step(self, X) -> tuple[float, Any]: ...
 
-    def _m_step(self, X, posterior) -> None: ...
+    def m_step(self, X, posterior) -> None: ...
+
+
+def _hooks(model):
+    """The model's ``(e_step, m_step)``, under the public names or the former private ones."""
+    e_step = getattr(model, "e_step", None) or getattr(model, "_e_step", None)
+    m_step = getattr(model, "m_step", None) or getattr(model, "_m_step", None)
+    if not (callable(e_step) and callable(m_step)):
+        raise TypeError(
+            f"em needs a model with e_step(X) and m_step(X, posterior) methods; "
+            f"{type(model).__name__} has {'no e_step' if not callable(e_step) else 'no m_step'}."
+        )
+    return e_step, m_step
 
 
 @dataclass
@@ -77,6 +106,16 @@ class EMResult:
         return float(self.lower_bounds[-1]) if self.lower_bounds.size else -np.inf
 
 
+@validate_params(
+    {
+        "model": "no_validation",
+        "X": "no_validation",
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "callback": [callable, None],
+        "monotone_rtol": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def em(
     model: EMModel,
     X,
@@ -91,7 +130,7 @@ def em(
     Parameters
     ----------
     model : EMModel
-        Object with ``_e_step(X)`` and ``_m_step(X, posterior)`` (see :class:`EMModel`); its
+        Object with ``e_step(X)`` and ``m_step(X, posterior)`` (see :class:`EMModel`); its
         parameters are updated in place.
     X : ndarray
         Data passed through to the two steps.
@@ -113,6 +152,13 @@ def em(
     -------
     EMResult
 
+    Raises
+    ------
+    ValueError
+        If an E-step returns a bound that is NaN or infinite (parameters or data outside the
+        range where the log-likelihood is a finite float); the model keeps the parameters of
+        that E-step.
+
     Examples
     --------
     A model plugs in by providing the two steps. Here the notes' "soft k-means" (spec 002
@@ -124,12 +170,12 @@ def em(
     >>> class SoftKMeans:
     ...     def __init__(self, means):
     ...         self.means, self.weights = np.asarray(means, float), np.full(len(means), 0.5)
-    ...     def _e_step(self, X):
+    ...     def e_step(self, X):
     ...         logp = -0.5 * (X - self.means) ** 2 - 0.5 * np.log(2 * np.pi)
     ...         wlp = logp + np.log(self.weights)
     ...         norm = logsumexp(wlp, axis=1)
     ...         return norm.mean(), wlp - norm[:, None]
-    ...     def _m_step(self, X, log_resp):
+    ...     def m_step(self, X, log_resp):
     ...         Q = np.exp(log_resp)
     ...         self.weights = Q.sum(0) / len(X)
     ...         self.means = (Q * X).sum(0) / Q.sum(0)
@@ -141,13 +187,22 @@ def em(
     >>> np.round(model.means, 4).tolist()
     [-1.0, 5.0]
     """
+    e_step, m_step = _hooks(model)
     lower_bounds = []
     prev = -np.inf
     converged = False
     warned = False
     for t in range(1, int(max_iter) + 1):
-        bound, posterior = model._e_step(X)
-        model._m_step(X, posterior)
+        bound, posterior = e_step(X)
+        bound = float(bound)
+        if not np.isfinite(bound):
+            raise ValueError(
+                f"EM's lower bound is {bound} at iteration {t}: the log-likelihood of the data "
+                "under the current parameters is not a finite float (e.g. data of extreme "
+                "magnitude, a point of zero density, or parameters that became NaN). Rescale "
+                "the data or check the initialisation."
+            )
+        m_step(X, posterior)
         lower_bounds.append(bound)
         if callback is not None:
             callback(model, t, bound)

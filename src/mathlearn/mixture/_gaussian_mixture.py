@@ -3,63 +3,50 @@
 from __future__ import annotations
 
 import warnings
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
-import scipy.linalg as sla
 
-from ..base import check_is_fitted
+from ..distributions import MultivariateNormal
 from ..exceptions import NumericalWarning
-from ..utils.validation import (
-    check_array,
-    check_int,
-    check_probability_vector,
-    check_random_state,
-)
-from ._base import _BaseMixture
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.linalg import cho_solve_batched, cholesky, cholesky_batched
+from ._base import _BASE_CONSTRAINTS, _BaseMixture
 
 __all__ = ["GaussianMixture"]
 
 _COV_TYPES = ("full", "tied", "diag", "spherical")
 _LOG_2PI = np.log(2.0 * np.pi)
+_INIT_PARAMS = {"kmeans", "k-means++", "random", "random_from_data"}
+
+
+def _singular(what):
+    return ValueError(
+        f"the covariance of {what} is singular: the component collapsed onto too few "
+        "points (e.g. duplicates or a single point). Increase reg_covar, decrease "
+        "n_components, or remove duplicate samples."
+    )
 
 
 def _chol(cov, what):
+    """Lower Cholesky factor(s) of one covariance (2-D) or a stack (3-D), through
+    :mod:`mathlearn.utils.linalg`; a singular one is an error naming the component."""
     try:
-        return sla.cholesky(cov, lower=True, check_finite=False)
-    except sla.LinAlgError:
-        raise ValueError(
-            f"the covariance of {what} is singular: the component collapsed onto too few "
-            "points (e.g. duplicates or a single point). Increase reg_covar, decrease "
-            "n_components, or remove duplicate samples."
-        ) from None
+        if cov.ndim == 2:
+            return cholesky(cov, jitter=None, name=what)
+        return cholesky_batched(cov, name="component")
+    except np.linalg.LinAlgError as exc:
+        msg = str(exc)
+        # "component[k] is not positive definite." -> "component k"
+        if msg.startswith("component["):
+            what = "component " + msg[len("component[") : msg.index("]")]
+        raise _singular(what) from None
 
 
-def _responsibilities_from_init(X, init, n_components, rng):
-    """Initial responsibilities (N, K) for ``init_params``."""
-    n = X.shape[0]
-    resp = np.zeros((n, n_components))
-    if init == "kmeans":
-        from ..cluster import KMeans
-
-        labels = KMeans(n_components, n_init=1, random_state=rng).fit(X).labels_
-        resp[np.arange(n), labels] = 1.0
-    elif init == "k-means++":
-        from ..cluster._kmeans_common import _kmeans_plusplus
-
-        _, idx = _kmeans_plusplus(X, n_components, rng)
-        resp[idx, np.arange(n_components)] = 1.0
-    elif init == "random":
-        resp = rng.uniform(size=(n, n_components))
-        resp /= resp.sum(axis=1, keepdims=True)
-    elif init == "random_from_data":
-        idx = rng.choice(n, n_components, replace=False)
-        resp[idx, np.arange(n_components)] = 1.0
-    else:
-        raise ValueError(
-            "init_params must be 'kmeans', 'k-means++', 'random' or 'random_from_data'; "
-            f"got {init!r}."
-        )
-    return resp
+def _exponent(m: float) -> int:
+    """``e`` with ``2**(e - 1) <= m < 2**e`` (0 for 0 or a non-finite ``m``)."""
+    return 0 if m == 0.0 or not np.isfinite(m) else int(np.frexp(m)[1])
 
 
 class GaussianMixture(_BaseMixture):
@@ -132,6 +119,18 @@ class GaussianMixture(_BaseMixture):
     onto a point or a subspace) raises a :class:`~mathlearn.exceptions.NumericalWarning`;
     with ``reg_covar=0`` a singular covariance is an error.
 
+    Full and tied densities go through the batched kernel of
+    :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular
+    solve per factor); diagonal and spherical ones are two matrix products on the data centred
+    by their mean. The mixture is fitted in that centred frame, and data of extreme magnitude
+    (beyond ~1e60) are also divided by a power of two first (exact; ``reg_covar`` is scaled
+    alike), so that sums of squares stay finite; covariances that are themselves outside the
+    float range are an error. Rows far outside the data (~1e154 standard deviations) get the
+    limit responsibilities, and a log-density of ``-inf`` with a warning.
+
+    ``fit(X, sample_weight=w)`` weights every sufficient statistic: a row of weight ``w_n``
+    counts as ``w_n`` repeated rows.
+
     Examples
     --------
     >>> import numpy as np
@@ -142,6 +141,23 @@ class GaussianMixture(_BaseMixture):
     >>> gm.means_.ravel().round(6).tolist(), gm.covariances_.ravel().round(6).tolist()
     ([-1.0, 5.0], [0.666667, 0.666667])
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_BASE_CONSTRAINTS,
+        "covariance_type": [StrOptions(set(_COV_TYPES))],
+        "reg_covar": [Interval(Real, 0, None, closed="left")],
+        "init_params": [StrOptions(_INIT_PARAMS)],
+        "precisions_init": ["array-like", None],
+    }
+
+    # The sample-weight equivalence check fits 30 features with 15 distinct points: a full
+    # covariance is singular there (held up by reg_covar, which the estimator rightly warns
+    # about), diagonal ones are not. The contract checks do not depend on the covariance type.
+    _common_test_params: ClassVar[dict] = {"covariance_type": "diag"}
+
+    # The working frame of the fitted parameters: data are handled as (x - offset) / scale.
+    _frame_offset = 0.0
+    _frame_scale = 1.0
 
     def __init__(
         self,
@@ -173,58 +189,107 @@ class GaussianMixture(_BaseMixture):
     def _check_X(self, X, reset):
         return self._validate_basic(X, reset)
 
-    # ----- parameters -------------------------------------------------------------------
+    # The working frame: the mixture is fitted to (x - c) / s with c the data mean and s a
+    # power of two (1 unless the data's magnitude is extreme). A Gaussian mixture is
+    # equivariant under affine maps of the data (with reg_covar / s^2 in place of
+    # reg_covar), so this is exact mathematics; centring keeps the diagonal forms' matrix
+    # products accurate far from the origin, the exact power-of-two scaling keeps sums of
+    # squares inside the float range, and log p(x) = log p_w((x - c) / s) - D log s.
 
-    def _set_covariances(self, covariances):
-        """Store covariances and their Cholesky factors (raises if one is singular)."""
-        self.covariances_ = covariances
+    def _set_frame(self, X):
+        e = _exponent(float(np.max(np.abs(X))))
+        # Large data are scaled down before anything is summed (sums of squares overflow long
+        # before the data do). Small data are left alone when reg_covar > 0: their covariances
+        # are then reg_covar (the specified answer) and scaling up would overflow it.
+        if e > 200 or (e < -200 and self.reg_covar == 0):
+            s = float(np.ldexp(1.0, e - 1))
+            c = (X / s).mean(axis=0) * s
+        else:
+            s = 1.0
+            c = X.mean(axis=0)
+        self._frame_offset = c
+        self._frame_scale = s
+
+    def _to_working(self, X):
+        Xw = X - self._frame_offset
+        return Xw / self._frame_scale if self._frame_scale != 1.0 else Xw
+
+    def _log_jacobian(self) -> float:
+        if self._frame_scale == 1.0:
+            return 0.0
+        return self._means_w.shape[1] * float(np.log(self._frame_scale))
+
+    def _set_covariances(self, cov_w):
+        """Store working covariances and their Cholesky factors (raises if one is singular)
+        and the covariances in the user's units."""
+        self._cov_w = cov_w
         ct = self.covariance_type
         if ct == "full":
-            self._cov_chol = np.stack(
-                [_chol(c, f"component {k}") for k, c in enumerate(covariances)]
-            )
+            self._cov_chol = _chol(cov_w, "component")
         elif ct == "tied":
-            self._cov_chol = _chol(covariances, "the tied covariance")
+            self._cov_chol = _chol(cov_w, "the tied covariance")
         else:
-            if np.any(covariances <= 0):
-                k = int(np.argwhere(covariances <= 0)[0][0])
-                _chol(np.zeros((1, 1)), f"component {k}")
-            self._cov_chol = np.sqrt(covariances)
+            if np.any(cov_w <= 0):
+                raise _singular(f"component {int(np.argwhere(cov_w <= 0)[0][0])}")
+            self._cov_chol = np.sqrt(cov_w)
+        self.covariances_ = self._to_user_cov(cov_w)
+
+    def _to_user_cov(self, cov_w):
+        s = self._frame_scale
+        if s == 1.0:
+            return cov_w
+        with np.errstate(over="ignore", under="ignore"):
+            cov = cov_w * s * s
+        if not np.all(np.isfinite(cov)):
+            raise ValueError(
+                "the covariances of X exceed the largest float (~1.8e308): the data's spread "
+                f"is ~{s:.1e}, whose square is not a float. Rescale X."
+            )
+        diag = (
+            cov
+            if cov.ndim < 2 or self.covariance_type == "diag"
+            else np.diagonal(cov, axis1=-2, axis2=-1)
+        )
+        if np.any(diag <= np.finfo(float).tiny):
+            raise ValueError(
+                "the covariances of X underflow the float range (below ~2.2e-308): the data's "
+                f"spread is ~{s:.1e}. Rescale X, or set reg_covar > 0."
+            )
+        return cov
+
+    def _set_means(self, means_w):
+        self._means_w = means_w
+        self.means_ = means_w * self._frame_scale + self._frame_offset
 
     def _get_parameters(self):
-        return (self.weights_.copy(), self.means_.copy(), self.covariances_.copy())
+        return (self.weights_.copy(), self._means_w.copy(), self._cov_w.copy())
 
     def _set_parameters(self, params):
-        self.weights_, self.means_, covariances = params
-        self._set_covariances(covariances)
+        self.weights_, means_w, cov_w = params
+        self._set_means(means_w)
+        self._set_covariances(cov_w)
 
-    def _initialize(self, X, rng):
-        """Initial ``pi, mu, Sigma`` from ``init_params`` and the ``*_init`` overrides."""
+    def _initialize(self, X, rng, sample_weight=None):
+        """Initial ``pi, mu, Sigma`` (working units) from ``init_params`` and the ``*_init``
+        overrides (user units)."""
         d = X.shape[1]
         k = self.n_components
-        ct = self.covariance_type
-        if ct not in _COV_TYPES:
-            raise ValueError(f"covariance_type must be one of {_COV_TYPES}; got {ct!r}.")
-        if not (np.isfinite(self.reg_covar) and self.reg_covar >= 0):
-            raise ValueError(f"reg_covar must be a non-negative number; got {self.reg_covar!r}.")
-        given = (self.weights_init, self.means_init, self.precisions_init)
-        if any(v is None for v in given):
-            resp = _responsibilities_from_init(X, self.init_params, k, rng)
-            weights, means, covariances = self._estimate_parameters(X, resp)
-        else:
-            weights = means = covariances = None
-        if self.weights_init is not None:
-            weights = check_probability_vector(self.weights_init, "weights_init", atol=1e-6)
-            if weights.shape != (k,):
-                raise ValueError(f"weights_init must have shape ({k},); got {weights.shape}.")
-        if self.means_init is not None:
-            means = check_array(self.means_init, dtype=np.float64, copy=True)
-            if means.shape != (k, d):
-                raise ValueError(f"means_init must have shape ({k}, {d}); got {means.shape}.")
+        weights = self._checked_weights_init()
+        means = self._checked_means_init(d)
+        covariances = None
         if self.precisions_init is not None:
             covariances = self._covariances_from_precisions(self.precisions_init, k, d)
+            covariances = covariances / self._frame_scale / self._frame_scale
+        if weights is None or means is None or covariances is None:
+            resp = self._initial_responsibilities(X, rng, sample_weight)
+            w0, m0, c0 = self._estimate_parameters(X, resp)
+            weights = w0 if weights is None else weights
+            covariances = c0 if covariances is None else covariances
+            means = m0 if means is None else self._to_working(means)
+        else:
+            means = self._to_working(means)
         self.weights_ = np.asarray(weights, dtype=float)
-        self.means_ = means
+        self._set_means(means)
         self._set_covariances(covariances)
 
     def _covariances_from_precisions(self, precisions, k, d):
@@ -240,27 +305,24 @@ class GaussianMixture(_BaseMixture):
                 raise ValueError("precisions_init must be positive.")
             return 1.0 / P
         mats = P if ct == "full" else P[None]
-        out = np.empty_like(mats)
-        eye = np.eye(d)
-        for j, m in enumerate(mats):
+        for m in mats:
             if not np.allclose(m, m.T, rtol=1e-10, atol=1e-12 * np.abs(m).max()):
                 raise ValueError("precisions_init must be symmetric.")
-            try:
-                cf = sla.cho_factor(m, lower=True, check_finite=False)
-            except sla.LinAlgError:
-                raise ValueError("precisions_init must be positive definite.") from None
-            # A boundary conversion of the user's precision to a covariance.
-            out[j] = sla.cho_solve(cf, eye, check_finite=False)
+        try:
+            R = cholesky_batched(mats, name="precisions_init")
+        except np.linalg.LinAlgError:
+            raise ValueError("precisions_init must be positive definite.") from None
+        # A boundary conversion of the user's precision to a covariance.
+        out = cho_solve_batched(R, np.eye(d))
         return out if ct == "full" else out[0]
 
-    # ----- EM steps -----------------------------------------------------------------------
-
     def _estimate_parameters(self, X, resp):
-        """M-step maximisers ``(pi, mu, Sigma)`` for responsibilities ``resp``."""
+        """M-step maximisers ``(pi, mu, Sigma)`` for (weighted) responsibilities ``resp``."""
         d = X.shape[1]
         nk = resp.sum(axis=0) + 10 * np.finfo(resp.dtype).eps
         means = (resp.T @ X) / nk[:, None]
-        reg = self.reg_covar
+        # reg_covar in working units (only ever scaled for large data, or when it is 0).
+        reg = self.reg_covar / self._frame_scale / self._frame_scale
         ct = self.covariance_type
         if ct == "full":
             cov = np.empty((self.n_components, d, d))
@@ -269,20 +331,20 @@ class GaussianMixture(_BaseMixture):
                 cov[k] = (resp[:, k] * diff.T) @ diff / nk[k]
                 cov[k].flat[:: d + 1] += reg
         elif ct == "tied":
-            # sum_k sum_n r_nk (x_n - mu_k)(x_n - mu_k)^T = X^T X - sum_k N_k mu_k mu_k^T, on
-            # data centred by their mean (the covariance does not depend on the origin; far
-            # from it the two terms would cancel catastrophically).
-            xbar = X.mean(axis=0)
-            Xc = X - xbar
-            mc = means - xbar
-            cov = Xc.T @ Xc - (nk * mc.T) @ mc
+            # sum_k sum_n r_nk (x_n - mu_k)(x_n - mu_k)^T = X^T R X - sum_k N_k mu_k mu_k^T
+            # (R = diag of the row sums of resp), on the centred data of the working frame.
+            rw = resp.sum(axis=1)
+            cov = (rw * X.T) @ X - (nk * means.T) @ means
             cov /= nk.sum()
             cov.flat[:: d + 1] += reg
         else:
-            # From the differences x_n - mu_k, not E[x^2] - mu^2 (which cancels for data far
-            # from the origin).
-            cov = np.empty((self.n_components, d))
-            for k in range(self.n_components):
+            # E_r[x^2] - mu^2 by two matrix products; where that difference cancels (a
+            # component whose variance is tiny against its squared mean: more than four digits
+            # would be lost) the component is recomputed from the differences x_n - mu_k.
+            second = (resp.T @ (X * X)) / nk[:, None]
+            cov = second - means * means
+            bad = np.flatnonzero(np.any(cov <= 1e-4 * second, axis=1))
+            for k in bad:
                 diff = X - means[k]
                 cov[k] = (resp[:, k] @ (diff * diff)) / nk[k]
             cov += reg
@@ -291,59 +353,116 @@ class GaussianMixture(_BaseMixture):
         weights = nk / nk.sum()
         return weights, means, cov
 
-    def _m_step(self, X, log_resp):
-        weights, means, cov = self._estimate_parameters(X, np.exp(log_resp))
+    def _maximize(self, X, resp):
+        weights, means, cov = self._estimate_parameters(X, resp)
         self.weights_ = weights
-        self.means_ = means
+        self._set_means(means)
         self._set_covariances(cov)
 
-    def _estimate_log_prob(self, X):
-        """``log N(x_n | mu_k, Sigma_k)``, shape (N, K)."""
-        n, d = X.shape
+    def _half_mahalanobis(self, X, means):
+        """``0.5 (x_n - mu_k)^T Sigma_k^{-1} (x_n - mu_k)``, shape (N, K), working units.
+
+        Full and tied covariances: the multivariate normal's batched kernel (one triangular
+        solve per Cholesky factor on the differences). Diagonal and spherical: two matrix
+        products of the expansion ``x^2 / v - 2 x mu / v + mu^2 / v`` on the centred data of
+        the working frame, clipped at zero.
+        """
+        ct = self.covariance_type
+        if ct in ("full", "tied"):
+            mvn = MultivariateNormal._from_factor(means, self._cov_chol)
+            return 0.5 * mvn._batched_maha_sq(X[:, None, :] - means, (X.shape[0], len(means)))
+        if ct == "diag":
+            prec = 1.0 / self._cov_w
+            out = (X * X) @ prec.T
+            out -= 2.0 * (X @ (means * prec).T)
+            out += np.einsum("kd,kd->k", means * means, prec)
+        else:
+            prec = 1.0 / self._cov_w
+            out = np.einsum("nd,nd->n", X, X)[:, None] - 2.0 * (X @ means.T)
+            out += np.einsum("kd,kd->k", means, means)
+            out *= prec
+        np.maximum(out, 0.0, out=out)
+        out *= 0.5
+        return out
+
+    def _log_norm_const(self):
+        """``-0.5 log det Sigma_k - D/2 log 2 pi`` per component, working units."""
+        d = self._means_w.shape[1]
         ct = self.covariance_type
         L = self._cov_chol
         if ct == "full":
-            out = np.empty((n, self.n_components))
-            Xt = X.T
-            for k in range(self.n_components):
-                Y = sla.solve_triangular(L[k], Xt, lower=True, check_finite=False)
-                m = sla.solve_triangular(L[k], self.means_[k], lower=True, check_finite=False)
-                Y -= m[:, None]
-                maha = np.einsum("ij,ij->j", Y, Y)
-                out[:, k] = -0.5 * maha - np.log(np.diag(L[k])).sum()
+            half_logdet = np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
+        elif ct == "tied":
+            half_logdet = np.full(self.n_components, np.log(np.diag(L)).sum())
+        elif ct == "diag":
+            half_logdet = 0.5 * np.log(self._cov_w).sum(axis=1)
         else:
-            # Mahalanobis terms from differences (no expanded ||x||^2 - 2 x^T mu + ||mu||^2,
-            # whose terms cancel for data far from the origin), one component at a time.
-            if ct == "tied":
-                Y = sla.solve_triangular(L, X.T, lower=True, check_finite=False).T
-                M = sla.solve_triangular(L, self.means_.T, lower=True, check_finite=False).T
-                scale = np.ones((self.n_components, d))
-                half_logdet = np.full(self.n_components, np.log(np.diag(L)).sum())
-            else:
-                Y, M = X, self.means_
-                var = self.covariances_
-                scale = 1.0 / (var if ct == "diag" else np.repeat(var[:, None], d, axis=1))
-                half_logdet = (
-                    0.5 * np.log(var).sum(axis=1) if ct == "diag" else 0.5 * d * np.log(var)
-                )
-            out = np.empty((n, self.n_components))
-            for k in range(self.n_components):
-                diff = Y - M[k]
-                out[:, k] = -0.5 * ((diff * diff) @ scale[k]) - half_logdet[k]
-        return out - 0.5 * d * _LOG_2PI
+            half_logdet = 0.5 * d * np.log(self._cov_w)
+        return -half_logdet - 0.5 * d * _LOG_2PI
 
-    # ----- after the fit --------------------------------------------------------------------
+    def _estimate_log_prob(self, X):
+        """``log N(x_n | mu_k, Sigma_k)`` of working-frame data, shape (N, K)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._log_norm_const() - self._half_mahalanobis(X, self._means_w)
+
+    def _rescued_rows(self, Xw, log_norm, log_resp):
+        """Rows whose log-densities overflowed (points ~1e154 standard deviations away):
+        responsibilities and log-density from scores divided by ``t^2`` (``t`` a power of two
+        of the row's size), whose argmax and differences are those of the exact scores."""
+        log_w = np.log(self.weights_) + self._log_norm_const()
+        bad = ~np.isfinite(log_norm) | np.isnan(log_resp).any(axis=1)
+        for i in np.flatnonzero(bad):
+            x = Xw[i]
+            e = _exponent(float(np.max(np.abs(x)))) - 1  # t = 2**e
+            with np.errstate(over="ignore", under="ignore"):
+                g = (
+                    np.ldexp(log_w, -2 * e)
+                    - self._half_mahalanobis(np.ldexp(x[None], -e), np.ldexp(self._means_w, -e))[0]
+                )
+                gmax = g.max()
+                z = np.ldexp(g - gmax, 2 * e)
+                lse = np.log(np.sum(np.exp(z)))
+                log_resp[i] = z - lse
+                log_norm[i] = np.ldexp(gmax, 2 * e) + lse
+
+    def _tied_log_resp(self, X):
+        """Responsibilities of a tied mixture from its linear scores, for rows far out.
+
+        With one covariance the quadratic term ``x^T P x / 2`` is common to all components and
+        cancels: ``log r_nk = softmax_k(x_n^T P mu_k - mu_k^T P mu_k / 2 + log pi_k)``
+        (``P = Sigma^{-1}``). Far from the data the quadratic term swamps the linear one in
+        every log-density, so the responsibilities are computed from the linear scores, each
+        row scaled by its own power of two.
+        """
+        B = cho_solve_batched(self._cov_chol[None], self._means_w.T)[0]  # P mu_k, (D, K)
+        offset = 0.5 * np.einsum("kd,dk->k", self._means_w, B) - np.log(self.weights_)
+        e = np.array([_exponent(float(m)) for m in np.max(np.abs(X), axis=1)])[:, None]
+        with np.errstate(over="ignore", under="ignore"):
+            a = np.ldexp(X, -e) @ B - np.ldexp(offset[None, :], -e)
+            z = np.ldexp(a - a.max(axis=1, keepdims=True), e)
+            return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+    def _log_norm_and_resp(self, X):
+        log_norm, log_resp = super()._log_norm_and_resp(X)
+        if not np.all(np.isfinite(log_norm)):
+            self._rescued_rows(X, log_norm, log_resp)
+        if self.covariance_type == "tied":
+            # Beyond ~1e6 standard deviations the linear scores lose digits inside the
+            # log-densities (see _tied_log_resp).
+            far = np.flatnonzero(np.max(np.abs(X), axis=1) > 2.0**20)
+            if far.size:
+                log_resp[far] = self._tied_log_resp(X[far])
+        return log_norm, log_resp
 
     def _after_fit(self, X):
         ct = self.covariance_type
         if ct in ("full", "tied"):
             L = self._cov_chol if ct == "full" else self._cov_chol[None]
-            eye = np.eye(X.shape[1])
-            self.precisions_ = np.stack([sla.cho_solve((Lk, True), eye) for Lk in L])
-            if ct == "tied":
-                self.precisions_ = self.precisions_[0]
+            s = self._frame_scale
+            precisions = cho_solve_batched(L, np.eye(X.shape[1])) / s / s
+            self.precisions_ = precisions[0] if ct == "tied" else precisions
             # Smallest conditional variance of each covariance (squared Cholesky pivots).
-            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1)
+            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1) * s * s
         else:
             self.precisions_ = 1.0 / self.covariances_
             floor = self.covariances_ if ct == "spherical" else self.covariances_.min(axis=1)
@@ -373,27 +492,10 @@ class GaussianMixture(_BaseMixture):
         }[self.covariance_type]
         return int(cov + k * d + k - 1)
 
-    def sample(self, n_samples: int = 1, random_state=None):
-        """Draw from the fitted mixture: a component by ``pi``, then a point from it.
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        random_state : int, Generator, RandomState or None
-            Defaults to the estimator's ``random_state``.
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-        y : ndarray of shape (n_samples,)
-            Component of each draw.
-        """
-        check_is_fitted(self)
-        n_samples = check_int(n_samples, "n_samples")
-        rng = check_random_state(self.random_state if random_state is None else random_state)
-        counts = rng.multinomial(n_samples, self.weights_)
+    def _sample_components(self, counts, rng):
         d = self.means_.shape[1]
         ct = self.covariance_type
+        s = self._frame_scale
         parts = []
         for k, c in enumerate(counts):
             z = rng.standard_normal((c, d))
@@ -403,6 +505,5 @@ class GaussianMixture(_BaseMixture):
                 z = z @ self._cov_chol.T
             else:
                 z = z * self._cov_chol[k]
-            parts.append(self.means_[k] + z)
-        y = np.repeat(np.arange(self.n_components), counts)
-        return np.vstack(parts), y
+            parts.append(self.means_[k] + z * s)
+        return np.vstack(parts)

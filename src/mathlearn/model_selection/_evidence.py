@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.model_selection import ParameterGrid
 
-from ..base import BaseEstimator, RegressorMixin, check_is_fitted, clone
+from ..base import BaseEstimator, RegressorMixin, _fit_context, check_is_fitted, clone
+from ..utils._param_validation import HasMethods
 from ..utils.validation import validate_data
 
 __all__ = ["BayesianModelSelection"]
@@ -77,17 +80,24 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
     >>> from mathlearn.linear_model import BayesianLinearRegression
     >>> from mathlearn.preprocessing import PolynomialBasis
     >>> X, y = make_sinusoidal(30, random_state=0)
-    >>> pipe = make_pipeline(PolynomialBasis(), BayesianLinearRegression())
+    >>> pipe = make_pipeline(PolynomialBasis(), BayesianLinearRegression(fit_intercept=False))
     >>> sel = BayesianModelSelection(pipe, {"polynomialbasis__degree": list(range(8))})
     >>> sel.fit(X, y).best_params_["polynomialbasis__degree"] >= 3
     True
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "param_grid": [dict, list, None],
+        "model_prior": ["array-like", None],
+    }
 
     def __init__(self, estimator=None, param_grid=None, *, model_prior=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.model_prior = model_prior
 
+    @_fit_context
     def fit(self, X, y):
         """Fit every candidate and keep the MAP model.
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from itertools import combinations_with_replacement
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
-from ..utils.validation import check_bool, check_int, validate_data
+from ..base import BaseEstimator, TransformerMixin, _fit_context, check_is_fitted
+from ..utils._param_validation import Interval
+from ..utils.validation import validate_data
 
 __all__ = ["PolynomialBasis"]
 
@@ -50,15 +53,31 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
     array([[1., 2., 4.]])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "include_bias": ["boolean"],
+    }
+
     def __init__(self, degree: int = 3, *, include_bias: bool = True):
         self.degree = degree
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Record the number of input features and the monomial exponents."""
+        """Record the number of input features and the monomial exponents.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
-        degree = check_int(self.degree, "degree", minimum=0)
-        start = 0 if check_bool(self.include_bias, "include_bias") else 1
+        degree = int(self.degree)
+        start = 0 if self.include_bias else 1
         d = X.shape[1]
         powers = []
         for k in range(start, degree + 1):

@@ -8,13 +8,20 @@ column.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import expit
 
-from ..base import BaseEstimator, TransformerMixin, check_is_fitted
+from ..base import BaseEstimator, TransformerMixin, _fit_context, check_is_fitted
 from ..kernels import RBF
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_bool, check_int, check_positive, validate_data
+from ..utils.validation import validate_data
+
+_POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+_POSITIVE_REAL_OR_NONE = [Interval(Real, 0, None, closed="neither"), None]
 
 __all__ = [
     "FourierBasis",
@@ -76,7 +83,6 @@ class _PerFeatureBasis(TransformerMixin, BaseEstimator):
         return np.hstack(blocks)
 
     def _finish_fit(self, n_per):
-        check_bool(self.include_bias, "include_bias")
         self._n_per = n_per
         self.n_output_features_ = n_per * self.n_features_in_ + int(bool(self.include_bias))
         return self
@@ -119,35 +125,49 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
     (2, 3)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_centres": _POSITIVE_INT,
+        "centres": ["array-like", StrOptions({"data"}), None],
+        "width": _POSITIVE_REAL_OR_NONE,
+        "include_bias": ["boolean"],
+    }
+
     def __init__(self, n_centres: int = 10, *, centres=None, width=None, include_bias=False):
         self.n_centres = n_centres
         self.centres = centres
         self.width = width
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Place the centres and choose the width."""
+        """Place the centres and choose the width.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
         d = X.shape[1]
-        if isinstance(self.centres, str):
-            if self.centres != "data":
-                raise ValueError(
-                    f"centres must be an array, 'data' or None; got {self.centres!r}."
-                )
+        if isinstance(self.centres, str):  # "data"
             c = X.copy()
         elif self.centres is not None or d == 1:
-            c = _grid(X, check_int(self.n_centres, "n_centres"), self.centres, "centres")
+            c = _grid(X, self.n_centres, self.centres, "centres")
         else:
-            k = min(check_int(self.n_centres, "n_centres"), X.shape[0])
+            k = min(self.n_centres, X.shape[0])
             c = X[np.linspace(0, X.shape[0] - 1, k).round().astype(int)].copy()
         self.centres_ = c
         if self.width is not None:
-            self.width_ = check_positive(self.width, "width")
+            self.width_ = float(self.width)
         elif d == 1 and self.centres is None:
             self.width_ = float(_default_width(c)[0])
         else:
             self.width_ = _nearest_neighbour_median(c)
-        self.n_output_features_ = c.shape[0] + int(check_bool(self.include_bias, "include_bias"))
+        self.n_output_features_ = c.shape[0] + int(self.include_bias)
         return self
 
     def transform(self, X):
@@ -207,6 +227,12 @@ class SigmoidBasis(_PerFeatureBasis):
     """
 
     _prefix = "sigmoid"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_centres": _POSITIVE_INT,
+        "centres": ["array-like", None],
+        "width": _POSITIVE_REAL_OR_NONE,
+        "include_bias": ["boolean"],
+    }
 
     def __init__(self, n_centres: int = 10, *, centres=None, width=None, include_bias=False):
         self.n_centres = n_centres
@@ -214,15 +240,25 @@ class SigmoidBasis(_PerFeatureBasis):
         self.width = width
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Place the centres and choose the scale."""
+        """Place the centres and choose the scale.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
-        n = check_int(self.n_centres, "n_centres")
-        self.centres_ = _grid(X, n, self.centres, "centres")
+        self.centres_ = _grid(X, self.n_centres, self.centres, "centres")
         if self.width is None:
             self.width_ = _default_width(self.centres_)
         else:
-            self.width_ = np.full(X.shape[1], check_positive(self.width, "width"))
+            self.width_ = np.full(X.shape[1], float(self.width))
         return self._finish_fit(self.centres_.shape[0])
 
     def _expand(self, x, j):
@@ -259,21 +295,37 @@ class FourierBasis(_PerFeatureBasis):
     """
 
     _prefix = "fourier"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_frequencies": _POSITIVE_INT,
+        "period": _POSITIVE_REAL_OR_NONE,
+        "include_bias": ["boolean"],
+    }
 
     def __init__(self, n_frequencies: int = 5, *, period=None, include_bias=True):
         self.n_frequencies = n_frequencies
         self.period = period
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Choose the period of each feature."""
+        """Choose the period of each feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
-        k = check_int(self.n_frequencies, "n_frequencies")
+        k = self.n_frequencies
         if self.period is None:
             span = X.max(axis=0) - X.min(axis=0)
             self.period_ = np.where(span > 0, span, 1.0)
         else:
-            self.period_ = np.full(X.shape[1], check_positive(self.period, "period"))
+            self.period_ = np.full(X.shape[1], float(self.period))
         return self._finish_fit(2 * k)
 
     def _expand(self, x, j):
@@ -319,17 +371,32 @@ class PiecewiseConstantBasis(_PerFeatureBasis):
     """
 
     _prefix = "bin"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_knots": _POSITIVE_INT,
+        "knots": ["array-like", None],
+        "include_bias": ["boolean"],
+    }
 
     def __init__(self, n_knots: int = 5, *, knots=None, include_bias=False):
         self.n_knots = n_knots
         self.knots = knots
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Place the knots."""
+        """Place the knots.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
-        n = check_int(self.n_knots, "n_knots")
-        self.knots_ = np.sort(_grid(X, n + 2, self.knots, "knots"), axis=0)
+        self.knots_ = np.sort(_grid(X, self.n_knots + 2, self.knots, "knots"), axis=0)
         if self.knots is None:
             self.knots_ = self.knots_[1:-1]  # interior knots of an even grid
         return self._finish_fit(self.knots_.shape[0] + 1)
@@ -376,6 +443,12 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
     """
 
     _prefix = "pwl"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_knots": _POSITIVE_INT,
+        "knots": ["array-like", None],
+        "continuous": ["boolean"],
+        "include_bias": ["boolean"],
+    }
 
     def __init__(self, n_knots: int = 5, *, knots=None, continuous=True, include_bias=True):
         self.n_knots = n_knots
@@ -383,16 +456,25 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
         self.continuous = continuous
         self.include_bias = include_bias
 
+    @_fit_context
     def fit(self, X, y=None):
-        """Place the knots."""
+        """Place the knots.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
         X = validate_data(self, X, dtype=np.float64)
-        n = check_int(self.n_knots, "n_knots")
-        self.knots_ = np.sort(_grid(X, n + 2, self.knots, "knots"), axis=0)
+        self.knots_ = np.sort(_grid(X, self.n_knots + 2, self.knots, "knots"), axis=0)
         if self.knots is None:
             self.knots_ = self.knots_[1:-1]
         k = self.knots_.shape[0]
-        continuous = check_bool(self.continuous, "continuous")
-        return self._finish_fit(k + 1 if continuous else 2 * (k + 1))
+        return self._finish_fit(k + 1 if self.continuous else 2 * (k + 1))
 
     def _expand(self, x, j):
         xi = self.knots_[:, j]

@@ -181,7 +181,9 @@ def bayesian_sequential(ctx):
     X, y = make_sinusoidal(25, noise=0.2, random_state=ctx.rng)
     basis = GaussianBasis(centres=np.linspace(0, 1, 9), width=0.1, include_bias=True).fit(X)
     Phi, Phig = basis.transform(X), basis.transform(_GRID)
-    model = BayesianLinearRegression(prior_precision=2.0, noise_precision=25.0)
+    model = BayesianLinearRegression(
+        prior_precision=2.0, noise_precision=25.0, fit_intercept=False
+    )
     fig, axes = plt.subplots(1, 4, figsize=(16, 3.2), sharey=True)
     seen = 0
     rows = []
@@ -197,9 +199,9 @@ def bayesian_sequential(ctx):
         ax.plot(X[:upto], y[:upto], "bo", mfc="none")
         ax.set_ylim(-2, 2)
         ax.set_title(f"N = {upto}")
-        batch = BayesianLinearRegression(prior_precision=2.0, noise_precision=25.0).fit(
-            Phi[:upto], y[:upto]
-        )
+        batch = BayesianLinearRegression(
+            prior_precision=2.0, noise_precision=25.0, fit_intercept=False
+        ).fit(Phi[:upto], y[:upto])
         rows.append(
             [
                 upto,
@@ -249,7 +251,7 @@ def evidence_degree(ctx):
     for d in degrees:
         basis = PolynomialBasis(degree=d)
         Phi, Phit = basis.fit_transform(X), basis.transform(Xt)
-        ours = BayesianLinearRegression(max_iter=2000, tol=1e-10).fit(Phi, y)
+        ours = BayesianLinearRegression(fit_intercept=False, max_iter=2000, tol=1e-10).fit(Phi, y)
         ref = BayesianRidge(
             fit_intercept=False,
             alpha_1=tiny,

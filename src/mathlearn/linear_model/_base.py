@@ -1,0 +1,205 @@
+"""What every linear model shares: preparing the data, recovering the offset, predicting.
+
+A linear model predicts ``y = X w + w_0``. Fitting the unpenalised offset ``w_0`` is done by
+centring: with (weighted) means ``x_bar``, ``y_bar`` the slopes solve the problem on
+``X - x_bar``, ``y - y_bar`` without an offset, and ``w_0 = y_bar - x_bar^T w`` (notes 004
+slide 2:15; the centring lemma of least squares). Sample weights ``s_n`` turn the squared
+loss ``sum_n (y_n - x_n^T w - w_0)^2`` into ``sum_n s_n (...)^2``: after centring with the
+weighted means, multiplying each row of the centred data by ``sqrt(s_n)`` reduces weighted
+least squares to ordinary least squares (a weight ``k`` is the same as ``k`` copies of the
+row, and a weight 0 the same as leaving it out).
+
+Extreme scales: squaring an entry of ``1e300`` overflows, and of ``1e-300`` underflows, so
+Gram matrices, norms and step sizes of such data are wrong in float64 even though the
+least-squares problem itself is well posed (it is invariant under scaling). Before any such
+computation the data are multiplied by powers of two, which is exact, chosen so that the
+largest magnitude is about one; the coefficients are mapped back at the end (also exactly,
+unless the answer itself is not representable).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..utils.validation import check_sample_weight, validate_data
+
+__all__ = [
+    "LinearModel",
+    "Prepared",
+    "pow2_scale",
+    "prepare_data",
+    "validate_xy",
+]
+
+# Magnitudes whose squares (and sums of squares over many rows) stay comfortably inside
+# float64: data within this range are used as given, so ordinary data take exactly the
+# arithmetic they always did.
+_SAFE_LOW, _SAFE_HIGH = 2.0**-240, 2.0**240
+
+
+def validate_xy(estimator, X, y, *, reset: bool = True):
+    """Finite float64 ``X`` (2-D) and ``y`` (1-D), as scikit-learn validates them."""
+    return validate_data(estimator, X, y, y_numeric=True, dtype=np.float64, reset=reset)
+
+
+def pow2_scale(amax):
+    """Powers of two ``2^-e`` with ``amax * 2^-e`` in ``[0.5, 1)``; 1 where ``amax`` is 0.
+
+    Computed from the binary exponent (``frexp``), so it neither overflows nor underflows
+    for any finite ``amax``, and multiplying by it is exact.
+    """
+    _, e = np.frexp(np.asarray(amax, dtype=np.float64))
+    return np.ldexp(1.0, -e)
+
+
+def _needs_scaling(amax) -> bool:
+    amax = np.asarray(amax)
+    nz = amax[amax > 0]
+    return bool(nz.size) and bool(np.any((nz < _SAFE_LOW) | (nz > _SAFE_HIGH)))
+
+
+class Prepared(NamedTuple):
+    """Data ready for a solver, and what is needed to map its solution back.
+
+    ``X`` and ``y`` are the scaled data, centred (when an offset is fitted) and multiplied
+    row-wise by ``sqrt(sample_weight)`` (when weights are given). A solution ``v`` of the
+    prepared problem gives ``coef = v * x_scale / y_scale`` and ``intercept = (y_offset -
+    x_offset @ v) / y_scale`` (see :meth:`LinearModel._set_coef`).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    x_offset: np.ndarray
+    y_offset: float
+    x_scale: np.ndarray
+    y_scale: float
+    sqrt_sw: np.ndarray | None
+    sw_sum: float
+
+
+def prepare_data(
+    X,
+    y,
+    *,
+    fit_intercept: bool,
+    sample_weight=None,
+    per_column: bool = True,
+    center: bool = True,
+    order: str = "C",
+) -> Prepared:
+    """Scale (exactly, only when needed), centre and weight ``X`` and ``y``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), float64
+    fit_intercept : bool
+        Centre with the (weighted) means.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Validated weights (see :func:`mathlearn.utils.validation.check_sample_weight`);
+        ``None`` is unit weight without any copy.
+    per_column : bool, default=True
+        Scale each column on its own (least squares is invariant under it); ``False``
+        uses one factor for all of ``X``, for models whose penalty is isotropic.
+    center : bool, default=True
+        ``False`` returns the offsets but leaves ``X`` uncentred (for solvers that centre
+        on the fly); the weights are then not applied to ``X`` either.
+    order : {"C", "F"}
+        Memory order of the returned ``X`` when it is a copy.
+
+    Returns
+    -------
+    Prepared
+    """
+    n, m = X.shape
+    x_scale = np.ones(m)
+    y_scale = 1.0
+    if n:
+        col_max = np.max(np.abs(X), axis=0)
+        if _needs_scaling(col_max):
+            x_scale = pow2_scale(col_max) if per_column else np.full(m, pow2_scale(col_max.max()))
+        y_max = float(np.max(np.abs(y)))
+        if _needs_scaling(y_max):
+            y_scale = float(pow2_scale(y_max))
+    scaled = np.any(x_scale != 1.0)
+    Xs = X * x_scale if scaled else X
+    ys = y * y_scale if y_scale != 1.0 else y
+    if sample_weight is None:
+        sw_sum = float(n)
+        if fit_intercept:
+            x_offset = Xs.mean(axis=0)
+            y_offset = float(ys.mean())
+        sqrt_sw = None
+    else:
+        sw_sum = float(np.sum(sample_weight))
+        if fit_intercept:
+            x_offset = (sample_weight @ Xs) / sw_sum
+            y_offset = float(sample_weight @ ys) / sw_sum
+        sqrt_sw = np.sqrt(sample_weight)
+    if not fit_intercept:
+        x_offset = np.zeros(m)
+        y_offset = 0.0
+    if center:
+        if fit_intercept or sqrt_sw is not None:
+            Xc = np.subtract(Xs, x_offset, out=np.empty(X.shape, order=order))
+            yc = ys - y_offset
+            if sqrt_sw is not None:
+                Xc *= sqrt_sw[:, None]
+                yc = yc * sqrt_sw
+        else:
+            Xc = np.asarray(Xs, order=order)
+            yc = ys
+    else:
+        Xc, yc = Xs, ys
+    return Prepared(Xc, yc, x_offset, y_offset, x_scale, y_scale, sqrt_sw, sw_sum)
+
+
+class LinearModel(RegressorMixin, BaseEstimator):
+    """Base of the linear regressors: ``coef_``, ``intercept_`` and ``predict``.
+
+    A subclass fits on the output of :func:`prepare_data` and calls :meth:`_set_coef` with
+    the solution of the prepared problem; ``predict`` is ``X coef_ + intercept_``.
+    """
+
+    def _set_coef(self, coef, prep: Prepared) -> None:
+        """Map a solution of the prepared problem back to ``coef_`` and ``intercept_``."""
+        coef = np.asarray(coef, dtype=np.float64)
+        intercept = prep.y_offset - float(prep.x_offset @ coef)
+        with np.errstate(over="raise", under="ignore"):
+            try:
+                self.coef_ = coef * (prep.x_scale / prep.y_scale)
+                self.intercept_ = float(intercept / prep.y_scale)
+            except FloatingPointError:
+                raise ValueError(
+                    f"{type(self).__name__}: the coefficients of this fit are outside the "
+                    "range of float64 (the scales of X and y are too far apart); rescale X "
+                    "or y."
+                ) from None
+
+    def _decision_function(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """Predicted means ``X w + w_0``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._decision_function(X)
+
+
+def weights_or_none(sample_weight, X):
+    """Validated weights, or ``None`` for unit weights (so unweighted fits copy nothing)."""
+    if sample_weight is None:
+        return None
+    return check_sample_weight(sample_weight, X)

@@ -1,0 +1,210 @@
+"""What the kernel SVMs share: the kernel, the fitted support set, decision values."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from ..base import BaseEstimator, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..kernels import Kernel, get_kernel
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.extmath import squared_distances
+from ..utils.validation import check_symmetric_psd, validate_data
+
+
+def _gamma_value(gamma, X) -> float:
+    """``gamma="scale"``: ``1 / (D var(X))``; ``"auto"``: ``1 / D``; a number as it is."""
+    if gamma == "scale":
+        var = float(X.var()) if X.size else 0.0
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    return float(gamma)
+
+
+class _BaseKernelSVM(BaseEstimator):
+    """Kernel handling and the support-set bookkeeping of SVC, NuSVC, SVR and NuSVR.
+
+    The decision function of a fitted binary problem is ``f(x) = sum_s c_s k(x_s, x) + b``
+    over the support vectors ``x_s`` with dual coefficients ``c_s`` (``y_s alpha_s`` for
+    classification, ``alpha_s - alpha*_s`` for regression) and intercept ``b = -rho``.
+    """
+
+    _parameter_constraints = {
+        "kernel": [
+            StrOptions({"linear", "poly", "rbf", "sigmoid", "precomputed"}),
+            callable,
+            Kernel,
+        ],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "shrinking": ["boolean"],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, -1, None, closed="left")],
+    }
+
+    def _kernel_function(self, X):
+        """``(k(A, B), diag(A))`` for the estimator's kernel on training data ``X``."""
+        kernel = self.kernel
+        if kernel == "precomputed":
+            return None, None
+        if isinstance(kernel, str):
+            gamma = _gamma_value(self.gamma, X)
+            params = {
+                "linear": {},
+                "rbf": {"gamma": gamma},
+                "poly": {"degree": self.degree, "gamma": gamma, "coef0": self.coef0},
+                "sigmoid": {"gamma": gamma, "coef0": self.coef0},
+            }[kernel]
+            obj = get_kernel(kernel, **params)
+            self._gamma = gamma
+            return obj, obj.diag
+        if isinstance(kernel, Kernel):
+            obj = get_kernel(kernel)
+            return obj, obj.diag
+
+        def callable_kernel(A, B):
+            K = np.asarray(kernel(A, B), dtype=float)
+            if K.shape != (A.shape[0], B.shape[0]):
+                raise ValueError(
+                    f"the kernel callable returned shape {K.shape}; expected "
+                    f"{(A.shape[0], B.shape[0])}."
+                )
+            if not np.all(np.isfinite(K)):
+                raise ValueError("the kernel callable returned NaN or infinity.")
+            return K
+
+        return callable_kernel, lambda A: np.array(
+            [callable_kernel(a[None], a[None])[0, 0] for a in A]
+        )
+
+    def _validate_train(self, X, y, **kw):
+        if self.kernel == "precomputed":
+            X, y = validate_data(self, X, y, dtype=np.float64, **kw)
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    f"a precomputed kernel must be square (n_samples, n_samples); got {X.shape}."
+                )
+            X = check_symmetric_psd(X, "the precomputed kernel matrix", strict=False, rtol=1e-8)
+            return X, y
+        return validate_data(self, X, y, dtype=np.float64, **kw)
+
+    def _training_gram(self, X):
+        """The training Gram matrix as a :class:`_Gram` (entries on demand), and ``diag K``."""
+        if self.kernel == "precomputed":
+            return _Gram(lambda rows, cols: X[np.ix_(rows, cols)]), np.diag(X).copy()
+        k, diag = self._kernel_function(X)
+        self._kernel_obj = k
+        if self.kernel == "rbf":
+            gram = _RBFGram(X, self._gamma)
+            self._shift = gram.shift
+            return gram, np.ones(X.shape[0])
+        return _Gram(lambda rows, cols: k(X[rows], X[cols])), np.asarray(diag(X), dtype=float)
+
+    def _kernel_to_support(self, X):
+        """``K(X, support_vectors_)`` at prediction time, shape (n_samples, n_SV)."""
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+            return X[:, self.support_]
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "rbf":
+            # Shift-invariant: evaluate on data centred as in training (accurate far from 0).
+            return self._kernel_obj(X - self._shift, self.support_vectors_ - self._shift)
+        return self._kernel_obj(X, self.support_vectors_)
+
+    def _warn_not_converged(self, result):
+        if not result.converged:
+            import warnings
+
+            warnings.warn(
+                f"the SMO solver stopped after max_iter={self.max_iter} iterations with a KKT "
+                f"gap of {result.gap:.3g} > tol={self.tol}; the solution is approximate. "
+                "Increase max_iter, or scale the data.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+
+class _Gram:
+    """Entries of a Gram matrix on demand: blocks, and columns over a fixed set of rows."""
+
+    def __init__(self, block):
+        self.block = block
+
+    def columns_over(self, rows):
+        """A function ``point -> K[rows, point]`` (the solver's active rows change rarely)."""
+        return lambda point: self.block(rows, np.array([point]))[:, 0]
+
+    def restricted(self, members):
+        """The Gram matrix of the points ``members``."""
+        return _Gram(lambda rows, cols: self.block(members[rows], members[cols]))
+
+
+class _RBFGram(_Gram):
+    """The RBF Gram matrix ``exp(-gamma ||x_r - x_c||^2)``, a column at a time.
+
+    The same kernel as ``mathlearn.kernels.RBF`` (whose ``__call__`` the predictions use),
+    evaluated the way the solver consumes it: the data are centred once (the kernel is
+    shift-invariant, and centring keeps ``||x||^2 + ||y||^2 - 2 x^T y`` accurate far from the
+    origin), the rows of the active variables and their norms are gathered once per active
+    set, and a column then costs one matrix-vector product. Going through ``__call__`` for
+    every column would re-centre and re-validate all ``N`` rows at each SMO step.
+    """
+
+    def __init__(self, X, gamma):
+        self.shift = X.mean(axis=0)
+        self.Xc = X - self.shift
+        self.norms = np.einsum("ij,ij->i", self.Xc, self.Xc)
+        self.gamma = gamma
+        super().__init__(self._block)
+
+    def _block(self, rows, cols):
+        D = squared_distances(
+            self.Xc[rows], self.Xc[cols], X_norm_sq=self.norms[rows], Y_norm_sq=self.norms[cols]
+        )
+        D *= -self.gamma
+        return np.exp(D, out=D)
+
+    def columns_over(self, rows):
+        Xr = np.ascontiguousarray(self.Xc[rows])
+        nr = self.norms[rows]
+        scale = -self.gamma
+
+        def column(point):
+            col = Xr @ self.Xc[point]
+            col *= -2.0
+            col += nr
+            col += self.norms[point]
+            np.maximum(col, 0.0, out=col)
+            col *= scale
+            return np.exp(col, out=col)
+
+        return column
+
+    def restricted(self, members):
+        sub = _RBFGram.__new__(_RBFGram)
+        sub.Xc, sub.norms, sub.gamma = self.Xc[members], self.norms[members], self.gamma
+        _Gram.__init__(sub, sub._block)
+        return sub
+
+
+class _SignedGram(_Gram):
+    """``y_r y_c K_rc``: the Gram matrix with the labels folded in.
+
+    The offset-free machines have a box (and possibly ``sum a = nu``) but no ``y^T a``
+    equality, so the solver's equality signs are all +1 and the labels go into ``Q``.
+    """
+
+    def __init__(self, gram, y):
+        self._inner, self._y = gram, y
+        super().__init__(lambda rows, cols: y[rows, None] * y[None, cols] * gram.block(rows, cols))
+
+    def columns_over(self, rows):
+        inner = self._inner.columns_over(rows)
+        y_rows = self._y[rows]
+        return lambda point: (self._y[point] * y_rows) * inner(point)

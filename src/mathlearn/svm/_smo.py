@@ -1,0 +1,430 @@
+"""Sequential minimal optimisation for the SVM duals: a box and at most one linear equality.
+
+Every kernel machine of this package solves a problem of the form
+
+    min_a  f(a) = 1/2 a^T Q a + p^T a
+    s.t.   0 <= a_t <= C_t                       (the box)
+           s^T a = Delta                         (one equality, s_t in {-1, +1}; or none)
+
+with ``Q`` positive semi-definite and ``Q_tu = s_t s_u K_tu`` for a kernel matrix ``K``:
+
+* C-SVC (Oxford notes "Advanced Topics in Statistical Machine Learning" §2.2.2; PRML §7.1.1):
+  ``s = y``, ``p = -1``, ``C_t = C w_t``, ``Delta = 0``;
+* epsilon-SVR (Imperial "Mathematics for Inference and Machine Learning" §3.2.2): ``2N``
+  variables ``(a, a*)``, ``s = (+1, -1)``, ``p = (eps - y, eps + y)``, ``Delta = 0``;
+* nu-SVC and nu-SVR (Schölkopf et al. 2000): two equalities, one per sign of ``s``, which
+  the ``per_sign`` mode keeps by only pairing variables of the same sign;
+* the offset-free nu-SVM and kernel SVM of the Oxford notes §2.2.3 and §3.5: ``sum a = nu``
+  (``s = 1``) or no equality at all (``equality="none"``: single-variable steps).
+
+The gradient ``G = Q a + p`` is kept up to date. A step changes two variables along the
+direction that keeps ``s^T a`` fixed, ``a_i += s_i t``, ``a_j -= s_j t``; along it
+
+    f(a + t d) = f(a) + t (s_i G_i - s_j G_j) + t^2/2 (K_ii + K_jj - 2 K_ij),
+
+so the best step is ``t* = -(s_i G_i - s_j G_j) / (K_ii + K_jj - 2 K_ij)`` clipped to the
+interval that keeps both variables in their boxes. The pair is chosen by the second-order
+rule of Fan, Chen and Lin (2005, "Working set selection using second order information for
+training SVM"): ``i`` maximises ``-s_t G_t`` over the variables that can move up,
+``I_up = {t : a_t < C_t, s_t = +1} | {t : a_t > 0, s_t = -1}``, and ``j`` maximises the
+decrease ``b_tj^2 / a_tj`` of the two-variable step among the variables that can move down,
+``b_t = -s_i G_i + s_t G_t > 0``. The KKT conditions hold exactly when
+``m(a) = max_{I_up} -s G <= M(a) = min_{I_low} -s G``; the solver stops when the gap
+``m - M`` falls below ``tol`` (libsvm's rule, so that ``tol`` means the same in both).
+
+Columns of ``Q`` come from a callback and are kept in an LRU cache with a memory budget.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+_TAU = 1e-12  # curvature used where K_ii + K_jj - 2 K_ij <= 0 (a non-PSD kernel, or a tie)
+
+
+class ColumnCache:
+    """Least-recently-used cache of kernel columns over the active variables, with a budget.
+
+    A column is ``K[active_points, point]``; when the active set shrinks, every cached column
+    is cut down to the rows that stay, so nothing is recomputed.
+
+    Parameters
+    ----------
+    gram : object
+        The kernel matrix over the distinct points: ``gram.columns_over(rows)`` returns a
+        function ``point -> K[rows, point]``.
+    rows : ndarray of int
+        The points of the active variables (one row per variable).
+    cache_size : float
+        Budget in megabytes (at least two columns are always kept).
+    """
+
+    def __init__(self, gram, rows: np.ndarray, cache_size: float):
+        self._gram = gram
+        self._budget = cache_size * 2**20
+        self._cols: OrderedDict[int, np.ndarray] = OrderedDict()
+        self.reset(rows)
+
+    def reset(self, rows: np.ndarray) -> None:
+        """Start over with a new set of rows (after the active set grew back)."""
+        self._rows = rows
+        self._compute = self._gram.columns_over(rows)
+        self._cols.clear()
+        self._capacity = max(2, int(self._budget // max(8 * rows.shape[0], 1)))
+
+    def shrink(self, keep: np.ndarray) -> None:
+        """Keep only the rows ``keep`` (a boolean mask over the current rows)."""
+        self._rows = self._rows[keep]
+        self._compute = self._gram.columns_over(self._rows)
+        for t, col in self._cols.items():
+            self._cols[t] = col[keep]
+        self._capacity = max(2, int(self._budget // max(8 * self._rows.shape[0], 1)))
+
+    def column(self, point: int) -> np.ndarray:
+        """``K[rows, point]``."""
+        col = self._cols.get(point)
+        if col is None:
+            col = np.ascontiguousarray(self._compute(point))
+            self._cols[point] = col
+            if len(self._cols) > self._capacity:
+                self._cols.popitem(last=False)
+        else:
+            self._cols.move_to_end(point)
+        return col
+
+
+@dataclass
+class DualResult:
+    """Solution of the dual and what the offset rules need.
+
+    Attributes
+    ----------
+    alpha : ndarray of shape (l,)
+    grad : ndarray of shape (l,)
+        ``G = Q alpha + p`` at the solution.
+    objective : float
+        ``1/2 alpha^T Q alpha + p^T alpha``.
+    n_iter : int
+    converged : bool
+    gap : float
+        The final KKT gap ``m(alpha) - M(alpha)`` (the largest over the sign groups in
+        ``per_sign`` mode).
+    """
+
+    alpha: np.ndarray
+    grad: np.ndarray
+    objective: float
+    n_iter: int
+    converged: bool
+    gap: float
+
+
+def _full_score(gram, sign, index, p, alpha, rows_var, chunk_entries=2**22):
+    """``score_t = -s_t G_t = -s_t p_t - sum_u K_tu s_u a_u`` for the variables ``rows_var``."""
+    nz = np.flatnonzero(alpha)
+    out = -sign[rows_var] * p[rows_var]
+    if nz.size == 0 or rows_var.size == 0:
+        return out
+    pts, inverse = np.unique(index[nz], return_inverse=True)
+    weights = np.zeros(pts.shape[0])
+    np.add.at(weights, inverse, sign[nz] * alpha[nz])
+    step = max(1, chunk_entries // pts.shape[0])
+    for start in range(0, rows_var.size, step):
+        sl = slice(start, start + step)
+        out[sl] -= gram.block(index[rows_var[sl]], pts) @ weights
+    return out
+
+
+def solve_dual(
+    gram,
+    kernel_diag: np.ndarray,
+    sign: np.ndarray,
+    index: np.ndarray,
+    p: np.ndarray,
+    upper: np.ndarray,
+    *,
+    alpha0: np.ndarray | None = None,
+    equality: str = "single",
+    tol: float = 1e-3,
+    max_iter: int | None = None,
+    cache_size: float = 200.0,
+    shrinking: bool = True,
+) -> DualResult:
+    """Minimise ``1/2 a^T Q a + p^T a`` over the box, keeping the equality of ``alpha0``.
+
+    Parameters
+    ----------
+    gram : object
+        The kernel matrix over the distinct points: ``gram.block(rows, cols)`` gives
+        ``K[rows][:, cols]`` and ``gram.columns_over(rows)`` a function ``point -> K[rows,
+        point]`` (see ``mathlearn.svm._base._Gram``).
+    kernel_diag : ndarray of shape (n,)
+        ``K_tt``.
+    sign : ndarray of shape (l,)
+        ``s_t`` in ``{-1, +1}``; ``Q_tu = s_t s_u K[index_t, index_u]``.
+    index : ndarray of shape (l,)
+        The point each variable belongs to (``l = 2n`` for regression).
+    p : ndarray of shape (l,)
+        Linear term.
+    upper : ndarray of shape (l,)
+        Box upper bounds ``C_t >= 0``.
+    alpha0 : ndarray of shape (l,), optional
+        A feasible start (zeros by default); it fixes ``Delta = s^T alpha0``.
+    equality : {"single", "per_sign", "none"}
+        One equality ``s^T a = Delta``; one per sign of ``s`` (nu-SVMs); or none.
+    tol : float
+        Stopping tolerance on the KKT gap.
+    max_iter : int or None
+        Iteration cap (``None``: ``max(10^7, 100 l)``, effectively unbounded).
+    cache_size : float
+        Kernel cache budget in MB.
+    shrinking : bool
+        Set aside, every ``min(l, 1000)`` steps, the bounded variables that the KKT
+        conditions say will stay bounded (libsvm's heuristic); their gradient is rebuilt, and
+        they are checked again, before the solver declares convergence.
+
+    Returns
+    -------
+    DualResult
+    """
+    sign = np.asarray(sign, dtype=float)
+    index = np.asarray(index, dtype=np.intp)
+    p = np.asarray(p, dtype=float)
+    upper = np.asarray(upper, dtype=float)
+    n_var = sign.shape[0]
+    alpha = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=float)
+    max_iter = max(10_000_000, 100 * n_var) if max_iter is None else int(max_iter)
+    diag_all = kernel_diag[index]
+    score_all = _full_score(gram, sign, index, p, alpha, np.arange(n_var))
+
+    # Working copies over the active variables ``act``.
+    act = np.arange(n_var)
+    cache = ColumnCache(gram, index, cache_size)
+
+    def load(active):
+        return (
+            sign[active],
+            upper[active],
+            diag_all[active],
+            index[active],
+            alpha[active].copy(),
+            score_all[active].copy(),
+        )
+
+    s, c, d, pts, a, score = load(act)
+    pos = s > 0
+    can_up = np.where(pos, a < c, a > 0)
+    can_down = np.where(pos, a > 0, a < c)
+    shrink_every = min(n_var, 1000)
+    counter = shrink_every
+    unshrunk = False
+    n_iter = 0
+    converged = False
+    gap = np.inf
+
+    def groups_of(pos_mask):
+        return (pos_mask, ~pos_mask) if equality == "per_sign" else (None,)
+
+    while n_iter < max_iter:
+        if shrinking and equality != "none":
+            counter -= 1
+            if counter == 0:
+                counter = shrink_every
+                keep, thresholds = _shrink_mask(score, can_up, can_down, groups_of(pos))
+                gap_now = max((m - lo for m, lo in thresholds), default=0.0)
+                if not unshrunk and gap_now <= 10 * tol:
+                    # Close to the end: rebuild the gradient and let every variable back once.
+                    unshrunk = True
+                    alpha[act] = a
+                    score_all[act] = score
+                    rest = np.setdiff1d(np.arange(n_var), act, assume_unique=True)
+                    score_all[rest] = _full_score(gram, sign, index, p, alpha, rest)
+                    act = np.arange(n_var)
+                    s, c, d, pts, a, score = load(act)
+                    pos = s > 0
+                    can_up = np.where(pos, a < c, a > 0)
+                    can_down = np.where(pos, a > 0, a < c)
+                    cache.reset(pts)
+                    keep, _ = _shrink_mask(score, can_up, can_down, groups_of(pos))
+                # Cutting the cached columns costs a pass over the cache: only worth it when
+                # a tenth of the active variables or more can go.
+                if 2 <= keep.sum() <= 0.9 * keep.size:
+                    alpha[act] = a
+                    score_all[act] = score
+                    act = act[keep]
+                    s, c, d, pts = s[keep], c[keep], d[keep], pts[keep]
+                    a, score = a[keep], score[keep]
+                    pos, can_up, can_down = pos[keep], can_up[keep], can_down[keep]
+                    cache.shrink(keep)
+        step_pair = None
+        if equality == "none":
+            grad = -s * score
+            i = _select_single(grad, a, c, d, tol)
+            gap = 0.0 if i is None else np.inf
+            if i is not None:
+                col = cache.column(pts[i])
+                new = min(max(a[i] - grad[i] / max(d[i], _TAU), 0.0), c[i])
+                score -= ((new - a[i]) * s[i]) * col
+                a[i] = new
+                n_iter += 1
+                continue
+        else:
+            step_pair, gap = _select_pair(
+                score, can_up, can_down, d, groups_of(pos), tol, cache, pts
+            )
+        if step_pair is None:
+            if act.size == n_var:
+                converged = True
+                break
+            # Converged on the active set: rebuild the gradient of the shrunk variables and
+            # go on with all of them (the KKT check must hold for every variable).
+            alpha[act] = a
+            score_all[act] = score
+            rest = np.setdiff1d(np.arange(n_var), act, assume_unique=True)
+            score_all[rest] = _full_score(gram, sign, index, p, alpha, rest)
+            act = np.arange(n_var)
+            s, c, d, pts, a, score = load(act)
+            pos = s > 0
+            can_up = np.where(pos, a < c, a > 0)
+            can_down = np.where(pos, a > 0, a < c)
+            cache.reset(pts)
+            unshrunk = True
+            counter = shrink_every
+            continue
+        i, j, k_it = step_pair
+        curv = d[i] + d[j] - 2.0 * k_it[j]
+        curv = curv if curv > 0 else _TAU
+        step = (score[i] - score[j]) / curv  # -(s_i G_i - s_j G_j) / curv, > 0
+        # Largest step keeping a_i + s_i t and a_j - s_j t inside their boxes.
+        hi_i = c[i] - a[i] if s[i] > 0 else a[i]
+        hi_j = a[j] if s[j] > 0 else c[j] - a[j]
+        hi = min(hi_i, hi_j)
+        step = min(step, hi)
+        new_i = a[i] + s[i] * step
+        new_j = a[j] - s[j] * step
+        if step == hi:  # land exactly on the bound that was reached (no 1e-17 leftovers)
+            if hi == hi_i:
+                new_i = c[i] if s[i] > 0 else 0.0
+            if hi == hi_j:
+                new_j = 0.0 if s[j] > 0 else c[j]
+        c_i = (new_i - a[i]) * s[i]
+        c_j = (new_j - a[j]) * s[j]
+        a[i], a[j] = new_i, new_j
+        delta = k_it * c_i
+        delta += cache.column(pts[j]) * c_j
+        score -= delta
+        for t in (i, j):
+            can_up[t] = a[t] < c[t] if s[t] > 0 else a[t] > 0
+            can_down[t] = a[t] > 0 if s[t] > 0 else a[t] < c[t]
+        n_iter += 1
+    alpha[act] = a
+    score_all[act] = score
+    if act.size < n_var:
+        rest = np.setdiff1d(np.arange(n_var), act, assume_unique=True)
+        score_all[rest] = _full_score(gram, sign, index, p, alpha, rest)
+    grad = -sign * score_all
+    objective = 0.5 * float(alpha @ (grad - p)) + float(p @ alpha)
+    return DualResult(alpha, grad, objective, n_iter, converged, float(max(gap, 0.0)))
+
+
+def _select_pair(score, can_up, can_down, diag, groups, tol, cache, pts):
+    """Second-order working-set selection; ``(None, gap)`` when the KKT gap is below tol."""
+    best = None
+    gap = -np.inf
+    for group in groups:
+        up = can_up if group is None else can_up & group
+        if not up.any():
+            continue
+        low = can_down if group is None else can_down & group
+        up_scores = np.where(up, score, -np.inf)
+        i = int(np.argmax(up_scores))
+        g_max = up_scores[i]
+        low_scores = np.where(low, score, np.inf)
+        g_min = float(low_scores.min())
+        if not (np.isfinite(g_max) and np.isfinite(g_min)):
+            continue
+        gap = max(gap, g_max - g_min)
+        if g_max - g_min < tol:
+            continue
+        k_it = cache.column(pts[i])
+        b = g_max - low_scores  # > 0 exactly for the variables that can go down usefully
+        curv = k_it * -2.0
+        curv += diag
+        curv += diag[i]
+        curv[curv <= 0] = _TAU
+        gain = b * b
+        gain /= curv
+        gain[~(b > 0)] = -np.inf
+        j = int(np.argmax(gain))
+        if best is None or gain[j] > best[0]:
+            best = (gain[j], (i, j, k_it))
+    return (None if best is None else best[1]), gap
+
+
+def _shrink_mask(score, can_up, can_down, groups):
+    """Variables to keep: free ones, and bounded ones that could still enter a working set.
+
+    With ``m = max_{I_up} score`` and ``M = min_{I_low} score``: a variable that can only move
+    down is a candidate for ``j`` only while ``score_t < m``, one that can only move up is a
+    candidate for ``i`` only while ``score_t > M``; the others are set aside.
+    """
+    keep = np.ones(score.shape[0], dtype=bool)
+    thresholds = []
+    for group in groups:
+        g = np.ones_like(keep) if group is None else group
+        up = can_up & g
+        low = can_down & g
+        if not up.any() or not low.any():
+            continue
+        m = float(score[up].max())
+        lo = float(score[low].min())
+        thresholds.append((m, lo))
+        only_down = low & ~up
+        only_up = up & ~low
+        keep &= ~(only_down & (score > m))
+        keep &= ~(only_up & (score < lo))
+    return keep, thresholds
+
+
+def _select_single(grad, alpha, upper, diag, tol):
+    """Coordinate with the largest decrease among KKT violators (box only), or None."""
+    viol = np.where(
+        alpha <= 0, np.minimum(grad, 0.0), np.where(alpha >= upper, np.maximum(grad, 0.0), grad)
+    )
+    if np.max(np.abs(viol)) < tol:
+        return None
+    return int(np.argmax(viol * viol / np.maximum(diag, _TAU)))
+
+
+def offset_from_kkt(result: DualResult, sign: np.ndarray, upper: np.ndarray, mask=None):
+    """The offset ``rho`` of the decision function ``sum_t s_t a_t K(x_t, x) - rho``.
+
+    At the optimum every free variable (``0 < a_t < C_t``) has ``s_t G_t = rho``; the mean
+    over them is returned (the Oxford notes §2.2.2 average over margin support vectors for
+    stability). With no free variable, ``rho`` may be anything in the interval the bounded
+    variables allow, ``max_{lower side} s G <= rho <= min_{upper side} s G``; its midpoint is
+    returned (errata to the notes: the averaging rule does not apply then).
+    """
+    alpha, grad = result.alpha, result.grad
+    keep = np.ones(alpha.shape[0], dtype=bool) if mask is None else mask
+    yg = sign * grad
+    free = keep & (alpha > 0) & (alpha < upper)
+    if free.any():
+        return float(np.mean(yg[free]))
+    at_upper = alpha >= upper
+    at_lower = alpha <= 0
+    # s G - rho >= 0 at a lower bound with s = +1 (and <= 0 with s = -1); the reverse at C.
+    lower_side = keep & ((at_upper & (sign > 0)) | (at_lower & (sign < 0)))
+    upper_side = keep & ((at_upper & (sign < 0)) | (at_lower & (sign > 0)))
+    ub = float(np.min(yg[upper_side])) if upper_side.any() else np.inf
+    lb = float(np.max(yg[lower_side])) if lower_side.any() else -np.inf
+    if np.isinf(ub) and np.isinf(lb):
+        return 0.0
+    if np.isinf(ub):
+        return lb
+    if np.isinf(lb):
+        return ub
+    return 0.5 * (ub + lb)
