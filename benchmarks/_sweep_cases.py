@@ -254,7 +254,7 @@ def _spectral(affinity):
     from mathlearn.cluster import SpectralClustering
 
     kw = {"affinity": "nearest_neighbors"} if affinity == "knn" else {"gamma": 0.01}
-    ours_kw = {"affinity": "knn"} if affinity == "knn" else {"gamma": 0.01}
+    ours_kw = {"affinity": "nearest_neighbors"} if affinity == "knn" else {"gamma": 0.01}
     return (
         lambda X: lambda: SpectralClustering(10, random_state=0, **ours_kw).fit(X),
         lambda X: lambda: Sk(10, random_state=0, **kw).fit(X),
@@ -275,7 +275,7 @@ def _spectral_embedding():
     from mathlearn.manifold import SpectralEmbedding
 
     return (
-        lambda X: lambda: SpectralEmbedding(2, random_state=0).fit(X),
+        lambda X: lambda: SpectralEmbedding(2, affinity="nearest_neighbors").fit(X),
         lambda X: lambda: Sk(2, random_state=0).fit(X),
     )
 

@@ -19,6 +19,7 @@ regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sampl
 from __future__ import annotations
 
 import functools
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator as _SklearnBaseEstimator
@@ -61,9 +62,26 @@ class BaseEstimator(_SklearnBaseEstimator):
     ``_parameter_constraints`` (see :mod:`mathlearn.utils._param_validation`), and decorates
     ``fit``, ``partial_fit``, ``fit_transform`` and ``fit_predict`` with :func:`_fit_context`.
     Checks that depend on the data (``n_components <= n_features``) stay in ``fit``.
+
+    Examples
+    --------
+    >>> from numbers import Real
+    >>> from mathlearn.base import BaseEstimator, _fit_context
+    >>> from mathlearn.utils._param_validation import Interval
+    >>> class Shrink(BaseEstimator):
+    ...     _parameter_constraints = {"alpha": [Interval(Real, 0, None, closed="left")]}
+    ...     def __init__(self, alpha=1.0):
+    ...         self.alpha = alpha
+    ...     @_fit_context
+    ...     def fit(self, X, y=None):
+    ...         return self
+    >>> Shrink(alpha=-1).fit([[0.0]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mathlearn.exceptions.InvalidParameterError: The 'alpha' parameter of Shrink must be ...
     """
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints: ClassVar[dict] = {}
 
     def _validate_params(self) -> None:
         """Check every hyperparameter against ``_parameter_constraints``.
@@ -129,6 +147,26 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     ``hasattr(clf, "predict_proba")`` tells the truth. ``_validate_X_predict`` validates ``X``
     at prediction time (finite float64 with the fitted number of features); override it for
     other inputs.
+
+    Examples
+    --------
+    A nearest-class-mean classifier: unit-variance Gaussian log-likelihoods.
+
+    >>> import numpy as np
+    >>> from mathlearn.base import BaseClassifier, _fit_context
+    >>> from mathlearn.utils.validation import validate_data
+    >>> class NearestMean(BaseClassifier):
+    ...     @_fit_context
+    ...     def fit(self, X, y):
+    ...         X, y = validate_data(self, X, y)
+    ...         idx = self._encode_labels(y)
+    ...         self.means_ = np.array([X[idx == c].mean(0) for c in range(len(self.classes_))])
+    ...         return self
+    ...     def _joint_log_likelihood(self, X):
+    ...         return -0.5 * ((X[:, None, :] - self.means_) ** 2).sum(-1)
+    >>> clf = NearestMean().fit([[0.0], [1.0], [4.0], [5.0]], ["a", "a", "b", "b"])
+    >>> clf.predict([[0.2], [4.4]]).tolist(), clf.predict_proba([[2.5]]).round(6).tolist()
+    (['a', 'b'], [[0.5, 0.5]])
     """
 
     def _has_predict_proba(self) -> bool:
@@ -211,6 +249,14 @@ class ComponentNamesMixin(ClassNamePrefixFeaturesOutMixin):
     ``pca1``, ...), scikit-learn's convention, which also makes ``set_output(transform=
     "pandas")`` work. A subclass names the fitted array whose axis ``_n_features_out_axis``
     counts the outputs (``components_`` and axis 0 by default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.decomposition import PCA
+    >>> X = np.random.default_rng(0).standard_normal((10, 3))
+    >>> PCA(n_components=2).fit(X).get_feature_names_out().tolist()
+    ['pca0', 'pca1']
     """
 
     _n_features_out_attr: str = "components_"
@@ -232,6 +278,29 @@ class ProbabilisticRegressorMixin:
     noise variance added to the latent variance for a noisy target. It provides
     ``predict_distribution(X)`` (the joint Gaussian over noisy targets) and
     ``sample_y(X, n_samples, random_state)`` (noise-free posterior function draws).
+
+    Examples
+    --------
+    A regressor predicting ``N(mean(y), var(y))`` everywhere, independently at each point:
+
+    >>> import numpy as np
+    >>> from sklearn.base import RegressorMixin
+    >>> from mathlearn.base import BaseEstimator, ProbabilisticRegressorMixin
+    >>> class Constant(ProbabilisticRegressorMixin, RegressorMixin, BaseEstimator):
+    ...     def fit(self, X, y):
+    ...         self.mean_, self.var_ = float(np.mean(y)), float(np.var(y))
+    ...         return self
+    ...     def _predict_mean_cov(self, X, full_cov=False):
+    ...         n = len(X)
+    ...         cov = self.var_ * (np.eye(n) if full_cov else np.ones(n))
+    ...         return np.full(n, self.mean_), cov
+    ...     def _predictive_noise_variance(self):
+    ...         return 0.0
+    >>> reg = Constant().fit(np.zeros((3, 1)), [1.0, 2.0, 3.0])
+    >>> d = reg.predict_distribution(np.zeros((2, 1)))
+    >>> d.mean, d.cov
+    (array([2., 2.]), array([[0.66666667, 0.        ],
+           [0.        , 0.66666667]]))
     """
 
     def predict_distribution(self, X):

@@ -15,6 +15,18 @@ class NumericalWarning(UserWarning):
     Raised, for example, when a covariance matrix had to be regularised with jitter before
     its Cholesky factorisation succeeded. The result is usable, but the input was close to
     singular and the user should know.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from mathlearn.exceptions import NumericalWarning
+    >>> from mathlearn.utils.linalg import cholesky
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = cholesky(np.ones((2, 2)))  # singular: jitter is added
+    >>> caught[0].category is NumericalWarning
+    True
     """
 
 
@@ -24,4 +36,14 @@ class InvalidParameterError(ValueError, TypeError):
     It subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's error of the same
     name does), so code that catches either keeps working. The message names the parameter,
     the estimator or function, every allowed form, and the value given.
+
+    Examples
+    --------
+    >>> from mathlearn import optim
+    >>> from mathlearn.exceptions import InvalidParameterError
+    >>> try:
+    ...     optim.sgd("abc")
+    ... except InvalidParameterError as err:
+    ...     print(err)  # doctest: +ELLIPSIS
+    The 'learning_rate' parameter of sgd must be ... Got 'abc' instead.
     """

@@ -220,3 +220,31 @@ def test_kmedoids_extreme_magnitudes(metric):
     np.testing.assert_array_equal(pred[:5], ref.labels_[:5])
     if metric != "manhattan":
         assert np.all(pred[5:] == np.argmax(ref.cluster_centers_ @ u))
+
+
+@pytest.mark.parametrize("c", [2.0**500, 2.0**-500])
+def test_dpmeans_at_extreme_scales(c):
+    # W_lambda(c X) = c^2 W_{lambda / c^2}(X): the same partition with the penalty in the
+    # data's squared units. Scaling by a power of two is exact, so labels agree exactly and
+    # centres and objective to rounding.
+    X, _ = make_blobs(n_samples=60, n_features=3, centers=3, random_state=0)
+    ref = DPMeans(penalty=20.0).fit(X)
+    dp = DPMeans(penalty=20.0 * c * c).fit(c * X)
+    np.testing.assert_array_equal(dp.labels_, ref.labels_)
+    np.testing.assert_allclose(dp.cluster_centers_, c * ref.cluster_centers_, rtol=1e-13)
+    assert dp.objective_ == pytest.approx(c * c * ref.objective_, rel=1e-12)
+    np.testing.assert_allclose(dp.objective_history_, c * c * ref.objective_history_, rtol=1e-12)
+
+
+def test_dpmeans_penalty_negligible_at_extreme_scale():
+    X, _ = make_blobs(n_samples=60, n_features=3, centers=3, random_state=0)
+    c = 2.0**997
+    dp = DPMeans(penalty=1.0).fit(c * X)
+    # A penalty of 1 is negligible against squared distances of ~2^1994: every distinct point
+    # opens its own cluster, exactly as the mathematics says, and the objective is 60 * 1.
+    assert dp.n_clusters_ == 60
+    np.testing.assert_array_equal(np.sort(dp.labels_), np.arange(60))
+    # Centres are formed about the data mean: (x - m) + m is x to an ulp of the largest entry.
+    tol = 4 * np.finfo(float).eps * np.max(np.abs(c * X))
+    np.testing.assert_allclose(dp.cluster_centers_[dp.labels_], c * X, rtol=0, atol=tol)
+    assert dp.inertia_ == 0.0 and dp.objective_ == 60.0

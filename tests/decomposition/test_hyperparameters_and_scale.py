@@ -14,6 +14,7 @@ from sklearn.datasets import load_iris
 from sklearn.decomposition import PCA as SkPCA
 
 from mathlearn.decomposition import (
+    NMF,
     PCA,
     FactorAnalysis,
     FastICA,
@@ -23,6 +24,7 @@ from mathlearn.decomposition import (
 )
 from mathlearn.discriminant_analysis import FisherLDA
 from mathlearn.exceptions import InvalidParameterError
+from mathlearn.manifold import MDS
 
 EPS = np.finfo(float).eps
 
@@ -170,8 +172,10 @@ def test_extreme_rows_score_samples_never_nan(fa_data, rng, Est):
     # At 1e150 the log-density (about -1e300) is representable: it must match the dense
     # density, whose eigen-decomposition form has no cancellation.
     np.testing.assert_allclose(est.score_samples(1e150 * V), ref.logpdf(1e150 * V), rtol=1e-10)
-    # At 1e300 it is below -1e600: -inf, the correctly rounded value, never NaN.
-    assert np.all(est.score_samples(1e300 * V) == -np.inf)
+    # At 1e300 it is below -1e600, which no float64 holds: a clear error naming the row,
+    # never -inf or NaN in silence.
+    with pytest.raises(ValueError, match=r"row 0 of X .* below the float64 range"):
+        est.score_samples(1e300 * V)
 
 
 def test_pca_whitened_projection_beyond_float64_is_an_error(fa_data):
@@ -194,3 +198,80 @@ def test_fastica_and_fisher_lda_at_extreme_scales(iris, c):
     ref_lda = FisherLDA().fit(X, y)
     np.testing.assert_allclose(lda.predict_proba(c * X), ref_lda.predict_proba(X), atol=1e-10)
     np.testing.assert_allclose(lda.scalings_ * c, ref_lda.scalings_, rtol=1e-10)
+
+
+# Issue 10: at X * 1e300 the variances (1e600) are not floats. Scale-equivariant methods fit
+# in units of a power of two; scaling by a power of two is exact in floating point, so the
+# fit of c X is the fit of X with every length times c and every variance times c^2, to
+# rounding (1e-13 leaves a margin of ~100 ulps for the eigensolvers' different paths).
+_BIG, _SMALL = 2.0**997, 2.0**-997
+
+
+@pytest.mark.parametrize("c", [_BIG, _SMALL, 2.0**500])
+@pytest.mark.parametrize("solver", ["full", "covariance", "gram"])
+def test_pca_at_extreme_scales_is_the_fit_in_units_of_c(iris, c, solver):
+    X = iris[:40] if solver != "gram" else iris[:3]  # gram: D > N
+    ref = PCA(n_components=2, svd_solver=solver).fit(X)
+    pca = PCA(n_components=2, svd_solver=solver).fit(c * X)
+    np.testing.assert_allclose(pca.components_, ref.components_, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, ref.explained_variance_ratio_)
+    np.testing.assert_allclose(pca.mean_, c * ref.mean_, rtol=1e-13)
+    np.testing.assert_allclose(pca.transform(c * X), c * ref.transform(X), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(pca.fit_transform(c * X), c * ref.transform(X), rtol=1e-12)
+    d = X.shape[1]
+    if solver != "gram":  # (3 points: the PPCA reading is degenerate, sigma^2 = 0)
+        np.testing.assert_allclose(
+            pca.score_samples(c * X), ref.score_samples(X) - d * np.log(c), rtol=1e-12
+        )
+    white = PCA(n_components=2, whiten=True, svd_solver=solver)
+    np.testing.assert_allclose(
+        white.fit(c * X).transform(c * X), white.fit(X).transform(X), rtol=1e-12, atol=1e-12
+    )
+    if c == 2.0**500:  # variances ~2^1000 are floats: read in the data's units
+        np.testing.assert_allclose(pca.explained_variance_, c * c * ref.explained_variance_)
+        np.testing.assert_allclose(pca.singular_values_, c * ref.singular_values_)
+    else:  # 1e600 or 1e-600: a clear error when read, never inf or 0
+        with pytest.raises(ValueError, match="explained_variance_ of data of magnitude"):
+            pca.explained_variance_
+        with pytest.raises(ValueError, match=r"of data of magnitude .* outside the float64"):
+            pca.get_covariance()
+
+
+@pytest.mark.parametrize("method", ["closed_form", "em"])
+def test_ppca_at_extreme_scales(iris, method):
+    c = 2.0**500
+    ref = ProbabilisticPCA(n_components=2, method=method).fit(iris)
+    big = ProbabilisticPCA(n_components=2, method=method).fit(c * iris)
+    np.testing.assert_allclose(big.components_, c * ref.components_, rtol=1e-10)
+    assert big.noise_variance_ == pytest.approx(c * c * ref.noise_variance_, rel=1e-12)
+    np.testing.assert_allclose(big.transform(c * iris), ref.transform(iris), rtol=1e-10)
+    np.testing.assert_allclose(
+        big.score_samples(c * iris), ref.score_samples(iris) - 4 * np.log(c), rtol=1e-12
+    )
+    assert big.lower_bound_ == pytest.approx(ref.lower_bound_ - 4 * np.log(c), rel=1e-12)
+    # sigma^2 of data of size 2^997 is ~2^1994: the density is not representable.
+    with pytest.raises(ValueError, match=r"noise variance sigma\^2 .* outside the float64"):
+        ProbabilisticPCA(n_components=2, method=method).fit(_BIG * iris)
+
+
+@pytest.mark.parametrize("c", [_BIG, _SMALL])
+def test_linear_kernel_pca_mds_and_pls_at_extreme_scales(iris, c):
+    X, y = load_iris(return_X_y=True)
+    ref = KernelPCA(n_components=2, kernel="linear").fit(X)
+    kp = KernelPCA(n_components=2, kernel="linear").fit(c * X)
+    np.testing.assert_allclose(kp.transform(c * X), c * ref.transform(X), rtol=1e-10, atol=0)
+    np.testing.assert_allclose(kp.X_transformed_fit_, c * ref.X_transformed_fit_, rtol=1e-10)
+    with pytest.raises(ValueError, match="eigenvalues_ of data of magnitude"):
+        kp.eigenvalues_
+    assert kp.get_feature_names_out().shape == (2,)
+    emb = MDS(n_components=2).fit(c * X).embedding_
+    np.testing.assert_allclose(emb, c * MDS(n_components=2).fit(X).embedding_, rtol=1e-10)
+    pls = PLSRegression(n_components=2).fit(c * X, y)
+    np.testing.assert_allclose(
+        pls.predict(c * X), PLSRegression(n_components=2).fit(X, y).predict(X), rtol=1e-12
+    )
+
+
+def test_nmf_frobenius_loss_beyond_float64_is_an_error(iris):
+    with pytest.raises(ValueError, match=r"squared Frobenius norm of X .* overflows"):
+        NMF(n_components=2).fit(iris * 1e300)

@@ -362,9 +362,17 @@ def test_large_magnitudes(cov_type, scale):
 
 @pytest.mark.parametrize("cov_type", COV_TYPES)
 def test_covariances_beyond_the_float_range_are_an_error(cov_type):
-    X = _three_blobs() * 1e200  # variances ~1e400
+    # Variances ~1e400 are not floats: the mixture is fitted in its working frame (its
+    # labels are those of the unscaled data), and reading covariances_ or precisions_ (whose
+    # inverse square is ~1e-400) is the clear error.
+    X = _three_blobs() * 1e200
+    gm = GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(X)
+    ref = GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(_three_blobs())
+    np.testing.assert_array_equal(gm.predict(X), ref.predict(_three_blobs()))
     with pytest.raises(ValueError, match="covariances of X exceed the largest float"):
-        GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(X)
+        gm.covariances_
+    with pytest.raises(ValueError, match="precisions of X are outside the float range"):
+        gm.precisions_
 
 
 @pytest.mark.parametrize("cov_type", COV_TYPES)
@@ -373,7 +381,7 @@ def test_predictions_of_extreme_rows(cov_type):
     # component without a warning. As t grows, log pi_k + log N(t u | mu_k, Sigma_k) is
     # dominated by -t^2 u^T Sigma_k^{-1} u / 2: the component with the widest spread along u
     # takes all the responsibility, and the log-density of a row beyond ~1e154 standard
-    # deviations is below the float range (-inf, with a warning).
+    # deviations is below the float range (a ValueError naming the row).
     X = _three_blobs()
     gm = GaussianMixture(3, covariance_type=cov_type, random_state=0).fit(X)
     u = np.array([0.6, -0.8, 0.0])
@@ -391,8 +399,8 @@ def test_predictions_of_extreme_rows(cov_type):
         assert np.all(np.isfinite(proba))
         np.testing.assert_allclose(proba[0], np.eye(3)[expected], atol=1e-300)
         if t > 1e160:
-            with pytest.warns(NumericalWarning, match="below the float range"):
-                assert gm.score_samples(row)[0] == -np.inf
+            with pytest.raises(ValueError, match=r"row 0 of X .* below the float64 range"):
+                gm.score_samples(row)
         else:
             expected_logp = np.log(gm.weights_[expected]) + multivariate_normal(
                 gm.means_[expected], _full_covariances(gm)[expected]

@@ -150,3 +150,21 @@ def test_inverse_cdf_sampling():
         inverse_cdf_sample(3, cdf=Normal(0, 1).cdf)
     with pytest.raises(ValueError, match="miss"):
         inverse_cdf_sample(3, cdf=Normal(0, 1).cdf, bounds=(-1.0, 1.0))
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1.0])
+def test_effective_sample_size_is_scale_free(scale):
+    # Kish's ESS is invariant to the scale of the weights; (sum w)^2 overflows for 1e300.
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    ref = w.sum() ** 2 / np.sum(w**2)
+    assert effective_sample_size(w * scale) == pytest.approx(ref, rel=1e-15)
+    assert effective_sample_size(np.log(w) + np.log(scale), log=True) == pytest.approx(
+        ref, rel=1e-13
+    )
+
+
+def test_random_generator_argument_is_named():
+    with pytest.raises(ValueError, match="'rng' parameter"):
+        mc_expectation(None, Normal(0, 1), 10, rng=-1)
+    with pytest.raises(ValueError, match="rng must be"):
+        Normal(0, 1).sample(3, rng=-1)

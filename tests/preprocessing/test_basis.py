@@ -167,3 +167,21 @@ def test_gaussian_is_radial_in_several_dimensions():
     assert all(any(np.array_equal(c, x) for x in X) for c in b.centres_)
     with pytest.raises(ValueError, match="centres"):
         GaussianBasis(centres="grid").fit(X)
+
+
+def test_polynomial_basis_overflow_is_a_clear_error():
+    X = np.array([[1.0, 2.0], [3e200, 1.0]])
+    basis = PolynomialBasis(degree=2).fit(X)
+    with pytest.raises(ValueError, match=r"feature 'x0\^2' of row 1 of X .* overflows float64"):
+        basis.transform(X)
+
+
+@pytest.mark.parametrize("c", [2.0**997, 2.0**-997])
+def test_gaussian_basis_width_at_extreme_scales(rng, c):
+    # The default width is the median nearest-neighbour distance between centres: it scales
+    # with the data (exactly, for a power of two), and so does nothing else in the features.
+    X = rng.normal(size=(30, 3))
+    ref = GaussianBasis(n_centres=10).fit(X)
+    big = GaussianBasis(n_centres=10).fit(c * X)
+    assert big.width_ == pytest.approx(c * ref.width_, rel=1e-15)
+    np.testing.assert_allclose(big.transform(c * X), ref.transform(X), rtol=1e-12, atol=1e-300)

@@ -1,9 +1,10 @@
 """Every experiment of the report runs for any seed, not only for the default one.
 
 Seeds 1 and 3 once broke the k-means panel (Lloyd's algorithm converged in fewer iterations
-than there were panels); two even and two odd seeds run every experiment in the registry.
-Each experiment takes about half a second to three seconds, so the whole grid costs about a
-minute of CPU time, spread by pytest-xdist over the workers.
+than there were panels); an odd and an even seed other than the default run every experiment
+in the registry (the default seed 0 runs in CI's end-to-end ``mathlearn report``). Each
+experiment takes about half a second to a few seconds, so the grid costs one to two minutes of
+CPU time, spread by pytest-xdist over the workers.
 """
 
 import pytest
@@ -15,7 +16,7 @@ EXPERIMENTS = {
     for name, exp in registry().items()
     if exp.func.__module__.startswith("mathlearn.report.experiments.")
 }
-SEEDS = (0, 1, 2, 3)
+SEEDS = (1, 2)
 
 
 def test_every_family_has_experiments():

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..utils._tree import tree_flatten, tree_unflatten
 from ._tensor import Tensor, _as_array, backward
-from ._tree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "hessian", "hvp", "jacobian", "value_and_grad"]
 
@@ -102,7 +102,17 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
 def grad(fun: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """Gradient of a scalar-valued function, with each argument's structure and shapes.
 
-    See :func:`value_and_grad` for the parameters.
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function written with :mod:`mathlearn.autodiff` operations.
+    argnums : int or sequence of int, default=0
+        Which positional argument(s) to differentiate (see :func:`value_and_grad`).
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> gradient``, a tuple of gradients for a sequence ``argnums``.
 
     Examples
     --------
@@ -124,6 +134,18 @@ def jacobian(fun: Callable, argnums: int = 0) -> Callable:
     map ``R^N -> R^M``, spec 003 §2.1 item 8), built row by row with one reverse sweep per
     output entry over a single recorded graph.
 
+    Parameters
+    ----------
+    fun : callable
+        Array-valued function written with :mod:`mathlearn.autodiff` operations.
+    argnums : int, default=0
+        The positional argument (an array) to differentiate.
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> ndarray`` of shape ``out.shape + x.shape``.
+
     Examples
     --------
     >>> import numpy as np
@@ -136,10 +158,10 @@ def jacobian(fun: Callable, argnums: int = 0) -> Callable:
     """
 
     def wrapped(*args: Any, **kwargs: Any) -> np.ndarray:
-        args = list(args)
-        x = Tensor(_as_array(args[argnums]), requires_grad=True)
-        args[argnums] = x
-        out = fun(*args, **kwargs)
+        arglist = list(args)
+        x = Tensor(_as_array(arglist[argnums]), requires_grad=True)
+        arglist[argnums] = x
+        out = fun(*arglist, **kwargs)
         out_value = np.asarray(out.value if isinstance(out, Tensor) else out)
         jac = np.zeros(out_value.shape + x.shape, dtype=np.result_type(out_value, x.value))
         if not (isinstance(out, Tensor) and out.requires_grad):
@@ -175,6 +197,17 @@ def hessian(fun: Callable) -> Callable:
     Reverse over reverse: the gradient is computed with its own graph recorded, then
     differentiated once per entry (spec 003 §2.1 item 12).
 
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function of one array, written with :mod:`mathlearn.autodiff`
+        operations.
+
+    Returns
+    -------
+    callable
+        ``x -> ndarray`` of shape ``x.shape * 2``.
+
     Examples
     --------
     >>> import numpy as np
@@ -199,11 +232,26 @@ def hessian(fun: Callable) -> Callable:
     return wrapped
 
 
-def hvp(fun: Callable, x, v) -> np.ndarray:
+def hvp(fun: Callable, x: Any, v: Any) -> np.ndarray:
     """Hessian-vector product ``H(x) v`` without forming ``H``.
 
     Differentiates ``<grad fun(x), v>`` once more (the second directional derivative of
     spec 003 §2.1 item 12, ``d/dθ [df/dθ v] = v^T H``).
+
+    Parameters
+    ----------
+    fun : callable
+        Scalar-valued function of one array, written with :mod:`mathlearn.autodiff`
+        operations.
+    x : array-like
+        The point ``x``.
+    v : array-like of x's shape
+        The direction.
+
+    Returns
+    -------
+    ndarray of x's shape
+        ``H(x) v``.
 
     Examples
     --------

@@ -17,6 +17,8 @@ result, which is what lets the VJP rules be written with these same functions.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -78,12 +80,10 @@ def _keepdims_shape(shape: tuple[int, ...], axis) -> tuple[int, ...]:
     """Shape of a reduction over ``axis`` with ``keepdims=True``."""
     if axis is None:
         return (1,) * len(shape)
-    axes = (axis,) if np.isscalar(axis) else axis
-    axes = {a % len(shape) for a in axes}
+    chosen = [axis] if isinstance(axis, int | np.integer) else list(axis)
+    axes = {int(a) % len(shape) for a in chosen}
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
 
-
-# --- arithmetic (broadcasting) ------------------------------------------------------------
 
 add = Primitive(
     "add",
@@ -119,13 +119,22 @@ divide = Primitive(
     ),
 )
 negative = Primitive("negative", np.negative, (lambda g, ans, x: -g,))
-# d x^p / dx = p x^(p-1);  d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a
-# zero base contributes x^p log 1 = 0 instead of 0 * (-inf) = NaN.
+
+
+# d x^p / dx = p x^(p-1), which is 0 for p = 0 whatever x (x^0 = 1 is constant): the
+# exponent p - 1 is replaced by 1 there, so that 0 * 0^(-1) = 0 * inf = NaN never arises.
+# d x^p / dp = x^p log x, which tends to 0 as x -> 0 (p > 0): a zero base contributes
+# x^p log 1 = 0 instead of 0 * (-inf) = NaN.
+def _power_vjp_x(g, ans, x, p):
+    exponent = where(np.asarray(_value(p)) == 0, 1.0, p - 1)
+    return _unbroadcast(g * p * x**exponent, np.shape(x))
+
+
 power = Primitive(
     "power",
     np.power,
     (
-        lambda g, ans, x, p: _unbroadcast(g * p * x ** (p - 1), np.shape(x)),
+        _power_vjp_x,
         lambda g, ans, x, p: _unbroadcast(
             g * ans * log(where(_value(x) == 0, 1.0, x)), np.shape(p)
         ),
@@ -143,7 +152,6 @@ where = Primitive(
     ),
 )
 
-# --- elementwise functions: diagonal Jacobians (spec 003 §2.1 item 13) --------------------
 
 exp = Primitive("exp", np.exp, (lambda g, ans, x: g * ans,))
 log = Primitive("log", np.log, (lambda g, ans, x: g / x,))
@@ -155,8 +163,6 @@ tanh = Primitive("tanh", np.tanh, (lambda g, ans, x: g * (1 - ans * ans),))
 sigmoid = Primitive("sigmoid", special.expit, (lambda g, ans, x: g * ans * (1 - ans),))
 relu = Primitive("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: g * (_value(x) > 0),))
 softplus = Primitive("softplus", lambda x: np.logaddexp(0, x), (lambda g, ans, x: g * sigmoid(x),))
-
-# --- linear maps ------------------------------------------------------------------------------
 
 
 def _matmul_vjp_a(g, ans, a, b):
@@ -186,8 +192,6 @@ def _matmul_vjp_b(g, ans, a, b):
 # d(Ax)/dx = A and dL/dA = g x^T (notes 003 L185-207 and L444-456).
 matmul = Primitive("matmul", np.matmul, (_matmul_vjp_a, _matmul_vjp_b))
 
-# --- reductions ---------------------------------------------------------------------------
-
 
 def _sum_vjp(g, ans, x, axis=None, keepdims=False):
     shape = np.shape(x)
@@ -204,9 +208,20 @@ def _max_vjp(g, ans, x, axis=None, keepdims=False):
 
 
 def _logsumexp_vjp(g, ans, x, axis=None, keepdims=False):
-    # d logsumexp(x) / dx = softmax(x) = exp(x - logsumexp(x)).
+    # d logsumexp(x) / dx = softmax(x) = exp(x - logsumexp(x)). Where every entry is -inf
+    # (logsumexp = -inf) the softmax is the limit of that of (c, ..., c) as c -> -inf: the
+    # uniform weights, instead of exp(-inf - (-inf)) = NaN.
     kshape = _keepdims_shape(np.shape(x), axis)
-    return reshape(g, kshape) * exp(x - reshape(ans, kshape))
+    ans_k = np.reshape(_value(ans), kshape)
+    empty = np.isneginf(ans_k)
+    if not np.any(empty):
+        return reshape(g, kshape) * exp(x - reshape(ans, kshape))
+    xv = np.asarray(_value(x))
+    uniform = np.where(empty, 1.0, 0.0) / np.prod(
+        [n for n, k in zip(np.shape(xv), kshape, strict=True) if k == 1]
+    )
+    safe_ans = where(empty, 0.0, reshape(ans, kshape))
+    return reshape(g, kshape) * (exp(x - safe_ans) + np.broadcast_to(uniform, np.shape(xv)))
 
 
 sum = Primitive("sum", np.sum, (_sum_vjp,))
@@ -214,8 +229,30 @@ max = Primitive("max", np.max, (_max_vjp,))
 logsumexp = Primitive("logsumexp", special.logsumexp, (_logsumexp_vjp,))
 
 
-def mean(x, axis=None, keepdims: bool = False):
-    """Mean over ``axis``: the sum divided by the number of entries averaged."""
+def mean(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
+    """Mean over ``axis``: the sum divided by the number of entries averaged.
+
+    Parameters
+    ----------
+    x : array-like or Tensor
+        Input.
+    axis : int, tuple of int or None, default=None
+        Axes averaged; ``None``: all.
+    keepdims : bool, default=False
+        Keep the averaged axes with length one.
+
+    Returns
+    -------
+    Tensor or ndarray
+        The mean (a Tensor when ``x`` is one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad
+    >>> ad.grad(lambda t: ad.mean(t))(np.zeros(4))
+    array([0.25, 0.25, 0.25, 0.25])
+    """
     shape = np.shape(_value(x))
     count = np.prod(
         [n for n, k in zip(shape, _keepdims_shape(shape, axis), strict=True) if k == 1]
@@ -235,7 +272,6 @@ log_softmax = Primitive(
     (lambda g, ans, x, axis=-1: g - exp(ans) * sum(g, axis=axis, keepdims=True),),
 )
 
-# --- shape manipulation ---------------------------------------------------------------------
 
 reshape = Primitive("reshape", np.reshape, (lambda g, ans, x, shape: reshape(g, np.shape(x)),))
 broadcast_to = Primitive(
@@ -294,13 +330,53 @@ _concatenate = Primitive(
 )
 
 
-def concatenate(xs, axis: int = 0):
-    """Join a sequence of arrays along an existing axis."""
+def concatenate(xs: Sequence[Any], axis: int = 0) -> Any:
+    """Join a sequence of arrays along an existing axis.
+
+    Parameters
+    ----------
+    xs : sequence of array-like or Tensor
+        The arrays, of equal shapes except along ``axis``.
+    axis : int, default=0
+        The axis joined along.
+
+    Returns
+    -------
+    Tensor or ndarray
+        The joined array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad
+    >>> ad.grad(lambda t: ad.sum(ad.concatenate([t, 2.0 * t])))(np.zeros(2))
+    array([3., 3.])
+    """
     return _concatenate(*xs, axis=axis)
 
 
-def stack(xs, axis: int = 0):
-    """Join a sequence of same-shaped arrays along a new axis."""
+def stack(xs: Sequence[Any], axis: int = 0) -> Any:
+    """Join a sequence of same-shaped arrays along a new axis.
+
+    Parameters
+    ----------
+    xs : sequence of array-like or Tensor
+        The arrays, all of one shape.
+    axis : int, default=0
+        Position of the new axis in the result.
+
+    Returns
+    -------
+    Tensor or ndarray
+        The stacked array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad
+    >>> ad.grad(lambda t: ad.stack([t, t], axis=1)[0, 1])(np.zeros(2))
+    array([1., 0.])
+    """
     xs = list(xs)
     ndim = np.ndim(_value(xs[0])) + 1
     axis = axis % ndim
@@ -309,14 +385,30 @@ def stack(xs, axis: int = 0):
     )
 
 
-def diagonal(a):
-    """The main diagonal of a square matrix (an indexing operation)."""
+def diagonal(a: Any) -> Any:
+    """The main diagonal of a square matrix (an indexing operation).
+
+    Parameters
+    ----------
+    a : array-like or Tensor of shape (n, n)
+        Square matrix.
+
+    Returns
+    -------
+    Tensor or ndarray of shape (n,)
+        ``a[i, i]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn import autodiff as ad
+    >>> ad.grad(lambda A: ad.sum(ad.diagonal(A)))(np.zeros((2, 2)))  # d trace(A) / dA = I
+    array([[1., 0.],
+           [0., 1.]])
+    """
     n = np.shape(_value(a))[0]
     idx = np.arange(n)
     return getitem(a, (idx, idx))
-
-
-# --- linear algebra ---------------------------------------------------------------------------
 
 
 def _outer_or_matmul(u, x):
@@ -408,25 +500,225 @@ logdet = Primitive(
     ),
 )
 
-# Give the primitives' docstrings a line each (they are shown by help()).
-for _name in __all__:
-    _obj = globals()[_name]
-    if isinstance(_obj, Primitive):
-        _obj.__doc__ = f"Primitive ``{_name}``: NumPy's forward rule and its VJP."
+# Each primitive's docstring: what it computes (NumPy's forward rule), its arguments, and an
+# example of its gradient. They are instances, not functions: tests/test_docstrings.py runs
+# these examples.
+_UNARY = "x : array-like or Tensor\n    Input."
+_BINARY = "x, y : array-like or Tensor\n    Inputs; they broadcast against each other."
+_REDUCE = (
+    "x : array-like or Tensor\n    Input.\n"
+    "axis : int, tuple of int or None, default=None\n    Axes reduced; ``None``: all.\n"
+    "keepdims : bool, default=False\n    Keep the reduced axes with length one."
+)
+_DOCS = {
+    "add": (
+        "Elementwise ``x + y``.",
+        _BINARY,
+        "ad.grad(lambda t: ad.sum(ad.add(t, 2.0)))(np.zeros(2))",
+        "array([1., 1.])",
+    ),
+    "subtract": (
+        "Elementwise ``x - y``.",
+        _BINARY,
+        "ad.grad(lambda t: ad.sum(ad.subtract(1.0, t)))(np.zeros(2))",
+        "array([-1., -1.])",
+    ),
+    "multiply": (
+        "Elementwise ``x * y``.",
+        _BINARY,
+        "ad.grad(lambda t: ad.sum(ad.multiply(t, t)))(np.array([1.0, 3.0]))",
+        "array([2., 6.])",
+    ),
+    "divide": (
+        "Elementwise ``x / y`` (quotient rule for the gradient).",
+        _BINARY,
+        "ad.grad(lambda t: ad.sum(ad.divide(1.0, t)))(np.array([2.0]))",
+        "array([-0.25])",
+    ),
+    "negative": (
+        "Elementwise ``-x``.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.negative(t)))(np.ones(2))",
+        "array([-1., -1.])",
+    ),
+    "power": (
+        "Elementwise ``x ** p``; ``d/dx = p x^(p-1)`` (0 for ``p = 0``, also at ``x = 0``).",
+        "x, p : array-like or Tensor\n    Base and exponent; they broadcast.",
+        "ad.grad(lambda t: ad.sum(ad.power(t, 3.0)))(np.array([2.0]))",
+        "array([12.])",
+    ),
+    "where": (
+        "``x`` where ``cond`` holds, else ``y``; the gradient follows the branch taken.",
+        "cond : array-like of bool\n    The selector (a constant).\nx, y : array-like or Tensor\n    The two branches; they broadcast.",  # noqa: E501
+        "ad.grad(lambda t: ad.sum(ad.where(t > 0, t, 0.0)))(np.array([-1.0, 2.0]))",
+        "array([0., 1.])",
+    ),
+    "exp": (
+        "Elementwise ``exp(x)``.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.exp(t)))(np.zeros(1))",
+        "array([1.])",
+    ),
+    "log": (
+        "Elementwise natural logarithm.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.log(t)))(np.array([4.0]))",
+        "array([0.25])",
+    ),
+    "sqrt": (
+        "Elementwise square root.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.sqrt(t)))(np.array([4.0]))",
+        "array([0.25])",
+    ),
+    "sin": (
+        "Elementwise sine.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.sin(t)))(np.zeros(1))",
+        "array([1.])",
+    ),
+    "cos": (
+        "Elementwise cosine.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.cos(t)))(np.zeros(1))",
+        "array([-0.])",
+    ),
+    "abs": (
+        "Elementwise ``|x|``; the gradient at 0 is 0 (``sign(0)``).",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.abs(t)))(np.array([-2.0, 0.0, 3.0]))",
+        "array([-1.,  0.,  1.])",
+    ),
+    "tanh": (
+        "Elementwise hyperbolic tangent; ``d/dx = 1 - tanh^2``.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.tanh(t)))(np.zeros(1))",
+        "array([1.])",
+    ),
+    "sigmoid": (
+        "Elementwise logistic sigmoid ``1 / (1 + exp(-x))``, stable for large ``|x|``.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.sigmoid(t)))(np.zeros(1))",
+        "array([0.25])",
+    ),
+    "relu": (
+        "Elementwise ``max(x, 0)``; the gradient at 0 is 0.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.relu(t)))(np.array([-1.0, 2.0]))",
+        "array([0., 1.])",
+    ),
+    "softplus": (
+        "Elementwise ``log(1 + exp(x))`` without overflow; its gradient is the sigmoid.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.softplus(t)))(np.zeros(1))",
+        "array([0.5])",
+    ),
+    "matmul": (
+        "Matrix product ``a @ b`` (batched like ``numpy.matmul``).",
+        "a, b : array-like or Tensor\n    Matrices or vectors.",
+        "ad.grad(lambda A: ad.sum(A @ np.array([1.0, 2.0])))(np.zeros((1, 2)))",
+        "array([[1., 2.]])",
+    ),
+    "sum": (
+        "Sum over ``axis``.",
+        _REDUCE,
+        "ad.grad(lambda t: ad.sum(t, axis=0)[1])(np.ones((2, 2)))",
+        "array([[0., 1.],\n       [0., 1.]])",
+    ),
+    "max": (
+        "Maximum over ``axis``; the gradient is shared equally between ties.",
+        _REDUCE,
+        "ad.grad(lambda t: ad.max(t))(np.array([1.0, 3.0, 3.0]))",
+        "array([0. , 0.5, 0.5])",
+    ),
+    "logsumexp": (
+        "``log(sum(exp(x)))`` over ``axis``, stable; its gradient is the softmax (uniform where every entry is ``-inf``).",  # noqa: E501
+        _REDUCE,
+        "ad.grad(lambda t: ad.logsumexp(t))(np.zeros(4))",
+        "array([0.25, 0.25, 0.25, 0.25])",
+    ),
+    "softmax": (
+        "``exp(x) / sum(exp(x))`` along ``axis``.",
+        "x : array-like or Tensor\n    Input.\naxis : int, default=-1\n    The axis normalised.",
+        "ad.grad(lambda t: ad.softmax(t)[0])(np.zeros(2))",
+        "array([ 0.25, -0.25])",
+    ),
+    "log_softmax": (
+        "``x - logsumexp(x)`` along ``axis``.",
+        "x : array-like or Tensor\n    Input.\naxis : int, default=-1\n    The axis normalised.",
+        "ad.grad(lambda t: ad.log_softmax(t)[0])(np.zeros(2))",
+        "array([ 0.5, -0.5])",
+    ),
+    "reshape": (
+        "``x`` with a new shape (same entries).",
+        "x : array-like or Tensor\n    Input.\nshape : tuple of int\n    The new shape.",
+        "ad.grad(lambda t: ad.reshape(t, (2, 2))[0, 1])(np.zeros(4))",
+        "array([0., 1., 0., 0.])",
+    ),
+    "broadcast_to": (
+        "``x`` broadcast to ``shape``; the gradient sums over the broadcast axes.",
+        "x : array-like or Tensor\n    Input.\nshape : tuple of int\n    The target shape.",
+        "ad.grad(lambda t: ad.sum(ad.broadcast_to(t, (3, 2))))(np.zeros(2))",
+        "array([3., 3.])",
+    ),
+    "transpose": (
+        "``x`` with its axes permuted (reversed by default).",
+        "x : array-like or Tensor\n    Input.\naxes : tuple of int, optional\n    The permutation.",  # noqa: E501
+        "ad.grad(lambda t: ad.transpose(t)[0, 1])(np.zeros((2, 2)))",
+        "array([[0., 0.],\n       [1., 0.]])",
+    ),
+    "getitem": (
+        "``x[index]`` (basic or advanced indexing); the gradient scatters back, adding repeats.",
+        "x : array-like or Tensor\n    Input.\nindex : int, slice, array or tuple of them\n    The index.",  # noqa: E501
+        "ad.grad(lambda t: ad.sum(ad.getitem(t, [0, 0, 2])))(np.zeros(3))",
+        "array([2., 0., 1.])",
+    ),
+    "solve": (
+        "Solution ``X = A^{-1} B`` of a square linear system (LU, never an inverse).",
+        "a : array-like or Tensor of shape (n, n)\n    The matrix.\nb : array-like or Tensor of shape (n,) or (n, k)\n    The right-hand side.",  # noqa: E501
+        "ad.grad(lambda b: ad.sum(ad.solve(2.0 * np.eye(2), b)))(np.ones(2))",
+        "array([0.5, 0.5])",
+    ),
+    "solve_triangular": (
+        "``X = A^{-1} B`` (``A^{-T} B`` with ``trans``) reading only the ``lower`` (or upper) triangle of ``a``; the gradient with respect to ``a`` is zero on the other triangle.",  # noqa: E501
+        "a : array-like or Tensor of shape (n, n)\n    Triangular matrix.\nb : array-like or Tensor of shape (n,) or (n, k)\n    The right-hand side.\nlower : bool, default=True\n    Which triangle of ``a`` is read.\ntrans : bool, default=False\n    Solve with ``A^T``.",  # noqa: E501
+        "ad.grad(lambda b: ad.sum(ad.solve_triangular(np.array([[2.0, 0.0], [1.0, 1.0]]), b)))(np.ones(2))",  # noqa: E501
+        "array([0., 1.])",
+    ),
+    "cholesky": (
+        "Lower-triangular ``L`` with ``L L^T = (A + A^T) / 2``. The input is symmetrised first (as JAX does), so the VJP ``(S + S^T) / 2`` of Murray (2016) is the gradient for every perturbation of ``A``, symmetric or not; for a symmetric positive definite ``A`` this is NumPy's factor.",  # noqa: E501
+        "a : array-like or Tensor of shape (n, n)\n    Symmetric positive definite.",
+        "ad.grad(lambda A: ad.cholesky(A)[0, 0])(4.0 * np.eye(1))",
+        "array([[0.25]])",
+    ),
+    "logdet": (
+        "``log |det A|`` of a square matrix (LU), with gradient ``A^{-T}`` from a solve. Raises ``LinAlgError`` for a singular matrix. For a symmetric positive definite ``A``, ``2 sum(log(diagonal(cholesky(A))))`` is the same number.",  # noqa: E501
+        "a : array-like or Tensor of shape (n, n)\n    Nonsingular.",
+        "ad.grad(ad.logdet)(np.diag([2.0, 4.0]))",
+        "array([[0.5 , 0.  ],\n       [0.  , 0.25]])",
+    ),
+}
 
-solve_triangular.__doc__ = (
-    "Primitive ``solve_triangular(a, b, lower=True, trans=False)``: ``X = A^{-1} B``\n"
-    "(``A^{-T} B`` with ``trans``) reading only the ``lower`` (or upper) triangle of ``a``;\n"
-    "the gradient with respect to ``a`` is zero on the other triangle."
-)
-logdet.__doc__ = (
-    "Primitive ``logdet``: ``log |det A|`` of a square matrix (LU), with gradient\n"
-    "``A^{-T}`` from a solve. Raises ``LinAlgError`` for a singular matrix. For a symmetric\n"
-    "positive definite ``A``, ``2 sum(log(diagonal(cholesky(A))))`` is the same number."
-)
-cholesky.__doc__ = (
-    "Primitive ``cholesky``: lower-triangular ``L`` with ``L L^T = (A + A^T) / 2``.\n\n"
-    "The input is symmetrised first (as JAX does), so the VJP ``(S + S^T) / 2`` of\n"
-    "Murray (2016) is the gradient for every perturbation of ``A``, symmetric or not;\n"
-    "for a symmetric positive definite ``A`` this is NumPy's factor."
-)
+
+def _primitive_doc(summary: str, params: str, call: str, result: str) -> str:
+    import textwrap
+
+    lines = textwrap.fill(summary, 88)
+    example = "\n".join(
+        [
+            ">>> import numpy as np",
+            ">>> from mathlearn import autodiff as ad",
+            f">>> {call}",
+            *result.split("\n"),
+        ]
+    )
+    return (
+        f"{lines}\n\nParameters\n----------\n{params}\n\nReturns\n-------\n"
+        "Tensor or ndarray\n    A Tensor, recorded for differentiation, when an input is "
+        "one; else an array.\n\nExamples\n--------\n"
+        f"{example}\n"
+    )
+
+
+for _name, _entry in _DOCS.items():
+    globals()[_name].__doc__ = _primitive_doc(*_entry)

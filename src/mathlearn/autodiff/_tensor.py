@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,21 @@ _GRAD_ENABLED = [True]
 
 
 def is_grad_enabled() -> bool:
-    """Whether operations on tensors currently record the graph."""
+    """Whether operations on tensors currently record the graph.
+
+    Returns
+    -------
+    bool
+        ``False`` inside :func:`no_grad`, ``True`` otherwise.
+
+    Examples
+    --------
+    >>> from mathlearn.autodiff import is_grad_enabled, no_grad
+    >>> with no_grad():
+    ...     inside = is_grad_enabled()
+    >>> is_grad_enabled(), inside
+    (True, False)
+    """
     return _GRAD_ENABLED[-1]
 
 
@@ -66,6 +81,8 @@ class Primitive:
         ``vjps[i](g, ans, *args, **params)`` returns ``g @ d(ans)/d(args[i])``, with the shape
         of ``args[i]``. For a ``variadic`` primitive (any number of inputs) a single callable
         ``vjp(g, ans, *args, argnum, **params)`` serves every input.
+    variadic : bool, default=False
+        Whether the primitive takes any number of inputs (like ``concatenate``).
 
     Notes
     -----
@@ -225,8 +242,8 @@ class Tensor:
     # Comparisons are not differentiable: they return plain boolean arrays (masks). Nodes are
     # still hashed by identity.
     __hash__ = object.__hash__
-    __eq__ = lambda self, o: self.value == _value(o)  # noqa: E731
-    __ne__ = lambda self, o: self.value != _value(o)  # noqa: E731
+    __eq__ = lambda self, o: self.value == _value(o)  # type: ignore[attr-defined]  # noqa: E731
+    __ne__ = lambda self, o: self.value != _value(o)  # type: ignore[attr-defined]  # noqa: E731
     __lt__ = lambda self, o: self.value < _value(o)  # noqa: E731
     __le__ = lambda self, o: self.value <= _value(o)  # noqa: E731
     __gt__ = lambda self, o: self.value > _value(o)  # noqa: E731
@@ -273,7 +290,7 @@ def _toposort(output: Tensor) -> list[Tensor]:
     return order
 
 
-def backward(output: Tensor, seed=None, *, create_graph: bool = False) -> dict:
+def backward(output: Tensor, seed: Any = None, *, create_graph: bool = False) -> dict:
     """Reverse sweep: the gradient of ``<seed, output>`` with respect to every leaf.
 
     Parameters
@@ -290,6 +307,15 @@ def backward(output: Tensor, seed=None, *, create_graph: bool = False) -> dict:
     grads : dict
         ``{id(leaf): (leaf, gradient)}`` for every leaf with ``requires_grad`` reachable from
         ``output``; each gradient has its leaf's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.autodiff import Tensor, backward
+    >>> x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    >>> grads = backward((x * x).sum())
+    >>> grads[id(x)][1]  # d sum(x^2) / dx = 2 x
+    array([2., 4.])
     """
     if seed is None:
         seed = np.ones_like(output.value)

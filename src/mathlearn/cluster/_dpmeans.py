@@ -9,8 +9,9 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin, _fit_context, check_is_fitted
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..utils._param_validation import Interval
+from ..utils._rowscale import unit_of
 from ..utils.validation import validate_data
 from ._kmeans import _nearest
 from ._kmeans_common import _sq_dist_to_assigned as sq_dist_to_assigned
@@ -124,8 +125,14 @@ class DPMeans(ClusterMixin, BaseEstimator):
         self : DPMeans
         """
         X = validate_data(self, X, dtype=np.float64)
-        penalty = float(self.penalty)
         n, d = X.shape
+        # In units of a power of two for data of extreme magnitude (exact): W_lambda(X) =
+        # unit^2 W_{lambda / unit^2}(X / unit), the same partition. A penalty that over- or
+        # underflows there is, correctly, infinitely large or small against the distances.
+        unit = unit_of(X)
+        with np.errstate(over="ignore", under="ignore"):
+            penalty = float(self.penalty) / unit / unit
+        X = X / unit if unit != 1.0 else X
         # About the data mean (a copy; W_lambda does not depend on the origin), for the
         # expanded distances of the assignment kernel.
         x_mean = X.mean(axis=0)
@@ -144,7 +151,7 @@ class DPMeans(ClusterMixin, BaseEstimator):
             sums = np.zeros((keep.size, d))
             np.add.at(sums, labels, X)
             centers = sums / counts[keep, None]
-            history.append(inertia(X, centers, labels) + penalty * keep.size)
+            history.append((inertia(X, centers, labels), keep.size))
             if np.array_equal(labels, labels_old):
                 converged = True
                 break
@@ -155,12 +162,29 @@ class DPMeans(ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.cluster_centers_ = centers + x_mean
+        self.cluster_centers_ = (centers + x_mean) * unit
         self.labels_ = labels
         self.n_clusters_ = int(centers.shape[0])
-        self.inertia_ = inertia(X, centers, labels)
-        self.objective_ = self.inertia_ + penalty * self.n_clusters_
-        self.objective_history_ = np.asarray(history)
+        inertia_ = inertia(X, centers, labels)
+        sizes = np.array([k for _, k in history], dtype=float)
+        history = np.array([j for j, _ in history], dtype=float)
+        if unit != 1.0:
+            with np.errstate(over="ignore", under="ignore"):
+                inertia_ = inertia_ * unit * unit
+                history = history * unit * unit
+            if not np.isfinite(inertia_):
+                warnings.warn(
+                    "DPMeans' inertia exceeds the largest float (~1.8e308) for data of "
+                    f"magnitude ~{unit:.1e}; inertia_ and objective_ are inf (the partition "
+                    "and centres are unaffected).",
+                    NumericalWarning,
+                    stacklevel=2,
+                )
+        self.inertia_ = float(inertia_)
+        with np.errstate(over="ignore"):
+            self.objective_ = self.inertia_ + float(self.penalty) * self.n_clusters_
+        with np.errstate(over="ignore"):
+            self.objective_history_ = history + float(self.penalty) * sizes
         self.n_iter_ = len(history)
         return self
 

@@ -18,9 +18,36 @@ from ._kmeans import KMeans, _check_n_clusters
 
 __all__ = ["SpectralClustering"]
 
-# Below this many points the Laplacian is eigendecomposed densely (LAPACK, all robust);
-# above it a sparse kNN Laplacian goes through shift-invert Lanczos.
-_DENSE_LIMIT = 3000
+# Below this many points (or for many eigenvectors) the Laplacian is eigendecomposed
+# densely (LAPACK); above it the bottom eigenpairs come from shift-invert Lanczos (ARPACK)
+# on the Laplacian as it is stored: a sparse LU for a k-NN graph, a dense LU for RBF.
+_DENSE_LIMIT = 500
+
+
+def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
+    """The ``m`` smallest eigenpairs of a symmetric PSD Laplacian ``L`` (dense or sparse).
+
+    ``"arpack"``: shift-invert Lanczos, ``(L - sigma I)^{-1}`` with ``sigma = -1e-5`` (so the
+    factorised matrix is positive definite even with the zero eigenvalues of a disconnected
+    graph), converged to machine precision (``tol=0``); the LU costs ``O(N^3 / 3)`` dense or
+    the fill-in of a sparse k-NN graph, each Lanczos step one pair of triangular solves.
+    ``"dense"``: LAPACK ``eigh`` of the dense matrix, ``O(N^3)`` with a larger constant (a
+    tridiagonal reduction). ``"auto"``: ARPACK above 500 points when ``m <= N / 10``.
+    """
+    n = L.shape[0]
+    if solver == "auto":
+        solver = "arpack" if n > _DENSE_LIMIT and m <= n // 10 else "dense"
+    if solver == "arpack" and m >= n - 1:
+        solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
+    if solver == "arpack":
+        L = sp.csc_matrix(L) if sp.issparse(L) else np.asarray(L)
+        v0 = rng.uniform(-1, 1, n)
+        vals, vecs = spla.eigsh(L, k=m, sigma=-1e-5, which="LM", v0=v0, tol=0.0)
+        order = np.argsort(vals)
+        return vals[order], vecs[:, order]
+    if sp.issparse(L):
+        L = L.toarray()
+    return sla.eigh(L, subset_by_index=[0, m - 1])
 
 
 def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str = "auto"):
@@ -36,22 +63,7 @@ def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str
     """
     lap_kind = "symmetric" if kind == "random_walk" else kind
     L, deg = laplacian(W, lap_kind)
-    n = L.shape[0]
-    if solver == "auto":
-        solver = "arpack" if sp.issparse(L) and n > _DENSE_LIMIT else "dense"
-    if solver == "arpack" and n_components >= n - 1:
-        solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
-    if solver == "dense" and sp.issparse(L):
-        L = L.toarray()
-    if solver == "arpack":
-        L = sp.csr_matrix(L)
-        v0 = rng.uniform(-1, 1, n)
-        # Shift slightly below 0 so that L - sigma I is positive definite for the LU.
-        vals, vecs = spla.eigsh(L, k=n_components, sigma=-1e-5, which="LM", v0=v0)
-        order = np.argsort(vals)
-        vals, vecs = vals[order], vecs[:, order]
-    else:
-        vals, vecs = sla.eigh(L, subset_by_index=[0, n_components - 1])
+    vals, vecs = bottom_eigenpairs(L, n_components, rng, solver)
     if kind == "random_walk":
         vecs = vecs / np.sqrt(deg)[:, None]
     return vals, vecs
@@ -78,7 +90,7 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         Restarts of the k-means on the embedding.
     eigen_solver : {"auto", "dense", "arpack"}, default="auto"
         LAPACK on the dense Laplacian, or shift-invert Lanczos (ARPACK) on the sparse one;
-        "auto" takes ARPACK for sparse graphs of more than 3000 points.
+        "auto" takes ARPACK above 500 points when ``n_clusters <= N / 10``.
     random_state : int, Generator, RandomState or None
 
     Attributes
@@ -102,6 +114,13 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     connected components has ``c`` zero eigenvalues whose eigenvectors are the indicators of
     the components. Graph and Laplacians come from :mod:`mathlearn.utils.graph`, shared with
     the spectral embedding.
+
+    Complexity: the RBF affinity costs ``O(N^2 D)`` time and ``O(N^2)`` memory; the k-NN
+    graph ``O(N^2 D)`` time by chunked BLAS distances with ``argpartition`` and
+    ``O(N n_neighbors)`` memory beyond one ``2048 x N`` block. The bottom ``K`` eigenpairs
+    come from shift-invert Lanczos: a dense LU (``O(N^3 / 3)``) for RBF, a sparse LU of the
+    k-NN Laplacian (its fill-in) for k-NN, then ``O(K)`` restarts of cost ``O(N K)`` plus the
+    solves; the k-means on the ``N x K`` embedding ``O(n_init N K^2)`` per iteration.
 
     Examples
     --------

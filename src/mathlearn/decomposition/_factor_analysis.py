@@ -19,7 +19,7 @@ from ..base import (
 from ..exceptions import ConvergenceWarning
 from ..mixture import em
 from ..utils._param_validation import Interval
-from ..utils._rowscale import centred_linear_map
+from ..utils._rowscale import centred_linear_map, check_log_density
 from ..utils.linalg import cho_solve, solve_psd
 from ..utils.validation import validate_data
 from ._base import EMSteps
@@ -188,7 +188,9 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """Log-likelihood of each sample under ``N(mu, W W^T + Psi)``, shape (n_samples,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._model().logpdf(X, self.mean_)
+        with np.errstate(over="ignore"):
+            logp = self._model().logpdf(X, self.mean_)
+        return check_log_density(logp, X, what="the log-likelihood")
 
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of ``X`` (scikit-learn's ``FactorAnalysis.score``)."""

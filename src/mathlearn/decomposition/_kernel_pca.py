@@ -17,6 +17,7 @@ from ..base import (
 )
 from ..kernels import Kernel, get_kernel
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import InUnits, unit_of
 from ..utils.linalg import solve_psd
 from ..utils.validation import check_random_state, validate_data
 from ._base import flip_rows, top_eigh
@@ -115,8 +116,13 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     array([1.307847, 0.632121])
     """
 
-    _n_features_out_attr = "eigenvalues_"
-    _n_features_out_axis = 0
+    _n_features_out_attr = "X_transformed_fit_"
+    _n_features_out_axis = 1
+    # The linear kernel is fitted in units of a power of two for data of extreme magnitude
+    # (1.0 otherwise): its Gram matrix scales with the square of the data, its eigenvectors
+    # not at all. The eigenvalues are read in the data's units (InUnits).
+    _unit = 1.0
+    eigenvalues_ = InUnits(2)
 
     _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
@@ -189,8 +195,17 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     def _gram(self, X, Y=None):
         if self.kernel_ is None:
-            return np.array(X, dtype=float)
-        return self.kernel_(X, Y)
+            K = np.array(X, dtype=float)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                K = self.kernel_(X, Y)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"the kernel matrix of X under {self.kernel_ or self.kernel!r} is not finite "
+                f"(entries of X up to {np.max(np.abs(X)):.3g} overflow it); rescale X or "
+                "adjust the kernel's parameters."
+            )
+        return K
 
     @_fit_context
     def fit(self, X, y=None):
@@ -202,7 +217,14 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.kernel_ = self._make_kernel(X.shape[1])
         if self.kernel_ is None and X.shape[0] != X.shape[1]:
             raise ValueError(f"precomputed kernel must be square; got shape {X.shape}.")
-        K = self._gram(X)
+        linear = isinstance(self.kernel, str) and self.kernel == "linear"
+        self._unit = unit = unit_of(X) if linear else 1.0
+        if unit != 1.0 and self.fit_inverse_transform:
+            raise ValueError(
+                f"fit_inverse_transform=True needs data of moderate magnitude; X has entries "
+                f"up to {np.max(np.abs(X)):.3g}, whose squares overflow. Rescale X."
+            )
+        K = self._gram(X / unit if unit != 1.0 else X)
         K, self._col_means, self._grand_mean = _center_fit(K)
         k = self.n_components
         if k is not None and k > n:
@@ -237,8 +259,8 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.eigenvectors_ = V
         with np.errstate(divide="ignore"):
             inv_sqrt = np.where(w > tol, 1.0 / np.sqrt(np.where(w > tol, w, 1.0)), 0.0)
-        self.dual_coef_ = V * inv_sqrt
-        self.X_transformed_fit_ = V * np.sqrt(np.clip(w, 0.0, None))
+        self.dual_coef_ = V * (inv_sqrt / unit)
+        self.X_transformed_fit_ = V * (np.sqrt(np.clip(w, 0.0, None)) * unit)
         self.n_components_ = w.size
         self.X_fit_ = X.copy()  # later changes to the caller's array must not leak in
         if self.fit_inverse_transform:
@@ -263,6 +285,15 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             if Kt.shape[1] != self.X_fit_.shape[0]:
                 raise ValueError("precomputed test kernel must have n_train columns.")
         else:
+            unit = self._unit
+            if unit != 1.0:
+                # The Gram matrix in the fit's units, mapped back through the projection:
+                # (Kt / unit^2) (dual_coef_ unit) unit = Kt dual_coef_.
+                Kt = self._gram(X / unit, self.X_fit_ / unit)
+                Kt -= Kt.mean(axis=1, keepdims=True)
+                Kt -= self._col_means[None, :]
+                Kt += self._grand_mean
+                return (Kt @ (self.dual_coef_ * unit)) * unit
             Kt = self.kernel_(X, self.X_fit_)
         Kt -= Kt.mean(axis=1, keepdims=True)
         Kt -= self._col_means[None, :]

@@ -6,7 +6,6 @@ import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
-import numba
 import numpy as np
 from scipy.optimize import nnls
 
@@ -41,112 +40,10 @@ def _divergence(X, W, H, beta, WH=None):
     return float(np.sum(X[pos] * np.log(X[pos] / WH[pos])) - X.sum() + WH.sum())
 
 
-@numba.njit(cache=True)
-def _solve_passive(G, c, idx, p, L, z):
-    """Solve ``G[idx, idx] z = c[idx]`` (first ``p`` entries of ``idx``) by Cholesky.
-
-    Written out in loops on preallocated buffers: the systems are at most ``k x k`` with
-    ``k`` the number of parts, where a LAPACK call's overhead exceeds its arithmetic.
-    """
-    for a in range(p):
-        for b in range(a + 1):
-            v = G[idx[a], idx[b]]
-            for q in range(b):
-                v -= L[a, q] * L[b, q]
-            if a == b:
-                L[a, a] = np.sqrt(max(v, 1e-300))
-            else:
-                L[a, b] = v / L[b, b]
-    for a in range(p):  # forward substitution L y = c
-        v = c[idx[a]]
-        for q in range(a):
-            v -= L[a, q] * z[q]
-        z[a] = v / L[a, a]
-    for a in range(p - 1, -1, -1):  # back substitution L^T z = y
-        v = z[a]
-        for q in range(a + 1, p):
-            v -= L[q, a] * z[q]
-        z[a] = v / L[a, a]
-
-
-@numba.njit(cache=True)
-def _fnnls_row(G, c, maxiter):
-    """Lawson-Hanson active set on the normal equations (Bro & De Jong's fast NNLS).
-
-    Minimises ``0.5 w^T G w - c^T w`` over ``w >= 0`` for a positive definite ``G``; with
-    ``G = H H^T`` and ``c = H x`` this is ``argmin_{w >= 0} ||x - H^T w||``. Returns the
-    solution and whether the active set settled within ``maxiter`` inner steps.
-    """
-    k = c.shape[0]
-    x = np.zeros(k)
-    passive = np.zeros(k, dtype=np.bool_)
-    idx = np.empty(k, dtype=np.int64)
-    L = np.empty((k, k))
-    z = np.empty(k)
-    grad = c.copy()
-    # Dual feasibility up to rounding in c - G x (both terms are of the size of max|c|).
-    tol = 10.0 * k * 2.220446049250313e-16 * max(np.max(np.abs(c)), 1e-300)
-    steps = 0
-    while True:
-        j = -1
-        best = tol
-        for t in range(k):
-            if not passive[t] and grad[t] > best:
-                best = grad[t]
-                j = t
-        if j < 0:
-            return x, True
-        passive[j] = True
-        while True:
-            steps += 1
-            if steps > maxiter:
-                return x, False
-            p = 0
-            for t in range(k):
-                if passive[t]:
-                    idx[p] = t
-                    p += 1
-            _solve_passive(G, c, idx, p, L, z)
-            feasible = True
-            for q in range(p):
-                if z[q] <= 0:
-                    feasible = False
-            if feasible:
-                x[:] = 0.0
-                for q in range(p):
-                    x[idx[q]] = z[q]
-                break
-            # Move towards z until the first passive coordinate reaches zero, drop it.
-            alpha = np.inf
-            for q in range(p):
-                if z[q] <= 0:
-                    t = idx[q]
-                    alpha = min(alpha, x[t] / (x[t] - z[q]))
-            xmax = 0.0
-            for q in range(p):
-                t = idx[q]
-                x[t] += alpha * (z[q] - x[t])
-                xmax = max(xmax, x[t])
-            for q in range(p):
-                t = idx[q]
-                if x[t] <= 1e-14 * xmax:
-                    x[t] = 0.0
-                    passive[t] = False
-        for t in range(k):
-            v = c[t]
-            for q in range(k):
-                v -= G[t, q] * x[q]
-            grad[t] = v
-
-
-@numba.njit(cache=True, parallel=True)
-def _fnnls_rows(G, C, maxiter):
-    n, k = C.shape
-    W = np.empty((n, k))
-    ok = np.empty(n, dtype=np.bool_)
-    for i in numba.prange(n):
-        W[i], ok[i] = _fnnls_row(G, C[i], maxiter)
-    return W, ok
+# From this many rows on, the final weights are solved by the compiled active set of
+# ._nmf_kernels (shared normal equations, parallel over rows); below, by SciPy's NNLS row by
+# row, which needs no compilation.
+_KERNEL_MIN_ROWS = 2000
 
 
 def _nnls_weights(X, H):
@@ -154,10 +51,11 @@ def _nnls_weights(X, H):
 
     The rows share ``G = H H^T``, so each is a ``k x k`` problem in the normal equations
     (``c_i = H x_i``), solved by the Lawson-Hanson active-set method compiled with numba and
-    run in parallel over the rows. When ``H H^T`` is far from positive definite (a dead part,
-    or collinear parts), the normal equations would square a bad conditioning: those cases,
-    and any row whose active set did not settle, use ``scipy.optimize.nnls`` on the
-    ``D x k`` problem itself.
+    run in parallel over the rows (from ``_KERNEL_MIN_ROWS`` rows on; fewer rows are solved
+    by ``scipy.optimize.nnls``, which needs no compilation). When ``H H^T`` is far from
+    positive definite (a dead part, or collinear parts), the normal equations would square a
+    bad conditioning: those cases, and any row whose active set did not settle, use
+    ``scipy.optimize.nnls`` on the ``D x k`` problem itself.
     """
     Xd = np.ascontiguousarray(X, dtype=np.float64)
     Hd = np.ascontiguousarray(H, dtype=np.float64)
@@ -170,7 +68,9 @@ def _nnls_weights(X, H):
         well_posed = diag.min() > 1e-4 * diag.max()
     except (np.linalg.LinAlgError, ValueError):  # not positive definite, or not finite
         well_posed = False
-    if well_posed:
+    if well_posed and n >= _KERNEL_MIN_ROWS:
+        from ._nmf_kernels import _fnnls_rows
+
         W, ok = _fnnls_rows(G, Xd @ Hd.T, maxiter)
         rows = np.flatnonzero(~ok)
     else:
@@ -335,6 +235,14 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         k = d if self.n_components is None else int(self.n_components)
         if X.max() == 0:
             raise ValueError("X is all zeros; NMF has nothing to factorise.")
+        if beta == 2 and 2.0 * np.log2(X.max()) + np.log2(X.size) > 1020.0:
+            # The Frobenius loss sums the squares of X (and of X - W H): beyond ~1e308 the
+            # multiplicative updates and the stopping rule see inf.
+            raise ValueError(
+                f"the squared Frobenius norm of X (entries up to {float(X.max()):.3g}) "
+                "overflows float64, so beta_loss='frobenius' cannot be evaluated; rescale X "
+                "(the factorisation of X / c is (W / sqrt(c)) (H / sqrt(c)) for any c > 0)."
+            )
         rng = check_random_state(self.random_state)
         if self.init == "custom":
             if W is None or H is None:

@@ -22,7 +22,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ..utils._rowscale import centred_linear_map
+from ..utils._rowscale import InUnits, centred_linear_map, check_log_density, unit_of
 from ..utils.validation import check_random_state, validate_data
 from ._base import flip_rows
 
@@ -146,6 +146,11 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     explained_variance_ : ndarray of shape (n_components_,)
         Variance along each axis, ``s_i^2 / (N - 1)`` (scikit-learn's unbiased scaling; the
         notes' ``1/N`` scaling, spec 001 M33, is ``explained_variance_ * (N - 1) / N``).
+        For data of extreme magnitude (variances beyond float64, e.g. ``X * 1e300``) the
+        fit runs in units of a power of two, and reading ``explained_variance_``,
+        ``singular_values_`` or ``noise_variance_`` raises a ``ValueError`` when the value
+        is not a float64 in the data's units; the axes, ratios, projections and
+        log-likelihoods are unaffected.
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         Fraction of the total variance along each axis.
     singular_values_ : ndarray of shape (n_components_,)
@@ -239,7 +244,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the projections of ``X``, shape (n_samples, n_components_)."""
         U, s = self._fit(X)
-        if U is None:
+        if U is None or self._unit != 1.0:
             return self.transform(X)
         Z = U[:, : self.n_components_] * (
             np.sqrt(self.n_samples_ - 1) if self.whiten else s[: self.n_components_]
@@ -251,6 +256,11 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         n, d = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
+        # Data of extreme magnitude (squares beyond float64) are fitted in units of a power
+        # of two, exactly; lengths and variances are read back in the data's units (InUnits).
+        self._unit = unit = unit_of(X)
+        if unit != 1.0:
+            X = X / unit
         k = self.n_components
         if isinstance(k, Integral):
             if k > min(n, d):
@@ -326,9 +336,9 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         signs = flip_rows(Vt[:k])
         self.components_ = (Vt[:k] * signs[:, None]).astype(X.dtype, copy=False)
         self.singular_values_ = s[:k].copy()
-        self.explained_variance_ = s[:k] ** 2 / (n - 1)
+        self.explained_variance_ = ev_k = s[:k] ** 2 / (n - 1)
         if total_var > 0:
-            self.explained_variance_ratio_ = self.explained_variance_ / total_var
+            self.explained_variance_ratio_ = ev_k / total_var
         else:
             self.explained_variance_ratio_ = np.zeros(k)
         rest = min(n, d) - k
@@ -336,10 +346,10 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             if ev_all is not None:
                 self.noise_variance_ = float(np.mean(ev_all[k:]))
             else:
-                self.noise_variance_ = max(total_var - self.explained_variance_.sum(), 0.0) / rest
+                self.noise_variance_ = max(total_var - ev_k.sum(), 0.0) / rest
         else:
             self.noise_variance_ = 0.0
-        if self.whiten and np.any(self.explained_variance_ <= np.finfo(float).tiny):
+        if self.whiten and np.any(ev_k <= np.finfo(float).tiny):
             raise ValueError(
                 "whiten=True but a kept component has zero variance (constant or collinear "
                 "features); lower n_components."
@@ -347,9 +357,24 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.n_components_ = k
         self.n_samples_ = n
         self.solver_ = solver
+        self.mean_ = self.mean_ * unit
         if U is not None:
             U = U[:, :k] * signs
         return U, s
+
+    # Fits in units of a power of two (see _map_back); 1.0 for ordinary data.
+    _unit = 1.0
+
+    # Scale-carrying attributes, stored in the units of the fit (see _fit and InUnits):
+    # a variance of data of size 1e300 (1e600) is not a float, while the axes, ratios,
+    # projections and log-likelihoods computed from the fit's units all are.
+    singular_values_ = InUnits(1)
+    explained_variance_ = InUnits(2)
+    noise_variance_ = InUnits(2)
+
+    def _std_unit(self):
+        """``sqrt(explained_variance_)`` without forming the variance in the data's units."""
+        return np.sqrt(PCA.explained_variance_.fitted(self)) * self._unit
 
     def transform(self, X):
         """Project ``X`` onto the principal axes: ``(X - mean_) @ components_.T``.
@@ -359,7 +384,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         if self.whiten:
-            scale = np.sqrt(self.explained_variance_)
+            scale = self._std_unit()
 
             def project(Xc):
                 return (Xc @ self.components_.T) / scale
@@ -380,7 +405,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 f"got {Z.shape}."
             )
         if self.whiten:
-            Z = Z * np.sqrt(self.explained_variance_)
+            Z = Z * self._std_unit()
         return Z @ self.components_ + self.mean_
 
     def reconstruction_error(self, X, n_components: int | None = None) -> float:
@@ -403,13 +428,13 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         R = Xc - (Xc @ V.T) @ V
         return float(np.mean(np.einsum("ij,ij->i", R, R)))
 
-    # ------------------------------------------------ the PPCA reading of PCA
     def _ppca_spectrum(self):
-        """Eigenvalues of the PPCA covariance along the kept axes, and ``sigma^2``."""
+        """Eigenvalues of the PPCA covariance along the kept axes, and ``sigma^2``, in units
+        of ``_unit^2``."""
         check_is_fitted(self)
         d = self.n_features_in_
-        s2 = float(self.noise_variance_)
-        ev = np.maximum(np.asarray(self.explained_variance_, dtype=float), s2)
+        s2 = float(PCA.noise_variance_.fitted(self))
+        ev = np.maximum(np.asarray(PCA.explained_variance_.fitted(self), dtype=float), s2)
         if (self.n_components_ < d and not s2 > 0) or not np.all(ev > 0):
             raise ValueError(
                 "the PPCA density of this PCA is degenerate (noise_variance_ = 0 or a kept "
@@ -445,7 +470,8 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         X = np.asarray(X, dtype=float)
         mean = np.asarray(self.mean_, dtype=float)
         # Each row in units of its largest entry (the quadratic form is homogeneous), so that
-        # rows near the overflow threshold give -inf at worst, never NaN.
+        # rows near the overflow threshold never give NaN; a log-likelihood below the float
+        # range is an error naming the row.
         sc = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(mean)))
         sc = np.where(sc > 0, sc, 1.0)
         Xc = X / sc[:, None] - mean / sc[:, None]
@@ -460,9 +486,13 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             R = Xc - P @ V
             quad += np.einsum("ij,ij->i", R, R) / s2
             logdet += (d - self.n_components_) * np.log(s2)
+        # ev and s2 are in units of _unit^2 (see InUnits).
+        logdet += 2.0 * d * np.log(self._unit)
         with np.errstate(over="ignore"):
-            quad = quad * sc * sc
-        return -0.5 * (d * np.log(2.0 * np.pi) + logdet + quad)
+            ratio = sc / self._unit
+            quad = quad * ratio * ratio
+            out = -0.5 * (d * np.log(2.0 * np.pi) + logdet + quad)
+        return check_log_density(out, X, what="the log-likelihood")
 
     def score(self, X, y=None) -> float:
         """Mean PPCA log-likelihood of ``X`` (scikit-learn's ``PCA.score``)."""

@@ -19,9 +19,17 @@ from ..base import (
 )
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval
+from ..utils._rowscale import unit_of
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["PLSRegression"]
+
+
+def _std(A):
+    """Column standard deviations (``ddof=1``) in units of a power of two, exactly, so that
+    the squares of entries of any magnitude neither overflow nor underflow."""
+    unit = unit_of(A)
+    return (A / unit).std(axis=0, ddof=1) * unit if unit != 1.0 else A.std(axis=0, ddof=1)
 
 
 class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseEstimator):
@@ -119,8 +127,8 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
         Xk = X - self._x_mean
         Yk = Y - self._y_mean
         if self.scale:
-            x_std = Xk.std(axis=0, ddof=1)
-            y_std = Yk.std(axis=0, ddof=1)
+            x_std = _std(Xk)
+            y_std = _std(Yk)
             x_std[x_std == 0] = 1.0  # a constant feature stays zero after centring
             y_std[y_std == 0] = 1.0
             Xk /= x_std

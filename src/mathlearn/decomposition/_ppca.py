@@ -19,7 +19,7 @@ from ..base import (
 from ..exceptions import ConvergenceWarning
 from ..mixture import em
 from ..utils._param_validation import Interval, StrOptions, validate_parameter_constraints
-from ..utils._rowscale import centred_linear_map
+from ..utils._rowscale import centred_linear_map, check_log_density, unit_of
 from ..utils.linalg import cho_solve, cho_solve_batched, cholesky_batched, solve_psd
 from ..utils.validation import check_random_state, validate_data
 from ._base import EMSteps, centred_spectrum, flip_rows
@@ -155,7 +155,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         tags.input_tags.allow_nan = self.method == "em"
         return tags
 
-    # ------------------------------------------------------------------ fitting
     @_fit_context
     def fit(self, X, y=None):
         """Fit ``(W, mu, sigma^2)`` to ``X`` of shape (n_samples, n_features); returns self.
@@ -189,6 +188,11 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
                 f"[1, {d - 1}]."
             )
         k = int(k)
+        # Data of extreme magnitude are fitted in units of a power of two (exact, as the
+        # model is equivariant: W, mu scale with the data, sigma^2 with its square).
+        unit = unit_of(X)
+        if unit != 1.0:
+            X = X / unit
         if self.method == "closed_form":
             self._fit_closed_form(X, k)
         else:
@@ -198,8 +202,36 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
             if np.any(np.all(mask, axis=1)):
                 raise ValueError("a sample of X is missing (NaN) in every feature.")
             self._fit_em(X, mask, k)
+        if unit != 1.0:
+            self._map_back(unit)
         self.n_components_ = k
         return self
+
+    def _map_back(self, unit):
+        """Parameters in the data's units from a fit to ``X / unit``; a clear error when the
+        data's variances (the square of their magnitude) are not float64 numbers."""
+        d = self.mean_.shape[0]
+        with np.errstate(over="ignore", under="ignore"):
+            sigma2 = self.noise_variance_ * unit * unit
+            closed = self.method == "closed_form"  # EM fits have no explained_variance_
+            explained = self.explained_variance_ * unit * unit if closed else np.ones(1)
+        tiny = np.finfo(float).tiny
+        if not (np.isfinite(sigma2) and np.all(np.isfinite(explained))) or sigma2 < tiny:
+            raise ValueError(
+                f"the noise variance sigma^2 of these data ({self.noise_variance_:.3g} in "
+                f"units of {unit:.3g} squared) is outside the float64 range, so the PPCA "
+                "density of data of this magnitude cannot be represented; rescale X."
+            )
+        self.noise_variance_ = float(sigma2)
+        if closed:
+            self.explained_variance_ = explained
+        self.components_ = self.components_ * unit
+        self.mean_ = self.mean_ * unit
+        # log p(x) = log p_unit(x / unit) - D log(unit).
+        shift = d * float(np.log(unit))
+        self.lower_bound_ -= shift
+        self.lower_bounds_ = self.lower_bounds_ - shift
+        self.lower_bound_history_ = [b - shift for b in self.lower_bound_history_]
 
     def _set_closed_form(self, lam, Vt, d, k, n):
         """ML parameters from the eigenvalues ``lam`` of the 1/N covariance and its axes."""
@@ -355,7 +387,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         sigma2 = (float(np.sum(resid**2)) + float(spread)) / float(o.sum())
         self.components_, self.mean_, self.noise_variance_ = W.T, mu, sigma2
 
-    # -------------------------------------------------------------- likelihood
     def _model(self) -> LowRankPlusDiagonal:
         return LowRankPlusDiagonal(self.components_.T, self.noise_variance_)
 
@@ -406,7 +437,9 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         NaN entries (``method="em"`` only) are marginalised out.
         """
         X = self._validate(X)
-        return self._score(X, ~np.isnan(X))
+        with np.errstate(over="ignore"):
+            logp = self._score(X, ~np.isnan(X))
+        return check_log_density(logp, X, what="the log-likelihood")
 
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of the samples (scikit-learn's ``PCA.score`` convention)."""
@@ -418,7 +451,6 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         W = self.components_.T
         return W @ W.T + self.noise_variance_ * np.eye(W.shape[0])
 
-    # --------------------------------------------------------------- latents
     def posterior(self, X):
         """Posterior ``p(z | x) = N(M^{-1} W^T (x - mu), sigma^2 M^{-1})`` (eq. 2.84).
 

@@ -74,6 +74,17 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     Returns
     -------
     S_w, S_b : ndarray of shape (n_features, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.discriminant_analysis import scatter_matrices
+    >>> X = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [2.0, 2.0]])
+    >>> S_w, S_b = scatter_matrices(X, [0, 0, 1, 1])  # the classes differ in x2 only
+    >>> S_w, S_b
+    (array([[4., 0.],
+           [0., 0.]]), array([[0., 0.],
+           [0., 4.]]))
     """
     X = check_array(X, dtype=np.float64)
     y = column_or_1d(y)

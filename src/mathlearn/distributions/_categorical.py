@@ -114,7 +114,7 @@ class Categorical(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Integer categories of shape ``size + batch_shape`` (inverse-cdf on the probs)."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         shape = _size_tuple(size) + self.batch_shape
         cdf = np.cumsum(self._probs, axis=-1)
         cdf[..., -1] = 1.0
@@ -197,6 +197,9 @@ class Multinomial(Distribution):
         x = np.asarray(x, dtype=float)
         if x.shape[-1:] != self._probs.shape[-1:]:
             raise ValueError(f"x must have last dimension {self._probs.shape[-1]}.")
+        if np.any(np.isnan(x)):
+            # NaN is missing data, not a count outside the support.
+            raise ValueError("x contains NaN.")
         valid = np.all((x >= 0) & (x == np.round(x)), axis=-1) & (x.sum(-1) == self._n)
         xs = np.where(x >= 0, x, 0)
         out = gammaln(self._n + 1) - gammaln(xs + 1).sum(-1) + xlogy(xs, self._probs).sum(-1)
@@ -214,7 +217,7 @@ class Multinomial(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Count vectors of shape ``size + batch_shape + (K,)``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         shape = _size_tuple(size) + self.batch_shape
         return rng.multinomial(
             self._n, np.broadcast_to(self._probs, shape + self._probs.shape[-1:])

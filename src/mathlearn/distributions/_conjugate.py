@@ -21,8 +21,11 @@ not derive).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 from scipy.special import betaln, gammaln, multigammaln
 
 from ._base import Distribution
@@ -79,7 +82,21 @@ def _single_dirichlet(alpha) -> Dirichlet:
 
 
 class ConjugateModel(Distribution):
-    """Base class of the conjugate models (see the module docstring)."""
+    """Base class of the conjugate models (see the module docstring).
+
+    A model holds the prior of a parameter; ``update(data)`` returns the model whose prior is
+    the posterior (so updates chain: sequential learning), ``posterior(data)`` that posterior,
+    and ``log_marginal_likelihood(data)`` the evidence ``log p(data)``.
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import BetaBernoulliModel, ConjugateModel
+    >>> model = BetaBernoulliModel(1, 1)
+    >>> isinstance(model, ConjugateModel)
+    True
+    >>> model.update([1]).update([1, 0]).posterior([]).mean == model.posterior([1, 1, 0]).mean
+    True
+    """
 
     prior: Distribution
 
@@ -670,7 +687,7 @@ class NormalWishartModel(ConjugateModel):
         return xbar, dev.T @ dev / X.shape[0]
 
 
-def log_marginal_likelihood(model, data) -> float:
+def log_marginal_likelihood(model: Any, data: ArrayLike) -> float:
     r"""Log evidence ``log p(data | model)`` of a conjugate model or a fixed distribution.
 
     Parameters
@@ -705,7 +722,7 @@ def log_marginal_likelihood(model, data) -> float:
     raise TypeError(f"cannot compute the evidence of a {type(model).__name__}.")
 
 
-def bayes_factor(model_1, model_2, data, *, log: bool = False) -> float:
+def bayes_factor(model_1: Any, model_2: Any, data: ArrayLike, *, log: bool = False) -> float:
     r"""Bayes factor :math:`p(D|M_1)/p(D|M_2)` between two models of the same data.
 
     Parameters

@@ -117,7 +117,7 @@ class Dirichlet(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Points of the simplex, shape ``size + batch_shape + (K,)`` (normalised Gammas)."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         shape = _size_tuple(size) + self._alpha.shape
         g = rng.standard_gamma(np.broadcast_to(self._alpha, shape))
         return g / g.sum(-1, keepdims=True)
@@ -183,6 +183,6 @@ class DirichletMultinomial(Distribution):
     pdf = pmf
 
     def sample(self, size=None, rng=None) -> np.ndarray:
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         p = Dirichlet(self._alpha).sample(size, rng)
         return rng.multinomial(self._n, p)

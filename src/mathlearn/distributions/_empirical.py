@@ -102,14 +102,17 @@ class Empirical(Distribution):
         """Weighted empirical cdf of 1-D particles at ``x``."""
         if self._x.ndim != 1:
             raise ValueError("cdf is defined for 1-D particles only.")
+        x = np.asarray(x, dtype=float)
+        if np.any(np.isnan(x)):
+            raise ValueError("x contains NaN.")
         order = np.argsort(self._x)
         xs, cw = self._x[order], np.cumsum(self._w[order])
-        idx = np.searchsorted(xs, np.asarray(x, dtype=float), side="right")
+        idx = np.searchsorted(xs, x, side="right")
         return np.where(idx > 0, cw[np.maximum(idx - 1, 0)], 0.0)
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Resample particles with probabilities ``weights`` (multinomial resampling)."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         idx = rng.choice(self._x.shape[0], size=size, p=self._w)
         return self._x[idx]

@@ -8,6 +8,7 @@ with the convention :math:`0 \\log 0 = 0`.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import xlogy
 
 __all__ = ["cross_entropy", "entropy", "mutual_information"]
@@ -24,7 +25,7 @@ def _probs(p, name: str) -> np.ndarray:
     return p
 
 
-def entropy(p) -> float | np.ndarray:
+def entropy(p: ArrayLike) -> float | np.ndarray:
     r"""Shannon entropy :math:`H(p) = -\sum_k p_k \log p_k` (nats) over the last axis.
 
     Parameters
@@ -51,7 +52,7 @@ def entropy(p) -> float | np.ndarray:
     return float(h) if np.ndim(h) == 0 else h
 
 
-def cross_entropy(p, q) -> float | np.ndarray:
+def cross_entropy(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Cross-entropy :math:`H(p, q) = -\sum_k p_k \log q_k` (nats); ``inf`` if ``q`` misses
     mass of ``p``.
 
@@ -87,7 +88,7 @@ def cross_entropy(p, q) -> float | np.ndarray:
     return float(h) if np.ndim(h) == 0 else h
 
 
-def mutual_information(joint) -> float:
+def mutual_information(joint: ArrayLike) -> float:
     r"""Mutual information :math:`I(X;Y) = \sum_{x,y} p(x,y)\log\frac{p(x,y)}{p(x)p(y)}`.
 
     Parameters

@@ -3,7 +3,10 @@ posterior ``p(x | y)`` (Bayes' theorem for Gaussians)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._mvn import MultivariateNormal, _check_offset, _factor_cov
 
@@ -33,7 +36,9 @@ def _check(prior, A, noise_cov, b):
     return A, LR, b
 
 
-def linear_gaussian_joint(prior, A, noise_cov, b=None) -> MultivariateNormal:
+def linear_gaussian_joint(
+    prior: Any, A: ArrayLike, noise_cov: ArrayLike, b: ArrayLike | None = None
+) -> MultivariateNormal:
     r"""Joint of ``x ~ prior`` and ``y | x ~ N(A x + b, noise_cov)`` over ``[x, y]``.
 
     Parameters
@@ -55,6 +60,15 @@ def linear_gaussian_joint(prior, A, noise_cov, b=None) -> MultivariateNormal:
     -----
     Spec 001 M9 (PRML 2.113–2.117, with the errata corrected: precisions inverted) and
     004 9:35 ("joint = marginal x conditional").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.distributions import MultivariateNormal, linear_gaussian_joint
+    >>> joint = linear_gaussian_joint(MultivariateNormal([1.0], [[2.0]]), [[3.0]], 0.5)
+    >>> joint.mean, joint.cov  # Cov[y] = 3 * 2 * 3 + 0.5, Cov[x, y] = 2 * 3
+    (array([1., 3.]), array([[ 2. ,  6. ],
+           [ 6. , 18.5]]))
     """
     A, LR, b = _check(prior, A, noise_cov, b)
     d, k = prior.dim, A.shape[0]
@@ -66,7 +80,9 @@ def linear_gaussian_joint(prior, A, noise_cov, b=None) -> MultivariateNormal:
     return MultivariateNormal._from_factor(mean, L)
 
 
-def linear_gaussian_marginal(prior, A, noise_cov, b=None) -> MultivariateNormal:
+def linear_gaussian_marginal(
+    prior: Any, A: ArrayLike, noise_cov: ArrayLike, b: ArrayLike | None = None
+) -> MultivariateNormal:
     r"""Marginal :math:`p(y) = N(A\mu + b, L^{-1} + A\Lambda^{-1}A^T)` (spec 001 M9).
 
     Parameters
@@ -94,7 +110,9 @@ def linear_gaussian_marginal(prior, A, noise_cov, b=None) -> MultivariateNormal:
     return joint.marginal(np.arange(prior.dim, joint.dim))
 
 
-def linear_gaussian_posterior(prior, A, noise_cov, y, b=None) -> MultivariateNormal:
+def linear_gaussian_posterior(
+    prior: Any, A: ArrayLike, noise_cov: ArrayLike, y: ArrayLike, b: ArrayLike | None = None
+) -> MultivariateNormal:
     r"""Posterior :math:`p(x | y)` of the linear-Gaussian model.
 
     :math:`p(x|y) = N(\Sigma\{A^T L (y - b) + \Lambda\mu\}, \Sigma)`,

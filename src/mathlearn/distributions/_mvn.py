@@ -290,7 +290,6 @@ class MultivariateNormal(Distribution):
     def _params(self) -> dict:
         return {"mean": self.mean, "cov": self.cov}
 
-    # ------------------------------------------------------------------ parameters
     @property
     def dim(self) -> int:
         return int(self._mean.shape[-1])
@@ -362,7 +361,6 @@ class MultivariateNormal(Distribution):
         J = self.precision
         return J @ self._mean, J
 
-    # ------------------------------------------------------------------ densities
     def _check_x(self, x) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         d = self.dim
@@ -455,7 +453,7 @@ class MultivariateNormal(Distribution):
 
         Returns shape ``size + batch_shape + (d,)``.
         """
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         eps = rng.standard_normal((*size, *self.batch_shape, self.dim))
         if self._L.ndim == 2:
@@ -465,7 +463,6 @@ class MultivariateNormal(Distribution):
         out += self._mean
         return out
 
-    # ------------------------------------------------------------------ algebra
     def _index(self, idx) -> np.ndarray:
         idx = np.atleast_1d(np.asarray(idx))
         if idx.dtype == bool:

@@ -111,7 +111,7 @@ class MultivariateStudentT(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """``loc + L z / sqrt(u / df)`` with ``z ~ N(0, I)`` and ``u ~ chi2(df)``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         z = rng.standard_normal((*size, self.dim)) @ self._L.T
         u = rng.chisquare(self._df, size=size)

@@ -124,7 +124,7 @@ class NormalGamma(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Samples of shape ``size + (2,)`` holding ``[mu, tau]``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         tau = rng.gamma(self._a, 1.0 / self._b, size=size)
         mu = self._m + rng.standard_normal(size) / np.sqrt(self._kappa * tau)
@@ -249,7 +249,7 @@ class NormalWishart(Distribution):
 
     def sample(self, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """``(mu, Lambda)`` of shapes ``size + (d,)`` and ``size + (d, d)``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         Lams = self.marginal_precision().sample(size or 1, rng).reshape(-1, self.dim, self.dim)
         # mu = m + R^{-T} z with kappa Lambda = R R^T gives Cov mu = (kappa Lambda)^{-1};

@@ -121,7 +121,7 @@ class ScipyBacked(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Draw samples of shape ``size + batch_shape`` using ``rng``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         shape = _size_tuple(size) + self._batch_shape
         out = self._rv.rvs(size=shape, random_state=rng)
         return np.asarray(out, dtype=float) if not self._discrete else np.asarray(out)

@@ -8,8 +8,10 @@ an array with one named axis per variable.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from ..utils.validation import check_random_state
@@ -18,7 +20,7 @@ from ._base import Distribution, _frozen_array, _size_tuple
 __all__ = ["ProbabilityTable", "bayes_rule"]
 
 
-def bayes_rule(prior, likelihood, *, log: bool = False) -> np.ndarray:
+def bayes_rule(prior: Any, likelihood: ArrayLike, *, log: bool = False) -> np.ndarray:
     r"""Posterior over hypotheses from a prior and the likelihood of the observed data.
 
     :math:`p(h|D) = p(D|h)p(h) / \sum_{h'} p(D|h')p(h')` (spec 001 M1, 004 9:13), computed
@@ -168,7 +170,7 @@ class ProbabilityTable(Distribution):
         evidence = dict(evidence or {}, **kw)
         if not evidence:
             return self
-        idx = [slice(None)] * self._p.ndim
+        idx: list[Any] = [slice(None)] * self._p.ndim
         for name, value in evidence.items():
             (ax,) = self._axes([name])
             if not isinstance(value, int | np.integer):
@@ -214,7 +216,7 @@ class ProbabilityTable(Distribution):
         """Joint Shannon entropy in nats."""
         from ._information import entropy
 
-        return entropy(self._p.ravel())
+        return float(entropy(self._p.ravel()))
 
     def mutual_information(self, a, b) -> float:
         """Mutual information ``I(a; b)`` between two (groups of) variables, in nats."""
@@ -228,7 +230,7 @@ class ProbabilityTable(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """Joint samples: integer array of shape ``size + (n_variables,)``."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         flat = rng.choice(self._p.size, size=size, p=self._p.ravel())
         return np.stack(np.unravel_index(flat, self._p.shape), axis=-1)

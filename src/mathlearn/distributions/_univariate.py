@@ -110,12 +110,25 @@ class Normal(ScipyBacked):
         :math:`\frac{N}{N-1}\sigma^2_{ML}` instead (which is no longer the ML estimate).
         """
         x = _check_sample(x, min_size=2 if unbiased else 1)
-        mu = float(np.mean(x))
-        var = float(np.mean((x - mu) ** 2))
-        if unbiased:
-            var *= x.size / (x.size - 1)
-        if var <= 0:
+        # Moments of x / c with c = max|x| (then rescaled): no overflow near 1e308 and no
+        # underflow of the squares near 1e-300.
+        c = float(np.max(np.abs(x)))
+        if c == 0.0:
             raise ValueError("all samples are equal: the ML variance is zero.")
+        c = float(np.ldexp(1.0, int(np.frexp(c)[1]) - 1))  # a power of two: exact scaling
+        xs = x / c
+        mu_s = float(np.mean(xs))
+        var_s = float(np.mean((xs - mu_s) ** 2))
+        if unbiased:
+            var_s *= x.size / (x.size - 1)
+        mu = mu_s * c
+        var = var_s * c * c
+        if var_s <= 0:
+            raise ValueError("all samples are equal: the ML variance is zero.")
+        if not np.isfinite(var) or var == 0:
+            raise ValueError(
+                f"the ML variance ({var_s:.3g} * {c:.3g}^2) is outside the floating-point range."
+            )
         return cls(mu, var)
 
 
@@ -242,7 +255,15 @@ class Exponential(ScipyBacked):
         x = _check_sample(x)
         if np.any(x < 0):
             raise ValueError("Exponential samples must be non-negative.")
-        return cls(1.0 / float(np.mean(x)))
+        c = float(np.max(x))
+        if not c > 0:
+            raise ValueError(
+                "the maximum-likelihood rate 1 / mean(x) is infinite: every sample is 0."
+            )
+        # 1 / mean(x) = (1 / c) / mean(x / c): the mean of x / c cannot overflow; c is a
+        # power of two, so the scaling is exact.
+        c = float(np.ldexp(1.0, int(np.frexp(c)[1]) - 1))
+        return cls(1.0 / c / float(np.mean(x / c)))
 
 
 class Laplace(ScipyBacked):

@@ -122,7 +122,7 @@ class Wishart(Distribution):
 
     def sample(self, size=None, rng=None) -> np.ndarray:
         """SPD matrices of shape ``size + (d, d)`` (Bartlett decomposition, via scipy)."""
-        rng = check_random_state(rng)
+        rng = check_random_state(rng, name="rng")
         size = _size_tuple(size)
         n = int(np.prod(size)) if size else 1
         out = self._rv().rvs(size=n, random_state=rng).reshape(n, self.dim, self.dim)

@@ -174,7 +174,6 @@ class Kernel:
 
     _specs: tuple[_Spec, ...] = ()
 
-    # ----------------------------------------------------------------- parameters
     @classmethod
     def _param_names_from_init(cls) -> list[str]:
         return list(_init_param_names(cls))
@@ -227,7 +226,6 @@ class Kernel:
                 c._clone_children()
                 setattr(self, name, c)
 
-    # ----------------------------------------------------------------- hyperparameters
     def _spec_value(self, spec: _Spec):
         value = getattr(self, spec.name)
         if spec.vector:
@@ -333,7 +331,6 @@ class Kernel:
         """Whether ``k(x, y)`` depends on ``x - y`` only."""
         return False
 
-    # ----------------------------------------------------------------- evaluation
     def _check(self) -> None:
         """Validate the hyperparameter values (called before every evaluation)."""
         for spec in self._specs:
@@ -409,7 +406,6 @@ class Kernel:
     def _diag(self, X):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # ----------------------------------------------------------------- algebra
     def __add__(self, other) -> Kernel:
         return Sum(self, other if isinstance(other, Kernel) else ConstantKernel(other))
 
@@ -425,7 +421,6 @@ class Kernel:
     def __pow__(self, exponent) -> Kernel:
         return Exponentiation(self, exponent)
 
-    # ----------------------------------------------------------------- misc
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({args})"

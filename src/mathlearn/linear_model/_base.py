@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..utils._rowscale import _SAFE_HIGH, _SAFE_LOW, pow2_scale
 from ..utils.validation import check_sample_weight, validate_data
 
 __all__ = [
@@ -34,25 +35,10 @@ __all__ = [
     "validate_xy",
 ]
 
-# Magnitudes whose squares (and sums of squares over many rows) stay comfortably inside
-# float64: data within this range are used as given, so ordinary data take exactly the
-# arithmetic they always did.
-_SAFE_LOW, _SAFE_HIGH = 2.0**-240, 2.0**240
-
 
 def validate_xy(estimator, X, y, *, reset: bool = True):
     """Finite float64 ``X`` (2-D) and ``y`` (1-D), as scikit-learn validates them."""
     return validate_data(estimator, X, y, y_numeric=True, dtype=np.float64, reset=reset)
-
-
-def pow2_scale(amax):
-    """Powers of two ``2^-e`` with ``amax * 2^-e`` in ``[0.5, 1)``; 1 where ``amax`` is 0.
-
-    Computed from the binary exponent (``frexp``), so it neither overflows nor underflows
-    for any finite ``amax``, and multiplying by it is exact.
-    """
-    _, e = np.frexp(np.asarray(amax, dtype=np.float64))
-    return np.ldexp(1.0, -e)
 
 
 def _needs_scaling(amax) -> bool:

@@ -62,6 +62,13 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     ``g(x, j) = min_i (||x - x_i|| + G_ij)``, and the kernel-PCA projection with the training
     centring.
 
+    Complexity: the neighbour graph costs ``O(N^2 D)`` time in chunks of ``O(N)`` memory
+    per row block; Dijkstra from every point ``O(N^2 (k + log N))`` time and the ``N x N``
+    geodesic matrix; the double-centred matrix is formed in place of the squared geodesics
+    (one more ``N x N`` array) and its top eigenpairs are found by Lanczos, ``O(N^2)`` per
+    product (dense ``O(N^3)`` only for small ``N``). Memory ``O(N^2)``: two ``N x N``
+    arrays.
+
     Examples
     --------
     >>> import numpy as np
@@ -123,7 +130,7 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 )
             G = self._connect(G.tolil(), Xc, labels, n_comp).tocsr()
         self.dist_matrix_ = shortest_path(G, method=self.path_method, directed=False)
-        emb, w, V, col_means, grand = classical_mds(self.dist_matrix_**2, k)
+        emb, w, V, col_means, grand = classical_mds(self.dist_matrix_**2, k, overwrite=True)
         self.embedding_ = emb
         self.eigenvalues_ = w
         with np.errstate(divide="ignore"):

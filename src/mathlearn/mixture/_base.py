@@ -9,8 +9,9 @@ import numpy as np
 
 from ..base import BaseEstimator, DensityMixin, _fit_context, check_is_fitted
 from ..cluster import KMeans, kmeans_plusplus
-from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval
+from ..utils._rowscale import check_log_density
 from ..utils.validation import (
     check_array,
     check_int,
@@ -291,17 +292,12 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         log_prob : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = self._to_working(self._check_X(X, reset=False))
+        X_user = self._check_X(X, reset=False)
+        X = self._to_working(X_user)
         log_norm = self._log_norm_and_resp(X)[0] - self._log_jacobian()
-        n_under = int(np.count_nonzero(np.isneginf(log_norm)))
-        if n_under:
-            warnings.warn(
-                f"the log-density of {n_under} row(s) of X is below the float range (they lie "
-                "~1e154 standard deviations or more from every component); returned as -inf.",
-                NumericalWarning,
-                stacklevel=2,
-            )
-        return log_norm
+        # A row ~1e154 standard deviations or more from every component has a log-density
+        # below the float range: an error naming the row, never -inf in silence.
+        return check_log_density(log_norm, X_user, what="the log-density")
 
     def score(self, X, y=None) -> float:
         """Average log-likelihood of ``X``."""

@@ -232,7 +232,34 @@ class GaussianMixture(_BaseMixture):
             if np.any(cov_w <= 0):
                 raise _singular(f"component {int(np.argwhere(cov_w <= 0)[0][0])}")
             self._cov_chol = np.sqrt(cov_w)
-        self.covariances_ = self._to_user_cov(cov_w)
+
+    # The covariances and precisions are kept in the working frame, where every computation
+    # happens, and read in the user's units: for data of size 1e300 a covariance (1e600) is
+    # not a float, and reading it is a clear error while the fit, its predictions and its
+    # log-densities hold.
+    @property
+    def covariances_(self):
+        """Component covariances in the data's units (shape depends on covariance_type)."""
+        if "_cov_w" not in self.__dict__:
+            raise AttributeError("'GaussianMixture' object has no attribute 'covariances_'")
+        return self._to_user_cov(self._cov_w)
+
+    @property
+    def precisions_(self):
+        """Inverses of the covariances, in the data's units."""
+        if "_prec_w" not in self.__dict__:
+            raise AttributeError("'GaussianMixture' object has no attribute 'precisions_'")
+        s = self._frame_scale
+        if s == 1.0:
+            return self._prec_w
+        with np.errstate(over="ignore", under="ignore"):
+            prec = self._prec_w / s / s
+        if not np.all(np.isfinite(prec)) or np.any((prec == 0) & (self._prec_w != 0)):
+            raise ValueError(
+                "the precisions of X are outside the float range: the data's spread is "
+                f"~{s:.1e}, whose inverse square is not a float. Rescale X."
+            )
+        return prec
 
     def _to_user_cov(self, cov_w):
         s = self._frame_scale
@@ -458,16 +485,17 @@ class GaussianMixture(_BaseMixture):
         ct = self.covariance_type
         if ct in ("full", "tied"):
             L = self._cov_chol if ct == "full" else self._cov_chol[None]
-            s = self._frame_scale
-            precisions = cho_solve_batched(L, np.eye(X.shape[1])) / s / s
-            self.precisions_ = precisions[0] if ct == "tied" else precisions
+            precisions = cho_solve_batched(L, np.eye(X.shape[1]))
+            self._prec_w = precisions[0] if ct == "tied" else precisions
             # Smallest conditional variance of each covariance (squared Cholesky pivots).
-            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1) * s * s
+            floor = np.min(np.diagonal(L, axis1=1, axis2=2) ** 2, axis=1)
         else:
-            self.precisions_ = 1.0 / self.covariances_
-            floor = self.covariances_ if ct == "spherical" else self.covariances_.min(axis=1)
+            self._prec_w = 1.0 / self._cov_w
+            floor = self._cov_w if ct == "spherical" else self._cov_w.min(axis=1)
         if self.reg_covar > 0:
-            collapsed = np.flatnonzero(floor < 2.0 * self.reg_covar)
+            # In working units (reg_covar / s^2 there).
+            s = self._frame_scale
+            collapsed = np.flatnonzero(floor < 2.0 * self.reg_covar / s / s)
             if collapsed.size:
                 what = (
                     "the tied covariance" if ct == "tied" else f"component(s) {collapsed.tolist()}"

@@ -20,6 +20,14 @@ class MCEstimate:
     std_error : float or ndarray
         Estimated standard deviation of ``estimate`` (shrinks as ``1 / sqrt(n_samples)``).
     n_samples : int
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Normal
+    >>> from mathlearn.monte_carlo import mc_expectation
+    >>> r = mc_expectation(lambda x: x, Normal(0.0, 1.0), 10_000, rng=0)
+    >>> r.n_samples, abs(r.estimate) < 4 * r.std_error
+    (10000, True)
     """
 
     estimate: float | np.ndarray
@@ -47,6 +55,15 @@ class RejectionResult:
     acceptance_rate : float
         ``n / n_proposed``; equals ``Z / M`` for a target of normaliser ``Z`` and a bound
         ``p <= M q`` (``1 / M`` for a normalised target).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.distributions import Beta, Uniform
+    >>> from mathlearn.monte_carlo import rejection_sample
+    >>> r = rejection_sample(Beta(2, 2).logpdf, Uniform(0, 1), np.log(1.5), 500, rng=0)
+    >>> r.samples.shape, r.n_proposed >= 500
+    ((500,), True)
     """
 
     samples: np.ndarray
@@ -75,6 +92,14 @@ class ImportanceResult:
         Estimate of ``log Z = log E_q[p / q]`` (the target's normaliser when ``p`` is
         unnormalised).
     self_normalised : bool
+
+    Examples
+    --------
+    >>> from mathlearn.distributions import Normal
+    >>> from mathlearn.monte_carlo import importance_sampling
+    >>> r = importance_sampling(None, Normal(1.0, 1.0).logpdf, Normal(0.0, 2.0), 2000, rng=0)
+    >>> r.weights.shape, 0 < r.ess <= 2000
+    ((2000,), True)
     """
 
     estimate: float | np.ndarray

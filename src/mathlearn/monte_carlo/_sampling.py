@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_random_state
+from ..utils._param_validation import Interval, validate_params
+from ..utils.validation import RandomStateLike, check_random_state
 from ._results import ImportanceResult, MCEstimate, RejectionResult
 
 __all__ = [
@@ -69,7 +73,15 @@ def _values(f, x, n) -> np.ndarray:
     return v
 
 
-def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        "rng": ["random_state"],
+    }
+)
+def mc_expectation(
+    f: Callable | None, sampler: Any, n_samples: int, rng: RandomStateLike = None
+) -> MCEstimate:
     r"""Plain Monte Carlo estimate of :math:`E_p[f(x)]` with its standard error.
 
     Parameters
@@ -103,7 +115,7 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     True
     """
     n = _check_n(n_samples, minimum=2)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     v = _values(f, _draw(sampler, n, rng), n)
     est = v.mean(axis=0)
     se = v.std(axis=0, ddof=1) / np.sqrt(n)
@@ -112,12 +124,20 @@ def mc_expectation(f, sampler, n_samples: int, rng=None) -> MCEstimate:
     return MCEstimate(est, se, n)
 
 
+@validate_params(
+    {
+        "size": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+        "max_proposals": [Interval(Integral, 1, None, closed="left"), None],
+        "rtol": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def rejection_sample(
-    target_logpdf,
-    proposal,
+    target_logpdf: Callable,
+    proposal: Any,
     log_bound: float,
     size: int,
-    rng=None,
+    rng: RandomStateLike = None,
     *,
     max_proposals: int | None = None,
     rtol: float = 1e-9,
@@ -171,7 +191,7 @@ def rejection_sample(
     """
     size = _check_n(size, "size")
     _check_proposal(proposal)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     log_p = _logpdf(target_logpdf)
     log_q = _logpdf(proposal)
     log_bound = float(log_bound)
@@ -214,7 +234,12 @@ def rejection_sample(
     return RejectionResult(samples[:size], n_prop, n_acc / n_prop)
 
 
-def effective_sample_size(weights, *, log: bool = False) -> float:
+@validate_params(
+    {
+        "log": ["boolean"],
+    }
+)
+def effective_sample_size(weights: ArrayLike, *, log: bool = False) -> float:
     r"""Kish's effective sample size :math:`(\sum_i w_i)^2 / \sum_i w_i^2`.
 
     Parameters
@@ -222,6 +247,14 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
     weights : array-like of shape (n,)
         Non-negative (possibly unnormalised) importance weights, or log-weights with
         ``log=True``.
+    log : bool, default=False
+        Whether ``weights`` are log-weights (the way to pass weights beyond the float
+        range).
+
+    Returns
+    -------
+    float
+        The effective sample size, between 1 and ``n``.
 
     Notes
     -----
@@ -244,15 +277,25 @@ def effective_sample_size(weights, *, log: bool = False) -> float:
         return float(np.exp(2 * logsumexp(w) - logsumexp(2 * w)))
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise ValueError("weights must be finite, non-negative and not all zero.")
-    return float(w.sum() ** 2 / np.sum(w**2))
+    # Scale-free: divide by the largest weight first, so that neither sum overflows (nor
+    # underflows) whatever the weights' magnitude.
+    v = w / w.max()
+    return float(v.sum() ** 2 / np.sum(v**2))
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 2, None, closed="left")],
+        "rng": ["random_state"],
+        "self_normalised": ["boolean"],
+    }
+)
 def importance_sampling(
-    f,
-    target_logpdf,
-    proposal,
+    f: Callable | None,
+    target_logpdf: Callable,
+    proposal: Any,
     n_samples: int,
-    rng=None,
+    rng: RandomStateLike = None,
     *,
     self_normalised: bool = True,
 ) -> ImportanceResult:
@@ -295,7 +338,7 @@ def importance_sampling(
     """
     n = _check_n(n_samples, minimum=2)
     _check_proposal(proposal)
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     x = _draw(proposal, n, rng)
     logw = np.asarray(_logpdf(target_logpdf)(x), dtype=float) - np.asarray(
         _logpdf(proposal)(x), dtype=float
@@ -320,13 +363,22 @@ def importance_sampling(
         est = wf.mean(axis=0)
         se = wf.std(axis=0, ddof=1) / np.sqrt(n)
     if np.ndim(est) == 0:
-        est, se = float(est), float(se)
+        return ImportanceResult(float(est), float(se), x, wbar, logw, ess, log_z, self_normalised)
     return ImportanceResult(est, se, x, wbar, logw, ess, log_z, self_normalised)
 
 
+@validate_params(
+    {
+        "rng": ["random_state"],
+        "ppf": [callable, None],
+        "cdf": [callable, None],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def inverse_cdf_sample(
-    size,
-    rng=None,
+    size: int | tuple[int, ...],
+    rng: RandomStateLike = None,
     *,
     ppf: Callable | None = None,
     cdf: Callable | None = None,
@@ -373,7 +425,7 @@ def inverse_cdf_sample(
     >>> x.shape
     (5,)
     """
-    rng = check_random_state(rng)
+    rng = check_random_state(rng, name="rng")
     if (ppf is None) == (cdf is None):
         raise ValueError("give exactly one of ppf and cdf.")
     u = rng.random(size)
@@ -382,6 +434,7 @@ def inverse_cdf_sample(
         if not np.all(np.isfinite(x)):
             raise ValueError("ppf returned NaN or infinity.")
         return x
+    assert cdf is not None  # exactly one of ppf and cdf was given
     if bounds is None:
         raise ValueError("bounds=(low, high) are required with cdf.")
     lo, hi = float(bounds[0]), float(bounds[1])
@@ -400,7 +453,7 @@ def inverse_cdf_sample(
         # An interval with no double strictly inside it cannot shrink any further.
         if np.all((b - a < tol) | (mid == a) | (mid == b)):
             break
-        below = np.asarray(cdf(mid), dtype=float) < u
+        below = np.asarray(cdf(mid), dtype=np.float64) < u
         a = np.where(below, mid, a)
         b = np.where(below, b, mid)
     else:

@@ -24,22 +24,24 @@ array([1., 1.])
 """
 
 from ._adaptive_lr import adagrad, adam, nadam, rmsprop
-from ._constrained import (
-    KKTResult,
-    NormConstrainedResult,
-    check_kkt,
-    norm_constrained_least_squares,
-    project_box,
-    project_l2_ball,
-    projected_gradient,
-    ridge_squared_norm,
-    solve_equality_qp,
-)
+from ._equality_qp import solve_equality_qp
 from ._gd import momentum, nesterov, sgd
 from ._lbfgs import lbfgs
 from ._minimize import minibatch_gradient, minimize, minimize_stochastic
 from ._newton import newton
-from ._schedules import constant_schedule, exponential_decay, robbins_monro
+from ._norm_constrained import (
+    NormConstrainedResult,
+    norm_constrained_least_squares,
+    ridge_squared_norm,
+)
+from ._projection import (
+    KKTResult,
+    check_kkt,
+    project_box,
+    project_l2_ball,
+    projected_gradient,
+)
+from ._schedules import constant_schedule, exponential_decay, inverse_scaling, robbins_monro
 from ._step_control import adaptive_step, backtracking_line_search
 from ._transform import (
     GradientTransformation,
@@ -67,6 +69,7 @@ __all__ = [
     "constant_schedule",
     "exponential_decay",
     "global_norm",
+    "inverse_scaling",
     "lbfgs",
     "minibatch_gradient",
     "minimize",

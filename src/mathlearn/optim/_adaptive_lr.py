@@ -8,20 +8,17 @@ alike. The notes name them (spec 000 M28); Adam and Nadam are written out in spe
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autodiff import tree_map
-from ._gd import _check_lr, _step_size
+from ..utils._param_validation import Interval, validate_params
+from ..utils._tree import tree_map
+from ._gd import _step_size
 from ._transform import GradientTransformation, Schedule
 
 __all__ = ["adagrad", "adam", "nadam", "rmsprop"]
-
-
-def _check_eps(eps: float) -> None:
-    if not eps >= 0:
-        raise ValueError(f"eps must be non-negative; got {eps}.")
 
 
 def _zeros(params):
@@ -29,16 +26,22 @@ def _zeros(params):
 
 
 class AccumulatorState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     accumulator: Any  # sum or running average of squared gradients
 
 
 class AdamState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     mu: Any  # first moment m_t
     nu: Any  # second moment v_t
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTransformation:
     """AdaGrad (Duchi, Hazan and Singer, 2011).
 
@@ -66,8 +69,6 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
     >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
     array([-0.1,  0.1])
     """
-    _check_lr(learning_rate)
-    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -81,6 +82,13 @@ def adagrad(learning_rate: float | Schedule, eps: float = 1e-8) -> GradientTrans
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "decay": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def rmsprop(
     learning_rate: float | Schedule, decay: float = 0.9, eps: float = 1e-8
 ) -> GradientTransformation:
@@ -111,10 +119,6 @@ def rmsprop(
     >>> np.round(opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))[0], 6)
     array([-0.031623,  0.031623])
     """
-    _check_lr(learning_rate)
-    if not 0 <= decay < 1:
-        raise ValueError(f"decay must be in [0, 1); got {decay}.")
-    _check_eps(eps)
 
     def init(params):
         return AccumulatorState(0, _zeros(params))
@@ -129,11 +133,6 @@ def rmsprop(
 
 
 def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
-    _check_lr(learning_rate)
-    for name, b in (("b1", b1), ("b2", b2)):
-        if not 0 <= b < 1:
-            raise ValueError(f"{name} must be in [0, 1); got {b}.")
-    _check_eps(eps)
 
     def init(params):
         return AdamState(0, _zeros(params), _zeros(params))
@@ -156,6 +155,14 @@ def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "b1": [Interval(Real, 0, 1, closed="left")],
+        "b2": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def adam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:
@@ -165,6 +172,19 @@ def adam(
     ``m_hat = m_t / (1 - b1^t)``, ``v_hat = v_t / (1 - b2^t)``,
     ``updates = -alpha m_hat / (sqrt(v_hat) + eps)``. At ``t = 1``, ``m_hat = g_1`` so the
     first step is about ``-alpha sign(g_1)`` (notes L1365).
+
+    Parameters
+    ----------
+    learning_rate : float or callable, default=1e-3
+        ``alpha``, or a schedule ``t -> alpha_t``.
+    b1, b2 : float, default=0.9, 0.999
+        Decay rates of the first and second moment averages, in ``[0, 1)``.
+    eps : float, default=1e-8
+        Added to ``sqrt(v_hat)``, non-negative.
+
+    Returns
+    -------
+    GradientTransformation
 
     Examples
     --------
@@ -178,6 +198,14 @@ def adam(
     return _adam(learning_rate, b1, b2, eps, nesterov=False)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "b1": [Interval(Real, 0, 1, closed="left")],
+        "b2": [Interval(Real, 0, 1, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+    }
+)
 def nadam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:

@@ -12,11 +12,13 @@ Nesterov (spec 004 §4; Sutskever et al. 2013): the gradient is taken at the loo
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autodiff import tree_map
+from ..utils._param_validation import Interval, validate_params
+from ..utils._tree import tree_map
 from ._transform import GradientTransformation, Schedule
 
 __all__ = ["momentum", "nesterov", "sgd"]
@@ -26,20 +28,20 @@ def _step_size(learning_rate: float | Schedule, count: int) -> float:
     return float(learning_rate(count) if callable(learning_rate) else learning_rate)
 
 
-def _check_lr(learning_rate) -> None:
-    if not callable(learning_rate) and not learning_rate > 0:
-        raise ValueError(f"learning_rate must be positive or a schedule; got {learning_rate}.")
-
-
 class CountState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
 
 
 class MomentumState(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, by design
     velocity: Any  # Delta_t, with the parameters' structure
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+    }
+)
 def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     """Gradient descent: ``updates = -gamma_t * g``.
 
@@ -69,7 +71,6 @@ def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     >>> updates
     array([-0.1,  0.2])
     """
-    _check_lr(learning_rate)
 
     def init(params):
         return CountState(0)
@@ -81,6 +82,12 @@ def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "momentum": [Interval(Real, 0, 1, closed="left")],
+    }
+)
 def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
     """Heavy-ball momentum: ``Delta <- alpha Delta - gamma_t g``, ``updates = Delta``.
 
@@ -109,9 +116,6 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     >>> u1, u2
     (array([-0.1]), array([-0.15]))
     """
-    _check_lr(learning_rate)
-    if not 0 <= momentum < 1:
-        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
 
     def init(params):
         return MomentumState(
@@ -126,6 +130,12 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     return GradientTransformation(init, update)
 
 
+@validate_params(
+    {
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), callable],
+        "momentum": [Interval(Real, 0, 1, closed="left")],
+    }
+)
 def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> GradientTransformation:
     """Nesterov momentum, with the gradient taken at the look-ahead point.
 
@@ -157,9 +167,6 @@ def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     >>> np.allclose(res.x, 0, atol=1e-8)
     True
     """
-    _check_lr(learning_rate)
-    if not 0 <= momentum < 1:
-        raise ValueError(f"momentum must be in [0, 1); got {momentum}.")
 
     def init(params):
         return MomentumState(

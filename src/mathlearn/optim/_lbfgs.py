@@ -9,43 +9,37 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, OptimizeResult
 from scipy.optimize import minimize as _scipy_minimize
 
-from ..autodiff import tree_flatten, tree_unflatten
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
+from ..utils._tree import tree_ravel
 
 __all__ = ["lbfgs"]
 
 
-def _flatten(tree) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    leaves, treedef = tree_flatten(tree)
-    arrays = [np.asarray(leaf, dtype=float) for leaf in leaves]
-    shapes = [a.shape for a in arrays]
-    flat = np.concatenate([a.ravel() for a in arrays])
-
-    def unflatten(v: np.ndarray) -> Any:
-        out, start = [], 0
-        for s in shapes:
-            n = int(np.prod(s))
-            out.append(v[start : start + n].reshape(s))
-            start += n
-        return tree_unflatten(treedef, out)
-
-    return flat, unflatten
-
-
+@validate_params(
+    {
+        "fun_and_grad": [callable],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "memory": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def lbfgs(
     fun_and_grad: Callable[[Any], tuple[float, Any]],
     x0: Any,
     *,
-    bounds=None,
+    bounds: Any = None,
     max_iter: int = 1000,
     tol: float = 1e-6,
     memory: int = 10,
+    ftol: float | None = None,
 ) -> OptimizeResult:
     """Minimise with SciPy's L-BFGS-B, optionally subject to ``lower <= x <= upper``.
 
@@ -59,15 +53,24 @@ def lbfgs(
         (``-np.inf``/``np.inf`` or ``None`` for no bound). Not supported for dict ``x0``.
     max_iter : int, default=1000
     tol : float, default=1e-6
-        SciPy's ``gtol``: stop when the largest projected-gradient entry is at most ``tol``.
+        Stop when the largest projected-gradient entry is at most ``tol`` (SciPy's ``gtol``).
+        By default this is the only stopping rule besides ``max_iter``: SciPy's
+        relative-decrease rule (``ftol``) is switched off, since it would otherwise stop
+        first and leave the gradient far above ``tol``. ``success`` is true only when the
+        gradient rule holds at the returned point and the objective there is finite.
     memory : int, default=10
         Number of correction pairs kept (SciPy's ``maxcor``).
+    ftol : float, optional
+        Also stop when the relative decrease of the objective is at most ``ftol`` (SciPy's
+        rule; off when not given). A few machine epsilons stop only where rounding leaves no
+        further decrease to find; ``success`` still requires the gradient rule.
 
     Returns
     -------
     scipy.optimize.OptimizeResult
-        SciPy's result with ``x`` in ``x0``'s structure, ``jac`` likewise, and ``history``
-        (objective at ``x0`` and after each iteration).
+        SciPy's result with ``x`` in ``x0``'s structure, ``jac`` likewise, ``history``
+        (objective at ``x0`` and after each iteration) and ``projected_grad_norm`` (largest
+        projected-gradient entry at ``x``).
 
     Examples
     --------
@@ -77,7 +80,7 @@ def lbfgs(
     >>> optim.lbfgs(f, np.zeros(2), bounds=(0.0, 1.0)).x
     array([1., 1.])
     """
-    x_flat, unflatten = _flatten(x0)
+    x_flat, unflatten = tree_ravel(x0)
     if bounds is not None and not isinstance(bounds, Bounds):
         if isinstance(x0, dict | list | tuple):
             raise ValueError("bounds are only supported for an array x0.")
@@ -91,7 +94,7 @@ def lbfgs(
 
     def f(v):
         value, g = fun_and_grad(unflatten(v))
-        g_flat, _ = _flatten(g)
+        g_flat = tree_ravel(g)[0]
         return float(value), g_flat
 
     history = [f(np.clip(x_flat, *(bounds.lb, bounds.ub)) if bounds is not None else x_flat)[0]]
@@ -106,8 +109,29 @@ def lbfgs(
         method="L-BFGS-B",
         bounds=bounds,
         callback=record,
-        options={"maxiter": max_iter, "gtol": tol, "maxcor": memory},
+        options={
+            "maxiter": max_iter,
+            "gtol": tol,
+            "ftol": 0.0 if ftol is None else ftol,
+            "maxcor": memory,
+        },
     )
+    # Judge convergence here, by the rule asked for: the projected gradient
+    # P(x - g) - x (P the projection onto the box) has no entry above tol.
+    x_end, g_end = np.asarray(res.x, dtype=float), np.asarray(res.jac, dtype=float)
+    step = x_end - g_end
+    if bounds is not None:
+        step = np.clip(step, bounds.lb, bounds.ub)
+    pg = float(np.max(np.abs(step - x_end), initial=0.0))
+    res.projected_grad_norm = pg
+    if not np.isfinite(res.fun):
+        res.success = False
+        res.message = f"the objective is not finite ({res.fun}) at the returned point."
+    elif not pg <= tol:
+        res.success = False
+        res.message = f"largest projected-gradient entry {pg:.3g} > tol = {tol:g} ({res.message})."
+    else:
+        res.success = True
     if not res.success:
         warnings.warn(
             f"L-BFGS-B did not converge: {res.message}", ConvergenceWarning, stacklevel=2

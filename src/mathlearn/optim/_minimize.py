@@ -7,17 +7,18 @@ is small (``||grad L|| <= tol``).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from ..autodiff import tree_map
 from ..exceptions import ConvergenceWarning
-from ..utils.validation import check_random_state
+from ..utils._param_validation import Interval, validate_params
+from ..utils._tree import tree_map
+from ..utils.validation import RandomStateLike, check_random_state
 from ._transform import GradientTransformation, apply_updates, global_norm
 
 __all__ = ["minibatch_gradient", "minimize", "minimize_stochastic"]
@@ -27,6 +28,16 @@ def _copy_params(x0: Any) -> Any:
     return tree_map(lambda p: np.array(p, dtype=np.result_type(p, 0.0)), x0)
 
 
+@validate_params(
+    {
+        "fun_and_grad": [callable],
+        "optimizer": [GradientTransformation],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "callback": [callable, None],
+        "fun": [callable, None],
+    }
+)
 def minimize(
     fun_and_grad: Callable[[Any], tuple[float, Any]],
     x0: Any,
@@ -79,8 +90,6 @@ def minimize(
     >>> res.x, res.nit
     (array([3., 3.]), 1)
     """
-    if max_iter < 0:
-        raise ValueError(f"max_iter must be non-negative; got {max_iter}.")
     value_fn = fun if fun is not None else (lambda p: fun_and_grad(p)[0])
     x = _copy_params(x0)
     state = optimizer.init(x)
@@ -126,6 +135,15 @@ def minimize(
     )
 
 
+@validate_params(
+    {
+        "grad_sum": [callable],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "rng": ["random_state"],
+        "replace": ["boolean"],
+    }
+)
 def minibatch_gradient(
     grad_sum: Callable[[Any, np.ndarray], Any],
     params: Any,
@@ -173,8 +191,6 @@ def minibatch_gradient(
     >>> bool(np.isclose(g, -2.0 * x[idx].sum()))
     True
     """
-    if not 1 <= batch_size:
-        raise ValueError(f"batch_size must be at least 1; got {batch_size}.")
     if not replace and batch_size > n_samples:
         raise ValueError(f"batch_size {batch_size} > n_samples {n_samples} without replacement.")
     idx = (
@@ -186,6 +202,20 @@ def minibatch_gradient(
     return tree_map(lambda g: factor * np.asarray(g), grad_sum(params, idx)), idx
 
 
+@validate_params(
+    {
+        "fun_and_grad_sum": [callable],
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "optimizer": [GradientTransformation],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "replace": ["boolean"],
+        "random_state": ["random_state"],
+        "fun": [callable, None],
+        "record_every": [Interval(Integral, 1, None, closed="left")],
+        "callback": [callable, None],
+    }
+)
 def minimize_stochastic(
     fun_and_grad_sum: Callable[[Any, np.ndarray], tuple[float, Any]],
     x0: Any,
@@ -195,7 +225,7 @@ def minimize_stochastic(
     batch_size: int = 32,
     max_iter: int = 1000,
     replace: bool = True,
-    random_state=None,
+    random_state: RandomStateLike = None,
     fun: Callable[[Any], float] | None = None,
     record_every: int = 1,
     callback: Callable[[int, Any, float, Any], bool | None] | None = None,
@@ -246,14 +276,6 @@ def minimize_stochastic(
     >>> np.round(res.x, 3)
     array([ 1., -1.])
     """
-    for name, value, low in (
-        ("n_samples", n_samples, 1),
-        ("batch_size", batch_size, 1),
-        ("max_iter", max_iter, 0),
-        ("record_every", record_every, 1),
-    ):
-        if not (isinstance(value, numbers.Integral) and value >= low):
-            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
     if not replace and batch_size > n_samples:
         raise ValueError(f"batch_size {batch_size} > n_samples {n_samples} without replacement.")
     rng = check_random_state(random_state)

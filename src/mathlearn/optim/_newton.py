@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg as sla
+from numpy.typing import ArrayLike
 from scipy.optimize import OptimizeResult
 
-from ..autodiff import grad as ad_grad
-from ..autodiff import hessian as ad_hessian
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, validate_params
+from ..utils.linalg import cho_solve, cholesky
 
 __all__ = ["newton"]
 
@@ -29,24 +30,41 @@ def _newton_direction(H: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
 
     Far from a minimiser the Hessian may be indefinite and ``-H^{-1} g`` not a descent
     direction; adding ``tau I`` (Levenberg-Marquardt style) interpolates towards gradient
-    descent until the Cholesky factorisation succeeds.
+    descent until the Cholesky factorisation succeeds: ``tau = 0`` first, then
+    ``1e-8 max|diag H|`` doubling (the library's :func:`~mathlearn.utils.linalg.cholesky`).
     """
-    n = H.shape[0]
     scale = max(float(np.max(np.abs(np.diag(H)))), 1e-12)
-    tau = 0.0
-    for _ in range(60):
-        try:
-            L = sla.cholesky(H + tau * np.eye(n), lower=True, check_finite=False)
-        except np.linalg.LinAlgError:
-            tau = max(2 * tau, 1e-8 * scale)
-            continue
-        return -sla.cho_solve((L, True), g, check_finite=False), tau
-    return -g, np.inf
+    try:
+        L, tau = cholesky(
+            H,
+            jitter=1e-8 * scale,
+            growth=2.0,
+            max_tries=59,
+            warn=False,
+            name="Hessian",
+            return_jitter=True,
+        )
+    except np.linalg.LinAlgError:
+        return -g, np.inf
+    return -cho_solve(L, g), tau
 
 
+@validate_params(
+    {
+        "fun": [callable],
+        "grad": [callable, None],
+        "hess": [callable, None],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "line_search": ["boolean"],
+        "c": [Interval(Real, 0, 1, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+        "callback": [callable, None],
+    }
+)
 def newton(
     fun: Callable[[np.ndarray], float],
-    x0,
+    x0: ArrayLike,
     *,
     grad: Callable[[np.ndarray], np.ndarray] | None = None,
     hess: Callable[[np.ndarray], np.ndarray] | None = None,
@@ -98,8 +116,12 @@ def newton(
     if x.ndim > 1:
         raise ValueError(f"x0 must be a 1-D array (or a scalar); got shape {x.shape}.")
     x = x.ravel()
-    grad = grad if grad is not None else ad_grad(fun)
-    hess = hess if hess is not None else ad_hessian(fun)
+    if grad is None or hess is None:
+        # Only then is automatic differentiation needed: optim itself does not depend on it.
+        from .. import autodiff
+
+        grad = grad if grad is not None else autodiff.grad(fun)
+        hess = hess if hess is not None else autodiff.hessian(fun)
     f, g = float(fun(x)), np.asarray(grad(x), dtype=float)
     history, grad_norms = [f], [float(np.linalg.norm(g))]
     nit, success, message, n_reg = 0, False, "", 0

@@ -7,9 +7,11 @@ Both treat their input ``updates`` as the gradient ``g`` and need the objective:
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any, NamedTuple
 
-from ..autodiff import tree_map, tree_vdot
+from ..utils._param_validation import Interval, validate_params
+from ..utils._tree import tree_map, tree_vdot
 from ._transform import GradientTransformation
 
 __all__ = ["adaptive_step", "backtracking_line_search"]
@@ -32,6 +34,13 @@ class AdaptiveStepState(NamedTuple):
     n_rejected: int
 
 
+@validate_params(
+    {
+        "initial_step": [Interval(Real, 0, None, closed="neither")],
+        "grow": [Interval(Real, 1, None, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+    }
+)
 def adaptive_step(
     initial_step: float = 0.1, grow: float = 1.2, shrink: float = 0.5
 ) -> GradientTransformation:
@@ -64,12 +73,6 @@ def adaptive_step(
     >>> np.round(res.x, 6), res.state.n_rejected  # 10, 5, 2.5, 1.25 undone before 0.625
     (array([2., 2.]), 8)
     """
-    if not initial_step > 0:
-        raise ValueError(f"initial_step must be positive; got {initial_step}.")
-    if not grow > 1:
-        raise ValueError(f"grow must be > 1; got {grow}.")
-    if not 0 < shrink < 1:
-        raise ValueError(f"shrink must be in (0, 1); got {shrink}.")
 
     def init(params):
         return AdaptiveStepState(initial_step, None, float("inf"), None, 0)
@@ -97,6 +100,14 @@ class LineSearchState(NamedTuple):
     n_evaluations: int  # objective evaluations spent in searches so far
 
 
+@validate_params(
+    {
+        "initial_step": [Interval(Real, 0, None, closed="neither")],
+        "shrink": [Interval(Real, 0, 1, closed="neither")],
+        "c": [Interval(Real, 0, 1, closed="neither")],
+        "max_backtracks": [Interval(Integral, 1, None, closed="left")],
+    }
+)
 def backtracking_line_search(
     initial_step: float = 1.0, shrink: float = 0.5, c: float = 1e-4, max_backtracks: int = 50
 ) -> GradientTransformation:
@@ -128,10 +139,6 @@ def backtracking_line_search(
     >>> np.allclose(res.x, 0, atol=1e-8), res.state.step <= 1.0
     (True, True)
     """
-    if not initial_step > 0:
-        raise ValueError(f"initial_step must be positive; got {initial_step}.")
-    if not 0 < shrink < 1:
-        raise ValueError(f"shrink must be in (0, 1); got {shrink}.")
 
     def init(params):
         return LineSearchState(initial_step, 0)

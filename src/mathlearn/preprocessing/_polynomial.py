@@ -96,17 +96,26 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
         """Evaluate the monomials: ``Phi`` of shape (n_samples, n_output_features_)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        if X.shape[1] == 1:
-            # Scalar input: successive products, column k is x^k exactly as the notes write it.
-            x = X[:, 0]
-            out = np.empty((X.shape[0], self.n_output_features_))
-            for col, p in enumerate(self.powers_[:, 0]):
-                out[:, col] = x**p
-            return out
-        out = np.ones((X.shape[0], self.n_output_features_))
-        for col, p in enumerate(self.powers_):
-            for j in np.flatnonzero(p):
-                out[:, col] *= X[:, j] ** p[j]
+        # Monomials of large entries overflow (x^2 of 1e200); that is detected from the result.
+        with np.errstate(over="ignore", invalid="ignore"):
+            if X.shape[1] == 1:
+                # Scalar input: successive products, column k is x^k as the notes write it.
+                x = X[:, 0]
+                out = np.empty((X.shape[0], self.n_output_features_))
+                for col, p in enumerate(self.powers_[:, 0]):
+                    out[:, col] = x**p
+            else:
+                out = np.ones((X.shape[0], self.n_output_features_))
+                for col, p in enumerate(self.powers_):
+                    for j in np.flatnonzero(p):
+                        out[:, col] *= X[:, j] ** p[j]
+        if not np.all(np.isfinite(out)):
+            row, col = np.argwhere(~np.isfinite(out))[0]
+            raise ValueError(
+                f"the polynomial feature {self.get_feature_names_out()[col]!r} of row {row} of "
+                f"X (entries up to {np.max(np.abs(X[row])):.3g}) overflows float64 "
+                f"(degree={self.degree}); rescale X, e.g. with a StandardScaler first."
+            )
         return out
 
     def get_feature_names_out(self, input_features=None):

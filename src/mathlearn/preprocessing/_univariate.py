@@ -17,6 +17,7 @@ from scipy.special import expit
 from ..base import BaseEstimator, TransformerMixin, _fit_context, check_is_fitted
 from ..kernels import RBF
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import unit_of
 from ..utils.extmath import squared_distances
 from ..utils.validation import validate_data
 
@@ -190,11 +191,14 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
 def _nearest_neighbour_median(c):
     if c.shape[0] < 2:
         return 1.0
-    sq = squared_distances(c)
+    # Distances are equivariant: computed in units of a power of two (exact) so that squares
+    # of centres of any magnitude neither overflow nor underflow.
+    unit = unit_of(c)
+    sq = squared_distances(c / unit)
     np.fill_diagonal(sq, np.inf)
     nn = np.sqrt(sq.min(axis=1))
     nn = nn[np.isfinite(nn) & (nn > 0)]
-    return float(np.median(nn)) if nn.size else 1.0
+    return float(np.median(nn)) * unit if nn.size else 1.0
 
 
 class SigmoidBasis(_PerFeatureBasis):

@@ -439,8 +439,9 @@ class NuSVC(_BaseSVC):
     nu : float in (0, 1], default=0.5
         An upper bound on the fraction of margin errors and a lower bound on the fraction of
         support vectors.
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, class_weight, max_iter,
-    decision_function_shape, break_ties
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size
+        As in :class:`SVC`.
+    class_weight, max_iter, decision_function_shape, break_ties
         As in :class:`SVC`.
     fit_intercept : bool, default=True
         ``False`` fits the offset-free nu-SVM of the Oxford notes §2.2.3: ``min 1/2 a^T Q a``

@@ -18,6 +18,17 @@ def all_estimators() -> list[tuple[str, type]]:
     An estimator is public when its subpackage lists it in ``__all__`` and it subclasses
     scikit-learn's ``BaseEstimator``. Abstract classes and names starting with ``_`` are left
     out. The list is sorted by name.
+
+    Returns
+    -------
+    list of (str, type)
+        The estimators, by name.
+
+    Examples
+    --------
+    >>> from mathlearn.utils import all_estimators
+    >>> dict(all_estimators())["PCA"].__module__
+    'mathlearn.decomposition._pca'
     """
     import mathlearn
 

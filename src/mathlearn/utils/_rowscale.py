@@ -8,6 +8,57 @@ import numpy as np
 # linear map with moderate coefficients do not overflow, and no rescaling is needed.
 _SAFE = 1e30
 
+# Magnitudes whose squares (and sums of squares over many rows) stay comfortably inside
+# float64: data within this range are used as given, so ordinary data take exactly the
+# arithmetic they always did.
+_SAFE_LOW, _SAFE_HIGH = 2.0**-240, 2.0**240
+
+
+def pow2_scale(amax):
+    """Powers of two ``2^-e`` with ``amax * 2^-e`` in ``[0.5, 1)``; 1 where ``amax`` is 0.
+
+    Computed from the binary exponent (``frexp``), so it neither overflows nor underflows
+    for any finite ``amax``, and multiplying by it is exact.
+    """
+    _, e = np.frexp(np.asarray(amax, dtype=np.float64))
+    return np.ldexp(1.0, -e)
+
+
+def unit_of(X: np.ndarray) -> float:
+    """A power of two ``c`` for fitting a scale-equivariant method to ``X / c``.
+
+    1.0 when the largest magnitude of ``X`` lies in ``[2^-240, 2^240]`` (squares and their
+    sums are then safely inside float64, and ordinary data keep their exact arithmetic);
+    otherwise ``c`` with ``max |X| / c`` in ``[0.5, 1)`` (NaN entries, missing values,
+    are skipped). Dividing by ``c`` is exact, so a
+    method fitted to ``X / c`` and mapped back (lengths times ``c``, variances times
+    ``c^2``) gives the answer for ``X`` itself.
+    """
+    X = np.asarray(X)
+    amax = float(np.max(np.abs(X), where=~np.isnan(X), initial=0.0))  # NaN: missing
+    if amax == 0.0 or _SAFE_LOW <= amax <= _SAFE_HIGH:
+        return 1.0
+    return float(1.0 / pow2_scale(amax))
+
+
+def check_log_density(logp: np.ndarray, X: np.ndarray, *, what: str = "the log-density"):
+    """``logp`` if every entry is finite, else a ``ValueError`` naming the first bad row.
+
+    A row ``~1e154`` standard deviations or more from the fitted model has a log-density
+    below ``-1.8e308``, which no float64 holds; ``-inf`` would be a silent wrong answer.
+    """
+    logp = np.asarray(logp)
+    bad = ~np.isfinite(logp)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        size = float(np.max(np.abs(X[i]))) if np.size(X[i]) else 0.0
+        raise ValueError(
+            f"{what} of row {i} of X (entries up to {size:.3g}) is below the float64 range "
+            "(~-1.8e308): the row lies too far from the fitted model for its log-density to "
+            "be a float."
+        )
+    return logp
+
 
 def centred_linear_map(X: np.ndarray, mean: np.ndarray, f, *, what: str = "the result"):
     """``f(X - mean)`` for a map ``f`` that is linear in each row, safe near overflow.
@@ -38,3 +89,56 @@ def centred_linear_map(X: np.ndarray, mean: np.ndarray, f, *, what: str = "the r
             f"the {np.dtype(Z.dtype).name} range."
         )
     return Z
+
+
+class InUnits:
+    """A fitted attribute kept in the units of a fit to ``X / unit``, read in the data's.
+
+    Estimators that fit data of extreme magnitude in units of a power of two ``unit`` (see
+    :func:`unit_of`, stored as ``self._unit``) declare their scale-carrying attributes as
+    ``explained_variance_ = InUnits(2)``: assignment stores the value in the fit's units,
+    and reading returns it times ``unit ** power``. A value that is not a float64 in the
+    data's units (a variance of 1e600) raises a ``ValueError`` saying so, rather than
+    reading as ``inf`` or 0; the estimator's own computations use :meth:`fitted`, which
+    never over- or underflows.
+    """
+
+    def __init__(self, power: int):
+        self.power = power
+
+    def __set_name__(self, owner, name):
+        self.name = name
+        self.store = f"_{name}in_fit_units"
+
+    def fitted(self, obj):
+        try:
+            return obj.__dict__[self.store]
+        except KeyError:
+            raise AttributeError(
+                f"'{type(obj).__name__}' object has no attribute '{self.name}'"
+            ) from None
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        value = self.fitted(obj)
+        unit = getattr(obj, "_unit", 1.0)
+        if unit == 1.0:
+            return value
+        mapped = value
+        with np.errstate(over="ignore", under="ignore"):
+            for _ in range(self.power):
+                mapped = mapped * unit
+        tiny = np.finfo(np.float64).tiny
+        if not np.all(np.isfinite(mapped)) or np.any(
+            (np.abs(mapped) < tiny) & (np.asarray(value) != 0)
+        ):
+            raise ValueError(
+                f"{self.name} of data of magnitude ~{unit:.1e} is outside the float64 range "
+                f"(it scales as the data to the power {self.power}); rescale X to read it. "
+                f"The rest of the fit is computed in units of {unit:.1e} and holds."
+            )
+        return type(value)(mapped) if np.isscalar(value) else mapped
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.store] = value

@@ -8,6 +8,7 @@ squared Euclidean distances computed through BLAS without ``(N, M, D)`` temporar
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 
 __all__ = [
@@ -26,39 +27,186 @@ sigmoid = expit
 log_sigmoid = log_expit
 
 
-def softplus(x):
-    """``log(1 + exp(x))`` without overflow: ``logaddexp(0, x)``."""
-    return np.logaddexp(0.0, x)
-
-
-def squared_distances(X, Y=None, *, X_norm_sq=None, Y_norm_sq=None) -> np.ndarray:
-    """Squared Euclidean distances ``||x_i - y_j||^2`` as an ``(N, M)`` matrix.
-
-    Uses ``||x||^2 + ||y||^2 - 2 x^T y`` so that the work is one matrix product (BLAS), then
-    clips the small negative values that cancellation can produce. When ``Y`` is ``None`` the
-    distances of ``X`` to itself are returned with an exactly zero diagonal.
+def softplus(x: ArrayLike) -> np.ndarray:
+    """``log(1 + exp(x))`` without overflow: ``logaddexp(0, x)``.
 
     Parameters
     ----------
-    X : ndarray of shape (N, D)
-    Y : ndarray of shape (M, D), optional
+    x : array-like
+        Input values.
+
+    Returns
+    -------
+    ndarray
+        ``softplus(x)``, elementwise.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.extmath import softplus
+    >>> float(softplus(1000.0)), float(softplus(0.0)) == float(np.log(2.0))
+    (1000.0, True)
+    """
+    return np.logaddexp(0.0, x)
+
+
+# Pairs whose squared distance is below this fraction of ``||x||^2 + ||y||^2`` (after
+# centring) are recomputed from the difference ``x - y``: the norm expansion's rounding error
+# is at most about ``2 (D + 2) eps (||x||^2 + ||y||^2)``, so every entry left from the
+# expansion keeps a relative error below ``2 (D + 2) eps / _RECOMPUTE`` (~1e-9 for D = 10).
+_RECOMPUTE = 1e-6
+
+
+def _power_of_two_below(m: float) -> float:
+    """The power of two ``2**e`` with ``2**e <= m < 2**(e + 1)``: dividing by it is exact."""
+    return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
+
+
+def _direct(X: np.ndarray, Y: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    out = np.empty(rows.size)
+    step = max(1, 2**22 // max(X.shape[1], 1))
+    for a in range(0, rows.size, step):
+        diff = X[rows[a : a + step]] - Y[cols[a : a + step]]
+        out[a : a + step] = np.einsum("ij,ij->i", diff, diff)
+    return out
+
+
+def squared_distances(
+    X: ArrayLike,
+    Y: ArrayLike | None = None,
+    *,
+    X_norm_sq: np.ndarray | None = None,
+    Y_norm_sq: np.ndarray | None = None,
+) -> np.ndarray:
+    """Squared Euclidean distances ``||x_i - y_j||^2`` as an ``(N, M)`` matrix.
+
+    The work is one matrix product (BLAS) through ``||x||^2 + ||y||^2 - 2 x^T y``, made
+    accurate wherever the data lie:
+
+    * both sets are scaled by a power of two (exact) and, in every coordinate where the mean
+      of ``X`` is farther from 0 than the spread around it, shifted by that mean before the
+      expansion: data far from the origin lose no digits to cancellation, and values near
+      ``1e300`` or ``1e-300`` neither overflow nor underflow in the intermediate sums;
+    * pairs whose expansion is small against their norms (near duplicates, where the
+      expansion's rounding error would dominate) are recomputed from the difference
+      ``x - y``, so identical rows are exactly 0 apart;
+    * the result is clipped at 0, and with ``Y=None`` the diagonal is exactly 0.
+
+    A squared distance beyond the largest float (``> 1.8e308``) is ``inf``; nothing else is.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        First set of points (finite).
+    Y : array-like of shape (M, D), optional
+        Second set; ``None`` means ``X`` itself.
     X_norm_sq, Y_norm_sq : ndarray of shape (N,) / (M,), optional
-        Precomputed squared row norms, to save work in iterative algorithms.
+        Precomputed squared row norms, to save work in iterative algorithms. Giving one skips
+        the centring and scaling: pass them only for data that are already centred and of
+        moderate scale (as k-means does once per fit).
+
+    Returns
+    -------
+    ndarray of shape (N, M)
+        ``D[i, j] = ||X[i] - Y[j]||^2``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` or ``Y`` contains NaN or infinity, or their numbers of columns differ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.extmath import squared_distances
+    >>> X = 1e8 + np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> squared_distances(X)
+    array([[ 0., 25.],
+           [25.,  0.]])
     """
     X = np.asarray(X)
+    if not np.issubdtype(X.dtype, np.floating):
+        X = X.astype(float)
     same = Y is None
-    Y = X if same else np.asarray(Y)
-    if X_norm_sq is None:
-        X_norm_sq = np.einsum("ij,ij->i", X, X)
-    if same:
-        Y_norm_sq = X_norm_sq
-    elif Y_norm_sq is None:
-        Y_norm_sq = np.einsum("ij,ij->i", Y, Y)
-    D = X @ Y.T
-    D *= -2.0
-    D += X_norm_sq[:, None]
-    D += Y_norm_sq[None, :]
-    np.maximum(D, 0.0, out=D)
+    Y = X if same else np.asarray(Y, dtype=X.dtype)
+    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"X and Y must be 2-D with the same number of columns; got {X.shape} and {Y.shape}."
+        )
+    if X_norm_sq is not None or (Y_norm_sq is not None and not same):
+        # The caller's fast path: data already centred and scaled.
+        if X_norm_sq is None:
+            X_norm_sq = np.einsum("ij,ij->i", X, X)
+        if same:
+            Y_norm_sq = X_norm_sq
+        elif Y_norm_sq is None:
+            Y_norm_sq = np.einsum("ij,ij->i", Y, Y)
+        D = _expand(X, Y, X_norm_sq, Y_norm_sq)
+        if same:
+            np.fill_diagonal(D, 0.0)
+        return D
+    D, factor = _scaled_squared_distances(X, None if same else Y)
+    # Undo the scaling one factor at a time, so that only squared distances beyond the float
+    # range overflow.
+    with np.errstate(over="ignore"):
+        D *= factor
+        D *= factor
+    return D
+
+
+def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """``(S, c)`` with ``||x_i - y_j||^2 = c^2 S_ij``, ``S`` of order one (no overflow).
+
+    ``c`` is a power of two, so ``sqrt(S) * c`` gives the distances themselves even where
+    their squares would overflow.
+    """
+    same = Y is None
+    if Y is None:
+        Y = X
+    if not (np.all(np.isfinite(X)) and (same or np.all(np.isfinite(Y)))):
+        raise ValueError("squared_distances: X or Y contains NaN or infinity.")
+    zeros = np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype)
+    if X.size == 0 or Y.size == 0:
+        return zeros, 1.0
+    m = float(np.max(np.abs(X))) if same else float(max(np.max(np.abs(X)), np.max(np.abs(Y))))
+    if m == 0.0:
+        return zeros, 1.0
+    s1 = _power_of_two_below(m)
+    Xs = X / s1
+    # Centre each coordinate whose offset exceeds its spread (there the expansion would lose
+    # digits); a coordinate already near the origin is left as it is, so that data such as
+    # a grid keep exact squared distances (a shift that is not representable exactly would
+    # cost an ulp). Either way |x_j| <= 2 spread_j, within a factor 4 of full centring.
+    mean = Xs.mean(axis=0)
+    shift = np.where(np.abs(mean) > np.max(np.abs(Xs - mean), axis=0), mean, 0.0)
+    Xs -= shift
+    Ys = Xs if same else Y / s1 - shift
+    spread = float(np.max(np.abs(Xs)))
+    if not same:
+        spread = max(spread, float(np.max(np.abs(Ys))))
+    if spread == 0.0:
+        return zeros, 1.0
+    s2 = _power_of_two_below(spread)
+    Xs /= s2
+    if not same:
+        Ys /= s2
+    xn = np.einsum("ij,ij->i", Xs, Xs)
+    yn = xn if same else np.einsum("ij,ij->i", Ys, Ys)
+    D = _expand(Xs, Ys, xn, yn)
+    # A scalar threshold (no (N, M) temporary of floats): it selects every pair below
+    # _RECOMPUTE * (||x_i||^2 + ||y_j||^2), and a few more close pairs, recomputed exactly too.
+    rows, cols = np.nonzero(D <= _RECOMPUTE * (float(xn.max()) + float(yn.max())))
+    if rows.size:
+        D[rows, cols] = _direct(Xs, Ys, rows, cols)
     if same:
         np.fill_diagonal(D, 0.0)
+    return D, s1 * s2
+
+
+def _expand(X: np.ndarray, Y: np.ndarray, xn: np.ndarray, yn: np.ndarray) -> np.ndarray:
+    """``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0."""
+    D = X @ Y.T
+    D *= -2.0
+    D += xn[:, None]
+    D += yn[None, :]
+    np.maximum(D, 0.0, out=D)
     return D

@@ -14,10 +14,13 @@ sizes these methods are used on.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
-from .extmath import squared_distances
+from .extmath import _scaled_squared_distances
 
 __all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
 
@@ -34,14 +37,38 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
     return W
 
 
-def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
+def kneighbors(
+    X: ArrayLike, n_neighbors: int, *, chunk_size: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
+
+    Distances come from :func:`mathlearn.utils.extmath.squared_distances`' scaled and
+    centred computation, so data far from the origin or near ``1e+-300`` keep their
+    neighbours and distances.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points (finite).
+    n_neighbors : int
+        Neighbours per point, in ``[1, N - 1]``; a point is not its own neighbour.
+    chunk_size : int or None, default=None
+        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^21 / N``
+        (at least 64), so a block of distances stays near 16 MB. Time ``O(N^2 D)``.
 
     Returns
     -------
     distances : ndarray of shape (N, n_neighbors)
         Euclidean distances, sorted increasingly.
     indices : ndarray of shape (N, n_neighbors)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import kneighbors
+    >>> dist, ind = kneighbors(np.array([[0.0], [1.0], [3.0]]), 1)
+    >>> dist.ravel(), ind.ravel()
+    (array([1., 1., 2.]), array([1, 0, 1]))
     """
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
@@ -49,30 +76,58 @@ def kneighbors(X, n_neighbors: int, *, chunk_size: int = 2048):
         raise ValueError(
             f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
         )
-    sq = np.einsum("ij,ij->i", X, X)
+    if chunk_size is None:
+        chunk_size = max(64, 2**21 // max(n, 1))
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
-        D = squared_distances(X[start:stop], X, X_norm_sq=sq[start:stop], Y_norm_sq=sq)
+        # Scaled squared distances (S, c) with d^2 = c^2 S: the distances sqrt(S) c stay
+        # finite even where their squares would overflow.
+        D, factor = _scaled_squared_distances(X[start:stop], X)
         rows = np.arange(stop - start)
         D[rows, rows + start] = np.inf  # a point is not its own neighbour
         part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
         d_part = np.take_along_axis(D, part, axis=1)
         order = np.argsort(d_part, axis=1, kind="stable")
         ind[start:stop] = np.take_along_axis(part, order, axis=1)
-        dist[start:stop] = np.sqrt(np.take_along_axis(d_part, order, axis=1))
+        dist[start:stop] = np.sqrt(np.take_along_axis(d_part, order, axis=1)) * factor
     return dist, ind
 
 
 def knn_graph(
-    X, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
+    X: ArrayLike, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph as a sparse matrix.
 
     ``i`` and ``j`` are joined when either is among the other's ``n_neighbors`` nearest
     points (the "or" symmetrisation). ``mode="connectivity"`` gives weight 1; ``mode="rbf"``
     gives ``exp(-gamma d_ij^2)``; ``mode="distance"`` gives ``d_ij``.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points.
+    n_neighbors : int
+        Neighbours per point.
+    mode : {"connectivity", "distance", "rbf"}, default="connectivity"
+        The edge weights.
+    gamma : float, optional
+        Width of the ``"rbf"`` weights (required with it).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (N, N)
+        The symmetric adjacency.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import knn_graph
+    >>> knn_graph(np.array([[0.0], [1.0], [3.0]]), 1).toarray()
+    array([[0., 1., 0.],
+           [1., 0., 1.],
+           [0., 1., 0.]])
     """
     dist, ind = kneighbors(X, n_neighbors)
     n = dist.shape[0]
@@ -91,13 +146,15 @@ def knn_graph(
     return W.maximum(W.T).tocsr()
 
 
-def laplacian(W, kind: str = "unnormalized"):
+def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
     """Graph Laplacian of a symmetric non-negative adjacency matrix.
 
     Parameters
     ----------
     W : ndarray or sparse matrix of shape (N, N)
+        Symmetric non-negative weights.
     kind : {"unnormalized", "symmetric", "random_walk"}
+        ``D - W``, ``I - D^{-1/2} W D^{-1/2}`` or ``I - D^{-1} W``.
 
     Returns
     -------
@@ -110,6 +167,15 @@ def laplacian(W, kind: str = "unnormalized"):
     ValueError
         If ``W`` has a negative weight, or a normalised Laplacian is asked for a graph with an
         isolated vertex (zero degree).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import laplacian
+    >>> L, degree = laplacian(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> L, degree
+    (array([[ 1., -1.],
+           [-1.,  1.]]), array([1., 1.]))
     """
     sparse = sp.issparse(W)
     W = W.tocsr().astype(float) if sparse else np.asarray(W, dtype=float)

@@ -11,9 +11,11 @@ Cholesky factor of a covariance for sampling and log-densities.
 from __future__ import annotations
 
 import warnings
+from typing import Literal, overload
 
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike
 
 from ..exceptions import NumericalWarning
 
@@ -28,20 +30,49 @@ __all__ = [
     "lstsq",
     "qr_eigh",
     "solve_psd",
+    "solve_psd_batched",
     "solve_triangular",
 ]
 
 solve_triangular = sla.solve_triangular
 
 
+@overload
 def cholesky(
-    A,
+    A: ArrayLike,
+    *,
+    jitter: str | float | None = ...,
+    max_tries: int = ...,
+    warn: bool = ...,
+    name: str = ...,
+    growth: float = ...,
+    return_jitter: Literal[False] = ...,
+) -> np.ndarray: ...
+
+
+@overload
+def cholesky(
+    A: ArrayLike,
+    *,
+    jitter: str | float | None = ...,
+    max_tries: int = ...,
+    warn: bool = ...,
+    name: str = ...,
+    growth: float = ...,
+    return_jitter: Literal[True],
+) -> tuple[np.ndarray, float]: ...
+
+
+def cholesky(
+    A: ArrayLike,
     *,
     jitter: str | float | None = "auto",
     max_tries: int = 6,
     warn: bool = True,
     name: str = "matrix",
-) -> np.ndarray:
+    growth: float = 10.0,
+    return_jitter: bool = False,
+) -> np.ndarray | tuple[np.ndarray, float]:
     """Lower Cholesky factor ``L`` with ``L @ L.T == A``, adding jitter only if needed.
 
     Parameters
@@ -57,24 +88,44 @@ def cholesky(
         Emit a ``NumericalWarning`` naming the jitter that was added.
     name : str
         Name of the matrix in messages.
+    growth : float, default=10.0
+        Factor by which the jitter grows after each failed try.
+    return_jitter : bool, default=False
+        Also return the jitter that was added (``0.0`` when none was needed).
 
     Returns
     -------
     L : ndarray of shape (n, n)
         Lower-triangular factor of ``A + jitter * I``.
+    jitter : float
+        Only with ``return_jitter=True``: the jitter added to the diagonal.
 
     Raises
     ------
     numpy.linalg.LinAlgError
         If ``A`` is not positive definite even with the largest jitter tried.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import cholesky
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))
+    array([[2., 0.],
+           [1., 1.]])
+    >>> L, jitter = cholesky(np.ones((2, 2)), jitter=1e-6, warn=False, return_jitter=True)
+    >>> jitter  # the singular matrix needed 1e-6 on its diagonal
+    1e-06
     """
     A = np.asarray(A, dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"{name} must be square; got shape {A.shape}.")
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains NaN or infinity.")
+    if not growth > 1:
+        raise ValueError(f"growth must be greater than 1; got {growth}.")
     try:
-        return sla.cholesky(A, lower=True, check_finite=False)
+        L = sla.cholesky(A, lower=True, check_finite=False)
+        return (L, 0.0) if return_jitter else L
     except np.linalg.LinAlgError:
         if jitter is None:
             raise np.linalg.LinAlgError(f"{name} is not positive definite.") from None
@@ -88,7 +139,7 @@ def cholesky(
         try:
             L = sla.cholesky(A + eps * eye, lower=True, check_finite=False)
         except np.linalg.LinAlgError:
-            eps *= 10.0
+            eps *= growth
             continue
         if warn:
             warnings.warn(
@@ -97,33 +148,121 @@ def cholesky(
                 NumericalWarning,
                 stacklevel=2,
             )
-        return L
+        return (L, eps) if return_jitter else L
     raise np.linalg.LinAlgError(
-        f"{name} is not positive definite, even with {eps / 10:.3g} added to its diagonal."
+        f"{name} is not positive definite, even with {eps / growth:.3g} added to its diagonal."
     )
 
 
-def cho_solve(L: np.ndarray, B) -> np.ndarray:
-    """Solve ``(L L^T) X = B`` given the lower Cholesky factor ``L``."""
+def cho_solve(L: np.ndarray, B: ArrayLike) -> np.ndarray:
+    """Solve ``(L L^T) X = B`` given the lower Cholesky factor ``L``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower Cholesky factor (from :func:`cholesky`).
+    B : array-like of shape (n,) or (n, k)
+        Right-hand side.
+
+    Returns
+    -------
+    ndarray of B's shape
+        The solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import cho_solve, cholesky
+    >>> cho_solve(cholesky(np.array([[4.0, 2.0], [2.0, 2.0]])), np.array([6.0, 4.0]))
+    array([1., 1.])
+    """
     return sla.cho_solve((L, True), B, check_finite=False)
 
 
-def solve_psd(A, B, *, jitter: str | float | None = "auto", name: str = "matrix"):
-    """Solve ``A X = B`` for symmetric positive definite ``A`` through its Cholesky factor."""
+def solve_psd(
+    A: ArrayLike, B: ArrayLike, *, jitter: str | float | None = "auto", name: str = "matrix"
+) -> np.ndarray:
+    """Solve ``A X = B`` for symmetric positive definite ``A`` through its Cholesky factor.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric positive definite.
+    B : array-like of shape (n,) or (n, k)
+        Right-hand side.
+    jitter : {"auto", None} or float, default="auto"
+        As in :func:`cholesky`.
+    name : str, default="matrix"
+        Name of ``A`` in messages.
+
+    Returns
+    -------
+    ndarray of B's shape
+        The solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import solve_psd
+    >>> solve_psd(np.array([[4.0, 2.0], [2.0, 2.0]]), np.array([6.0, 4.0]))
+    array([1., 1.])
+    """
     return cho_solve(cholesky(A, jitter=jitter, name=name), B)
 
 
 def logdet_from_cholesky(L: np.ndarray) -> float:
-    """``log det(L L^T) = 2 * sum(log diag(L))``."""
+    """``log det(L L^T) = 2 * sum(log diag(L))``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower Cholesky factor with a positive diagonal.
+
+    Returns
+    -------
+    float
+        The log-determinant of ``L L^T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import logdet_from_cholesky
+    >>> logdet_from_cholesky(np.diag([1.0, np.e]))
+    2.0
+    """
     return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
-def logdet_psd(A, *, jitter: str | float | None = None, name: str = "matrix") -> float:
-    """Log-determinant of a symmetric positive definite matrix via its Cholesky factor."""
+def logdet_psd(A: ArrayLike, *, jitter: str | float | None = None, name: str = "matrix") -> float:
+    """Log-determinant of a symmetric positive definite matrix via its Cholesky factor.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+        Symmetric positive definite.
+    jitter : {"auto", None} or float, default=None
+        As in :func:`cholesky`; by default a matrix that is not positive definite raises.
+    name : str, default="matrix"
+        Name of ``A`` in messages.
+
+    Returns
+    -------
+    float
+        ``log det A``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import logdet_psd
+    >>> float(np.round(logdet_psd(np.diag([2.0, 3.0])) - np.log(6.0), 15))
+    0.0
+    """
     return logdet_from_cholesky(cholesky(A, jitter=jitter, name=name))
 
 
-def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
+def lstsq(
+    X: ArrayLike, y: ArrayLike, *, method: str = "qr", rcond: float | None = None
+) -> tuple[np.ndarray, int]:
     """Least-squares solution of ``min ||X b - y||``.
 
     Parameters
@@ -142,6 +281,14 @@ def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
     -------
     coef : ndarray of shape (m,) or (m, k)
     rank : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import lstsq
+    >>> coef, rank = lstsq(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), [1.0, 2.0, 3.0])
+    >>> np.round(coef, 12), rank
+    (array([1., 2.]), 2)
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -164,7 +311,7 @@ def lstsq(X, y, *, method: str = "qr", rcond: float | None = None):
 
 
 def gram_schmidt_qr(
-    A, *, modified: bool = True, reorthogonalize: bool = False
+    A: ArrayLike, *, modified: bool = True, reorthogonalize: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Thin QR factorisation ``A = Q R`` by Gram-Schmidt orthogonalisation.
 
@@ -243,7 +390,7 @@ def gram_schmidt_qr(
 
 
 def qr_eigh(
-    A,
+    A: ArrayLike,
     *,
     max_iter: int = 1000,
     tol: float = 1e-12,
@@ -342,6 +489,85 @@ def qr_eigh(
     w = np.diag(Ak).copy()
     order = np.argsort(w)[::-1]
     return w[order], V[:, order], it
+
+
+def solve_psd_batched(
+    A: ArrayLike, B: ArrayLike, *, jitter: str | float | None = None, name: str = "matrix"
+) -> np.ndarray:
+    """Solve ``A[i] X[i] = B[i]`` for a stack of symmetric positive definite matrices.
+
+    Every member is factorised ``A[i] = L[i] L[i]^T`` (all at once through LAPACK's batched
+    ``potrf``) and solved by the two triangular systems; a member that is not positive
+    definite falls back to :func:`cholesky` (with ``jitter``), so that the error or the
+    jitter warning names it.
+
+    Parameters
+    ----------
+    A : array-like of shape (*batch, n, n)
+        Symmetric positive definite matrices; only their lower triangles are read.
+    B : array-like of shape (*batch, n) or (*batch, n, k)
+        Right-hand sides, one vector (or ``k`` columns) per member. The leading axes of ``A``
+        and ``B`` broadcast.
+    jitter : {None, "auto"} or float, default=None
+        As in :func:`cholesky`; ``None`` raises on a matrix that is not positive definite.
+    name : str, default="matrix"
+        Name of the matrices in messages.
+
+    Returns
+    -------
+    X : ndarray of shape (*batch, n) or (*batch, n, k)
+        The solutions.
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match or an entry is NaN or infinite.
+    numpy.linalg.LinAlgError
+        If a member is not positive definite (even with the jitter tried), naming it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.linalg import solve_psd_batched
+    >>> A = np.array([[[2.0, 0.0], [0.0, 4.0]], [[2.0, 1.0], [1.0, 2.0]]])
+    >>> solve_psd_batched(A, np.array([[2.0, 4.0], [3.0, 3.0]]))
+    array([[1., 1.],
+           [1., 1.]])
+    """
+    Ab = np.asarray(A, dtype=float)
+    Bb = np.asarray(B, dtype=float)
+    if Ab.ndim < 2 or Ab.shape[-1] != Ab.shape[-2]:
+        raise ValueError(f"{name} must be a stack of square matrices; got shape {Ab.shape}.")
+    n = Ab.shape[-1]
+    vector = Bb.ndim == Ab.ndim - 1
+    Bm = Bb[..., None] if vector else Bb
+    if Bm.ndim < 2 or Bm.shape[-2] != n:
+        raise ValueError(
+            f"B must have shape (*batch, {n}) or (*batch, {n}, k) to match {name} of shape "
+            f"{Ab.shape}; got {Bb.shape}."
+        )
+    if not (np.all(np.isfinite(Ab)) and np.all(np.isfinite(Bm))):
+        raise ValueError(f"{name} or B contains NaN or infinity.")
+    batch = np.broadcast_shapes(Ab.shape[:-2], Bm.shape[:-2])
+    # Symmetrise from the lower triangle, as LAPACK reads it.
+    Ab = np.tril(Ab) + np.swapaxes(np.tril(Ab, -1), -1, -2)
+    try:
+        L = np.linalg.cholesky(Ab)
+        if not np.all(np.isfinite(L)):
+            raise np.linalg.LinAlgError
+    except np.linalg.LinAlgError:
+        flat = Ab.reshape(-1, n, n)
+        L = np.empty_like(flat)
+        for i in range(flat.shape[0]):
+            idx = [int(j) for j in np.unravel_index(i, Ab.shape[:-2])]
+            member = f"{name}{idx}" if Ab.ndim > 2 else name
+            L[i] = cholesky(flat[i], jitter=jitter, name=member)
+        L = L.reshape(Ab.shape)
+    L = np.broadcast_to(L, (*batch, n, n))
+    Bm = np.broadcast_to(Bm, (*batch, *Bm.shape[-2:]))
+    # Forward then backward substitution, batched (LAPACK gesv on the triangular factors).
+    X = np.linalg.solve(np.swapaxes(L, -1, -2), np.linalg.solve(L, Bm))
+    return X[..., 0] if vector else X
 
 
 def cholesky_batched(A, *, name: str = "matrix") -> np.ndarray:

@@ -13,10 +13,14 @@ Hyperparameters are not checked here but declared: see
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+#: What a ``random_state`` / ``rng`` argument may be (see :func:`check_random_state`).
+RandomStateLike = int | np.integer | np.random.Generator | np.random.RandomState | None
 
 __all__ = [
     "check_array",
@@ -32,39 +36,90 @@ __all__ = [
 ]
 
 
-def check_random_state(seed) -> np.random.Generator:
+def check_random_state(seed: RandomStateLike, name: str = "random_state") -> np.random.Generator:
     """Turn ``seed`` into a ``numpy.random.Generator``.
 
     Parameters
     ----------
     seed : None, int, numpy.random.Generator or numpy.random.RandomState
-        ``None`` gives a fresh generator seeded from the operating system; an int seeds a new
-        PCG64 generator; a ``Generator`` is returned as it is; a ``RandomState`` is wrapped so
-        that draws continue its stream (scikit-learn passes those in its common checks).
+        ``None`` gives a fresh generator seeded from the operating system; an int in
+        ``[0, 2**32 - 1]`` seeds a new PCG64 generator; a ``Generator`` is returned as it
+        is; a ``RandomState`` is wrapped so that draws continue its stream (scikit-learn
+        passes those in its common checks).
+    name : str, default="random_state"
+        The caller's name for the argument (``"rng"``, ...), for the error message.
 
     Returns
     -------
     numpy.random.Generator
+        The generator to draw from.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for anything else (a negative or too large int, a float, a bool).
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_random_state
+    >>> float(check_random_state(0).random()) == float(check_random_state(0).random())
+    True
     """
-    if seed is None or isinstance(seed, numbers.Integral | np.integer):
-        return np.random.default_rng(seed)
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, numbers.Integral | np.integer) and not isinstance(seed, bool | np.bool_):
+        if not 0 <= int(seed) <= 2**32 - 1:
+            raise ValueError(
+                f"{name} must be None, an int in [0, 4294967295], a numpy Generator or "
+                f"RandomState; got {seed!r}."
+            )
+        return np.random.default_rng(int(seed))
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, np.random.RandomState):
         # Draw a seed from the RandomState so that repeated calls advance its stream.
         return np.random.default_rng(seed.randint(np.iinfo(np.int32).max))
     raise ValueError(
-        f"random_state must be None, an int, a numpy Generator or RandomState; got {seed!r}."
+        f"{name} must be None, an int in [0, 4294967295], a numpy Generator or RandomState; "
+        f"got {seed!r}."
     )
 
 
-def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = False):
+def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = False) -> Any:
     """Check that a scalar parameter is a finite positive number and return it as float.
+
+    Parameters
+    ----------
+    value : float
+        The value to check.
+    name : str
+        Its name, for the message.
+    strict : bool, default=True
+        Require ``value > 0``; otherwise ``value >= 0``.
+    allow_none : bool, default=False
+        Let ``None`` through (returned as is).
+
+    Returns
+    -------
+    float or None
+        ``float(value)``.
 
     Raises
     ------
+    TypeError
+        If ``value`` is not a real number (bools are not).
     ValueError
         If ``value`` is not finite, or not positive (``strict``) / non-negative.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_positive
+    >>> check_positive(2, "alpha")
+    2.0
+    >>> check_positive(0.0, "alpha")
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must be > 0; got 0.0.
     """
     if value is None and allow_none:
         return None
@@ -81,23 +136,86 @@ def check_positive(value, name: str, *, strict: bool = True, allow_none: bool = 
 
 
 def check_int(value, name: str, minimum: int = 1) -> int:
-    """Check that a parameter is an integer (not a bool) of at least ``minimum``; return it."""
+    """Check that a parameter is an integer (not a bool) of at least ``minimum``; return it.
+
+    Parameters
+    ----------
+    value : int
+        The value to check.
+    name : str
+        Its name, for the message.
+    minimum : int, default=1
+        The smallest value allowed.
+
+    Returns
+    -------
+    int
+        ``int(value)``.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_int
+    >>> check_int(3, "n_components")
+    3
+    """
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
     return int(value)
 
 
 def check_bool(value, name: str) -> bool:
-    """Check that a parameter is a bool (Python's or NumPy's); return it as ``bool``."""
+    """Check that a parameter is a bool (Python's or NumPy's); return it as ``bool``.
+
+    Parameters
+    ----------
+    value : bool
+        The value to check.
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    bool
+        ``bool(value)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.validation import check_bool
+    >>> check_bool(np.True_, "fit_intercept")
+    True
+    """
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be a bool; got {value!r}.")
     return bool(value)
 
 
-def check_probability_vector(p, name: str = "p", *, axis: int = -1, atol: float = 1e-8):
+def check_probability_vector(
+    p, name: str = "p", *, axis: int = -1, atol: float = 1e-8
+) -> np.ndarray:
     """Validate probabilities that lie in [0, 1] and sum to one along ``axis``.
 
-    Returns the probabilities as a float array.
+    Parameters
+    ----------
+    p : array-like
+        The probabilities.
+    name : str, default="p"
+        Their name, for the message.
+    axis : int, default=-1
+        The axis along which they sum to one.
+    atol : float, default=1e-8
+        Tolerance on the sums.
+
+    Returns
+    -------
+    ndarray
+        The probabilities as a float array.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_probability_vector
+    >>> check_probability_vector([0.25, 0.75])
+    array([0.25, 0.75])
     """
     p = np.asarray(p, dtype=float)
     if not np.all(np.isfinite(p)):
@@ -130,6 +248,8 @@ def check_symmetric_psd(
         require the smallest eigenvalue to be >= ``-rtol * max|eigenvalue|``.
     rtol : float
         Relative tolerance for the symmetry check and for semi-definiteness.
+    copy : bool, default=False
+        Work on a copy even where the input could be used as it is.
 
     Returns
     -------
@@ -140,6 +260,13 @@ def check_symmetric_psd(
     ------
     ValueError
         If the matrix is not square, not symmetric, contains NaN/inf, or is not PSD/PD.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_symmetric_psd
+    >>> check_symmetric_psd([[2.0, 1.0], [1.0, 2.0]], "cov")
+    array([[2., 1.],
+           [1., 2.]])
     """
     A = np.array(A, dtype=float, copy=copy or None)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -166,7 +293,7 @@ def check_symmetric_psd(
     return A
 
 
-def check_sample_weight(sample_weight, X, *, dtype=np.float64) -> np.ndarray:
+def check_sample_weight(sample_weight, X, *, dtype: Any = np.float64) -> np.ndarray:
     """Validate per-sample weights for ``X`` and return them as a 1-D array.
 
     Parameters

@@ -1,0 +1,278 @@
+r"""Generative classifiers with Gaussian class conditionals: LDA (shared covariance) and QDA.
+
+Model (PRML §4.2.2; Imperial "Mathematics for Inference and Machine Learning" §4 on
+Gaussian classifiers): ``p(y = k) = π_k`` and ``p(x | y = k) = N(x | μ_k, Σ_k)``; by Bayes'
+rule ``log p(y = k | x) = log π_k + log N(x | μ_k, Σ_k) - log p(x)``.
+
+* With one covariance ``Σ`` shared by all classes the quadratic term ``x^T Σ^{-1} x`` is the
+  same for every class and cancels: the log-odds are linear in ``x``,
+  ``a_k(x) = w_k^T x + w_k0`` with ``w_k = Σ^{-1} μ_k`` and
+  ``w_k0 = -½ μ_k^T Σ^{-1} μ_k + log π_k`` (PRML eq. 4.68-4.70): linear discriminant
+  analysis. The maximum-likelihood ``Σ`` is the pooled within-class covariance
+  ``Σ_k (n_k / n) S_k`` with ``S_k`` the class's ML covariance (PRML eq. 4.78-4.80).
+* With one covariance per class the boundaries are quadratic: quadratic discriminant analysis.
+
+Regularisation: LDA shrinks each class covariance towards a multiple of the identity,
+``(1 - s) S_k + s (tr S_k / d) I``; QDA uses ``(1 - r) S_k + r I`` (scikit-learn's
+``reg_param``). ``S_k`` is the ML class covariance (divisor ``n_k``).
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from ..base import BaseClassifier, _fit_context, check_is_fitted
+from ..utils._param_validation import Interval
+from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
+from ..utils.validation import validate_data
+
+__all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
+
+
+def _check_priors(priors, n_classes):
+    if priors is None:
+        return None
+    priors = np.asarray(priors, dtype=float)
+    if priors.shape != (n_classes,):
+        raise ValueError(
+            f"priors must have one entry per class ({n_classes}); got {priors.shape}."
+        )
+    if not np.all(np.isfinite(priors)) or np.any(priors <= 0):
+        raise ValueError("priors must be finite and strictly positive.")
+    if abs(priors.sum() - 1.0) > 1e-8:
+        raise ValueError(f"priors must sum to 1; they sum to {priors.sum():.6g}.")
+    return priors
+
+
+def _class_stats(X, y_idx, n_classes):
+    counts = np.bincount(y_idx, minlength=n_classes).astype(float)
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, y_idx, X)
+    means /= counts[:, None]
+    return counts, means
+
+
+class LinearDiscriminantAnalysis(BaseClassifier):
+    r"""Gaussian class conditionals with a shared covariance: linear decision boundaries.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,) or None, default=None
+        Class priors ``π_k``; ``None`` uses the class proportions (their ML estimate).
+    shrinkage : float in [0, 1] or None, default=None
+        Shrink each class covariance to ``(1 - s) S_k + s (tr S_k / d) I`` before pooling.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    priors_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+    covariance_ : ndarray of shape (n_features, n_features)
+        The pooled (shrunk) within-class covariance ``Σ``.
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``Σ^{-1} μ_k`` per class; for two classes the difference of the two rows (the
+        log-odds of ``classes_[1]``), scikit-learn's convention.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_features_in_ : int
+
+    Notes
+    -----
+    See the module docstring (PRML §4.2.2). ``Σ`` is factorised by Cholesky; a singular
+    ``Σ`` (fewer samples than features, collinear features) gets jitter with a
+    ``NumericalWarning`` — use ``shrinkage`` instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.5], [0.5, 1.0], [3.0, 3.0], [4.0, 3.5], [3.5, 4.0]])
+    >>> LinearDiscriminantAnalysis().fit(X, [0, 0, 0, 1, 1, 1]).predict([[0.2, 0.2], [3.8, 3.6]])
+    array([0, 1])
+
+    See Also
+    --------
+    QuadraticDiscriminantAnalysis, mathlearn.discriminant_analysis.FisherLDA
+    """
+
+    _parameter_constraints = {
+        "priors": ["array-like", None],
+        "shrinkage": [Interval(Real, 0, 1, closed="both"), None],
+    }
+
+    def __init__(self, *, priors=None, shrinkage: float | None = None):
+        self.priors = priors
+        self.shrinkage = shrinkage
+
+    @_fit_context
+    def fit(self, X, y):
+        """Estimate priors, class means and the shared covariance.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        y_idx = self._encode_labels(y)
+        K = len(self.classes_)
+        n, d = X.shape
+        if n <= K:
+            raise ValueError(f"LDA needs more samples than classes; got {n} for {K} classes.")
+        counts, means = _class_stats(X, y_idx, K)
+        priors = _check_priors(self.priors, K)
+        self.priors_ = counts / n if priors is None else priors
+        R = X - means[y_idx]
+        s = 0.0 if self.shrinkage is None else float(self.shrinkage)
+        cov = np.zeros((d, d))
+        for k in range(K):
+            Rk = R[y_idx == k]
+            Sk = Rk.T @ Rk / counts[k]
+            if s > 0:
+                Sk = (1 - s) * Sk + s * (np.trace(Sk) / d) * np.eye(d)
+            cov += (counts[k] / n) * Sk
+        self.means_ = means
+        self.covariance_ = cov
+        L = cholesky(cov, name="the pooled within-class covariance")
+        W = cho_solve(L, means.T).T  # rows Σ^{-1} μ_k
+        b = -0.5 * np.sum(W * means, axis=1) + np.log(self.priors_)
+        self._coef_all, self._intercept_all = W, b
+        if K == 2:
+            self.coef_ = (W[1] - W[0])[None, :]
+            self.intercept_ = np.array([b[1] - b[0]])
+        else:
+            self.coef_, self.intercept_ = W, b
+        return self
+
+    def decision_function(self, X):
+        """Linear scores ``X coef_^T + intercept_``: log-odds of ``classes_[1]`` for two
+        classes (shape (n,)), else ``log π_k + log N(x | μ_k, Σ)`` up to a per-row constant.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        Z = self._validate_X_predict(X) @ self.coef_.T + self.intercept_
+        return Z[:, 0] if Z.shape[1] == 1 else Z
+
+    def _joint_log_likelihood(self, X):
+        # log π_k + log N(x | μ_k, Σ) without the class-independent -½ x^T Σ^{-1} x - ½ log|2πΣ|.
+        return X @ self._coef_all.T + self._intercept_all
+
+
+class QuadraticDiscriminantAnalysis(BaseClassifier):
+    r"""Gaussian class conditionals with one covariance per class: quadratic boundaries.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,) or None, default=None
+        Class priors; ``None`` uses the class proportions.
+    reg_param : float in [0, 1], default=0.0
+        Each class covariance becomes ``(1 - r) S_k + r I`` (scikit-learn's ``reg_param``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    priors_ : ndarray of shape (n_classes,)
+    means_ : ndarray of shape (n_classes, n_features)
+    covariance_ : ndarray of shape (n_classes, n_features, n_features)
+        The (regularised) maximum-likelihood class covariances.
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``log p(x, y = k) = log π_k - ½ log|2π Σ_k| - ½ (x - μ_k)^T Σ_k^{-1} (x - μ_k)``
+    (PRML §4.2.2, the case of unequal covariances), evaluated through the Cholesky factor of
+    each ``Σ_k``. A class covariance that is singular (fewer samples than features,
+    ``reg_param = 0``) raises an error that names the class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.1], [0.1, -0.2], [-0.1, 0.0], [3.0, 0.0], [0.0, 3.0], [-3.0, -2.0]])
+    >>> qda = QuadraticDiscriminantAnalysis().fit(X, [0, 0, 0, 1, 1, 1])
+    >>> qda.predict([[0.0, 0.0], [2.0, 2.0]])
+    array([0, 1])
+
+    See Also
+    --------
+    LinearDiscriminantAnalysis
+    """
+
+    _parameter_constraints = {
+        "priors": ["array-like", None],
+        "reg_param": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    def __init__(self, *, priors=None, reg_param: float = 0.0):
+        self.priors = priors
+        self.reg_param = reg_param
+
+    @_fit_context
+    def fit(self, X, y):
+        """Estimate priors, class means and class covariances.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        y_idx = self._encode_labels(y)
+        K = len(self.classes_)
+        n, d = X.shape
+        counts, means = _class_stats(X, y_idx, K)
+        if np.any(counts < 2):
+            k = int(np.argmin(counts))
+            raise ValueError(
+                f"QDA needs at least 2 samples per class for a covariance; class "
+                f"{np.asarray(self.classes_[k]).item()!r} has {int(counts[k])}."
+            )
+        priors = _check_priors(self.priors, K)
+        self.priors_ = counts / n if priors is None else priors
+        r = float(self.reg_param)
+        covs = np.empty((K, d, d))
+        factors = np.empty((K, d, d))
+        for k in range(K):
+            Rk = X[y_idx == k] - means[k]
+            C = Rk.T @ Rk / counts[k]
+            if r > 0:
+                C = (1 - r) * C + r * np.eye(d)
+            covs[k] = C
+            label = repr(np.asarray(self.classes_[k]).item())
+            try:
+                factors[k] = cholesky(C, jitter=None, name=f"the covariance of class {label}")
+            except np.linalg.LinAlgError as exc:
+                raise ValueError(
+                    f"{exc} (class {label} has {int(counts[k])} samples in {d} dimensions, "
+                    "or collinear features); use reg_param > 0."
+                ) from None
+        self.means_ = means
+        self.covariance_ = covs
+        self._factors = factors
+        self._log_norm = np.array(
+            [-0.5 * logdet_from_cholesky(factors[k]) for k in range(K)]
+        ) + np.log(self.priors_)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        K = len(self.classes_)
+        out = np.empty((X.shape[0], K))
+        for k in range(K):
+            Z = solve_triangular(self._factors[k], (X - self.means_[k]).T, lower=True)
+            out[:, k] = self._log_norm[k] - 0.5 * np.sum(Z * Z, axis=0)
+        return out

@@ -1,0 +1,539 @@
+r"""Logistic regression: binary and multinomial (softmax), L2 penalty, Newton/IRLS or L-BFGS.
+
+The objective is scikit-learn's, so that a given ``C`` means the same in both libraries:
+
+.. math::
+
+    \min_{W, b}\; C \sum_i s_i\, \ell_i(W, b) + \tfrac12 \|W\|_F^2, \qquad
+    \ell_i = \log \sum_k e^{w_k^\top x_i + b_k} - (w_{y_i}^\top x_i + b_{y_i})
+
+(the negative log-likelihood of the softmax model ``p(y = k | x) ∝ exp(w_k^T x + b_k)``;
+for two classes the single-vector form ``ℓ_i = log(1 + e^{z_i}) - y_i z_i`` with
+``z_i = w^T x_i + b`` and ``y_i ∈ {0, 1}``), with the intercept unpenalised. It equals the
+notes' ``L(β) = -Σ log p(y_i | x_i) + λ‖β‖²`` with ``λ = 1 / (2C)`` (Stuttgart
+"Introduction to Machine Learning" §3.3, slides 3:14-3:22; PRML §4.3.2-4.3.4; Oxford
+"Advanced Topics" eq. 1.28 with ``λ/n = 1/(2C)``). Internally the objective is divided by
+``S = Σ s_i`` (the same minimiser), so that the gradient tolerance does not depend on ``n``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.linalg import blas
+from scipy.optimize import linprog
+from scipy.special import expit, logsumexp
+
+from .. import optim
+from ..base import BaseClassifier, _fit_context, check_is_fitted
+from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.linalg import cho_solve, cholesky
+from ..utils.validation import check_sample_weight, validate_data
+
+__all__ = ["LogisticRegression"]
+
+# Sums over samples of products of two features must stay far below the largest float64
+# (1.8e308) for the Hessian and for L-BFGS's curvature pairs.
+_MAX_ABS_X = 1e100
+
+
+class _BinaryObjective:
+    """``F(θ) = Σ ŝ_i [softplus(z_i) - y_i z_i] + α/2 ‖w‖²`` with ``θ = (w, b)``."""
+
+    def __init__(self, X, y, sw, alpha, fit_intercept):
+        self.X, self.y, self.sw, self.alpha = X, y, sw, alpha
+        self.fit_intercept = fit_intercept
+        self.D = X.shape[1]
+
+    def n_params(self):
+        return self.D + int(self.fit_intercept)
+
+    def _z(self, theta):
+        z = self.X @ theta[: self.D]
+        if self.fit_intercept:
+            z += theta[self.D]
+        return z
+
+    def value(self, theta):
+        z = self._z(theta)
+        w = theta[: self.D]
+        return float(self.sw @ (np.logaddexp(0.0, z) - self.y * z)) + 0.5 * self.alpha * (w @ w)
+
+    def value_grad(self, theta):
+        z = self._z(theta)
+        w = theta[: self.D]
+        f = float(self.sw @ (np.logaddexp(0.0, z) - self.y * z)) + 0.5 * self.alpha * (w @ w)
+        p = expit(z)
+        r = self.sw * (p - self.y)
+        g = np.empty_like(theta)
+        g[: self.D] = self.X.T @ r + self.alpha * w
+        if self.fit_intercept:
+            g[self.D] = r.sum()
+        return f, g, p
+
+    def hessian(self, theta, p):
+        # IRLS weights d_i = ŝ_i p_i (1 - p_i): H = X^T diag(d) X + α I (notes 004 eq. 3:19).
+        d = self.sw * p * (1.0 - p)
+        D = self.D
+        H = np.empty((self.n_params(), self.n_params()))
+        Xd = self.X * np.sqrt(d)[:, None]
+        # X^T diag(d) X by a symmetric rank-k update (half the flops of a general product).
+        G = blas.dsyrk(1.0, Xd, trans=1, lower=0)
+        H[:D, :D] = np.triu(G) + np.triu(G, 1).T
+        H[np.diag_indices(D)] += self.alpha
+        if self.fit_intercept:
+            c = self.X.T @ d
+            H[:D, D] = c
+            H[D, :D] = c
+            H[D, D] = d.sum()
+        return H
+
+
+class _MultinomialObjective:
+    """``F(θ) = Σ ŝ_i [logsumexp(Z_i) - Z_{i y_i}] + α/2 ‖W‖²`` with ``θ = vec(W, b)``.
+
+    The softmax is invariant to adding one vector to every ``w_k`` (or one number to every
+    ``b_k``); unpenalised directions of that kind make the Hessian singular. The terms
+    ``½ (Σ_k b_k)²`` (with an intercept) and, without a penalty, ``½ ‖Σ_k w_k‖²`` leave the
+    loss unchanged and pick the symmetric solution ``Σ_k b_k = 0`` (``Σ_k w_k = 0``), which
+    is also the one scikit-learn returns; with ``α > 0`` the penalty already forces
+    ``Σ_k w_k = 0`` at the optimum.
+    """
+
+    def __init__(self, X, y, sw, alpha, fit_intercept, n_classes, identify=True):
+        self.X, self.sw, self.alpha = X, sw, alpha
+        self.identify = identify
+        self.y = y
+        self.fit_intercept = fit_intercept
+        self.K = n_classes
+        self.D = X.shape[1]
+        self.Dp = self.D + int(fit_intercept)
+
+    def n_params(self):
+        return self.K * self.Dp
+
+    def _unpack(self, theta):
+        T = theta.reshape(self.K, self.Dp)
+        return T[:, : self.D], (T[:, self.D] if self.fit_intercept else None)
+
+    def _Z(self, theta):
+        W, b = self._unpack(theta)
+        Z = self.X @ W.T
+        if b is not None:
+            Z += b
+        return Z
+
+    def _extra(self, W, b):
+        f = 0.0
+        if not self.identify:
+            return f
+        if b is not None:
+            f += 0.5 * float(b.sum()) ** 2
+        if self.alpha == 0.0:
+            s = W.sum(axis=0)
+            f += 0.5 * float(s @ s)
+        return f
+
+    def value(self, theta):
+        W, b = self._unpack(theta)
+        Z = self._Z(theta)
+        lse = logsumexp(Z, axis=1)
+        nll = float(self.sw @ (lse - Z[np.arange(Z.shape[0]), self.y]))
+        return nll + 0.5 * self.alpha * float(np.sum(W * W)) + self._extra(W, b)
+
+    def value_grad(self, theta):
+        W, b = self._unpack(theta)
+        Z = self._Z(theta)
+        rows = np.arange(Z.shape[0])
+        # log-softmax in place, one exp: Z - max, P = exp(.), lse = max + log Σ P.
+        m = Z.max(axis=1)
+        Z -= m[:, None]
+        z_y = Z[rows, self.y]
+        P = np.exp(Z, out=Z)
+        s = P.sum(axis=1)
+        nll = float(self.sw @ (np.log(s) - z_y))
+        f = nll + 0.5 * self.alpha * float(np.sum(W * W)) + self._extra(W, b)
+        P /= s[:, None]
+        R = P
+        R[rows, self.y] -= 1.0
+        R *= self.sw[:, None]
+        G = np.empty((self.K, self.Dp))
+        G[:, : self.D] = R.T @ self.X + self.alpha * W
+        if self.alpha == 0.0 and self.identify:
+            G[:, : self.D] += W.sum(axis=0)
+        if b is not None:
+            G[:, self.D] = R.sum(axis=0) + (b.sum() if self.identify else 0.0)
+        return f, G.ravel(), None
+
+    def hessian(self, theta, P):
+        if P is None:
+            Z = self._Z(theta)
+            P = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
+        # Block (k, l) = Σ_i ŝ_i p_ik (δ_kl - p_il) x̃_i x̃_i^T with x̃ = (x, 1) (notes 004
+        # slide 3:17, the block Hessian of multi-class logistic regression).
+        K, D, Dp = self.K, self.D, self.Dp
+        X, sw = self.X, self.sw
+        H = np.zeros((K * Dp, K * Dp))
+        for k in range(K):
+            for m in range(k, K):
+                d = sw * P[:, k] * ((k == m) - P[:, m])
+                blk = np.empty((Dp, Dp))
+                blk[:D, :D] = X.T @ (X * d[:, None])
+                if self.fit_intercept:
+                    c = X.T @ d
+                    blk[:D, D] = c
+                    blk[D, :D] = c
+                    blk[D, D] = d.sum()
+                H[k * Dp : (k + 1) * Dp, m * Dp : (m + 1) * Dp] = blk
+                if m != k:
+                    H[m * Dp : (m + 1) * Dp, k * Dp : (k + 1) * Dp] = blk.T
+        idx = np.arange(K)
+        for a in range(D):
+            rows = idx * Dp + a
+            if self.alpha > 0:
+                H[rows, rows] += self.alpha
+            else:
+                H[np.ix_(rows, rows)] += 1.0
+        if self.fit_intercept:
+            rows = idx * Dp + D
+            H[np.ix_(rows, rows)] += 1.0
+        return H
+
+
+def _newton(obj, theta, *, tol, max_iter):
+    """Damped Newton (IRLS) with Armijo backtracking; stops when ``max |∇F| <= tol``."""
+    f, g, P = obj.value_grad(theta)
+    n_iter = 0
+    converged = False
+    while True:
+        if not np.isfinite(f):
+            raise ValueError(
+                "the logistic objective became non-finite; the features are too large in "
+                "magnitude (rescale X)."
+            )
+        if np.max(np.abs(g)) <= tol:
+            converged = True
+            break
+        if n_iter >= max_iter:
+            break
+        H = obj.hessian(theta, P)
+        # The Hessian is positive definite with a penalty (or without one on non-separable
+        # data); near separation it becomes numerically singular, and the jitter that the
+        # Cholesky helper adds turns the step into a damped one.
+        L = cholesky(H, jitter="auto", warn=False, max_tries=12, name="the Hessian")
+        step = -cho_solve(L, g)
+        slope = float(g @ step)
+        t = 1.0
+        for _ in range(50):
+            f_new = obj.value(theta + t * step)
+            if f_new <= f + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        else:
+            # No decrease is representable any more: the gradient is at the rounding floor.
+            break
+        theta = theta + t * step
+        f, g, P = obj.value_grad(theta)
+        n_iter += 1
+    return theta, n_iter, converged
+
+
+def _lbfgs(obj, theta, *, tol, max_iter):
+    """L-BFGS-B through :func:`mathlearn.optim.lbfgs` until ``max |∇F| <= tol``.
+
+    The relative-decrease test is set to a few machine epsilons (SciPy's default, 2.2e-9,
+    stops well before a tight gradient tolerance), so the gradient test decides.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = optim.lbfgs(
+            lambda t: obj.value_grad(t)[:2],
+            theta,
+            max_iter=max_iter,
+            tol=tol,
+            ftol=64 * np.finfo(float).eps,
+        )
+    if not np.isfinite(res.fun):
+        raise ValueError(
+            "the logistic objective became non-finite; the features are too large in "
+            "magnitude (rescale X)."
+        )
+    converged = np.max(np.abs(res.jac)) <= tol
+    return np.asarray(res.x), int(res.nit), bool(converged)
+
+
+def _is_separable(X, y_idx, n_classes, fit_intercept) -> bool:
+    """Whether some linear scores classify every sample correctly with a margin.
+
+    Feasibility of the linear programme ``(w_{y_i} - w_k)^T x̃_i >= 1`` for all ``i`` and
+    ``k != y_i`` (``x̃ = (x, 1)`` with an intercept): then the likelihood increases without
+    bound along ``t W`` as ``t → ∞`` and no maximum-likelihood estimate exists.
+    """
+    n = X.shape[0]
+    Xt = np.hstack([X, np.ones((n, 1))]) if fit_intercept else X
+    dp = Xt.shape[1]
+    if n_classes == 2:
+        s = np.where(y_idx == 1, 1.0, -1.0)
+        A = -(s[:, None] * Xt)
+        b = -np.ones(n)
+        nvar = dp
+    else:
+        rows = []
+        for k in range(n_classes):
+            mask = y_idx != k
+            Xi, yi = Xt[mask], y_idx[mask]
+            block = np.zeros((Xi.shape[0], n_classes * dp))
+            # -(w_{y_i} - w_k)^T x_i <= -1
+            for c in range(n_classes):
+                sel = yi == c
+                block[sel, c * dp : (c + 1) * dp] = -Xi[sel]
+            block[:, k * dp : (k + 1) * dp] = Xi
+            rows.append(block)
+        A = np.vstack(rows)
+        b = -np.ones(A.shape[0])
+        nvar = n_classes * dp
+    res = linprog(np.zeros(nvar), A_ub=A, b_ub=b, bounds=[(None, None)] * nvar, method="highs")
+    return res.status == 0
+
+
+class LogisticRegression(BaseClassifier):
+    r"""Logistic regression, binary or multinomial (softmax), with an L2 penalty.
+
+    Parameters
+    ----------
+    penalty : {"l2"} or None, default="l2"
+        ``None`` fits the maximum-likelihood estimate (``C`` is then ignored).
+    C : float, default=1.0
+        Inverse penalty strength, scikit-learn's: the objective is
+        ``C Σ_i s_i ℓ_i + ½‖W‖²``; the notes' ``λ`` in ``-Σ log p + λ‖β‖²`` is ``1/(2C)``.
+        ``C = inf`` is the same as ``penalty=None``.
+    fit_intercept : bool, default=True
+        Add an unpenalised intercept per class.
+    solver : {"lbfgs", "newton"}, default="lbfgs"
+        ``"newton"``: Newton's method (iteratively reweighted least squares) with the full
+        (block) Hessian and a backtracking line search, solved by Cholesky; quadratic
+        convergence, ``O((K d)^3)`` per step. ``"lbfgs"``: L-BFGS-B through
+        :func:`mathlearn.optim.lbfgs`.
+    tol : float, default=1e-4
+        Stop when the largest entry of the gradient of the objective divided by
+        ``Σ_i s_i`` is at most ``tol``.
+    max_iter : int, default=100
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each sample's weight by the weight of its class; ``"balanced"`` uses
+        ``S / (K S_k)`` with ``S_k`` the total sample weight of class ``k``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        One row (the log-odds of ``classes_[1]``) for two classes, one per class otherwise.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    n_iter_ : ndarray of shape (1,)
+        Iterations of the solver.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when ``X`` has string feature names.
+
+    Notes
+    -----
+    Model and objective: see the module docstring. Gradient and Hessian (notes 004 slides
+    3:17 and 3:19, PRML eq. 4.96-4.97 and 4.110): with ``P`` the predicted probabilities
+    and ``Y`` the one-hot targets,
+
+    .. math::
+
+        \nabla_{w_k} = C \sum_i s_i (p_{ik} - y_{ik}) x_i + w_k, \qquad
+        \nabla^2_{w_k w_l} = C \sum_i s_i\, p_{ik}(\delta_{kl} - p_{il})\, x_i x_i^\top
+        + \delta_{kl} I .
+
+    Erratum (notes 004 §3.3, 002 M9): on linearly separable data without a penalty the
+    likelihood has no maximiser — it increases without bound along ``t w`` — and the Hessian
+    tends to zero. With ``penalty=None`` a linear programme detects separability and a
+    ``ConvergenceWarning`` says so; the solver then stops where the gradient falls below
+    ``tol`` (large but finite weights, probabilities near 0 and 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 1, 0, 1])
+    >>> clf = LogisticRegression(penalty=None, solver="newton", tol=1e-10).fit(X, y)
+    >>> np.round([clf.intercept_[0], clf.coef_[0, 0]], 8)
+    array([-1.36227639,  0.90818426])
+
+    See Also
+    --------
+    mathlearn.linear_model.BayesianLogisticRegression : the Laplace posterior over ``w``.
+    """
+
+    _parameter_constraints = {
+        "penalty": [StrOptions({"l2"}), None],
+        "C": [Interval(Real, 0, np.inf, closed="right")],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions({"lbfgs", "newton"})],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    # Unscaled iris (check_non_transformer_estimators_n_iter) needs ~110 L-BFGS iterations,
+    # more than the default 100 (scikit-learn's own estimator warns there too).
+    _common_test_params = {"max_iter": 1000}
+
+    def __init__(
+        self,
+        penalty: str | None = "l2",
+        *,
+        C: float = 1.0,
+        fit_intercept: bool = True,
+        solver: str = "lbfgs",
+        tol: float = 1e-4,
+        max_iter: int = 100,
+        class_weight: dict | str | None = None,
+    ):
+        self.penalty = penalty
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+
+    def _sample_weights(self, y_idx, sample_weight, X):
+        sw = check_sample_weight(sample_weight, X).copy()
+        K = len(self.classes_)
+        if self.class_weight is not None:
+            if self.class_weight == "balanced":
+                totals = np.bincount(y_idx, weights=sw, minlength=K)
+                cw = np.where(totals > 0, sw.sum() / (K * np.where(totals > 0, totals, 1)), 0)
+            else:
+                cw = np.ones(K)
+                lookup = {
+                    c.item() if hasattr(c, "item") else c: i for i, c in enumerate(self.classes_)
+                }
+                for label, weight in self.class_weight.items():
+                    if label not in lookup:
+                        raise ValueError(
+                            f"class_weight names the label {label!r}, which is not among the "
+                            f"classes {list(self.classes_)}."
+                        )
+                    if not (np.isfinite(weight) and weight >= 0):
+                        raise ValueError(
+                            f"class_weight[{label!r}] must be a finite non-negative number; "
+                            f"got {weight!r}."
+                        )
+                    cw[lookup[label]] = weight
+            sw = sw * cw[y_idx]
+        totals = np.bincount(y_idx, weights=sw, minlength=K)
+        if np.any(totals <= 0):
+            empty = [self.classes_[k] for k in np.flatnonzero(totals <= 0)]
+            raise ValueError(
+                f"the classes {empty} have zero total sample weight: with an unpenalised "
+                "intercept their log-odds would be driven to -inf. Remove them from y or "
+                "give them weight."
+            )
+        return sw
+
+    def _alpha(self, S):
+        if self.penalty is None or np.isinf(self.C):
+            return 0.0
+        return 1.0 / (self.C * S)
+
+    @_fit_context
+    def fit(self, X, y, sample_weight=None):
+        """Fit the penalised maximum-likelihood estimate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (numbers or strings).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights ``s_i``; a zero weight removes the sample.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        scale = float(np.max(np.abs(X))) if X.size else 0.0
+        if scale > _MAX_ABS_X:
+            raise ValueError(
+                f"X has entries of magnitude up to {scale:.3g}; the Hessian's sums of products "
+                f"of features overflow float64 beyond about {_MAX_ABS_X:g}. Rescale X (for "
+                "example with StandardScaler)."
+            )
+        y_idx = self._encode_labels(y)
+        sw = self._sample_weights(y_idx, sample_weight, X)
+        S = float(sw.sum())
+        sw_hat = sw / S
+        alpha = self._alpha(S)
+        K = len(self.classes_)
+        d = X.shape[1]
+        separable = False
+        if alpha == 0.0:
+            keep = sw > 0
+            separable = _is_separable(X[keep], y_idx[keep], K, self.fit_intercept)
+            if separable:
+                warnings.warn(
+                    "the training data are linearly separable: without a penalty the "
+                    "likelihood has no maximum (it grows without bound as the weights "
+                    "scale up), so the weights returned are where the gradient fell below "
+                    "tol and are arbitrary in size. Use penalty='l2' with a finite C.",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+        if K == 2:
+            obj = _BinaryObjective(
+                X, (y_idx == 1).astype(float), sw_hat, alpha, self.fit_intercept
+            )
+        else:
+            # L-BFGS needs no identifiability terms: started from zero, its iterates are
+            # combinations of gradients, which keep Σ_k b_k = 0 (and Σ_k w_k = 0).
+            obj = _MultinomialObjective(
+                X, y_idx, sw_hat, alpha, self.fit_intercept, K, identify=self.solver == "newton"
+            )
+        theta0 = np.zeros(obj.n_params())
+        solve = _newton if self.solver == "newton" else _lbfgs
+        theta, n_iter, converged = solve(obj, theta0, tol=self.tol, max_iter=self.max_iter)
+        if not converged and not separable:
+            warnings.warn(
+                f"{self.solver} stopped after {n_iter} iterations with the gradient above "
+                f"tol = {self.tol:g} (max_iter reached, or the line search could not make "
+                "progress at this tolerance).",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        if K == 2:
+            self.coef_ = theta[:d].reshape(1, d).copy()
+            self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])
+        else:
+            T = theta.reshape(K, obj.Dp)
+            T = T - T.mean(axis=0)  # the symmetric solution; rounding may have drifted it
+            self.coef_ = T[:, :d].copy()
+            self.intercept_ = T[:, d].copy() if self.fit_intercept else np.zeros(K)
+        self.n_iter_ = np.array([n_iter])
+        return self
+
+    def _joint_log_likelihood(self, X):
+        Z = X @ self.coef_.T + self.intercept_
+        if Z.shape[1] == 1:
+            return np.hstack([np.zeros_like(Z), Z])
+        return Z
+
+    def decision_function(self, X):
+        """Linear scores: ``x^T w + b`` (shape (n,)) for two classes, else ``X W^T + b``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        Z = self._validate_X_predict(X) @ self.coef_.T + self.intercept_
+        return Z[:, 0] if Z.shape[1] == 1 else Z

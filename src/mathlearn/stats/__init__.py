@@ -1,0 +1,20 @@
+"""Statistical tests: kernel two-sample (MMD) and independence (HSIC) tests.
+
+The functions return result objects in the style of :mod:`scipy.stats` (``statistic``,
+``pvalue``, ``null_distribution``), so a user who knows ``scipy.stats.permutation_test`` finds
+them where they look for tests; the kernels themselves live in :mod:`mathlearn.kernels`.
+"""
+
+from ._common import median_heuristic
+from ._hsic import HSICTestResult, hsic, hsic_test
+from ._mmd import MMDTestResult, mmd2, mmd_test
+
+__all__ = [
+    "HSICTestResult",
+    "MMDTestResult",
+    "hsic",
+    "hsic_test",
+    "median_heuristic",
+    "mmd2",
+    "mmd_test",
+]

@@ -1,0 +1,89 @@
+"""Shift-invert Lanczos (ARPACK) against the dense eigendecomposition of graph Laplacians.
+
+Eigenvalues must agree to ``O(eps N ||L||)`` and the eigenvector subspaces to
+``O(eps N ||L|| / gap)`` (Davis-Kahan), on connected, disconnected (a repeated zero
+eigenvalue) and symmetric (repeated non-zero eigenvalues) graphs.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mathlearn.cluster import SpectralClustering
+from mathlearn.manifold import SpectralEmbedding
+
+
+def _lsym(W):
+    W = W.toarray() if sp.issparse(W) else np.asarray(W)
+    s = 1.0 / np.sqrt(W.sum(axis=1))
+    return np.eye(len(W)) - s[:, None] * W * s[None, :]
+
+
+def _check(vals, vecs, L, k):
+    w, V = np.linalg.eigh(L)
+    n = len(L)
+    tol = 100 * n * np.finfo(float).eps * np.linalg.norm(L, 2)
+    np.testing.assert_allclose(vals, w[:k], rtol=0, atol=tol)
+    gap = w[k] - w[k - 1]
+    Q, _ = np.linalg.qr(vecs)
+    P = Q @ Q.T - V[:, :k] @ V[:, :k].T
+    assert np.linalg.norm(P, 2) < tol / gap
+
+
+def _blobs(rng, n, centres):
+    c = rng.standard_normal((centres, 3)) * 20.0
+    return c[rng.integers(0, centres, n)] + rng.standard_normal((n, 3))
+
+
+@pytest.mark.parametrize("affinity", ["nearest_neighbors", "rbf"])
+def test_arpack_matches_dense_connected(rng, affinity):
+    X = _blobs(rng, 300, 1)
+    kw = {"n_neighbors": 8} if affinity == "nearest_neighbors" else {"gamma": 0.1}
+    sc = SpectralClustering(
+        4, affinity=affinity, laplacian="symmetric", eigen_solver="arpack", random_state=0, **kw
+    ).fit(X)
+    _check(sc.eigenvalues_, sc.embedding_, _lsym(sc.affinity_matrix_), 4)
+
+
+def test_arpack_disconnected_graph_repeated_zero(rng):
+    # Three far-apart blobs: the kNN graph has three components, so 0 is a triple eigenvalue
+    # whose eigenspace (the component indicators, scaled) must be found whole.
+    X = np.vstack([rng.standard_normal((100, 3)) + 1e3 * i for i in range(3)])
+    sc = SpectralClustering(
+        3,
+        affinity="nearest_neighbors",
+        n_neighbors=6,
+        laplacian="symmetric",
+        eigen_solver="arpack",
+        random_state=0,
+    ).fit(X)
+    L = _lsym(sc.affinity_matrix_)
+    assert np.sum(np.linalg.eigvalsh(L) < 1e-10) == 3
+    _check(sc.eigenvalues_, sc.embedding_, L, 3)
+    assert len(set(zip(sc.labels_, np.repeat([0, 1, 2], 100), strict=True))) == 3
+
+
+def test_arpack_repeated_nonzero_eigenvalues():
+    # A cycle graph: eigenvalues 1 - cos(2 pi j / n), each non-zero one twice.
+    n = 60
+    W = sp.diags([np.ones(n - 1), np.ones(n - 1)], [-1, 1]).tolil()
+    W[0, n - 1] = W[n - 1, 0] = 1.0
+    W = W.tocsr()
+    sc = SpectralClustering(
+        5, affinity="precomputed", laplacian="symmetric", eigen_solver="arpack", random_state=0
+    ).fit(W)
+    _check(sc.eigenvalues_, sc.embedding_, _lsym(W), 5)
+
+
+def test_spectral_embedding_lanczos_route_matches_dense(rng):
+    # 600 points: above the dense limit, so "auto" takes shift-invert Lanczos.
+    X = _blobs(rng, 600, 1)
+    se = SpectralEmbedding(2, affinity="nearest_neighbors", n_neighbors=10, laplacian="symmetric")
+    emb = se.fit_transform(X)
+    L = _lsym(se.affinity_matrix_)
+    w, V = np.linalg.eigh(L)
+    tol = 100 * 600 * np.finfo(float).eps * 2
+    np.testing.assert_allclose(se.eigenvalues_, w[1:3], rtol=0, atol=tol)
+    Q, _ = np.linalg.qr(emb)
+    P = Q @ Q.T - V[:, 1:3] @ V[:, 1:3].T
+    assert np.linalg.norm(P, 2) < tol / min(w[3] - w[2], w[1] - w[0])

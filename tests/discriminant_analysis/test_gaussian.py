@@ -1,0 +1,107 @@
+"""LDA and QDA against scikit-learn's on the same data, and against the Gaussian formulas."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.datasets import make_classification
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
+
+from mathlearn.discriminant_analysis import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
+from mathlearn.exceptions import InvalidParameterError
+
+# Well-conditioned data (cond(Σ) < 1e2): posteriors agree to a few hundred ulps.
+ATOL = 1e-12
+
+
+def _data(n_classes, seed=0):
+    return make_classification(
+        200, 5, n_informative=3, n_redundant=0, n_classes=n_classes, random_state=seed
+    )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("shrinkage", [None, 0.3])
+def test_lda_matches_sklearn(n_classes, shrinkage):
+    X, y = _data(n_classes)
+    ours = LinearDiscriminantAnalysis(shrinkage=shrinkage).fit(X, y)
+    ref = SkLDA(solver="lsqr", shrinkage=shrinkage).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=ATOL)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-10, atol=ATOL)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-10, atol=ATOL)
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=1e-10)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("reg_param", [0.0, 0.2])
+def test_qda_matches_sklearn(n_classes, reg_param):
+    X, y = _data(n_classes, seed=1)
+    ours = QuadraticDiscriminantAnalysis(reg_param=reg_param).fit(X, y)
+    ref = SkQDA(reg_param=reg_param, store_covariance=True).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=ATOL)
+    np.testing.assert_allclose(ours.covariance_, np.array(ref.covariance_), atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_posteriors_are_bayes_rule_with_gaussian_densities():
+    X, y = _data(3, seed=2)
+    priors = np.array([0.2, 0.5, 0.3])
+    for est in (
+        LinearDiscriminantAnalysis(priors=priors),
+        QuadraticDiscriminantAnalysis(priors=priors),
+    ):
+        est.fit(X, y)
+        covs = (
+            [est.covariance_] * 3
+            if isinstance(est, LinearDiscriminantAnalysis)
+            else list(est.covariance_)
+        )
+        joint = np.column_stack(
+            [
+                priors[k] * stats.multivariate_normal(est.means_[k], covs[k]).pdf(X)
+                for k in range(3)
+            ]
+        )
+        np.testing.assert_allclose(
+            est.predict_proba(X), joint / joint.sum(axis=1, keepdims=True), atol=1e-12
+        )
+        # Class means and the ML covariances.
+        np.testing.assert_allclose(est.means_[1], X[y == 1].mean(axis=0), rtol=1e-12)
+    Xk = X[y == 0] - X[y == 0].mean(axis=0)
+    np.testing.assert_allclose(
+        QuadraticDiscriminantAnalysis().fit(X, y).covariance_[0], Xk.T @ Xk / len(Xk), atol=1e-12
+    )
+
+
+def test_string_labels_and_bad_inputs():
+    X, y = _data(2, seed=3)
+    names = np.array(["neg", "pos"])[y]
+    for cls in (LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis):
+        est = cls().fit(X, names)
+        np.testing.assert_array_equal(
+            est.predict(X), np.array(["neg", "pos"])[cls().fit(X, y).predict(X)]
+        )
+        with pytest.raises(ValueError, match="at least 2 classes"):
+            cls().fit(X, np.zeros(len(X)))
+        Xn = X.copy()
+        Xn[3, 2] = np.nan
+        with pytest.raises(ValueError, match="NaN"):
+            cls().fit(Xn, y)
+        with pytest.raises(ValueError, match="sum to 1"):
+            cls(priors=[0.5, 0.6]).fit(X, y)
+        with pytest.raises(ValueError, match="one entry per class"):
+            cls(priors=[1.0]).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="shrinkage"):
+        LinearDiscriminantAnalysis(shrinkage=2.0).fit(X, y)
+    # Three samples of class 1 in five dimensions: its covariance is singular.
+    Xs = np.vstack([X[y == 0], X[y == 1][:3]])
+    ys = np.r_[np.zeros((y == 0).sum()), np.ones(3)]
+    with pytest.raises(ValueError, match=r"class 1\.0.*reg_param"):
+        QuadraticDiscriminantAnalysis().fit(Xs, ys)
+    QuadraticDiscriminantAnalysis(reg_param=0.1).fit(Xs, ys)  # regularised: fine
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        QuadraticDiscriminantAnalysis().fit(np.vstack([X, X[:1]]), np.r_[y, 7])
