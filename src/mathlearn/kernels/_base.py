@@ -12,6 +12,7 @@ with a positive integer exponent: Oxford "Advanced Topics in Statistical Machine
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 from typing import NamedTuple
@@ -128,6 +129,21 @@ def _hashable(v):
     return tuple(np.asarray(v).ravel().tolist())
 
 
+@functools.cache
+def _init_param_names(cls) -> tuple[str, ...]:
+    # Cached per class: kernels are evaluated inside optimisation loops, and building the
+    # signature each call cost more than a small Gram matrix.
+    init = cls.__init__
+    if init is object.__init__:
+        return ()
+    sig = inspect.signature(init)
+    return tuple(
+        p.name
+        for p in sig.parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    )
+
+
 class Kernel:
     """Base class of the kernels: a function ``k(x, y)`` evaluated on batches of inputs.
 
@@ -160,15 +176,7 @@ class Kernel:
 
     @classmethod
     def _param_names_from_init(cls) -> list[str]:
-        init = cls.__init__
-        if init is object.__init__:
-            return []
-        sig = inspect.signature(init)
-        return [
-            p.name
-            for p in sig.parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-        ]
+        return list(_init_param_names(cls))
 
     def get_params(self, deep: bool = True) -> dict:
         """Constructor arguments as a dict; with ``deep``, nested ones as ``k1__name``."""

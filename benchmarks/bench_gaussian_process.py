@@ -1,0 +1,142 @@
+"""Gaussian-process regression and classification against scikit-learn, same data and kernel.
+
+Targets of the Gaussian-process issue: GPR fit with 3 restarts + predict at N = 2 000, D = 5,
+ARD RBF + noise, ratio <= 1.0 with a log marginal likelihood no worse than scikit-learn's;
+GPC (Laplace) at N = 1 000, ratio <= 1.0. Small sizes (N = 100) show the fixed costs. Our
+noise is a likelihood parameter; scikit-learn's learnable noise is a ``WhiteKernel`` (the same
+model). Run with ``python benchmarks/run.py gaussian_process``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import sklearn.gaussian_process as skgp
+import sklearn.gaussian_process.kernels as skk
+
+import mathlearn.kernels as mlk
+from _harness import HEADER, compare
+from _sweep_cases import Case
+from mathlearn.gaussian_process import GaussianProcessClassifier, GaussianProcessRegressor
+
+warnings.simplefilter("ignore")
+
+
+def _reg_data(n, d):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, size=(n, d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] ** 2 / (1 + d) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _clf_data(n, d):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + np.sin(2 * X[:, 1 % d]) + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+def _ours_gpr(X, y, restarts=3):
+    d = X.shape[1]
+    return GaussianProcessRegressor(
+        mlk.ConstantKernel(1.0) * mlk.RBF(np.ones(d)),
+        noise_variance=0.1,
+        noise_variance_bounds=(1e-5, 1e1),
+        n_restarts=restarts,
+        random_state=0,
+    )
+
+
+def _peer_gpr(X, y, restarts=3):
+    d = X.shape[1]
+    return skgp.GaussianProcessRegressor(
+        skk.ConstantKernel(1.0) * skk.RBF(np.ones(d)) + skk.WhiteKernel(0.1, (1e-5, 1e1)),
+        n_restarts_optimizer=restarts,
+        random_state=0,
+    )
+
+
+def _fit_predict(model, X, y):
+    def run():
+        model.fit(X, y)
+        return model.predict(X[:200], return_std=True)
+
+    return run
+
+
+def _fit_proba(model, X, y):
+    def run():
+        return model.fit(X, y).predict_proba(X[:200])
+
+    return run
+
+
+def _ours_gpc(X, y):
+    return GaussianProcessClassifier(mlk.ConstantKernel(1.0) * mlk.RBF(1.0))
+
+
+def _peer_gpc(X, y):
+    return skgp.GaussianProcessClassifier(skk.ConstantKernel(1.0) * skk.RBF(1.0))
+
+
+# The size sweep (``sweep.py``): exact GPs are cubic in N, so the cases stop at 4 000.
+SWEEP_CASES = [
+    Case(
+        "gaussian_process",
+        "GPR fit (ARD RBF + noise, 0 restarts) + predict",
+        _reg_data,
+        lambda X, y: _fit_predict(_ours_gpr(X, y, 0), X, y),
+        lambda X, y: _fit_predict(_peer_gpr(X, y, 0), X, y),
+        d=5,
+        max_n=4_000,
+        wide=None,
+    ),
+    Case(
+        "gaussian_process",
+        "GPC Laplace fit + predict_proba",
+        _clf_data,
+        lambda X, y: _fit_proba(_ours_gpc(X, y), X, y),
+        lambda X, y: _fit_proba(_peer_gpc(X, y), X, y),
+        d=5,
+        max_n=4_000,
+        wide=None,
+    ),
+]
+
+
+def main() -> None:
+    print(HEADER)
+    for n, reps in ((100, 5), (2000, 1)):
+        X, y = _reg_data(n, 5)
+        ours, peer = _ours_gpr(X, y), _peer_gpr(X, y)
+        compare(
+            f"GPR fit (3 restarts) + predict, N = {n}, D = 5, ARD RBF + noise",
+            _fit_predict(ours, X, y),
+            _fit_predict(peer, X, y),
+            repeats=reps,
+            target=1.0 if n == 2000 else None,
+        )
+        print(
+            f"|   log marginal likelihood: ours {ours.log_marginal_likelihood_value_:.4f}, "
+            f"scikit-learn {peer.log_marginal_likelihood_value_:.4f} | | | | |"
+        )
+    for n, reps in ((100, 5), (1000, 1)):
+        X, y = _clf_data(n, 5)
+        ours, peer = _ours_gpc(X, y), _peer_gpc(X, y)
+        compare(
+            f"GPC Laplace fit + predict_proba, N = {n}, D = 5",
+            _fit_proba(ours, X, y),
+            _fit_proba(peer, X, y),
+            repeats=reps,
+            target=1.0 if n == 1000 else None,
+        )
+        print(
+            f"|   approximate log marginal likelihood: ours "
+            f"{ours.log_marginal_likelihood_value_:.4f}, scikit-learn "
+            f"{peer.log_marginal_likelihood_value_:.4f} | | | | |"
+        )
+
+
+if __name__ == "__main__":
+    main()
