@@ -302,7 +302,8 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
         self : DecisionTreeClassifier
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        y_idx = self._encode_labels(y)
+        # One class is allowed (a bootstrap sample may hold one): the tree is a single leaf.
+        y_idx = self._encode_labels(y, min_classes=1)
         Y = np.eye(self.classes_.shape[0])[y_idx]
         crit = "gini" if self.criterion == "gini" else "entropy"
         return self._grow(X, Y, sample_weight, crit)._prune()
