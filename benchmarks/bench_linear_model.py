@@ -1,6 +1,7 @@
 """Linear models against scikit-learn: ``python benchmarks/run.py linear_model``.
 
-Sizes N x D = 10 000 x 100 and 200 000 x 50 (issue 2). Targets: LinearRegression <= 1.5
+Sizes N x D = 100 x 10 and 1 000 x 10 (small problems, where fixed costs dominate), 10 000 x 100
+and 200 000 x 50 (issue 2). Targets: LinearRegression <= 1.5
 (it refines its QR solution to full accuracy), Ridge <= 1.0, Lasso <= 1.5,
 BayesianLinearRegression vs BayesianRidge <= 1.0.
 """
@@ -18,7 +19,7 @@ from sklearn.linear_model import Ridge as SkRidge
 from _harness import compare
 from mathlearn.linear_model import BayesianLinearRegression, Lasso, LinearRegression, Ridge
 
-SIZES = [(10_000, 100), (200_000, 50)]
+SIZES = [(100, 10), (1_000, 10), (10_000, 100), (200_000, 50)]
 
 
 def _data(n, d, seed=0):

@@ -317,3 +317,26 @@ def test_one_pair_with_a_single_label_per_class():
     np.testing.assert_array_equal(m.predict(X), y)
     assert m.dual_coef_.shape == (2, len(m.support_))
     assert len(list(combinations(range(3), 2))) == m.intercept_.shape[0]
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 2.0**500])
+def test_rbf_with_gamma_scale_is_invariant_to_the_data_scale(scale):
+    """gamma='scale' makes gamma ||x - y||^2 scale-free: the same machine at any magnitude."""
+    X, y = make_classification(80, 3, n_informative=2, n_redundant=0, random_state=9)
+    a = SVC(tol=TOL).fit(X, y)
+    b = SVC(tol=TOL).fit(X * scale, y)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X * scale), atol=1e-7)
+    r = SVR(tol=TOL).fit(X * scale, X[:, 0])
+    np.testing.assert_allclose(
+        r.predict(X * scale), SVR(tol=TOL).fit(X, X[:, 0]).predict(X), atol=1e-7
+    )
+
+
+def test_kernels_that_overflow_are_refused_by_name():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=0)
+    for est in (SVC(kernel="linear"), SVC(kernel="poly"), NuSVC(kernel="sigmoid")):
+        with pytest.raises(ValueError, match="overflows? float64"):
+            est.fit(X * 1e300, y)
+    with pytest.raises(ValueError, match="not representable"):
+        SVC(gamma=1.0).fit(X * 1e-300, y)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import ClassVar
 
-import numba
 import numpy as np
 
 from ..base import BaseEstimator, ClusterMixin, _fit_context
@@ -24,162 +23,123 @@ __all__ = ["AgglomerativeClustering", "linkage_tree"]
 _LINKAGES = {"single": 0, "complete": 1, "average": 2, "ward": 3}
 
 
-@numba.njit(cache=True)
-def _cidx(n, i, j):  # pragma: no cover
-    """Index of the pair ``i < j`` in the condensed (upper-triangle, row-major) matrix."""
-    return n * i - (i * (i + 1)) // 2 + (j - i - 1)
+# From this many samples on, the dendrogram is built by the compiled kernels of
+# ._agglomerative_kernels (condensed distances, O(N^2) memory in one vector); below, by the
+# NumPy routes here on the square distance matrix, which need no compilation.
+_KERNEL_MIN_SAMPLES = 2000
 
 
-@numba.njit(cache=True)
-def _condensed_euclidean(X):  # pragma: no cover
+def _square_euclidean(X):
+    """Euclidean distances by differences, the squares summed feature by feature in order
+    (the same rounding as the compiled kernel); ``inf`` on the diagonal."""
     n, d = X.shape
-    out = np.empty(n * (n - 1) // 2)
-    p = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            s = 0.0
-            for k in range(d):
-                r = X[i, k] - X[j, k]
-                s += r * r
-            out[p] = np.sqrt(s)
-            p += 1
-    return out
+    D2 = np.zeros((n, n))
+    for k in range(d):
+        diff = X[:, k, None] - X[None, :, k]
+        diff *= diff
+        D2 += diff
+    D = np.sqrt(D2, out=D2)
+    np.fill_diagonal(D, np.inf)
+    return D
 
 
-@numba.njit(cache=True)
-def _nn_chain(D, n, method):  # pragma: no cover
-    """Nearest-neighbour chain on the condensed distances ``D`` (overwritten).
-
-    Follows each cluster's nearest neighbour until two clusters are each other's nearest
-    neighbours (reciprocal pair), merges them, and updates the distances to the merged cluster
-    by Lance-Williams. Valid for linkages that satisfy the reducibility property (complete,
-    average, Ward). Merged cluster keeps the larger index ``y``.
-    """
+def _nn_chain_numpy(D, n, method):
+    """Nearest-neighbour chain on the square distances ``D`` (overwritten; ``inf`` marks the
+    diagonal and the clusters merged away). The same merges, in the same order, as the
+    compiled kernel: ties go to the previous chain element, then to the lowest index."""
     Z = np.empty((n - 1, 4))
     size = np.ones(n)
-    chain = np.empty(n, dtype=np.int64)
-    length = 0
+    chain = []
     for k in range(n - 1):
-        if length == 0:
-            length = 1
-            for i in range(n):
-                if size[i] > 0:
-                    chain[0] = i
-                    break
+        if not chain:
+            chain.append(int(np.flatnonzero(size > 0)[0]))
         while True:
-            x = chain[length - 1]
-            if length > 1:
-                y = chain[length - 2]
-                a, b = (x, y) if x < y else (y, x)
-                current = D[_cidx(n, a, b)]
+            x = chain[-1]
+            if len(chain) > 1:
+                y = chain[-2]
+                current = D[x, y]
             else:
                 y = -1
                 current = np.inf
-            for i in range(n):
-                if size[i] == 0 or i == x:
-                    continue
-                a, b = (x, i) if x < i else (i, x)
-                dist = D[_cidx(n, a, b)]
-                if dist < current:
-                    current = dist
-                    y = i
-            if length > 1 and y == chain[length - 2]:
+            i = int(np.argmin(D[x]))
+            if D[x, i] < current:
+                current = D[x, i]
+                y = i
+            if len(chain) > 1 and y == chain[-2]:
                 break
-            chain[length] = y
-            length += 1
-        length -= 2
+            chain.append(y)
+        del chain[-2:]
         if x > y:
             x, y = y, x
-        nx = size[x]
-        ny = size[y]
-        Z[k, 0] = x
-        Z[k, 1] = y
-        Z[k, 2] = current
-        Z[k, 3] = nx + ny
+        nx, ny = size[x], size[y]
+        Z[k] = x, y, current, nx + ny
         size[x] = 0
         size[y] = nx + ny
-        for i in range(n):
-            ni = size[i]
-            if ni == 0 or i == y:
-                continue
-            a, b = (i, x) if i < x else (x, i)
-            d_xi = D[_cidx(n, a, b)]
-            a, b = (i, y) if i < y else (y, i)
-            iy = _cidx(n, a, b)
-            d_yi = D[iy]
-            if method == 1:
-                D[iy] = max(d_xi, d_yi)
-            elif method == 2:
-                D[iy] = (nx * d_xi + ny * d_yi) / (nx + ny)
-            else:
-                # Lance-Williams for Ward on Euclidean distances (not their squares).
-                t = 1.0 / (nx + ny + ni)
-                D[iy] = np.sqrt(
-                    (ni + nx) * t * d_xi * d_xi
-                    + (ni + ny) * t * d_yi * d_yi
-                    - ni * t * current * current
-                )
+        d_xi, d_yi = D[x], D[y]
+        if method == 1:
+            new = np.maximum(d_xi, d_yi)
+        elif method == 2:
+            new = (nx * d_xi + ny * d_yi) / (nx + ny)
+        else:
+            # Lance-Williams for Ward on Euclidean distances (not their squares).
+            ni = size
+            t = 1.0 / (nx + ny + ni)
+            new = np.sqrt(
+                (ni + nx) * t * d_xi * d_xi
+                + (ni + ny) * t * d_yi * d_yi
+                - ni * t * current * current
+            )
+        new[size == 0] = np.inf
+        new[y] = np.inf
+        D[y] = new
+        D[:, y] = new
+        D[x] = np.inf
+        D[:, x] = np.inf
     return Z
 
 
-@numba.njit(cache=True)
-def _mst_single(X):  # pragma: no cover
-    """Prim's algorithm; the MST's edges are the single-linkage merges."""
-    n, d = X.shape
+def _mst_single_numpy(X):
+    """Prim's algorithm on the square distances; the MST's edges are the single-linkage
+    merges (ties to the lowest index, as in the compiled kernel)."""
+    n = X.shape[0]
+    D = _square_euclidean(X)
     Z = np.empty((n - 1, 4))
-    merged = np.zeros(n, dtype=np.bool_)
+    merged = np.zeros(n, dtype=bool)
     best = np.full(n, np.inf)
     y = 0
     for k in range(n - 1):
         x = y
-        current = np.inf
         merged[x] = True
-        for i in range(n):
-            if merged[i]:
-                continue
-            s = 0.0
-            for j in range(d):
-                r = X[x, j] - X[i, j]
-                s += r * r
-            dist = np.sqrt(s)
-            if best[i] > dist:
-                best[i] = dist
-            if best[i] < current:
-                y = i
-                current = best[i]
+        np.minimum(best, D[x], out=best)
+        cand = np.where(merged, np.inf, best)
+        y = int(np.argmin(cand))
         Z[k, 0] = x
         Z[k, 1] = y
-        Z[k, 2] = current
+        Z[k, 2] = cand[y]
     return Z
 
 
-@numba.njit(cache=True)
-def _relabel(Z, n):  # pragma: no cover
+def _relabel_numpy(Z, n):
     """Rename sorted merges with cluster ids ``n, n+1, ...`` (union-find), smaller id first."""
-    parent = np.arange(2 * n - 1)
-    size = np.ones(2 * n - 1)
-    nxt = n
+    parent = list(range(2 * n - 1))
+    size = [1.0] * (2 * n - 1)
     for i in range(n - 1):
-        r = np.empty(2, dtype=np.int64)
+        roots = []
         for c in range(2):
-            a = np.int64(Z[i, c])
+            a = int(Z[i, c])
             while parent[a] != a:
                 a = parent[a]
-            # path compression
-            b = np.int64(Z[i, c])
-            while parent[b] != a:
-                p = parent[b]
-                parent[b] = a
-                b = p
-            r[c] = a
-        xr, yr = (r[0], r[1]) if r[0] < r[1] else (r[1], r[0])
+            b = int(Z[i, c])
+            while parent[b] != a:  # path compression
+                parent[b], b = a, parent[b]
+            roots.append(a)
+        xr, yr = min(roots), max(roots)
+        nxt = n + i
         Z[i, 0] = xr
         Z[i, 1] = yr
-        parent[xr] = nxt
-        parent[yr] = nxt
+        parent[xr] = parent[yr] = nxt
         size[nxt] = size[xr] + size[yr]
         Z[i, 3] = size[nxt]
-        nxt += 1
 
 
 @validate_params({"X": ["array-like"], "linkage": [StrOptions(set(_LINKAGES))]})
@@ -219,12 +179,27 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     scale = _extreme_scale(X)
     if scale != 1.0:
         X = X / scale
-    if linkage == "single":
-        Z = _mst_single(X)
+    if n < _KERNEL_MIN_SAMPLES:
+        if linkage == "single":
+            Z = _mst_single_numpy(X)
+        else:
+            Z = _nn_chain_numpy(_square_euclidean(X), n, _LINKAGES[linkage])
+        Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
+        _relabel_numpy(Z, n)
     else:
-        Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
-    Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
-    _relabel(Z, n)
+        from ._agglomerative_kernels import (
+            _condensed_euclidean,
+            _mst_single,
+            _nn_chain,
+            _relabel,
+        )
+
+        if linkage == "single":
+            Z = _mst_single(X)
+        else:
+            Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
+        Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
+        _relabel(Z, n)
     if scale != 1.0:
         Z[:, 2] *= scale
     return Z

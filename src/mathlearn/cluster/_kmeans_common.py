@@ -1,19 +1,18 @@
 """Shared pieces of the k-means family: k-means++ seeding and the assignment kernel.
 
 The assignment step needs ``argmin_k ||x_i - mu_k||^2 = argmin_k (||mu_k||^2 - 2 x_i^T mu_k)``.
-A parallel numba kernel computes the cross terms row by row, takes the minima and accumulates
-the per-cluster sums in the same pass (the M-step's statistics), so neither an ``(N, K, D)``
-nor an ``(N, K)`` temporary is formed. (A BLAS product followed by a second pass was slower for
-the small ``K`` and ``D`` of clustering: the data are read twice and two thread pools, BLAS's
-and the kernel's, compete for the cores.)
+On large inputs a parallel numba kernel (:mod:`._kmeans_kernels`) computes the cross terms row
+by row, takes the minima and accumulates the per-cluster sums in the same pass (the M-step's
+statistics), so neither an ``(N, K, D)`` nor an ``(N, K)`` temporary is formed. (A BLAS
+product followed by a second pass was slower there for the small ``K`` and ``D`` of
+clustering: the data are read twice and two thread pools compete for the cores.) Below
+``_KERNEL_MIN_ROWS`` rows that NumPy route is as fast and compiles nothing.
 """
 
 from __future__ import annotations
 
-import types
 from numbers import Integral
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -21,89 +20,36 @@ from ..utils._param_validation import Interval, validate_params
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight
 
-
-def _argmin_accumulate_py(
-    X, C, c_norm, n_threads, labels, min_d, sums, counts, accumulate
-):  # pragma: no cover
-    """Nearest centre of each row (``argmin_k ||mu_k||^2 - 2 x^T mu_k``); optionally the
-    per-cluster sums and sizes of the new partition, from per-thread partial sums.
-
-    Each thread takes a contiguous block of rows; the ``K`` dot products of a row are
-    computed in registers, so nothing of size ``N x K`` (let alone ``N x K x D``) is stored.
-    """
-    n, d = X.shape
-    k_ = C.shape[0]
-    step = (n + n_threads - 1) // n_threads
-    part_sums = np.zeros((n_threads, k_, d))
-    part_counts = np.zeros((n_threads, k_))
-    for t in numba.prange(n_threads):
-        for i in range(t * step, min(n, (t + 1) * step)):
-            best = np.inf
-            arg = 0
-            for k in range(k_):
-                dot = 0.0
-                for j in range(d):
-                    dot += X[i, j] * C[k, j]
-                v = c_norm[k] - 2.0 * dot
-                # Branch-free select (strict: ties go to the lowest index). The winner is
-                # unpredictable for clustered data in random order, and mispredicted branches
-                # cost more than the dot products: this halves the kernel's time.
-                lt = v < best
-                arg = k if lt else arg
-                best = v if lt else best
-            labels[i] = arg
-            min_d[i] = best
-            if accumulate:
-                part_counts[t, arg] += 1.0
-                for j in range(d):
-                    part_sums[t, arg, j] += X[i, j]
-    if accumulate:
-        for t in range(n_threads):
-            for k in range(k_):
-                counts[k] += part_counts[t, k]
-                for j in range(d):
-                    sums[k, j] += part_sums[t, k, j]
+# Below this many rows the assignment and the inertia take NumPy routes (BLAS cross terms,
+# an argmin, a one-hot product for the sums), which need no compilation; above it the
+# compiled kernels of ._kmeans_kernels, which stream the data once and run in parallel.
+_KERNEL_MIN_ROWS = 20_000
 
 
-def _named_copy(func, name):
-    """The same function under another name, so that numba caches its compilations apart.
-
-    Numba's on-disk cache keys a compiled function by its qualified name and source line, not
-    by its compilation options: two ``cache=True`` compilations of one function (parallel and
-    serial) would overwrite each other and one would silently run the other's machine code.
-    """
-    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__)
-    copy.__qualname__ = name
-    return copy
-
-
-# Two compilations of one body: waking a thread pool costs more than the whole pass on a few
-# thousand points, so small inputs take the serial one (``prange`` is then a plain range).
-# Reassociation (vectorised dot products) but not the "no NaN / no inf" flags: the running
-# minimum starts at +inf, and under ``ninf`` a comparison with inf is undefined in LLVM.
-_FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
-_argmin_accumulate_parallel = numba.njit(parallel=True, fastmath=_FASTMATH, cache=True)(
-    _named_copy(_argmin_accumulate_py, "_argmin_accumulate_parallel_kernel")
-)
-_argmin_accumulate_serial = numba.njit(fastmath=_FASTMATH, cache=True)(
-    _named_copy(_argmin_accumulate_py, "_argmin_accumulate_serial_kernel")
-)
-_PARALLEL_MIN_ROWS = 20_000
-
-
-@numba.njit(cache=True, nogil=True)
-def _sq_dist_to_assigned(X, centers, labels):  # pragma: no cover
+def _sq_dist_to_assigned(X, centers, labels):
     """``||x_i - mu_{c_i}||^2`` computed from differences (exact, no cancellation)."""
-    n, d = X.shape
-    out = np.empty(n)
-    for i in range(n):
-        s = 0.0
-        c = labels[i]
-        for j in range(d):
-            r = X[i, j] - centers[c, j]
-            s += r * r
-        out[i] = s
-    return out
+    if X.shape[0] >= _KERNEL_MIN_ROWS:
+        from ._kmeans_kernels import _sq_dist_to_assigned as kernel
+
+        return kernel(np.ascontiguousarray(X), np.ascontiguousarray(centers), labels)
+    diff = X - centers[labels]
+    return np.einsum("ij,ij->i", diff, diff)
+
+
+def _assign_numpy(X, centers, c_norm, accumulate):
+    """:func:`assign`'s labels, ``min_k ||mu_k||^2 - 2 x^T mu_k`` and M-step statistics."""
+    k = centers.shape[0]
+    v = X @ centers.T
+    v *= -2.0
+    v += c_norm
+    labels = np.argmin(v, axis=1)
+    min_d = np.take_along_axis(v, labels[:, None], axis=1)[:, 0]
+    if not accumulate:
+        return labels, min_d, None, None
+    onehot = labels == np.arange(k)[:, None]
+    counts = onehot.sum(axis=1).astype(np.float64)
+    sums = onehot.astype(np.float64) @ X
+    return labels, min_d, sums, counts
 
 
 def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
@@ -121,25 +67,34 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
     n = X.shape[0]
     k, d = centers.shape
     c_norm = np.einsum("ij,ij->i", centers, centers)
-    labels = np.empty(n, dtype=np.intp)
-    min_d = np.empty(n)
-    sums = np.zeros((k, d))
-    counts = np.zeros(k)
-    if n >= _PARALLEL_MIN_ROWS and numba.get_num_threads() > 1:
-        kernel, n_threads = _argmin_accumulate_parallel, numba.get_num_threads()
+    if n < _KERNEL_MIN_ROWS:
+        labels, min_d, sums, counts = _assign_numpy(X, centers, c_norm, accumulate)
     else:
-        kernel, n_threads = _argmin_accumulate_serial, 1
-    kernel(
-        np.ascontiguousarray(X),
-        np.ascontiguousarray(centers),
-        c_norm,
-        n_threads,
-        labels,
-        min_d,
-        sums,
-        counts,
-        accumulate,
-    )
+        from ._kmeans_kernels import (
+            _argmin_accumulate_parallel,
+            _argmin_accumulate_serial,
+            numba,
+        )
+
+        labels = np.empty(n, dtype=np.intp)
+        min_d = np.empty(n)
+        sums = np.zeros((k, d))
+        counts = np.zeros(k)
+        if numba.get_num_threads() > 1:
+            kernel, n_threads = _argmin_accumulate_parallel, numba.get_num_threads()
+        else:
+            kernel, n_threads = _argmin_accumulate_serial, 1
+        kernel(
+            np.ascontiguousarray(X),
+            np.ascontiguousarray(centers),
+            c_norm,
+            n_threads,
+            labels,
+            min_d,
+            sums,
+            counts,
+            accumulate,
+        )
     if not distances:
         min_d = None
     else:

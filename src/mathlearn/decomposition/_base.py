@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.linalg as sla
 
@@ -31,34 +29,94 @@ def top_eigh(A: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     n = A.shape[0]
     k = min(k, n)
-    if k > n // 4:
-        w, V = np.linalg.eigh(A)
-        w, V = w[n - k :], V[:, n - k :]
-    else:
+    if k <= n // 4:
         w, V = sla.eigh(A, subset_by_index=[n - k, n - 1], check_finite=False, driver="evx")
-    return w[::-1], V[:, ::-1]
+        if _eigenpairs_ok(A, w, V, k):
+            return w[::-1], V[:, ::-1]
+        # syevx can return fewer, or unconverged, eigenvectors inside a cluster of equal
+        # eigenvalues (the centred Gram matrix of np.eye(N) has one of multiplicity N - 1):
+        # fall back to the full divide and conquer.
+    w, V = np.linalg.eigh(A)
+    return w[::-1][:k], V[:, ::-1][:, :k]
 
 
-def check_n_components(n_components, upper: int, name: str = "n_components", *, allow_float=False):
-    """Validate an integer (or, with ``allow_float``, a variance fraction) ``n_components``."""
-    if n_components is None:
-        return None
-    if (
-        allow_float
-        and isinstance(n_components, numbers.Real)
-        and not isinstance(n_components, numbers.Integral | bool)
-    ):
-        if not 0.0 < float(n_components) < 1.0:
-            raise ValueError(
-                f"{name} given as a float must be a variance fraction in (0, 1); "
-                f"got {n_components}."
-            )
-        return float(n_components)
-    if not isinstance(n_components, numbers.Integral) or isinstance(n_components, bool):
-        raise ValueError(f"{name} must be an int or None; got {n_components!r}.")
-    if not 1 <= n_components <= upper:
-        raise ValueError(
-            f"{name}={n_components} must be between 1 and {upper} "
-            "(min(n_samples, n_features) for these data)."
-        )
-    return int(n_components)
+def _eigenpairs_ok(A, w, V, k) -> bool:
+    """Whether ``(w, V)`` are ``k`` finite eigenpairs of ``A`` with orthonormal vectors.
+
+    The residual ``||A V - V diag(w)||`` of a backward-stable symmetric eigensolver is a
+    small multiple of ``n eps ||A||``; orthogonality within ``n eps`` likewise. The bound
+    used here (``100 n eps``) leaves ample room for that and catches a failed solver, whose
+    errors are of order one.
+    """
+    if w.shape != (k,) or V.shape != (A.shape[0], k):
+        return False
+    if not (np.all(np.isfinite(w)) and np.all(np.isfinite(V))):
+        return False
+    n = A.shape[0]
+    tol = 100.0 * n * np.finfo(float).eps
+    norm = max(float(np.max(np.abs(A))) * n, np.finfo(float).tiny)
+    if np.max(np.abs(A @ V - V * w)) > tol * norm:
+        return False
+    return bool(np.max(np.abs(V.T @ V - np.eye(k))) <= tol)
+
+
+# The covariance route resolves eigenvalues to about n_features * eps * lambda_max; it is
+# used when the eigenvalues a method needs are within this factor of the largest (so keep
+# about ten digits), and the QR/SVD route otherwise.
+COVARIANCE_ROUTE_MAX_RATIO = 1e4
+
+
+def centred_spectrum(Xc: np.ndarray, needed) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (decreasing) of the ``1/N`` covariance of centred ``X_c``, and ``V^T``.
+
+    Cheap route first (``N >= D``): the eigendecomposition of ``X_c^T X_c / N``. The
+    callable ``needed(w)`` returns the smallest eigenvalue-like quantity the caller must
+    resolve (the trailing mean for PPCA's ``sigma^2``, the last kept eigenvalue for
+    whitening); when it is below ``lambda_max / COVARIANCE_ROUTE_MAX_RATIO`` the
+    covariance route has lost too many digits, and the spectrum comes from the singular
+    values of ``X_c`` (:func:`right_singular`) instead. Returns ``min(N, D)`` values.
+    """
+    n, d = Xc.shape
+    if n >= d:
+        w, V = np.linalg.eigh(Xc.T @ Xc / n)
+        w, Vt = w[::-1], V[:, ::-1].T
+        if w[0] > 0 and needed(w) * COVARIANCE_ROUTE_MAX_RATIO >= w[0]:
+            return w, Vt
+    s, Vt = right_singular(Xc)
+    return s**2 / n, Vt
+
+
+def right_singular(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Singular values and right singular vectors ``(s, V^T)`` of ``X_c``, no ``U``.
+
+    For a tall matrix through the triangular factor of a Householder QR, ``X_c = Q R``:
+    ``R`` has the singular values and right vectors of ``X_c``, to the same backward error
+    (``eps ||X_c||``), at about twice the cost of forming ``X_c^T X_c`` and without
+    squaring the condition number (eigenvalues of ``X_c^T X_c`` are resolved only to
+    ``eps s_max^2``, which calls data with one feature in large units rank-deficient).
+    """
+    n, d = Xc.shape
+    A = Xc
+    if n > d:
+        A = sla.qr(Xc, mode="r", check_finite=False)[0][:d]
+    _, s, Vt = sla.svd(A, full_matrices=False, check_finite=False, lapack_driver="gesdd")
+    return s, Vt
+
+
+class EMSteps:
+    """The EM driver's hooks (``e_step``, ``m_step``, see :class:`mathlearn.mixture.EMModel`)
+    over an estimator's private ``_e_step``/``_m_step``.
+
+    Factor analysis and probabilistic PCA run EM on internal summaries of the data (the
+    scatter matrix; the centred data or the observed mask), which would make odd public
+    methods on the estimators themselves.
+    """
+
+    def __init__(self, model):
+        self.model = model
+
+    def e_step(self, data):
+        return self.model._e_step(data)
+
+    def m_step(self, data, posterior) -> None:
+        self.model._m_step(data, posterior)

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
-from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
+from ..mixture import em
+from ..utils._param_validation import Interval
+from ..utils._rowscale import centred_linear_map
+from ..utils.linalg import cho_solve, solve_psd
 from ..utils.validation import validate_data
+from ._base import EMSteps
+from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["FactorAnalysis"]
 
-_LOG2PI = np.log(2.0 * np.pi)
+# Floor of Psi, relative to min(1, largest sample variance): a constant feature must not
+# make C singular, and data in small units must not meet an absolute floor.
+_PSI_FLOOR = 1e-12
 
 
 class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
@@ -27,7 +40,7 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     n_components : int or None, default=None
         Number of factors ``k``; ``None``: ``n_features``.
     max_iter : int, default=1000
-        EM iterations.
+        EM iterations, at least 1.
     tol : float, default=1e-6
         Stop when the mean log-likelihood (per sample) improves by less than ``tol``.
     noise_variance_init : array-like of shape (n_features,) or None, default=None
@@ -40,21 +53,33 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     noise_variance_ : ndarray of shape (n_features,)
         The diagonal of ``Psi``.
     mean_ : ndarray of shape (n_features,)
+    lower_bound_ : float
+        Mean log-likelihood of the training data at the fitted parameters (EM's bound is
+        tight: the E-step is exact).
+    lower_bounds_ : ndarray of shape (n_iter_,)
+        Mean log-likelihood at the start of each EM iteration (``lower_bounds_[0]`` at the
+        initial parameters); non-decreasing, and at most ``lower_bound_``.
+    converged_ : bool
+        Whether the change of the mean log-likelihood fell below ``tol``.
     loglike_ : list of float
-        Total log-likelihood after each EM iteration (non-decreasing).
+        Total log-likelihood after each EM iteration: ``N`` times ``lower_bounds_[1:]``
+        followed by ``lower_bound_`` (non-decreasing).
     n_iter_ : int
     n_features_in_ : int
 
     Notes
     -----
-    Spec 004 §6.1 (slide 6:34): ``P(x | z) = N(W z + mu, Psi)`` with ``Psi`` diagonal; the
-    notes give no fitting algorithm, so this is the EM of Bishop (2006) §12.2.4,
-    eqs. 12.66-12.70, written with the sample covariance ``S``: with
+    Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:34): ``P(x | z) =
+    N(W z + mu, Psi)`` with ``Psi`` diagonal; the notes give no fitting algorithm, so this is
+    the EM of PRML §12.2.4, eqs. 12.66-12.70, written with the sample covariance ``S``: with
     ``G = (I + W^T Psi^{-1} W)^{-1}`` and ``B = G W^T Psi^{-1}`` (so ``E[z_n] = B x_n``),
-    ``W_new = S B^T (G + B S B^T)^{-1}`` and ``Psi_new = diag(S - W_new B S)``.
-    Each iteration costs ``O(D^2 k)``. The log-likelihood uses the matrix determinant lemma,
-    ``ln|C| = ln|Psi| + ln|I + W^T Psi^{-1} W|``, and Woodbury for ``C^{-1}``. ``Psi`` is
-    kept above ``1e-12`` so that a constant feature cannot make ``C`` singular.
+    ``W_new = S B^T (G + B S B^T)^{-1}`` and ``Psi_new = diag(S - W_new B S)``. It runs
+    through the EM driver :func:`mathlearn.mixture.em` with ``S`` as the data, so each
+    iteration costs ``O(D^2 k)`` whatever ``N``. The log-likelihood uses the matrix
+    determinant lemma, ``ln|C| = ln|Psi| + ln|I + W^T Psi^{-1} W|``, and the Woodbury form of
+    ``C^{-1}`` (the low-rank-plus-diagonal Gaussian shared with probabilistic PCA). ``Psi``
+    is kept above ``1e-12 min(1, max_j S_jj)`` so that a constant feature cannot make ``C``
+    singular (a floor relative to the data for data in small units).
 
     Examples
     --------
@@ -69,6 +94,13 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     _common_test_params: ClassVar[dict] = {"tol": 1e-3}
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "noise_variance_init": ["array-like", None],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -82,49 +114,51 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.tol = tol
         self.noise_variance_init = noise_variance_init
 
+    @_fit_context
     def fit(self, X, y=None):
         """Fit ``(W, Psi, mu)`` by EM to ``X`` of shape (n_samples, n_features)."""
         X = validate_data(self, X, dtype=np.float64)
         n, d = X.shape
         if n < 2:
             raise ValueError(f"FactorAnalysis needs at least 2 samples; got n_samples = {n}.")
-        k = d if self.n_components is None else self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= d:
-            raise ValueError(f"n_components={k!r} must be an int in [1, n_features={d}].")
+        k = d if self.n_components is None else int(self.n_components)
+        if k > d:
+            raise ValueError(f"n_components={k} must be at most n_features={d}.")
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
-        S = Xc.T @ Xc / n
-        var = np.diag(S).copy()
-        small = 1e-12
+        with np.errstate(over="ignore", invalid="ignore"):  # checked just below
+            S = Xc.T @ Xc / n
+        if not np.all(np.isfinite(S)):
+            raise ValueError(
+                "the sample covariance of X overflows float64 (entries of X up to "
+                f"{float(np.max(np.abs(Xc))):.3g} from their mean); rescale X."
+            )
+        self._var = np.diag(S).copy()
+        vmax = float(np.max(self._var))
+        if not vmax >= np.finfo(float).tiny:
+            raise ValueError(
+                "every feature of X is constant (or its variance is below the normal float64 "
+                f"range, largest {vmax:.3g}): the factor model is degenerate; rescale X."
+            )
+        self._floor = _PSI_FLOOR * min(1.0, vmax)
         if self.noise_variance_init is None:
-            psi = np.maximum(var, small)
+            psi = np.maximum(self._var, self._floor)
         else:
             psi = np.asarray(self.noise_variance_init, dtype=float)
             if psi.shape != (d,) or np.any(~np.isfinite(psi)) or np.any(psi <= 0):
                 raise ValueError(f"noise_variance_init must be {d} positive finite numbers.")
         # Start W from the scaled principal axes of S (a PPCA-like initialisation).
         w, U = sla.eigh(S, subset_by_index=[d - k, d - 1], check_finite=False, driver="evx")
-        W = U[:, ::-1] * np.sqrt(np.clip(w[::-1], 0.0, None) * 0.5)
-        eye = np.eye(k)
-        self.loglike_ = []
-        converged = False
-        for it in range(1, self.max_iter + 1):
-            Wp = W / psi[:, None]  # Psi^{-1} W
-            L = cholesky(eye + W.T @ Wp, jitter=None, name="I + W^T Psi^-1 W")
-            G = cho_solve(L, eye)
-            B = G @ Wp.T  # (k, D)
-            SB = S @ B.T  # (D, k)
-            W = sla.solve(G + B @ SB, SB.T, assume_a="pos", check_finite=False).T
-            psi = np.maximum(var - np.einsum("ij,ij->i", W, SB), small)
-            ll = n * self._mean_loglik(S, W, psi)
-            self.loglike_.append(ll)
-            if it > 1 and abs(ll - self.loglike_[-2]) < self.tol * n:
-                converged = True
-                break
-        self.components_ = W.T
+        self.components_ = (U[:, ::-1] * np.sqrt(np.clip(w[::-1], 0.0, None) * 0.5)).T
         self.noise_variance_ = psi
-        self.n_iter_ = it
-        if not converged:
+        result = em(EMSteps(self), S, max_iter=self.max_iter, tol=self.tol)
+        del self._var, self._floor
+        self.lower_bounds_ = result.lower_bounds
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.lower_bound_ = self._model().mean_logpdf_from_scatter(S)
+        self.loglike_ = [n * b for b in self.lower_bounds_[1:]] + [n * self.lower_bound_]
+        if not self.converged_:
             warnings.warn(
                 f"FactorAnalysis EM did not converge in max_iter={self.max_iter} iterations.",
                 ConvergenceWarning,
@@ -132,36 +166,29 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             )
         return self
 
-    @staticmethod
-    def _mean_loglik(S, W, psi):
-        """Mean log-likelihood ``-0.5 (D ln 2 pi + ln|C| + tr(C^{-1} S))``."""
-        d, k = W.shape
-        Wp = W / psi[:, None]
-        L = cholesky(np.eye(k) + W.T @ Wp, jitter=None, name="I + W^T Psi^-1 W")
-        logdet = float(np.sum(np.log(psi))) + logdet_from_cholesky(L)
-        # tr(C^{-1} S) = tr(Psi^{-1} S) - tr(G Wp^T S Wp) by Woodbury.
-        T = sla.solve_triangular(L, Wp.T @ S @ Wp, lower=True, check_finite=False)
-        T = sla.solve_triangular(L, T.T, lower=True, check_finite=False)
-        tr = float(np.sum(np.diag(S) / psi)) - float(np.trace(T))
-        return -0.5 * (d * _LOG2PI + logdet + tr)
+    def _model(self) -> LowRankPlusDiagonal:
+        return LowRankPlusDiagonal(self.components_.T, self.noise_variance_)
 
-    def _woodbury_parts(self):
-        W = self.components_.T
-        psi = self.noise_variance_
-        Wp = W / psi[:, None]
-        L = cholesky(np.eye(W.shape[1]) + W.T @ Wp, jitter=None, name="I + W^T Psi^-1 W")
-        return W, psi, Wp, L
+    def _e_step(self, S):
+        """EM driver hook: the mean log-likelihood and the gain ``B`` at the current fit."""
+        model = self._model()
+        B = model.gain()
+        return model.mean_logpdf_from_scatter(S, B), (B, model.L)
+
+    def _m_step(self, S, posterior):
+        """EM driver hook: eqs. 12.69-12.70 with the statistics of the E-step."""
+        B, L = posterior
+        G = cho_solve(L, np.eye(L.shape[0]))  # posterior covariance of z
+        SB = S @ B.T  # (D, k)
+        W = solve_psd(G + B @ SB, SB.T, jitter=None, name="E[z z^T]").T
+        self.components_ = W.T
+        self.noise_variance_ = np.maximum(self._var - np.einsum("ij,ij->i", W, SB), self._floor)
 
     def score_samples(self, X):
         """Log-likelihood of each sample under ``N(mu, W W^T + Psi)``, shape (n_samples,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        W, psi, Wp, L = self._woodbury_parts()
-        Xc = X - self.mean_
-        proj = sla.solve_triangular(L, Wp.T @ Xc.T, lower=True, check_finite=False)
-        quad = np.einsum("ij,ij->i", Xc / psi, Xc) - np.einsum("ij,ij->j", proj, proj)
-        logdet = float(np.sum(np.log(psi))) + logdet_from_cholesky(L)
-        return -0.5 * (W.shape[0] * _LOG2PI + logdet + quad)
+        return self._model().logpdf(X, self.mean_)
 
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of ``X`` (scikit-learn's ``FactorAnalysis.score``)."""
@@ -177,5 +204,5 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """Posterior means of the factors, ``E[z | x] = G W^T Psi^{-1} (x - mu)``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        _, _, Wp, L = self._woodbury_parts()
-        return cho_solve(L, Wp.T @ (X - self.mean_).T).T
+        model = self._model()
+        return centred_linear_map(X, self.mean_, model.latent_mean, what="E[z | x]")

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, Options, StrOptions
 from ..utils.validation import check_random_state, validate_data
+from ._base import centred_spectrum
 
 __all__ = ["FastICA"]
 
@@ -98,6 +106,17 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     _common_test_params: ClassVar[dict] = {"max_iter": 1000, "tol": 1e-2}
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "algorithm": [StrOptions({"parallel", "deflation"})],
+        "whiten": [StrOptions({"unit-variance"}), Options(bool, {False})],
+        "fun": [StrOptions(set(_FUNS))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "w_init": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -124,16 +143,8 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         n, d = X.shape
         if n < 2:
             raise ValueError(f"FastICA needs at least 2 samples; got n_samples = {n}.")
-        if self.algorithm not in ("parallel", "deflation"):
-            raise ValueError(
-                f"algorithm must be 'parallel' or 'deflation'; got {self.algorithm!r}."
-            )
-        if self.fun not in _FUNS:
-            raise ValueError(f"fun must be one of {tuple(_FUNS)}; got {self.fun!r}.")
-        if self.whiten not in ("unit-variance", False):
-            raise ValueError(f"whiten must be 'unit-variance' or False; got {self.whiten!r}.")
-        k = d if self.n_components is None else self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= min(n, d):
+        k = d if self.n_components is None else int(self.n_components)
+        if k > min(n, d):
             raise ValueError(
                 f"n_components={k!r} must be an int in [1, min(n_samples, n_features)="
                 f"{min(n, d)}]."
@@ -147,26 +158,30 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         if self.whiten:
             self.mean_ = X.mean(axis=0)
             Xc = X - self.mean_
-            # PCA whitening through the D x D covariance (cheap for N >> D), or through the
-            # N x N Gram matrix when D > N (spec 000 M52: no D x D matrix).
-            if d <= n:
-                w, U = np.linalg.eigh(Xc.T @ Xc / n)
-            else:
-                w, U = np.linalg.eigh(Xc @ Xc.T / n)
-            w, U = w[::-1][:k], U[:, ::-1][:, :k]
-            if w[-1] <= w[0] * max(n, d) * np.finfo(X.dtype).eps:
+            # The sources do not depend on the units of X: data of extreme scale are whitened
+            # in units of a power of two near their size (an exact rescaling), so that their
+            # second moments neither overflow nor underflow.
+            amax = float(np.max(np.abs(Xc)))
+            unit = 2.0 ** np.round(np.log2(amax)) if not 1e-100 <= amax <= 1e100 else 1.0
+            Xc = Xc / unit
+            # PCA whitening (spec 000 M53). The covariance's eigendecomposition resolves its
+            # eigenvalues only to eps * lambda_max and would call data with one feature in
+            # large units collinear; centred_spectrum then takes the singular values of X_c
+            # (accurate to eps * s_max) instead.
+            lam, Vt = centred_spectrum(Xc, lambda w: w[k - 1] if k <= w.size else 0.0)
+            sv = np.sqrt(np.clip(lam, 0.0, None) * n)
+            if k > sv.size or sv[k - 1] <= sv[0] * max(n, d) * np.finfo(X.dtype).eps:
                 raise ValueError(
                     "the data have fewer than n_components non-degenerate directions "
                     "(constant or collinear features); lower n_components."
                 )
-            if d > n:
-                U = (Xc.T @ U) / np.sqrt(n * w)  # unit eigenvectors of the covariance
-            K = (U / np.sqrt(w)).T  # (k, D)
+            K = Vt[:k] * (np.sqrt(n) / sv[:k])[:, None]  # (k, D) = Lambda^{-1/2} U_k^T
             X1 = K @ Xc.T  # (k, N), unit covariance
         else:
             self.mean_ = np.zeros(d, dtype=X.dtype)
             X1 = X.T.copy()
             K = None
+            unit = 1.0
         rng = check_random_state(self.random_state)
         if self.w_init is None:
             W0 = rng.standard_normal((k, k))
@@ -193,12 +208,12 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             std = S.std(axis=0)
             S /= std
             comps = comps / std[:, None]
-            self.whitening_ = K
+            self.whitening_ = K / unit  # back to the units of X
         else:
             comps = W
             S = (W @ X1).T
-        self.components_ = comps
-        self.mixing_ = sla.pinv(comps, check_finite=False)
+        self.components_ = comps / unit
+        self.mixing_ = sla.pinv(comps, check_finite=False) * unit
         return S
 
     def _parallel(self, X, W, g):
@@ -240,11 +255,13 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             W[j] = w
         return W, worst, converged
 
+    @_fit_context
     def fit(self, X, y=None):
         """Estimate the unmixing matrix from ``X`` of shape (n_samples, n_features)."""
         self._fit(X)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Fit and return the estimated sources, shape (n_samples, n_components)."""
         return self._fit(X)

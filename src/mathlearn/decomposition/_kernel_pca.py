@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.sparse.linalg import eigsh
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..kernels import Kernel, get_kernel
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.linalg import solve_psd
 from ..utils.validation import check_random_state, validate_data
 from ._base import flip_rows, top_eigh
 
@@ -110,6 +118,22 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     _n_features_out_attr = "eigenvalues_"
     _n_features_out_axis = 0
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        # Any string here: the kernel builder names the allowed ones in its own message.
+        "kernel": [str, Kernel],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "fit_inverse_transform": ["boolean"],
+        "eigen_solver": [StrOptions({"auto", "dense", "arpack"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "remove_zero_eig": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -168,6 +192,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             return np.array(X, dtype=float)
         return self.kernel_(X, Y)
 
+    @_fit_context
     def fit(self, X, y=None):
         """Fit kernel PCA on ``X`` (or on the Gram matrix if ``kernel="precomputed"``)."""
         X = validate_data(self, X, dtype=np.float64)
@@ -180,9 +205,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         K = self._gram(X)
         K, self._col_means, self._grand_mean = _center_fit(K)
         k = self.n_components
-        if k is not None and (
-            not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n
-        ):
+        if k is not None and k > n:
             raise ValueError(f"n_components={k!r} must be an int in [1, n_samples={n}].")
         want = n if k is None else int(k)
         solver = self.eigen_solver
@@ -190,7 +213,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             solver = "arpack" if (want < 10 and n > 200) else "dense"
         if solver == "dense":
             w, V = top_eigh(K, want)
-        elif solver == "arpack":
+        else:  # "arpack"
             if want >= n:
                 raise ValueError("eigen_solver='arpack' needs n_components < n_samples.")
             rng = check_random_state(self.random_state)
@@ -198,8 +221,6 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             w, V = eigsh(K, want, which="LA", tol=self.tol, maxiter=self.max_iter, v0=v0)
             order = np.argsort(w)[::-1]
             w, V = w[order], V[:, order]
-        else:
-            raise ValueError(f"eigen_solver must be 'auto', 'dense' or 'arpack'; got {solver!r}.")
         # Components with non-positive eigenvalue carry no variance and cannot be normalised
         # (division by sqrt(mu)); they are dropped (spec 000 §6.3).
         tol = max(w[0], 0.0) * n * np.finfo(float).eps if w.size else 0.0
@@ -223,13 +244,12 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         if self.fit_inverse_transform:
             if self.kernel_ is None:
                 raise ValueError("fit_inverse_transform needs a kernel, not 'precomputed'.")
-            if not (isinstance(self.alpha, numbers.Real) and self.alpha >= 0):
-                raise ValueError(f"alpha must be a number >= 0; got {self.alpha!r}.")
             Kz = self.kernel_(self.X_transformed_fit_)
             Kz.flat[:: n + 1] += self.alpha
-            self.dual_coef_inverse_ = sla.solve(Kz, X, assume_a="pos", check_finite=False)
+            self.dual_coef_inverse_ = solve_psd(Kz, X, name="k(Z, Z) + alpha I")
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Fit and return the training projections ``V Lambda^{1/2}``."""
         return self.fit(X).X_transformed_fit_

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
-import numba
 import numpy as np
 from scipy.optimize import nnls
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.linalg import cholesky
 from ..utils.validation import check_random_state, validate_data
 from ._pca import randomized_range_svd
 
@@ -33,112 +40,10 @@ def _divergence(X, W, H, beta, WH=None):
     return float(np.sum(X[pos] * np.log(X[pos] / WH[pos])) - X.sum() + WH.sum())
 
 
-@numba.njit(cache=True)
-def _solve_passive(G, c, idx, p, L, z):
-    """Solve ``G[idx, idx] z = c[idx]`` (first ``p`` entries of ``idx``) by Cholesky.
-
-    Written out in loops on preallocated buffers: the systems are at most ``k x k`` with
-    ``k`` the number of parts, where a LAPACK call's overhead exceeds its arithmetic.
-    """
-    for a in range(p):
-        for b in range(a + 1):
-            v = G[idx[a], idx[b]]
-            for q in range(b):
-                v -= L[a, q] * L[b, q]
-            if a == b:
-                L[a, a] = np.sqrt(max(v, 1e-300))
-            else:
-                L[a, b] = v / L[b, b]
-    for a in range(p):  # forward substitution L y = c
-        v = c[idx[a]]
-        for q in range(a):
-            v -= L[a, q] * z[q]
-        z[a] = v / L[a, a]
-    for a in range(p - 1, -1, -1):  # back substitution L^T z = y
-        v = z[a]
-        for q in range(a + 1, p):
-            v -= L[q, a] * z[q]
-        z[a] = v / L[a, a]
-
-
-@numba.njit(cache=True)
-def _fnnls_row(G, c, maxiter):
-    """Lawson-Hanson active set on the normal equations (Bro & De Jong's fast NNLS).
-
-    Minimises ``0.5 w^T G w - c^T w`` over ``w >= 0`` for a positive definite ``G``; with
-    ``G = H H^T`` and ``c = H x`` this is ``argmin_{w >= 0} ||x - H^T w||``. Returns the
-    solution and whether the active set settled within ``maxiter`` inner steps.
-    """
-    k = c.shape[0]
-    x = np.zeros(k)
-    passive = np.zeros(k, dtype=np.bool_)
-    idx = np.empty(k, dtype=np.int64)
-    L = np.empty((k, k))
-    z = np.empty(k)
-    grad = c.copy()
-    # Dual feasibility up to rounding in c - G x (both terms are of the size of max|c|).
-    tol = 10.0 * k * 2.220446049250313e-16 * max(np.max(np.abs(c)), 1e-300)
-    steps = 0
-    while True:
-        j = -1
-        best = tol
-        for t in range(k):
-            if not passive[t] and grad[t] > best:
-                best = grad[t]
-                j = t
-        if j < 0:
-            return x, True
-        passive[j] = True
-        while True:
-            steps += 1
-            if steps > maxiter:
-                return x, False
-            p = 0
-            for t in range(k):
-                if passive[t]:
-                    idx[p] = t
-                    p += 1
-            _solve_passive(G, c, idx, p, L, z)
-            feasible = True
-            for q in range(p):
-                if z[q] <= 0:
-                    feasible = False
-            if feasible:
-                x[:] = 0.0
-                for q in range(p):
-                    x[idx[q]] = z[q]
-                break
-            # Move towards z until the first passive coordinate reaches zero, drop it.
-            alpha = np.inf
-            for q in range(p):
-                if z[q] <= 0:
-                    t = idx[q]
-                    alpha = min(alpha, x[t] / (x[t] - z[q]))
-            xmax = 0.0
-            for q in range(p):
-                t = idx[q]
-                x[t] += alpha * (z[q] - x[t])
-                xmax = max(xmax, x[t])
-            for q in range(p):
-                t = idx[q]
-                if x[t] <= 1e-14 * xmax:
-                    x[t] = 0.0
-                    passive[t] = False
-        for t in range(k):
-            v = c[t]
-            for q in range(k):
-                v -= G[t, q] * x[q]
-            grad[t] = v
-
-
-@numba.njit(cache=True, parallel=True)
-def _fnnls_rows(G, C, maxiter):
-    n, k = C.shape
-    W = np.empty((n, k))
-    ok = np.empty(n, dtype=np.bool_)
-    for i in numba.prange(n):
-        W[i], ok[i] = _fnnls_row(G, C[i], maxiter)
-    return W, ok
+# From this many rows on, the final weights are solved by the compiled active set of
+# ._nmf_kernels (shared normal equations, parallel over rows); below, by SciPy's NNLS row by
+# row, which needs no compilation.
+_KERNEL_MIN_ROWS = 2000
 
 
 def _nnls_weights(X, H):
@@ -146,10 +51,11 @@ def _nnls_weights(X, H):
 
     The rows share ``G = H H^T``, so each is a ``k x k`` problem in the normal equations
     (``c_i = H x_i``), solved by the Lawson-Hanson active-set method compiled with numba and
-    run in parallel over the rows. When ``H H^T`` is far from positive definite (a dead part,
-    or collinear parts), the normal equations would square a bad conditioning: those cases,
-    and any row whose active set did not settle, use ``scipy.optimize.nnls`` on the
-    ``D x k`` problem itself.
+    run in parallel over the rows (from ``_KERNEL_MIN_ROWS`` rows on; fewer rows are solved
+    by ``scipy.optimize.nnls``, which needs no compilation). When ``H H^T`` is far from
+    positive definite (a dead part, or collinear parts), the normal equations would square a
+    bad conditioning: those cases, and any row whose active set did not settle, use
+    ``scipy.optimize.nnls`` on the ``D x k`` problem itself.
     """
     Xd = np.ascontiguousarray(X, dtype=np.float64)
     Hd = np.ascontiguousarray(H, dtype=np.float64)
@@ -157,12 +63,14 @@ def _nnls_weights(X, H):
     maxiter = 10 * max(k, 3)
     G = Hd @ Hd.T
     try:
-        R = np.linalg.cholesky(G)
+        R = cholesky(G, jitter=None, name="H H^T")
         diag = np.abs(np.diag(R))
         well_posed = diag.min() > 1e-4 * diag.max()
-    except np.linalg.LinAlgError:
+    except (np.linalg.LinAlgError, ValueError):  # not positive definite, or not finite
         well_posed = False
-    if well_posed:
+    if well_posed and n >= _KERNEL_MIN_ROWS:
+        from ._nmf_kernels import _fnnls_rows
+
         W, ok = _fnnls_rows(G, Xd @ Hd.T, maxiter)
         rows = np.flatnonzero(~ok)
     else:
@@ -268,6 +176,15 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     _common_test_params: ClassVar[dict] = {"n_components": 2, "max_iter": 1000, "tol": 1e-3}
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "beta_loss": [StrOptions({"frobenius", "kullback-leibler"})],
+        "init": [StrOptions({"random", "nndsvd", "nndsvda", "custom"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -292,12 +209,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         return tags
 
     def _beta(self):
-        betas = {"frobenius": 2, "kullback-leibler": 1}
-        if self.beta_loss not in betas:
-            raise ValueError(
-                f"beta_loss must be 'frobenius' or 'kullback-leibler'; got {self.beta_loss!r}."
-            )
-        return betas[self.beta_loss]
+        return {"frobenius": 2, "kullback-leibler": 1}[self.beta_loss]
 
     def _check_X(self, X, reset):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
@@ -305,11 +217,13 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             raise ValueError("Negative values in data passed to NMF: X must be non-negative.")
         return X
 
+    @_fit_context
     def fit(self, X, y=None, **params):
         """Fit ``W`` and ``H``; returns self."""
         self.fit_transform(X, **params)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None, W=None, H=None):
         """Fit and return ``W`` of shape (n_samples, n_components).
 
@@ -318,10 +232,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         beta = self._beta()
         n, d = X.shape
-        k = d if self.n_components is None else self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"n_components must be a positive int; got {k!r}.")
-        k = int(k)
+        k = d if self.n_components is None else int(self.n_components)
         if X.max() == 0:
             raise ValueError("X is all zeros; NMF has nothing to factorise.")
         rng = check_random_state(self.random_state)
@@ -342,17 +253,13 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             avg = np.sqrt(X.mean() / k)
             H = np.abs(avg * rng.standard_normal((k, d))).astype(X.dtype)
             W = np.abs(avg * rng.standard_normal((n, k))).astype(X.dtype)
-        elif self.init in ("nndsvd", "nndsvda"):
+        else:  # "nndsvd", "nndsvda"
             if k > min(n, d):
                 raise ValueError(
                     f"init='{self.init}' needs n_components <= min(n_samples, n_features)."
                 )
             W, H = _nndsvd(X, k, rng, self.init == "nndsvda")
             W, H = W.astype(X.dtype), H.astype(X.dtype)
-        else:
-            raise ValueError(
-                f"init must be 'random', 'nndsvd', 'nndsvda' or 'custom'; got {self.init!r}."
-            )
         W, H, n_iter, losses = self._solve(X, W, H, beta, update_H=True)
         if beta == 2:
             # A last block step solved exactly: the weights that minimise the objective for

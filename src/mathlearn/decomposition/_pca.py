@@ -3,14 +3,28 @@ or by a randomised range finder."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
+from ..utils._param_validation import (
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_parameter_constraints,
+)
+from ..utils._rowscale import centred_linear_map
 from ..utils.validation import check_random_state, validate_data
-from ._base import check_n_components, flip_rows
+from ._base import flip_rows
 
 __all__ = ["PCA"]
 
@@ -42,6 +56,47 @@ def randomized_range_svd(
     return (Q @ Uh)[:, :k], s[:k], Vt[:k]
 
 
+def _scatter(X: np.ndarray, mean: np.ndarray):
+    """``X_c^T X_c`` and the refinement of the mean (see :func:`_centred_scatter`).
+
+    ``X^T X - N m m^T`` needs no centred pass, and its rounding error, about
+    ``eps N (var_j + m_j^2)`` in row and column ``j``, is of the size of the eigensolver's
+    own (``eps N var``) when every ``m_j^2 <= var_j``: data whose offset is within a standard
+    deviation of the origin take that route. Otherwise the offset would cancel digits (off
+    by a factor for iris + 1e8), and the rows are centred first. The test uses the
+    uncentred estimate of ``var_j``, which is accurate exactly when it passes.
+    """
+    n = X.shape[0]
+    sumsq = np.einsum("ij,ij->j", X, X)
+    if np.all(mean * mean * n <= sumsq - n * mean * mean):
+        C = X.T @ X
+        C -= n * np.outer(mean, mean)
+        return C, np.zeros_like(mean)
+    return _centred_scatter(X, mean)
+
+
+def _centred_scatter(X: np.ndarray, mean: np.ndarray, block: int = 4096):
+    """``X_c^T X_c`` of the data centred at their refined mean, without a centred copy.
+
+    ``X^T X - N m m^T`` would cancel the digits of the spread when ``|mean| >> std`` (off by
+    a factor for iris + 1e8), so each block of rows is centred before its product. The
+    first mean is off by its rounding, about ``eps |mean|``; the mean ``s`` of the centred
+    rows measures that error, and ``sum (x - m - s)(x - m - s)^T = sum (x - m)(x - m)^T -
+    N s s^T`` corrects the scatter with no cancellation (``s`` is tiny). Returns the scatter
+    and ``s``.
+    """
+    n, d = X.shape
+    C = np.zeros((d, d), dtype=np.result_type(X.dtype, np.float32))
+    total = np.zeros(d, dtype=C.dtype)
+    for start in range(0, n, block):
+        B = X[start : start + block] - mean
+        C += B.T @ B
+        total += B.sum(axis=0)
+    shift = total / n
+    C -= n * np.outer(shift, shift)
+    return C, shift
+
+
 class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis.
 
@@ -66,9 +121,10 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         zero variance cannot be recovered this way; if more are asked for than the rank, the
         thin SVD is used instead.
         ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix
-        ``X^T X - N m m^T``, the cheap route for ``N >> D`` (it needs no centred copy of
-        ``X`` but loses digits when the mean is large next to the spread, and squares the
-        condition number: use ``"full"`` for small trailing eigenvalues).
+        ``X_c^T X_c`` of the centred data, the cheap route for ``N >> D`` (it squares the
+        condition number: eigenvalues are accurate to about ``eps`` times the largest, so use
+        ``"full"`` for small trailing eigenvalues). The data are centred first, so an offset
+        (data far from the origin) costs no accuracy, unlike ``X^T X - N m m^T``.
         ``"randomized"``: randomised range finder (Halko et al. 2011), for large data and few
         components; approximate.
         ``"auto"``: ``"gram"`` when ``D > N``; ``"covariance"`` when ``N >= 10 D`` and
@@ -129,6 +185,19 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     array([[0.382683, 0.92388 ]])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="neither"),
+            None,
+        ],
+        "whiten": ["boolean"],
+        "svd_solver": [StrOptions(set(_SOLVERS))],
+        "iterated_power": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "n_oversamples": [Interval(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_components: int | float | None = None,
@@ -148,25 +217,25 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     def _choose_solver(self, n, d, k):
         solver = self.svd_solver
-        if solver not in _SOLVERS:
-            raise ValueError(f"svd_solver must be one of {_SOLVERS}; got {solver!r}.")
         if solver != "auto":
-            if solver == "randomized" and not isinstance(k, numbers.Integral):
+            if solver == "randomized" and not isinstance(k, Integral):
                 raise ValueError("svd_solver='randomized' needs an integer n_components.")
             return solver
         if d > n:
             return "gram"
         if n >= 10 * d and d <= 1000:
             return "covariance"
-        if max(n, d) > 500 and isinstance(k, numbers.Integral) and k < 0.8 * min(n, d):
+        if max(n, d) > 500 and isinstance(k, Integral) and k < 0.8 * min(n, d):
             return "randomized"
         return "full"
 
+    @_fit_context
     def fit(self, X, y=None):
         """Fit the principal axes to ``X`` of shape (n_samples, n_features); returns self."""
         self._fit(X)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Fit and return the projections of ``X``, shape (n_samples, n_components_)."""
         U, s = self._fit(X)
@@ -182,11 +251,28 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         n, d = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
-        k = check_n_components(self.n_components, min(n, d), allow_float=True)
+        k = self.n_components
+        if isinstance(k, Integral):
+            if k > min(n, d):
+                raise ValueError(
+                    f"n_components={k} must be between 1 and {min(n, d)} "
+                    "(min(n_samples, n_features) for these data)."
+                )
+            k = int(k)
+        elif k is not None:
+            k = float(k)
         solver = self._choose_solver(n, d, k)
-        self.mean_ = X.mean(axis=0)
-        if solver != "covariance":
-            X = X - self.mean_  # our own centred copy: the solvers below may overwrite it
+        # Our own centred copy (the solvers below may overwrite it), with one refinement of
+        # the mean: the mean of the centred data is the rounding error of the first mean,
+        # which for data far from the origin is of the order of eps * |offset|.
+        mean = X.mean(axis=0)
+        if solver == "covariance":
+            C, shift = _scatter(X, mean)
+        else:
+            X = X - mean
+            shift = X.mean(axis=0)
+            X -= shift
+        self.mean_ = mean + shift
         U = None
         total_var = None
         if solver == "gram":
@@ -206,11 +292,6 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 Vt = (V[:, :rank].T @ X) / s[:, None]
                 U = V[:, :rank]
         if solver == "covariance":
-            # Scatter of the raw data corrected by N m m^T: no centred N x D copy (the same
-            # saving scikit-learn's covariance_eigh makes). The correction cancels digits when
-            # |mean| >> std; the other solvers centre first.
-            C = X.T @ X
-            C -= n * np.outer(self.mean_, self.mean_)
             w, V = np.linalg.eigh(C)
             s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
             s = s_all
@@ -277,10 +358,17 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        Z = (X - self.mean_) @ self.components_.T
         if self.whiten:
-            Z /= np.sqrt(self.explained_variance_)
-        return Z
+            scale = np.sqrt(self.explained_variance_)
+
+            def project(Xc):
+                return (Xc @ self.components_.T) / scale
+        else:
+
+            def project(Xc):
+                return Xc @ self.components_.T
+
+        return centred_linear_map(X, self.mean_, project, what="the projection")
 
     def inverse_transform(self, X):
         """Map projections back to data space: ``mean_ + Z @ components_``."""
@@ -305,7 +393,11 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         m = self.n_components_ if n_components is None else n_components
-        m = check_n_components(m, self.n_components_)
+        validate_parameter_constraints(
+            {"n_components": [Interval(Integral, 1, self.n_components_, closed="both")]},
+            {"n_components": m},
+            "PCA.reconstruction_error",
+        )
         Xc = X - self.mean_
         V = self.components_[:m]
         R = Xc - (Xc @ V.T) @ V
@@ -350,15 +442,26 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """
         ev, s2 = self._ppca_spectrum()
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        Xc = np.asarray(X - self.mean_, dtype=float)
+        X = np.asarray(X, dtype=float)
+        mean = np.asarray(self.mean_, dtype=float)
+        # Each row in units of its largest entry (the quadratic form is homogeneous), so that
+        # rows near the overflow threshold give -inf at worst, never NaN.
+        sc = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(mean)))
+        sc = np.where(sc > 0, sc, 1.0)
+        Xc = X / sc[:, None] - mean / sc[:, None]
         d = Xc.shape[1]
-        P = Xc @ np.asarray(self.components_, dtype=float).T
+        V = np.asarray(self.components_, dtype=float)
+        P = Xc @ V.T
         quad = np.einsum("ij,ij->i", P, P / ev)
         logdet = float(np.sum(np.log(ev)))
         if self.n_components_ < d:
-            rest = np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", P, P)
-            quad += np.maximum(rest, 0.0) / s2
+            # The part of x - mean off the kept axes, formed as a residual (no cancellation
+            # of ||x||^2 - ||P||^2).
+            R = Xc - P @ V
+            quad += np.einsum("ij,ij->i", R, R) / s2
             logdet += (d - self.n_components_) * np.log(s2)
+        with np.errstate(over="ignore"):
+            quad = quad * sc * sc
         return -0.5 * (d * np.log(2.0 * np.pi) + logdet + quad)
 
     def score(self, X, y=None) -> float:

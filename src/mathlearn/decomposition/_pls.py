@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
@@ -13,9 +14,11 @@ from ..base import (
     ComponentNamesMixin,
     RegressorMixin,
     TransformerMixin,
+    _fit_context,
     check_is_fitted,
 )
 from ..exceptions import ConvergenceWarning
+from ..utils._param_validation import Interval
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["PLSRegression"]
@@ -79,6 +82,13 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
     _n_features_out_attr = "x_rotations_"
     _n_features_out_axis = 1
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "scale": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self, n_components: int = 2, *, scale: bool = True, max_iter: int = 500, tol: float = 1e-6
     ):
@@ -92,6 +102,7 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
         tags.target_tags.multi_output = True
         return tags
 
+    @_fit_context
     def fit(self, X, y):
         """Fit ``X`` (n_samples, n_features) to ``y`` (n_samples,) or (n_samples, n_targets)."""
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
@@ -100,8 +111,8 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
         n, d = X.shape
         if n < 2:
             raise ValueError(f"PLSRegression needs at least 2 samples; got n_samples = {n}.")
-        k = self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= d:
+        k = int(self.n_components)
+        if k > d:
             raise ValueError(f"n_components={k!r} must be an int in [1, n_features={d}].")
         self._x_mean = X.mean(axis=0)
         self._y_mean = Y.mean(axis=0)
@@ -203,6 +214,7 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
         Y = (X - self._x_mean) @ self.coef_.T + self.intercept_
         return Y.ravel() if self._y_ndim == 1 else Y
 
+    @_fit_context
     def fit_transform(self, X, y):
         """Fit and return the ``X`` scores."""
         return self.fit(X, y).transform(X)

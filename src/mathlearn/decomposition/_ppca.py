@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..base import (
     BaseEstimator,
     ComponentNamesMixin,
     DensityMixin,
     TransformerMixin,
+    _fit_context,
     check_is_fitted,
 )
 from ..exceptions import ConvergenceWarning
-from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
+from ..mixture import em
+from ..utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from ..utils._rowscale import centred_linear_map
+from ..utils.linalg import cho_solve, cho_solve_batched, cholesky_batched, solve_psd
 from ..utils.validation import check_random_state, validate_data
-from ._base import flip_rows
+from ._base import EMSteps, centred_spectrum, flip_rows
+from ._lowrank import LowRankPlusDiagonal
 
 __all__ = ["ProbabilisticPCA"]
 
@@ -66,11 +70,18 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     n_components_ : int
     n_iter_ : int
         EM iterations run (0 for the closed form).
+    converged_ : bool
+        Whether EM's change of the mean log-likelihood fell below ``tol`` (``True`` for the
+        closed form).
     lower_bound_ : float
         Mean log-likelihood of the training data at the fitted parameters (observed entries
-        only when there are missing values).
+        only when there are missing values); EM's bound is tight, its E-step being exact.
+    lower_bounds_ : ndarray of shape (n_iter_,)
+        EM: the mean log-likelihood at the start of each iteration (``lower_bounds_[0]`` at
+        the initial parameters), non-decreasing; empty for the closed form.
     lower_bound_history_ : list of float
-        EM: the mean log-likelihood after each iteration (non-decreasing).
+        The mean log-likelihood after each EM iteration (``lower_bounds_[1:]`` followed by
+        ``lower_bound_``); ``[lower_bound_]`` for the closed form.
     n_features_in_ : int
 
     Notes
@@ -92,7 +103,8 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     entries only (``M_i = W_o^T W_o + sigma^2 I``, batched over samples) and the M-step
     solves, for each feature, the ``(k + 1) x (k + 1)`` normal equations of ``(w_j, mu_j)``
     over the samples where it is observed (as in Ilin & Raiko, 2010); every step still
-    increases the observed-data likelihood. EM is slow when ``sigma^2`` is small next to the
+    increases the observed-data likelihood. Both run through the EM driver
+    :func:`mathlearn.mixture.em`. EM is slow when ``sigma^2`` is small next to the
     leading eigenvalues: the length of ``W`` along a strong direction approaches its fixed
     point at a rate of about ``1 - 2 sigma^2 / lambda`` per iteration.
 
@@ -110,6 +122,15 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     _expected_failed_checks: ClassVar[dict] = {
         "check_transformer_n_iter": "the default closed-form fit runs no iterations, so n_iter_ "
         "is 0; max_iter only applies to method='em'."
+    }
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "method": [StrOptions({"closed_form", "em"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "init": [StrOptions({"pca", "random"})],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -135,13 +156,12 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         return tags
 
     # ------------------------------------------------------------------ fitting
+    @_fit_context
     def fit(self, X, y=None):
         """Fit ``(W, mu, sigma^2)`` to ``X`` of shape (n_samples, n_features); returns self.
 
         With ``method="em"``, NaN entries of ``X`` are treated as missing at random.
         """
-        if self.method not in ("closed_form", "em"):
-            raise ValueError(f"method must be 'closed_form' or 'em'; got {self.method!r}.")
         allow_nan = self.method == "em"
         try:
             X = validate_data(
@@ -163,7 +183,7 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         k = self.n_components
         if k is None:
             k = max(min(n - 1, d) - 1, 1)
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k < d:
+        if k >= d:
             raise ValueError(
                 f"n_components={self.n_components!r} must be an int in [1, n_features - 1] = "
                 f"[1, {d - 1}]."
@@ -177,17 +197,22 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
                 raise ValueError("a feature of X is missing (NaN) in every sample.")
             if np.any(np.all(mask, axis=1)):
                 raise ValueError("a sample of X is missing (NaN) in every feature.")
-            if mask.any():
-                self._fit_em_missing(X, mask, k)
-            else:
-                self._fit_em(X, k)
+            self._fit_em(X, mask, k)
         self.n_components_ = k
         return self
 
-    def _set_closed_form(self, w, U, d, k, n):
-        sigma2 = float(np.sum(w[k:d])) / (d - k) if d > k else 0.0
-        if not sigma2 > d * np.finfo(float).eps * max(w[0], 1e-300):
-            rank = int(np.sum(w > d * np.finfo(float).eps * max(w[0], 1e-300)))
+    def _set_closed_form(self, lam, Vt, d, k, n):
+        """ML parameters from the eigenvalues ``lam`` of the 1/N covariance and its axes."""
+        w = np.zeros(d)
+        w[: lam.size] = np.clip(lam, 0.0, None)  # zeros beyond min(N, D)
+        sigma2 = float(np.sum(w[k:d])) / (d - k)
+        # Rank at the resolution of the singular values of X_c, eps * s_max in absolute
+        # terms (centred_spectrum falls back to them whenever the covariance route could not
+        # resolve sigma^2).
+        s = np.sqrt(w * n)
+        tol = max(n, d) * np.finfo(float).eps * s[0]
+        rank = int(np.sum(s > tol))
+        if rank <= k:
             if rank == 0:
                 raise ValueError(
                     "X is constant (every feature has zero variance): the PPCA density is "
@@ -199,9 +224,8 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
                 f"sigma^2 = 0 and the PPCA density is degenerate; {advice}."
             )
         scale = np.sqrt(np.clip(w[:k] - sigma2, 0.0, None))
-        Wt = U[:, :k].T * scale[:, None]
-        signs = flip_rows(U[:, :k].T)
-        self.components_ = Wt * signs[:, None]
+        signs = flip_rows(Vt[:k])
+        self.components_ = Vt[:k] * (scale * signs)[:, None]
         self.noise_variance_ = sigma2
         self.explained_variance_ = w[:k].copy()
 
@@ -209,26 +233,20 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         n, d = X.shape
         self.mean_ = X.mean(axis=0)
         Xc = X - self.mean_
-        if d <= n:
-            w, U = np.linalg.eigh(Xc.T @ Xc / n)
-            w, U = w[::-1], U[:, ::-1]
-        else:
-            # D > N: the N x N Gram matrix has the same non-zero spectrum (spec 000 M52); the
-            # D - N + 1 remaining eigenvalues are 0 and enter sigma^2 as zeros.
-            g, V = np.linalg.eigh(Xc @ Xc.T / n)
-            g, V = g[::-1], V[:, ::-1]
-            r = int(np.sum(g > g[0] * n * np.finfo(float).eps))
-            U = (Xc.T @ V[:, :r]) / np.sqrt(n * g[:r])
-            w = np.zeros(d)
-            w[:r] = g[:r]
-        self._set_closed_form(np.clip(w, 0.0, None), U, d, k, n)
+        # The spectrum of the covariance, from its eigendecomposition when that resolves
+        # sigma^2 (the mean of the D - k trailing eigenvalues), else from the singular
+        # values of X_c, which do not square the condition number. For D > N there are N
+        # non-trivial directions (spec 000 M52); the D - N remaining eigenvalues are 0 and
+        # enter sigma^2 as zeros.
+        lam, Vt = centred_spectrum(Xc, lambda w: np.sum(np.clip(w[k:], 0, None)) / (d - k))
+        self._set_closed_form(lam, Vt, d, k, n)
         self.n_iter_ = 0
-        self.lower_bound_ = float(np.mean(self._loglik_complete(Xc)))
+        self.converged_ = True
+        self.lower_bound_ = float(np.mean(self._model().logpdf(Xc, np.zeros(d))))
+        self.lower_bounds_ = np.empty(0)
         self.lower_bound_history_ = [self.lower_bound_]
 
     def _init_em(self, X_filled, k, scale):
-        if self.init not in ("pca", "random"):
-            raise ValueError(f"init must be 'pca' or 'random'; got {self.init!r}.")
         d = X_filled.shape[1]
         if self.init == "pca":
             try:
@@ -241,38 +259,29 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         W = rng.standard_normal((d, k)) * np.sqrt(scale / k)
         return W, scale
 
-    def _fit_em(self, X, k):
-        n, d = X.shape
-        self.mean_ = X.mean(axis=0)
-        Xc = X - self.mean_
-        trace_s = float(np.einsum("ij,ij->", Xc, Xc)) / n
-        W, sigma2 = self._init_em(X, k, max(trace_s / d, 1e-12))
-        history = []
-        converged = False
-        for it in range(1, self.max_iter + 1):
-            # E-step (5.19-5.20): b_i = M^{-1} W^T x_i, R = sigma^2 M^{-1}.
-            L = cholesky(W.T @ W + sigma2 * np.eye(k), jitter=None, name="M")
-            B = cho_solve(L, W.T @ Xc.T)  # (k, N)
-            R = sigma2 * cho_solve(L, np.eye(k))
-            # M-step (5.21-5.22), sigma^2 with the new W.
-            XB = Xc.T @ B.T  # (D, k)
-            Ezz = B @ B.T + n * R
-            W = sla.solve(Ezz, XB.T, assume_a="pos", check_finite=False).T
-            sigma2 = (n * trace_s - 2.0 * np.sum(XB * W) + np.sum((W.T @ W) * Ezz)) / (n * d)
-            sigma2 = max(float(sigma2), 1e-12 * trace_s / d)
-            self.components_, self.noise_variance_ = W.T, sigma2
-            ll = float(np.mean(self._loglik_complete(Xc)))
-            history.append(ll)
-            if it > 1 and abs(ll - history[-2]) < self.tol:
-                converged = True
-                break
-        self._finish_em(history, converged, it)
-
-    def _finish_em(self, history, converged, it):
-        self.n_iter_ = it
-        self.lower_bound_ = history[-1]
-        self.lower_bound_history_ = history
-        if not converged:
+    def _fit_em(self, X, mask, k):
+        if mask.any():
+            obs = ~mask
+            mu = np.nanmean(X, axis=0)
+            var = np.nanvar(X, axis=0)
+            W, sigma2 = self._init_em(np.where(mask, mu, X), k, max(float(np.mean(var)), 1e-12))
+            data = ("missing", X, obs, 1e-12 * np.mean(var))
+        else:
+            n, d = X.shape
+            mu = X.mean(axis=0)
+            Xc = X - mu
+            trace_s = float(np.einsum("ij,ij->", Xc, Xc)) / n
+            W, sigma2 = self._init_em(X, k, max(trace_s / d, 1e-12))
+            data = ("complete", Xc, trace_s, 1e-12 * trace_s / d)
+        self.components_, self.noise_variance_, self.mean_ = W.T, float(sigma2), mu
+        result = em(EMSteps(self), data, max_iter=self.max_iter, tol=self.tol)
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        self.lower_bounds_ = result.lower_bounds
+        self.lower_bound_ = float(np.mean(self._score(X, ~mask)))
+        self.lower_bound_history_ = [*map(float, result.lower_bounds[1:]), self.lower_bound_]
+        if not self.converged_:
+            history = self.lower_bound_history_
             warnings.warn(
                 f"ProbabilisticPCA EM did not converge in max_iter={self.max_iter} iterations "
                 f"(last change {abs(history[-1] - history[-2]) if len(history) > 1 else 0:.3g}"
@@ -281,65 +290,90 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
                 stacklevel=3,
             )
 
-    def _fit_em_missing(self, X, mask, k):
+    # The EM driver's hooks (:class:`mathlearn.mixture.EMModel`). ``data`` is
+    # ("complete", X_c, tr(S), sigma^2 floor) or ("missing", X, observed mask, floor).
+    def _e_step(self, data):
+        if data[0] == "complete":
+            return self._e_step_complete(data[1])
+        return self._e_step_missing(data[1], data[2])
+
+    def _m_step(self, data, posterior):
+        if data[0] == "complete":
+            self._m_step_complete(data[1], data[2], posterior)
+        else:
+            self._m_step_missing(data[1], data[2], posterior)
+        self.noise_variance_ = max(self.noise_variance_, data[3])
+
+    def _e_step_complete(self, Xc):
+        """E-step (5.19-5.20): ``b_i = M^{-1} W^T x_i``, ``R = sigma^2 M^{-1}``."""
+        model = self._model()
+        B = model.latent_mean(Xc)  # (N, k)
+        R = cho_solve(model.L, np.eye(model.L.shape[0]))  # sigma^2 M^{-1}
+        bound = float(np.mean(model.logpdf(Xc, np.zeros(Xc.shape[1]))))
+        return bound, (B, R)
+
+    def _m_step_complete(self, Xc, trace_s, posterior):
+        """M-step (5.21-5.22), ``sigma^2`` with the new ``W``."""
+        B, R = posterior
+        n, d = Xc.shape
+        XB = Xc.T @ B  # (D, k)
+        Ezz = B.T @ B + n * R
+        W = solve_psd(Ezz, XB.T, jitter=None, name="sum E[z z^T]").T
+        sigma2 = (n * trace_s - 2.0 * np.sum(XB * W) + np.sum((W.T @ W) * Ezz)) / (n * d)
+        self.components_ = W.T
+        self.noise_variance_ = float(sigma2)
+
+    def _e_step_missing(self, X, obs):
+        """E-step on each sample's observed coordinates (see :meth:`_missing_posterior`)."""
+        ll, Ez, Cov = self._missing_posterior(X, obs)
+        return float(np.mean(ll)), (Ez, Cov)
+
+    def _m_step_missing(self, X, obs, posterior):
+        """For each feature ``j``, ``(w_j, mu_j)`` solve the normal equations of the augmented
+        latent ``[z; 1]`` over the samples where ``j`` is observed."""
+        Ez, Cov = posterior
+        k = Ez.shape[1]
         d = X.shape[1]
-        obs = (~mask).astype(float)
-        mu = np.nanmean(X, axis=0)
-        Xf = np.where(mask, 0.0, X)
-        var = np.nanvar(X, axis=0)
-        W, sigma2 = self._init_em(np.where(mask, mu, X), k, max(float(np.mean(var)), 1e-12))
-        n_obs = float(obs.sum())
-        counts = obs.sum(axis=0)
-        eye = np.eye(k)
-        history = []
-        converged = False
-        for it in range(1, self.max_iter + 1):
-            # E-step, batched over samples: condition on each sample's observed coordinates,
-            # M_i = W_o^T W_o + sigma^2 I, E[z_i] = M_i^{-1} W_o^T (x_o - mu_o),
-            # Cov_i = sigma^2 M_i^{-1}.
-            M = np.einsum("nd,dk,dl->nkl", obs, W, W) + sigma2 * eye
-            rhs = ((Xf - mu) * obs) @ W
-            Ez = np.linalg.solve(M, rhs[:, :, None])[:, :, 0]
-            Cov = sigma2 * np.linalg.solve(M, np.broadcast_to(eye, M.shape))
-            Ezz = Cov + Ez[:, :, None] * Ez[:, None, :]
-            # M-step: for each feature j, (w_j, mu_j) solve the normal equations of the
-            # augmented latent [z; 1] over the samples where j is observed.
-            G = np.empty((d, k + 1, k + 1))
-            G[:, :k, :k] = np.einsum("nd,nkl->dkl", obs, Ezz)
-            s1 = obs.T @ Ez
-            G[:, :k, k] = s1
-            G[:, k, :k] = s1
-            G[:, k, k] = counts
-            R = np.empty((d, k + 1))
-            R[:, :k] = Xf.T @ Ez
-            R[:, k] = Xf.sum(axis=0)
-            sol = np.linalg.solve(G, R[:, :, None])[:, :, 0]
-            W, mu = sol[:, :k], sol[:, k]
-            resid = (Xf - Ez @ W.T - mu) * obs
-            spread = np.einsum("nd,dk,nkl,dl->", obs, W, Cov, W)
-            sigma2 = max((float(np.sum(resid**2)) + float(spread)) / n_obs, 1e-12 * np.mean(var))
-            self.components_, self.noise_variance_, self.mean_ = W.T, sigma2, mu
-            ll = float(np.mean(self._loglik_missing(X, ~mask)))
-            history.append(ll)
-            if it > 1 and abs(ll - history[-2]) < self.tol:
-                converged = True
-                break
-        self._finish_em(history, converged, it)
+        o = obs.astype(float)
+        Xf = np.where(obs, X, 0.0)
+        Ezz = Cov + Ez[:, :, None] * Ez[:, None, :]
+        G = np.empty((d, k + 1, k + 1))
+        G[:, :k, :k] = np.einsum("nd,nkl->dkl", o, Ezz)
+        s1 = o.T @ Ez
+        G[:, :k, k] = s1
+        G[:, k, :k] = s1
+        G[:, k, k] = o.sum(axis=0)
+        R = np.empty((d, k + 1))
+        R[:, :k] = Xf.T @ Ez
+        R[:, k] = Xf.sum(axis=0)
+        sol = cho_solve_batched(cholesky_batched(G, name="E[[z; 1][z; 1]^T]"), R[:, :, None])[
+            :, :, 0
+        ]
+        W, mu = sol[:, :k], sol[:, k]
+        resid = (Xf - Ez @ W.T - mu) * o
+        spread = np.einsum("nd,dk,nkl,dl->", o, W, Cov, W)
+        sigma2 = (float(np.sum(resid**2)) + float(spread)) / float(o.sum())
+        self.components_, self.mean_, self.noise_variance_ = W.T, mu, sigma2
 
     # -------------------------------------------------------------- likelihood
-    def _loglik_complete(self, Xc):
-        """Per-sample log N(x | mu, W W^T + sigma^2 I) of centred rows, via Woodbury."""
-        W = self.components_.T
-        d, k = W.shape
-        s2 = self.noise_variance_
-        L = cholesky(W.T @ W + s2 * np.eye(k), jitter=None, name="M")
-        proj = sla.solve_triangular(L, W.T @ Xc.T, lower=True, check_finite=False)
-        quad = (np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->j", proj, proj)) / s2
-        logdet = (d - k) * np.log(s2) + logdet_from_cholesky(L)
-        return -0.5 * (d * _LOG2PI + logdet + quad)
+    def _model(self) -> LowRankPlusDiagonal:
+        return LowRankPlusDiagonal(self.components_.T, self.noise_variance_)
 
-    def _loglik_missing(self, X, obs):
-        """Per-sample log-density of the observed coordinates of each row (Woodbury)."""
+    def _score(self, X, obs):
+        """Per-sample log-density of the observed coordinates of each row."""
+        if obs.all():
+            return self._model().logpdf(X, self.mean_)
+        return self._missing_posterior(X, obs)[0]
+
+    def _missing_posterior(self, X, obs):
+        """Observed-data log-likelihood of each row and the posterior of its latent.
+
+        Batched over samples: ``M_i = W_o^T W_o + sigma^2 I``, ``E[z_i] = M_i^{-1} W_o^T
+        (x_o - mu_o)``, ``Cov_i = sigma^2 M_i^{-1}``, and by Woodbury on the observed block
+        ``(x_o - mu_o)^T C_oo^{-1} (x_o - mu_o) = (||x_o - mu_o||^2 - r_i^T E[z_i]) /
+        sigma^2`` with ``r_i = W_o^T (x_o - mu_o)``, ``ln|C_oo| = (d_o - k) ln sigma^2 +
+        ln|M_i|``.
+        """
         W = self.components_.T
         k = W.shape[1]
         s2 = self.noise_variance_
@@ -347,12 +381,14 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         Xc = np.where(obs, X - self.mean_, 0.0)
         M = np.einsum("nd,dk,dl->nkl", o, W, W) + s2 * np.eye(k)
         r = Xc @ W
-        sol = np.linalg.solve(M, r[:, :, None])[:, :, 0]
-        _, logdet_m = np.linalg.slogdet(M)
+        L = cholesky_batched(M, name="M_i")
+        Ez = cho_solve_batched(L, r[:, :, None])[:, :, 0]
+        Cov = s2 * cho_solve_batched(L, np.eye(k))
+        logdet_m = 2.0 * np.sum(np.log(np.diagonal(L, axis1=1, axis2=2)), axis=1)
         d_o = o.sum(axis=1)
-        quad = (np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", r, sol)) / s2
-        logdet = (d_o - k) * np.log(s2) + logdet_m
-        return -0.5 * (d_o * _LOG2PI + logdet + quad)
+        quad = (np.einsum("ij,ij->i", Xc, Xc) - np.einsum("ij,ij->i", r, Ez)) / s2
+        ll = -0.5 * (d_o * _LOG2PI + (d_o - k) * np.log(s2) + logdet_m + quad)
+        return ll, Ez, Cov
 
     def _validate(self, X):
         check_is_fitted(self)
@@ -370,10 +406,7 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         NaN entries (``method="em"`` only) are marginalised out.
         """
         X = self._validate(X)
-        obs = ~np.isnan(X)
-        if obs.all():
-            return self._loglik_complete(X - self.mean_)
-        return self._loglik_missing(X, obs)
+        return self._score(X, ~np.isnan(X))
 
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of the samples (scikit-learn's ``PCA.score`` convention)."""
@@ -398,11 +431,9 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         X = self._validate(X)
         if np.isnan(X).any():
             raise ValueError("posterior needs complete rows; X contains NaN.")
-        W = self.components_.T
-        k = W.shape[1]
-        L = cholesky(W.T @ W + self.noise_variance_ * np.eye(k), jitter=None, name="M")
-        mean = cho_solve(L, W.T @ (X - self.mean_).T).T
-        cov = self.noise_variance_ * cho_solve(L, np.eye(k))
+        model = self._model()
+        mean = centred_linear_map(X, self.mean_, model.latent_mean, what="E[z | x]")
+        cov = cho_solve(model.L, np.eye(model.L.shape[0]))  # sigma^2 M^{-1}
         return mean, cov
 
     def transform(self, X):
@@ -420,12 +451,11 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
         """Draw ``x = W z + mu + eps`` from the generative model, shape (n_samples, D)."""
         check_is_fitted(self)
-        if (
-            not isinstance(n_samples, numbers.Integral)
-            or isinstance(n_samples, bool)
-            or (n_samples < 1)
-        ):
-            raise ValueError(f"n_samples must be a positive int; got {n_samples!r}.")
+        validate_parameter_constraints(
+            {"n_samples": [Interval(Integral, 1, None, closed="left")]},
+            {"n_samples": n_samples},
+            "ProbabilisticPCA.sample",
+        )
         rng = check_random_state(random_state)
         k, d = self.components_.shape
         z = rng.standard_normal((int(n_samples), k))

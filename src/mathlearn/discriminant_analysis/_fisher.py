@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.special import log_softmax, logsumexp
 from sklearn.utils import column_or_1d
-from sklearn.utils.multiclass import check_classification_targets
 
 from ..base import (
-    BaseEstimator,
-    ClassifierMixin,
+    BaseClassifier,
     ComponentNamesMixin,
     TransformerMixin,
+    _fit_context,
     check_is_fitted,
 )
+from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import centred_linear_map
 from ..utils.linalg import cho_solve, cholesky
 from ..utils.validation import check_array, validate_data
 
@@ -47,6 +48,14 @@ def _scatter_factors(X, y_idx, n_classes, convention):
     return A, B, means, counts
 
 
+def _rms(R: np.ndarray) -> np.ndarray:
+    """Root mean square of each column, computed in units of its largest entry (no overflow
+    or underflow of the squares for data of any finite scale)."""
+    m = np.max(np.abs(R), axis=0)
+    m = np.where(m > 0, m, 1.0)
+    return m * np.sqrt(np.mean((R / m) ** 2, axis=0))
+
+
 def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.ndarray]:
     """Within- and between-class scatter matrices ``(S_w, S_b)``.
 
@@ -75,7 +84,7 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     return A.T @ A, B.T @ B
 
 
-class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     """Fisher's linear discriminant: projection maximising between- over within-class scatter.
 
     Parameters
@@ -101,7 +110,9 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
     priors : array-like of shape (n_classes,) or None, default=None
         Class priors of the classifier; ``None``: the class proportions.
     tol : float, default=1e-10
-        Relative threshold below which eigenvalues of ``S_w`` count as zero.
+        Relative threshold in ``[0, 1)`` below which eigenvalues of ``S_w`` count as zero
+        (``0``: only exact zeros). The eigenvalues are those of ``S_w`` for features
+        rescaled to unit within-class variance (see Notes).
 
     Attributes
     ----------
@@ -139,6 +150,11 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
     ``S_b = B^T B`` with ``A`` the within-class-centred rows and ``B`` the weighted centred class
     means, and the whitening ``U`` satisfies ``U^T S_w U = I``.
 
+    The criterion is invariant under a rescaling of the features, ``x -> D^{-1} x`` with
+    ``D`` diagonal (``W -> D W``, the Fisher ratios unchanged), so the directions are
+    computed for features in units of their within-class standard deviation and mapped back:
+    a feature in units of ``1e8`` then costs no accuracy and no rank.
+
     The classifier on top is Gaussian with a shared covariance in the projected space,
     ``log p(c | z) = -0.5 (z - nu_c)^T Sigma_z^{-1} (z - nu_c) + log pi_c + const``; with
     ``n_components = C - 1`` and the pooled convention it gives the same predictions and
@@ -161,6 +177,14 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
     _n_features_out_attr = "scalings_"
     _n_features_out_axis = 1
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "solver": [StrOptions({"auto", "eigen", "simultaneous", "pca"})],
+        "scatter": [StrOptions(set(_CONVENTIONS))],
+        "priors": ["array-like", None],
+        "tol": [Interval(Real, 0, 1, closed="left")],
+    }
+
     def __init__(
         self,
         n_components: int | None = None,
@@ -176,35 +200,25 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
         self.priors = priors
         self.tol = tol
 
+    @_fit_context
     def fit(self, X, y):
         """Fit the discriminant directions and the classifier; returns self."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        y_idx = y_idx.ravel()
+        y_idx = self._encode_labels(y)
         C = len(self.classes_)
         n, d = X.shape
-        if C < 2:
-            raise ValueError(
-                f"FisherLDA needs at least 2 classes; got 1 class ({self.classes_[0]!r})."
-            )
         if n <= C:
             raise ValueError(
                 f"FisherLDA needs more samples than classes; got {n} samples for {C} classes."
             )
-        if self.solver not in ("auto", "eigen", "simultaneous", "pca"):
-            raise ValueError(
-                f"solver must be 'auto', 'eigen', 'simultaneous' or 'pca'; got {self.solver!r}."
-            )
         kmax = min(C - 1, d)
-        k = kmax if self.n_components is None else self.n_components
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= kmax:
+        k = kmax if self.n_components is None else int(self.n_components)
+        if k > kmax:
             raise ValueError(
                 f"n_components={self.n_components!r} must be an int in [1, min(n_classes - 1, "
                 f"n_features)] = [1, {kmax}]."
             )
-        A, B, means, counts = _scatter_factors(X, y_idx, C, self.scatter)
-        self.means_ = means
+        counts = np.bincount(y_idx, minlength=C).astype(float)
         self.xbar_ = X.mean(axis=0)
         if self.priors is None:
             self.priors_ = counts / n
@@ -213,6 +227,17 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
             if pri.shape != (C,) or np.any(pri < 0) or not np.isclose(pri.sum(), 1.0):
                 raise ValueError(f"priors must be {C} non-negative numbers summing to 1.")
             self.priors_ = pri
+        # Features in units of their within-class standard deviation (their total one for a
+        # feature constant within every class; 1 for a constant feature): the criterion is
+        # invariant under this rescaling, and S_w is then as well conditioned as the
+        # correlations allow.
+        _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
+        self.means_ = means
+        sd = _rms(X - means[y_idx])
+        total_sd = _rms(X - self.xbar_)
+        sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
+        Xs = X / sd
+        A, B, _, _ = _scatter_factors(Xs, y_idx, C, self.scatter)
         solver = self.solver
         if solver in ("auto", "eigen"):
             # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
@@ -221,8 +246,9 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
             if ok:
                 Sw, Sb = A.T @ A, B.T @ B
                 try:
-                    sla.cholesky(Sw, lower=True, check_finite=False)
-                    ok = np.linalg.cond(Sw) < 1.0 / (self.tol * 1e-3)
+                    cholesky(Sw, jitter=None, name="S_w")
+                    cond = np.linalg.cond(Sw)
+                    ok = bool(np.isfinite(cond) and cond * self.tol * 1e-3 < 1.0)
                 except np.linalg.LinAlgError:
                     ok = False
             if not ok:
@@ -246,7 +272,7 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
             W = U @ Q
         else:
             r = min(n - C, d)
-            Xc = X - self.xbar_
+            Xc = Xs - Xs.mean(axis=0)
             _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
             P = Vt[:r].T
             AP, BP = A @ P, B @ P
@@ -260,17 +286,22 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
                 ) from None
             w, Q = w[::-1], Q[:, ::-1]
             W = P @ Q
+        if W.shape[1] < k:
+            # The simultaneous route keeps the range of S_w only.
+            raise ValueError(
+                f"the within-class scatter has rank {W.shape[1]} < n_components={k} on these "
+                "data (classes that are single points, or collinear features); lower "
+                "n_components."
+            )
         w = np.clip(w, 0.0, None)
         total = w[: C - 1].sum()
         W = W[:, :k]
         # Scale so that the ML estimate of the shared within-class covariance of the
         # projections is I (W^T S_w W = I holds before this for the pooled convention).
-        AW = A @ W
-        if self.scatter == "normalized":
-            AW = (X - means[y_idx]) @ W
+        AW = ((X - means[y_idx]) / sd) @ W
         norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
         norms[norms == 0] = 1.0
-        W = W / norms
+        W = W / norms / sd[:, None]  # back to the original units
         idx = np.argmax(np.abs(W), axis=0)
         signs = np.sign(W[idx, np.arange(k)])
         signs[signs == 0] = 1.0
@@ -286,13 +317,13 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
         # The class scores are linear in x once the quadratic term z^T Sigma_z^{-1} z, shared
         # by all classes, is dropped: coef_c = W Sigma_z^{-1} nu_c.
         P = cho_solve(self._cov_chol, self._centroids.T)  # (k, C)
-        coef = (self.scalings_ @ P).T
+        self._score_weights = P
         with np.errstate(divide="ignore"):
-            intercept = (
-                -0.5 * np.einsum("ck,kc->c", self._centroids, P)
-                + np.log(self.priors_)
-                - coef @ self.xbar_
+            self._score_offsets = -0.5 * np.einsum("ck,kc->c", self._centroids, P) + np.log(
+                self.priors_
             )
+        coef = (self.scalings_ @ P).T
+        intercept = self._score_offsets - coef @ self.xbar_
         if C == 2:
             coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         self.coef_, self.intercept_ = coef, intercept
@@ -319,33 +350,22 @@ class FisherLDA(ComponentNamesMixin, ClassifierMixin, TransformerMixin, BaseEsti
         """Project onto the discriminant directions: ``(X - xbar_) @ scalings_``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (X - self.xbar_) @ self.scalings_
+        return centred_linear_map(
+            X, self.xbar_, lambda Xc: Xc @ self.scalings_, what="the projection"
+        )
 
     def _joint_log_likelihood(self, X):
-        Z = self.transform(X)
-        diff = Z[:, None, :] - self._centroids[None, :, :]  # (N, C, k) with k <= C - 1
-        sol = cho_solve(self._cov_chol, diff.reshape(-1, diff.shape[2]).T).T
-        maha = np.einsum("ij,ij->i", diff.reshape(-1, diff.shape[2]), sol).reshape(diff.shape[:2])
-        with np.errstate(divide="ignore"):
-            return -0.5 * maha + np.log(self.priors_)
+        """``log pi_c + z^T Sigma_z^{-1} nu_c - nu_c^T Sigma_z^{-1} nu_c / 2`` (up to a term
+        shared by the classes), ``z`` the projection of ``x``.
 
-    def decision_function(self, X):
-        """Log-posterior scores; for two classes the log-odds of ``classes_[1]``."""
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(X)
-        if len(self.classes_) == 2:
-            return jll[:, 1] - jll[:, 0]
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict(self, X):
-        """Class with the largest posterior."""
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
-
-    def predict_log_proba(self, X):
-        """Log class posteriors, shape (n_samples, n_classes)."""
-        return log_softmax(self._joint_log_likelihood(X), axis=1)
-
-    def predict_proba(self, X):
-        """Class posteriors, shape (n_samples, n_classes)."""
-        return np.exp(self.predict_log_proba(X))
+        Linear in ``z``; each row is computed in units of its largest entry and shifted by
+        its largest class score before scaling back, so rows of any finite size give finite
+        or ``-inf`` scores (a posterior of exactly 0), never NaN.
+        """
+        s = np.maximum(np.max(np.abs(X), axis=1), np.max(np.abs(self.xbar_)))
+        s = np.where(s > 0, s, 1.0)[:, None]
+        lin = ((X / s - self.xbar_ / s) @ self.scalings_) @ self._score_weights
+        lin -= lin.max(axis=1, keepdims=True)
+        with np.errstate(over="ignore"):
+            lin *= s
+        return lin + self._score_offsets

@@ -20,7 +20,6 @@ import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
-import numba
 import numpy as np
 
 from ..base import _fit_context
@@ -32,27 +31,8 @@ from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 __all__ = ["Lasso", "lasso_path"]
 
 
-@numba.njit(cache=True)
-def _gap_gram(w, q, Xty, yty, alpha_n, positive):
-    """Duality gap from ``q = X^T r``; ``||r||^2 = y^T y - w^T X^T y - w^T q``."""
-    wXty = 0.0
-    wq = 0.0
-    l1 = 0.0
-    dual_norm = 0.0
-    for j in range(w.shape[0]):
-        wXty += w[j] * Xty[j]
-        wq += w[j] * q[j]
-        l1 += abs(w[j])
-        # with w >= 0 only x_j^T r <= N alpha constrains the dual point
-        dual_norm = max(dual_norm, q[j] if positive else abs(q[j]))
-    r2 = max(yty - wXty - wq, 0.0)
-    ry = yty - wXty
-    return _gap(r2, ry, l1, dual_norm, alpha_n)
-
-
-@numba.njit(cache=True)
 def _gap(r2, ry, l1, dual_norm, alpha_n):
-    # Dual point nu = r * const with const = min(1, N alpha / ||X^T r||_inf).
+    """Duality gap at the dual point ``nu = r * min(1, N alpha / ||X^T r||_inf)``."""
     if dual_norm > alpha_n:
         const = alpha_n / dual_norm
         gap = 0.5 * (r2 + r2 * const * const)
@@ -62,11 +42,19 @@ def _gap(r2, ry, l1, dual_norm, alpha_n):
     return gap + alpha_n * l1 - const * ry
 
 
-@numba.njit(cache=True)
-def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
-    """Coordinate descent on the Gram matrix; ``w`` is updated in place."""
+def _cd_gram_numpy(G, Xty, yty, w, alpha_n, max_iter, tol, positive, X=None, y=None):
+    """Coordinate descent on the Gram matrix in Python and NumPy; ``w`` is updated in place.
+
+    The same iteration and stopping rule as the compiled kernel; with few features each
+    coordinate step is a handful of scalar operations and one length-``D`` update of
+    ``q = X^T r``, so no compilation is needed. Given ``X`` and ``y``, the duality gap is
+    computed from the residual ``r = y - X w`` itself (as the compiled residual route does),
+    free of the cancellation in ``y^T y - w^T X^T y - w^T q`` near convergence.
+    """
     m = w.shape[0]
     q = Xty - G @ w  # X^T r
+    diag = np.diag(G).tolist()
+    rows = list(G)  # G is symmetric: row j is column j, contiguous
     gap = tol + 1.0
     n_iter = 0
     for it in range(max_iter):
@@ -74,11 +62,11 @@ def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
         w_max = 0.0
         d_w_max = 0.0
         for j in range(m):
-            gjj = G[j, j]
+            gjj = diag[j]
             if gjj == 0.0:
                 continue
-            w_j = w[j]
-            rho = q[j] + gjj * w_j
+            w_j = float(w[j])
+            rho = float(q[j]) + gjj * w_j
             if rho > alpha_n:
                 new = (rho - alpha_n) / gjj
             elif rho < -alpha_n and not positive:
@@ -87,80 +75,32 @@ def _cd_gram(G, Xty, yty, w, alpha_n, max_iter, tol, positive):
                 new = 0.0
             delta = new - w_j
             if delta != 0.0:
-                for k in range(m):
-                    q[k] -= G[k, j] * delta
+                q -= rows[j] * delta
                 w[j] = new
             d_w_max = max(d_w_max, abs(delta))
             w_max = max(w_max, abs(new))
         if w_max == 0.0 or d_w_max / w_max < tol or it == max_iter - 1:
             # recompute q from scratch so that rounding drift cannot fake convergence
-            q = Xty - G @ w
-            gap = _gap_gram(w, q, Xty, yty, alpha_n, positive)
-            if gap < tol * max(yty, 1e-300):
-                break
-    return gap, n_iter
-
-
-@numba.njit(cache=True, fastmath=True)
-def _cd_residual(X, y, w, alpha_n, max_iter, tol, positive):
-    """Coordinate descent on the residual ``r = y - X w`` (X Fortran-ordered)."""
-    n, m = X.shape
-    norms = np.empty(m)
-    for j in range(m):
-        s = 0.0
-        for i in range(n):
-            s += X[i, j] * X[i, j]
-        norms[j] = s
-    r = y - X @ w
-    yty = 0.0
-    for i in range(n):
-        yty += y[i] * y[i]
-    gap = tol + 1.0
-    n_iter = 0
-    for it in range(max_iter):
-        n_iter = it + 1
-        w_max = 0.0
-        d_w_max = 0.0
-        for j in range(m):
-            if norms[j] == 0.0:
-                continue
-            w_j = w[j]
-            rho = 0.0
-            for i in range(n):
-                rho += X[i, j] * r[i]
-            rho += norms[j] * w_j
-            if rho > alpha_n:
-                new = (rho - alpha_n) / norms[j]
-            elif rho < -alpha_n and not positive:
-                new = (rho + alpha_n) / norms[j]
+            if X is None:
+                q = Xty - G @ w
+                wXty = float(w @ Xty)
+                r2 = max(yty - wXty - float(w @ q), 0.0)
+                ry = yty - wXty
             else:
-                new = 0.0
-            delta = new - w_j
-            if delta != 0.0:
-                for i in range(n):
-                    r[i] -= X[i, j] * delta
-                w[j] = new
-            d_w_max = max(d_w_max, abs(delta))
-            w_max = max(w_max, abs(new))
-        if w_max == 0.0 or d_w_max / w_max < tol or it == max_iter - 1:
-            r = y - X @ w
-            r2 = 0.0
-            ry = 0.0
-            for i in range(n):
-                r2 += r[i] * r[i]
-                ry += r[i] * y[i]
-            dual_norm = 0.0
-            l1 = 0.0
-            for j in range(m):
-                s = 0.0
-                for i in range(n):
-                    s += X[i, j] * r[i]
-                dual_norm = max(dual_norm, s if positive else abs(s))
-                l1 += abs(w[j])
-            gap = _gap(r2, ry, l1, dual_norm, alpha_n)
+                r = y - X @ w
+                q = X.T @ r
+                r2 = float(r @ r)
+                ry = float(r @ y)
+            dual_norm = float(np.max(q if positive else np.abs(q), initial=0.0))
+            gap = _gap(r2, ry, float(np.abs(w).sum()), dual_norm, alpha_n)
             if gap < tol * max(yty, 1e-300):
                 break
     return gap, n_iter
+
+
+# Problems with at most this many features are solved on the Gram matrix by the NumPy route
+# (each sweep costs O(D) Python steps whatever N); wider ones by the compiled kernels.
+_NUMPY_MAX_FEATURES = 32
 
 
 class _Problem:
@@ -173,15 +113,21 @@ class _Problem:
             self.n = n_eff
         self.y = y
         self.yty = float(y @ y)
-        self.use_gram = use_gram
+        self.compiled = self.m > _NUMPY_MAX_FEATURES
+        self.use_gram = use_gram or not self.compiled
         if self.use_gram:
             self.G = np.ascontiguousarray(X.T @ X)
             self.Xty = X.T @ y
-        else:
+        if not self.use_gram or not self.compiled:
             self.X = np.asfortranarray(X)
 
     def solve(self, w, alpha, max_iter, tol, positive=False):
         alpha_n = alpha * self.n
+        if not self.compiled:
+            args = (self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol, positive)
+            return _cd_gram_numpy(*args, X=self.X, y=self.y)
+        from ._cd_kernels import _cd_gram, _cd_residual
+
         if self.use_gram:
             return _cd_gram(self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol, positive)
         return _cd_residual(self.X, self.y, w, alpha_n, max_iter, tol, positive)

@@ -42,7 +42,8 @@ class LinearRegression(LinearModel):
     rank_ : int
         Numerical rank of the design (with the intercept column).
     n_iter_ : int
-        Refinement steps taken (0 for a rank-deficient design, solved by SVD).
+        Refinement steps taken (0 for a rank-deficient design, solved by SVD, and for a
+        well-conditioned one, whose QR solution needs no refinement).
     n_features_in_ : int
 
     Notes
@@ -52,10 +53,13 @@ class LinearRegression(LinearModel):
     ``w_ML = (X^T X)^{-1} X^T y`` (eq. 1.158), which we never compute that way: the design is
     equilibrated by exact powers of two, factorised by Householder QR, and the solution of the
     augmented system ``[I X; X^T 0][r; w] = [y; 0]`` is refined with residuals computed in
-    doubled precision (Björck 1967). The result is the float64 rounding of the exact
-    least-squares solution of the given data even when ``cond(X) ~ 1e15`` (raw polynomial
-    features), where LAPACK's QR or SVD solvers lose every digit. A numerically
-    rank-deficient design falls back to the minimum-norm solution (SVD).
+    doubled precision (Björck 1967) wherever the a priori error bound of the plain QR
+    solution, ``eps kappa (2 + (kappa + 1) ||r|| / (||X D|| ||w||))`` with ``kappa`` the
+    estimated condition number of the equilibrated design, exceeds ``2^-48``. The result is
+    the float64 rounding of the exact least-squares solution of the given data (to within
+    ``2^-48`` of the largest coefficient where refinement is skipped) even when
+    ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
+    every digit. A numerically rank-deficient design falls back to the minimum-norm solution (SVD).
 
     Examples
     --------

@@ -143,6 +143,14 @@ class Perceptron(BaseClassifier):
         y_idx = self._encode_labels(y)
         n = X.shape[0]
         Phi = np.hstack([np.ones((n, 1)), X]) if self.fit_intercept else X
+        with np.errstate(over="ignore"):
+            sq = np.einsum("ij,ij->i", Phi, Phi)
+        if not np.all(np.isfinite(sq)):
+            raise ValueError(
+                "Perceptron: the squared norms of the samples overflow float64 (largest |x| = "
+                f"{np.max(np.abs(X)):.3g}), and so would the scores w^T phi(x); rescale the "
+                "features."
+            )
         rng = check_random_state(self.random_state)
         targets = (
             [np.where(y_idx == 1, 1.0, -1.0)]

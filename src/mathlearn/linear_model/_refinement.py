@@ -10,10 +10,15 @@ iterative refinement of the augmented system
 
 whose corrections are solved with the QR factors of the column-equilibrated design and whose
 residuals ``f = y - r - X b`` and ``g = -X^T r`` are computed in twice the working precision
-(error-free transformations TwoSum/TwoProd, i.e. Ogita–Rump–Oishi's Dot2, with a fused
-multiply-add for the product error). Each step contracts the error by about
-``cond(X D) * eps`` where ``D`` is the equilibration, so a few steps reach the float64
-rounding of the exact least-squares solution of the given float64 data.
+(error-free transformations: Knuth's TwoSum and Dekker's TwoProduct with Veltkamp's
+splitting, i.e. Ogita–Rump–Oishi's Dot2, vectorised in NumPy). Each step contracts the error
+by about ``cond(X D) * eps`` where ``D`` is the equilibration, so a few steps reach the
+float64 rounding of the exact least-squares solution of the given float64 data.
+
+Refinement runs only where it is needed: when the a priori forward-error bound of the plain
+QR solution (Wedin's perturbation bound, with LAPACK's condition estimate of ``R``) is
+already below ``2^-48`` relative to the largest coefficient, that solution is returned as is
+(a well-conditioned design whose residual is not large against the fit).
 
 References: Å. Björck, "Iterative refinement of linear least squares solutions I", BIT 7
 (1967); T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
@@ -25,13 +30,8 @@ from __future__ import annotations
 
 import warnings
 
-import numba
 import numpy as np
 import scipy.linalg as sla
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 from scipy.linalg import lapack
 
 from ..exceptions import NumericalWarning
@@ -46,108 +46,87 @@ _EPS = np.finfo(np.float64).eps
 # degree-12 monomials on 20 000 points (full rank, cond(X D) ~ 1e11) to the SVD and lose
 # every digit.
 _RANK_TOL = _EPS
+# Refinement is skipped where the a priori error bound of the plain QR solution is below
+# this (see accurate_lstsq).
+_SKIP_TOL = 2.0**-48
+_TINY = np.finfo(np.float64).tiny
+# From this many rows on, the doubled-precision residuals of a refinement step are computed by
+# the parallel numba kernel of ._refinement_kernels; below, by the NumPy route here.
+_KERNEL_MIN_ROWS = 20_000
 
 
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """Correctly rounded ``a * b + c`` (LLVM's ``llvm.fma.f64``)."""
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        d = ir.DoubleType()
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(d, [d, d, d]), "llvm.fma.f64"
-        )
-        return builder.call(fn, args)
-
-    return sig, codegen
+_SPLITTER = 134217729.0  # 2^27 + 1 (Veltkamp's splitting constant for float64)
 
 
-@numba.njit(cache=True, parallel=True)
-def _residuals_dd(A, y, r, x, intercept, n_chunks):
-    """``f = y - r - A x`` and ``g = -A^T r`` in doubled precision, rounded to float64.
+def _split(a):
+    """Veltkamp's split ``a = hi + lo`` with 26-bit halves: ``hi * hi'`` is exact."""
+    c = _SPLITTER * a
+    hi = c - (c - a)
+    return hi, a - hi
 
-    ``A`` is (n, m) C-contiguous; with ``intercept`` the coefficient vector ``x`` has one more
-    entry, the coefficient of an implicit column of ones.
+
+def _sum2(P, E):
+    """Sums over axis 0 of the terms ``P + E`` in doubled precision, rounded to float64.
+
+    Pairwise reduction with TwoSum (Knuth): the rounding error of every addition of ``P``
+    is kept and accumulated, with the product errors ``E``, in plain arithmetic. The result
+    is as accurate as if the sum were computed in twice the working precision and rounded
+    (Ogita-Rump-Oishi's Sum2, in tree order).
     """
-    n, m = A.shape
-    f = np.empty(n)
-    g_hi = np.zeros((n_chunks, m + 1))
-    g_lo = np.zeros((n_chunks, m + 1))
-    x0 = x[m] if intercept else 0.0
-    for c in numba.prange(n_chunks):
-        start = c * n // n_chunks
-        stop = (c + 1) * n // n_chunks
-        gh = g_hi[c]
-        gl = g_lo[c]
-        for i in range(start, stop):
-            # s + e accumulates y_i - r_i - sum_j A_ij x_j; two interleaved chains for ILP.
-            s0 = y[i]
-            t = -r[i]
-            s1 = s0 + t
-            z = s1 - s0
-            e0 = (s0 - (s1 - z)) + (t - z)
-            s0 = s1
-            s1 = -x0
-            e1 = 0.0
-            ri = r[i]
-            for j in range(0, m - 1, 2):
-                a0 = A[i, j]
-                a1 = A[i, j + 1]
-                p0 = -a0 * x[j]
-                q0 = _fma(-a0, x[j], -p0)
-                p1 = -a1 * x[j + 1]
-                q1 = _fma(-a1, x[j + 1], -p1)
-                u0 = s0 + p0
-                z0 = u0 - s0
-                e0 += (s0 - (u0 - z0)) + (p0 - z0) + q0
-                s0 = u0
-                u1 = s1 + p1
-                z1 = u1 - s1
-                e1 += (s1 - (u1 - z1)) + (p1 - z1) + q1
-                s1 = u1
-            if m % 2 == 1:
-                a0 = A[i, m - 1]
-                p0 = -a0 * x[m - 1]
-                q0 = _fma(-a0, x[m - 1], -p0)
-                u0 = s0 + p0
-                z0 = u0 - s0
-                e0 += (s0 - (u0 - z0)) + (p0 - z0) + q0
-                s0 = u0
-            u0 = s0 + s1
-            z0 = u0 - s0
-            f[i] = u0 + ((s0 - (u0 - z0)) + (s1 - z0) + e0 + e1)
-            # g_j -= A_ij r_i, vectorised over j.
-            for j in range(m):
-                p = -A[i, j] * ri
-                q = _fma(-A[i, j], ri, -p)
-                u = gh[j] + p
-                z = u - gh[j]
-                gl[j] += (gh[j] - (u - z)) + (p - z) + q
-                gh[j] = u
-            if intercept:
-                p = -ri
-                u = gh[m] + p
-                z = u - gh[m]
-                gl[m] += (gh[m] - (u - z)) + (p - z)
-                gh[m] = u
-    k = m + 1 if intercept else m
-    g = np.empty(k)
-    for j in range(k):
-        s = 0.0
-        e = 0.0
-        for c in range(n_chunks):
-            for v in (g_hi[c, j], g_lo[c, j]):
-                u = s + v
-                z = u - s
-                e += (s - (u - z)) + (v - z)
-                s = u
-        g[j] = s + e
+    while P.shape[0] > 1:
+        h = P.shape[0] // 2
+        a, b = P[:h], P[h : 2 * h]
+        s = a + b
+        z = s - a
+        err = (a - (s - z)) + (b - z)
+        err += E[:h]
+        err += E[h : 2 * h]
+        if P.shape[0] % 2:
+            s = np.concatenate([s, P[2 * h :]])
+            err = np.concatenate([err, E[2 * h :]])
+        P, E = s, err
+    return P[0] + E[0]
+
+
+def _pow2_scale_of(*arrays):
+    """A power of two that brings the largest magnitude of ``arrays`` to about 1 (exact)."""
+    top = max(float(np.max(np.abs(a), initial=0.0)) for a in arrays)
+    if not top > 0 or not np.isfinite(top):
+        return 1.0
+    return float(np.exp2(-np.ceil(np.log2(top))))
+
+
+def _residuals_dd(AT, AT_hi, AT_lo, y, r, z):
+    """``f = y - r - A z`` and ``g = -A^T r`` in doubled precision, rounded to float64.
+
+    ``AT`` is the transposed (equilibrated) design, shape (k, n), with its Veltkamp split;
+    its entries are at most 1 in magnitude. The products ``A_ij z_j`` and ``A_ij r_i`` are
+    split exactly into a float64 product and its rounding error (Dekker's TwoProduct, which
+    needs no fused multiply-add), and the sums are accumulated by :func:`_sum2`. ``y``, ``r``
+    and ``z`` are scaled by a power of two first, so that the splits cannot overflow.
+    """
+    s = _pow2_scale_of(y, r, z)
+    ys, rs, zs = y * s, r * s, z * s
+    zh, zl = _split(zs)
+    zh, zl, zc = zh[:, None], zl[:, None], zs[:, None]
+    P = np.empty((AT.shape[0] + 2, AT.shape[1]))
+    E = np.zeros_like(P)
+    P[0] = ys
+    P[1] = -rs
+    p = P[2:]
+    np.multiply(AT, zc, out=p)
+    E[2:] = ((AT_hi * zh - p) + AT_hi * zl + AT_lo * zh) + AT_lo * zl
+    np.negative(p, out=p)
+    np.negative(E[2:], out=E[2:])
+    f = _sum2(P, E) / s
+    t = _pow2_scale_of(r)
+    rt = r * t
+    rh, rl = _split(rt)
+    p = AT * rt
+    e = ((AT_hi * rh - p) + AT_hi * rl + AT_lo * rh) + AT_lo * rl
+    # (n, k) C-contiguous: the sums run over the samples
+    g = -_sum2(np.ascontiguousarray(p.T), np.ascontiguousarray(e.T)) / t
     return f, g
-
-
-def _chunks(n):
-    return max(1, min(n, 8 * numba.get_num_threads()))
 
 
 def _pow2_scale(norms):
@@ -196,7 +175,7 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if n < k:
         return _svd_fallback(A, y, intercept)
     qr, tau, _, _ = lapack.dgeqrf(As, lwork=max(1, 64 * k), overwrite_a=True)
-    R = np.triu(qr[:k, :k])
+    R = np.asfortranarray(np.triu(qr[:k, :k]))
     # Rank test on the equilibrated factor: a reciprocal condition number at rounding level
     # means no digit of the solution is determined; take the minimum-norm solution instead.
     rcond, _ = lapack.dtrcon(R, norm="1", uplo="U")
@@ -212,32 +191,76 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     def q(v):
         return lapack.dormqr(b"L", b"N", qr, tau, v[:, None], 1)[0][:, 0]
 
-    x = np.zeros(k)  # unscaled coefficients
-    r = np.zeros(n)
-    f, g = y, np.zeros(k)
-    prev = np.inf
+    # LAPACK's trtrs directly: SciPy's solve_triangular costs ten times more for k x k, and
+    # with several right-hand sides it goes through a threaded BLAS.
+    def r_solve(v, trans=0):
+        return lapack.dtrtrs(R, v, trans=trans)[0]
+
+    # First solve, in working precision: z = R^{-1} (Q^T y)[:k], r = Q [0; (Q^T y)[k:]].
+    h = q_t(y)
+    z = r_solve(h[:k])
+    # A priori forward-error bound of this solution (Wedin's perturbation bound for a
+    # backward error of order eps in each column of the equilibrated design As = A D):
+    #     ||dz|| <~ eps kappa (2 ||z|| + (kappa + 1) ||r|| / ||As||),
+    # with kappa LAPACK's estimate of the 1-norm condition number of R and ||As|| >=
+    # ||R||_F / sqrt(k); the coefficients x = D z then err by at most max(D) ||dz|| in each
+    # entry. Where that is below _SKIP_TOL * max|x|, the QR solution already carries the
+    # digits that refinement would give, and the doubled-precision residuals are not needed.
+    kappa = 1.0 / rcond
+    r_norm = np.linalg.norm(h[k:])
+    err_z = (
+        _EPS
+        * kappa
+        * (
+            2.0 * np.linalg.norm(z)
+            + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY)
+        )
+    )
+    refine = not err_z * np.max(d) <= _SKIP_TOL * np.max(np.abs(d * z))
+    h[:k] = 0.0
+    r = q(h)
     n_iter = 0
-    for it in range(max_iter + 1):
-        # Solve [I As; As^T 0][dr; dz] = [f; D g] through As = Q R.
-        h = q_t(f)
-        u = sla.solve_triangular(R, d * g, trans="T", check_finite=False)
-        dz = sla.solve_triangular(R, h[:k] - u, check_finite=False)
-        h[:k] = u
-        dr = q(h)
-        dx = d * dz
-        x = x + dx
-        r = r + dr
-        size = np.max(np.abs(dx))
-        scale = np.max(np.abs(x))
-        n_iter = it
-        # Stop when the correction is at rounding level, or when the next one would be
-        # (geometric contraction estimated from the last two), or when refinement stalls.
-        if it > 0 and (
-            size <= _EPS * scale or size * (size / prev) <= _EPS * scale or size > 0.5 * prev
-        ):
-            break
-        prev = size
-        f, g = _residuals_dd(A, y, r, x, intercept, _chunks(n))
+    size = scale = 0.0
+    if refine:
+        # Björck's refinement: each step solves [I As; As^T 0][dr; dz] = [f; g] through
+        # As = Q R, with f = y - r - As z and g = -As^T r in doubled precision.
+        if n >= _KERNEL_MIN_ROWS:
+            from ._refinement_kernels import _chunks
+            from ._refinement_kernels import _residuals_dd as kernel
+
+            n_chunks = _chunks(n)
+
+            def residuals(r, z):
+                f, g = kernel(A, y, r, d * z, intercept, n_chunks)
+                return f, d * g  # -As^T r = D (-A^T r), exactly
+        else:
+            AT = np.multiply(A.T, d[:m, None]) if not intercept else np.empty((k, n))
+            if intercept:
+                np.multiply(A.T, d[:m, None], out=AT[:m])
+                AT[m] = d[m]
+            AT_hi, AT_lo = _split(AT)
+
+            def residuals(r, z):
+                return _residuals_dd(AT, AT_hi, AT_lo, y, r, z)
+
+        prev = np.max(np.abs(d * z))
+        for it in range(1, max_iter + 1):
+            f, g = residuals(r, z)
+            h = q_t(f)
+            u = r_solve(g, trans=1)
+            dz = r_solve(h[:k] - u)
+            h[:k] = u
+            r = r + q(h)
+            z = z + dz
+            # sizes of the unscaled correction and coefficients
+            size = np.max(np.abs(d * dz))
+            scale = np.max(np.abs(d * z))
+            n_iter = it
+            # Stop when the correction is at rounding level, or when the next one would be
+            # (geometric contraction estimated from the last two), or when refinement stalls.
+            if size <= _EPS * scale or size * (size / prev) <= _EPS * scale or size > 0.5 * prev:
+                break
+            prev = size
     if size > np.sqrt(_EPS) * scale:
         if borderline:
             # refinement cannot settle a numerically rank-deficient design
@@ -249,7 +272,8 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
             NumericalWarning,
             stacklevel=3,
         )
-    r_inv = sla.solve_triangular(R, np.eye(k), check_finite=False)
+    x = d * z
+    r_inv = lapack.dtrtri(R)[0]
     inv_diag = d**2 * np.einsum("ij,ij->i", r_inv, r_inv)
     # The refined r converges to the exact residual together with x (Björck), so it is
     # returned as is rather than recomputed.

@@ -7,7 +7,6 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
@@ -20,29 +19,38 @@ __all__ = ["SGDRegressor"]
 _SCHEDULES = {"constant": 0, "invscaling": 1, "robbins_monro": 2}
 
 
-@njit(cache=True)
+# From this many samples on, an epoch runs in the compiled loop of ._sgd_kernels; below, in
+# the NumPy route here (a few microseconds per update), which needs no compilation.
+_KERNEL_MIN_SAMPLES = 2000
+
+
 def _lms_epoch(X, y, order, w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size):
     """One pass over ``X`` in ``order``: the LMS update per minibatch, in place on ``w``.
 
     Returns the intercept, the update counter and the mean loss ``1/2 r^2`` seen in the pass
     (each residual taken before the update it drives, as scikit-learn reports it).
     """
-    n, d = X.shape
-    grad = np.empty(d)
+    n = X.shape[0]
+    if n >= _KERNEL_MIN_SAMPLES:
+        from ._sgd_kernels import _lms_epoch as kernel
+
+        args = (eta0, power_t, mode, t0, alpha, fit_intercept, batch_size)
+        return kernel(X, y, order, w, b, t, *args)
+    # Divergence is detected after the epoch (non-finite loss or weights), as in the kernel.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _lms_epoch_numpy(
+            X[order], y[order], w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size
+        )
+
+
+def _lms_epoch_numpy(Xo, yo, w, b, t, eta0, power_t, mode, t0, alpha, fit_intercept, batch_size):
+    n = Xo.shape[0]
     loss = 0.0
     for start in range(0, n, batch_size):
         stop = min(start + batch_size, n)
-        grad[:] = 0.0
-        grad_b = 0.0
-        for k in range(start, stop):
-            i = order[k]
-            r = y[i] - b
-            for j in range(d):
-                r -= X[i, j] * w[j]
-            loss += 0.5 * r * r
-            for j in range(d):
-                grad[j] += r * X[i, j]
-            grad_b += r
+        Xb = Xo[start:stop]
+        r = yo[start:stop] - b - Xb @ w
+        loss += 0.5 * float(r @ r)
         t += 1
         if mode == 0:
             eta = eta0
@@ -51,11 +59,10 @@ def _lms_epoch(X, y, order, w, b, t, eta0, power_t, mode, t0, alpha, fit_interce
         else:
             eta = eta0 / (1.0 + (t - 1) / t0)
         m = stop - start
-        for j in range(d):
-            # w <- w + eta [ (t_n - w^T phi_n) phi_n - alpha w ]   (averaged over the batch)
-            w[j] += eta * (grad[j] / m - alpha * w[j])
+        # w <- w + eta [ (t_n - w^T phi_n) phi_n - alpha w ]   (averaged over the batch)
+        w += eta * ((r @ Xb) / m - alpha * w)
         if fit_intercept:
-            b += eta * grad_b / m
+            b += eta * float(r.sum()) / m
     return b, t, loss / n
 
 
@@ -115,7 +122,8 @@ class SGDRegressor(LinearModel):
 
     stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (spec 000 M27, eq. 1.190;
     spec 003 §2.4 item 36). With ``alpha > 0`` it minimises the ridge objective instead. The
-    loop over samples is compiled with numba. :meth:`partial_fit` makes one pass over each
+    loop over samples is compiled with numba from 2 000 samples on (below, NumPy, with no
+    compilation). :meth:`partial_fit` makes one pass over each
     batch it is given, for data that arrive over time (the online use of LMS). Features on
     very different scales need standardising first, as for every gradient method (the
     step-size bound ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).

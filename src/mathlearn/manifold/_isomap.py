@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components, shortest_path
 
-from ..base import BaseEstimator, ComponentNamesMixin, TransformerMixin, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.graph import knn_graph
 from ..utils.validation import validate_data
-from ._mds import _check_n_components, classical_mds
+from ._mds import classical_mds
 
 __all__ = ["Isomap"]
 
@@ -67,6 +75,13 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     _n_features_out_attr = "embedding_"
     _n_features_out_axis = 1
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "path_method": [StrOptions({"D", "FW", "auto"})],
+        "disconnected": [StrOptions({"connect", "raise"})],
+    }
+
     def __init__(
         self,
         n_neighbors: int = 5,
@@ -80,23 +95,24 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.path_method = path_method
         self.disconnected = disconnected
 
+    @_fit_context
     def fit(self, X, y=None):
         """Compute the embedding of ``X``; returns self."""
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"Isomap needs at least 2 samples; got n_samples = {n}.")
-        k = _check_n_components(self.n_components, n)
-        nn = self.n_neighbors
-        if not isinstance(nn, numbers.Integral) or isinstance(nn, bool) or not 1 <= nn < n:
-            raise ValueError(f"n_neighbors={nn!r} must be an int in [1, n_samples - 1 = {n - 1}].")
-        if self.path_method not in ("D", "FW", "auto"):
-            raise ValueError(f"path_method must be 'D', 'FW' or 'auto'; got {self.path_method!r}.")
-        G = knn_graph(X, int(nn), mode="distance")
-        if self.disconnected not in ("connect", "raise"):
-            raise ValueError(
-                f"disconnected must be 'connect' or 'raise'; got {self.disconnected!r}."
-            )
+        k = int(self.n_components)
+        if k > n:
+            raise ValueError(f"n_components={k} must be an int in [1, n_samples={n}].")
+        nn = int(self.n_neighbors)
+        if nn >= n:
+            raise ValueError(f"n_neighbors={nn} must be an int in [1, n_samples - 1 = {n - 1}].")
+        # Distances are translation invariant: centring first keeps the digits of data far
+        # from the origin, whatever route the distance helper takes.
+        self._center = X.mean(axis=0)
+        Xc = X - self._center
+        G = knn_graph(Xc, nn, mode="distance")
         n_comp, labels = connected_components(G, directed=False)
         self.n_connected_components_ = int(n_comp)
         if n_comp > 1:
@@ -105,7 +121,7 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                     f"the {nn}-nearest-neighbour graph has {n_comp} connected components, so "
                     "some geodesic distances are infinite; increase n_neighbors."
                 )
-            G = self._connect(G.tolil(), X, labels, n_comp).tocsr()
+            G = self._connect(G.tolil(), Xc, labels, n_comp).tocsr()
         self.dist_matrix_ = shortest_path(G, method=self.path_method, directed=False)
         emb, w, V, col_means, grand = classical_mds(self.dist_matrix_**2, k)
         self.embedding_ = emb
@@ -130,24 +146,51 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 G[u, v] = G[v, u] = dist
         return G
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Compute and return the embedding, shape (n_samples, n_components)."""
         return self.fit(X).embedding_
 
     def transform(self, X):
-        """Embed new points through their nearest training points' geodesics."""
+        """Embed new points through their nearest training points' geodesics.
+
+        With ``x_0`` the nearest training point, ``d_0 = ||x - x_0||`` and ``delta_t =
+        ||x - x_t|| - d_0 = (x_0 - x_t)^T (2 x - x_t - x_0) / (||x - x_t|| + d_0)`` (a
+        difference of squares without cancellation), the geodesics are
+        ``g_j = d_0 + h_j`` with ``h_j = min_t (delta_t + G_tj)``, and the row-centred
+        ``-g^2 / 2`` is ``-d_0 (h - mean h) - (h^2 - mean h^2) / 2``: the ``d_0^2`` that
+        would cancel for points far from the training data never appears.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         nn = int(self.n_neighbors)
-        D = np.sqrt(squared_distances(X, self.X_fit_))
-        ind = np.argpartition(D, nn - 1, axis=1)[:, :nn]
+        F = self.X_fit_ - self._center
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xc = X - self._center
+            D2 = squared_distances(Xc, F)
+        bad = ~np.all(np.isfinite(D2), axis=1)
+        if bad.any():
+            raise ValueError(
+                f"row {np.flatnonzero(bad)[0]} of X is too far from the training data: its "
+                "squared distances to them exceed the float64 range."
+            )
         rows = np.arange(X.shape[0])[:, None]
-        d_nb = D[rows, ind]
-        G = np.full((X.shape[0], self.X_fit_.shape[0]), np.inf)
+        ind = np.argpartition(D2, nn - 1, axis=1)[:, :nn]
+        ind = ind[rows, np.argsort(D2[rows, ind], axis=1)]  # column 0: the nearest
+        d_nb = np.sqrt(D2[rows, ind])  # (N, nn)
+        x0 = F[ind[:, 0]]  # (N, D)
+        Fn = F[ind]  # (N, nn, D)
+        num = np.einsum(
+            "ntd,ntd->nt", x0[:, None, :] - Fn, 2.0 * Xc[:, None, :] - Fn - x0[:, None]
+        )
+        den = d_nb + d_nb[:, :1]
+        delta = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+        H = np.full((X.shape[0], F.shape[0]), np.inf)
         for t in range(nn):
-            np.minimum(G, d_nb[:, t : t + 1] + self.dist_matrix_[ind[:, t]], out=G)
-        K = -0.5 * G**2
-        K -= K.mean(axis=1, keepdims=True)
+            np.minimum(H, delta[:, t : t + 1] + self.dist_matrix_[ind[:, t]], out=H)
+        K = -d_nb[:, :1] * (H - H.mean(axis=1, keepdims=True))
+        H2 = H**2
+        K -= 0.5 * (H2 - H2.mean(axis=1, keepdims=True))
         K -= self._col_means[None, :]
         K += self._grand_mean
         return K @ self._proj

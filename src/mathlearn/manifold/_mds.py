@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 
-from ..base import BaseEstimator
+from ..base import BaseEstimator, _fit_context
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, validate_data
 
@@ -53,12 +55,6 @@ def classical_mds(D2: np.ndarray, n_components: int):
     return emb, w, V, col_means, grand
 
 
-def _check_n_components(k, n):
-    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n:
-        raise ValueError(f"n_components={k!r} must be an int in [1, n_samples={n}].")
-    return int(k)
-
-
 class MDS(BaseEstimator):
     """Classical multidimensional scaling.
 
@@ -97,6 +93,11 @@ class MDS(BaseEstimator):
     5.0
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "dissimilarity": [StrOptions({"euclidean", "precomputed"})],
+    }
+
     def __init__(self, n_components: int = 2, *, dissimilarity: str = "euclidean"):
         self.n_components = n_components
         self.dissimilarity = dissimilarity
@@ -106,21 +107,27 @@ class MDS(BaseEstimator):
         tags.input_tags.pairwise = self.dissimilarity == "precomputed"
         return tags
 
+    @_fit_context
     def fit(self, X, y=None):
         """Compute the embedding of ``X``; returns self."""
         self.fit_transform(X)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Compute and return the embedding, shape (n_samples, n_components)."""
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"MDS needs at least 2 samples; got n_samples = {n}.")
-        k = _check_n_components(self.n_components, n)
+        k = int(self.n_components)
+        if k > n:
+            raise ValueError(f"n_components={k} must be an int in [1, n_samples={n}].")
         if self.dissimilarity == "euclidean":
-            D2 = squared_distances(X)
-        elif self.dissimilarity == "precomputed":
+            # Translation invariant: centre first, so data far from the origin keep their
+            # digits whatever route the distance helper takes.
+            D2 = squared_distances(X - X.mean(axis=0))
+        else:  # "precomputed"
             D = check_array(X, dtype=np.float64)
             if D.shape[0] != D.shape[1]:
                 raise ValueError(f"precomputed dissimilarities must be square; got {D.shape}.")
@@ -131,10 +138,6 @@ class MDS(BaseEstimator):
             if np.any(np.diag(D) != 0):
                 raise ValueError("dissimilarity matrix must have a zero diagonal.")
             D2 = (0.5 * (D + D.T)) ** 2
-        else:
-            raise ValueError(
-                f"dissimilarity must be 'euclidean' or 'precomputed'; got {self.dissimilarity!r}."
-            )
         emb, w, _, _, _ = classical_mds(D2, k)
         self.embedding_ = emb
         self.eigenvalues_ = w

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..base import BaseEstimator
+from ..base import BaseEstimator, _fit_context
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
 from ..utils.validation import validate_data
-from ._mds import _check_n_components
 
 __all__ = ["SpectralEmbedding"]
 
@@ -68,6 +69,15 @@ class SpectralEmbedding(BaseEstimator):
     (10, 1)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "affinity": [StrOptions({"rbf", "nearest_neighbors", "precomputed"})],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
+        "laplacian": [StrOptions(set(_LAPLACIANS))],
+        "drop_first": ["boolean"],
+    }
+
     def __init__(
         self,
         n_components: int = 2,
@@ -94,42 +104,42 @@ class SpectralEmbedding(BaseEstimator):
         n = X.shape[0]
         if self.affinity == "rbf":
             gamma = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
-            if not gamma > 0:
-                raise ValueError(f"gamma must be > 0; got {gamma}.")
             return rbf_affinity(X, gamma)
         if self.affinity == "nearest_neighbors":
-            nn = max(n // 10, 1) if self.n_neighbors is None else self.n_neighbors
-            if not isinstance(nn, numbers.Integral) or not 1 <= nn < n:
-                raise ValueError(f"n_neighbors={nn!r} must be an int in [1, {n - 1}].")
-            return knn_graph(X, int(nn), mode="connectivity")
-        if self.affinity == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"precomputed affinity must be square; got {X.shape}.")
-            if not np.allclose(X, X.T):
-                raise ValueError("precomputed affinity matrix is not symmetric.")
-            if np.any(X < 0):
-                raise ValueError("precomputed affinity matrix has negative entries.")
-            W = np.array(X, dtype=float)
-            np.fill_diagonal(W, 0.0)  # self-loops do not enter a Laplacian
-            return W
-        raise ValueError(
-            f"affinity must be 'rbf', 'nearest_neighbors' or 'precomputed'; got {self.affinity!r}."
-        )
+            nn = max(n // 10, 1) if self.n_neighbors is None else int(self.n_neighbors)
+            if nn >= n:
+                raise ValueError(f"n_neighbors={nn} must be an int in [1, {n - 1}].")
+            return knn_graph(X, nn, mode="connectivity")
+        # "precomputed"
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"precomputed affinity must be square; got {X.shape}.")
+        if not np.allclose(X, X.T):
+            raise ValueError("precomputed affinity matrix is not symmetric.")
+        if np.any(X < 0):
+            raise ValueError("precomputed affinity matrix has negative entries.")
+        W = np.array(X, dtype=float)
+        np.fill_diagonal(W, 0.0)  # self-loops do not enter a Laplacian
+        return W
 
+    @_fit_context
     def fit(self, X, y=None):
         """Compute the embedding of ``X``; returns self."""
         self.fit_transform(X)
         return self
 
+    @_fit_context
     def fit_transform(self, X, y=None):
         """Compute and return the embedding, shape (n_samples, n_components)."""
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"SpectralEmbedding needs at least 2 samples; got n_samples = {n}.")
-        k = _check_n_components(self.n_components, n - int(bool(self.drop_first)))
-        if self.laplacian not in _LAPLACIANS:
-            raise ValueError(f"laplacian must be one of {_LAPLACIANS}; got {self.laplacian!r}.")
+        k = int(self.n_components)
+        if k > n - int(bool(self.drop_first)):
+            raise ValueError(
+                f"n_components={k} must be an int in [1, n_samples - drop_first = "
+                f"{n - int(bool(self.drop_first))}]."
+            )
         W = self._affinity(X)
         self.affinity_matrix_ = W
         kind = "unnormalized" if self.laplacian == "unnormalized" else "symmetric"

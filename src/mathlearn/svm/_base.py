@@ -14,10 +14,32 @@ from ..utils.extmath import squared_distances
 from ..utils.validation import check_symmetric_psd, validate_data
 
 
+def check_finite_products(X, what: str) -> None:
+    """Refuse data whose inner products ``x^T x`` overflow float64 (a clear error, not inf).
+
+    Linear, polynomial and sigmoid kernels, the linear SVM and the perceptron are not
+    invariant to the scale of the features (their ``C``, ``coef0`` and margins are in the
+    data's units), so data whose squared norms leave float64 cannot be fitted by rescaling.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(sq)):
+        raise ValueError(
+            f"{what}: the squared norms of the samples overflow float64 (largest |x| = "
+            f"{np.max(np.abs(X)):.3g}); rescale the features."
+        )
+
+
 def _gamma_value(gamma, X) -> float:
     """``gamma="scale"``: ``1 / (D var(X))``; ``"auto"``: ``1 / D``; a number as it is."""
     if gamma == "scale":
-        var = float(X.var()) if X.size else 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            var = float(X.var()) if X.size else 0.0
+        if not np.isfinite(var):
+            raise ValueError(
+                "gamma='scale' needs the variance of X, which overflows float64 on these data "
+                f"(largest |x| = {np.max(np.abs(X)):.3g}); rescale the features."
+            )
         return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
     if gamma == "auto":
         return 1.0 / X.shape[1]
@@ -97,13 +119,48 @@ class _BaseKernelSVM(BaseEstimator):
         """The training Gram matrix as a :class:`_Gram` (entries on demand), and ``diag K``."""
         if self.kernel == "precomputed":
             return _Gram(lambda rows, cols: X[np.ix_(rows, cols)]), np.diag(X).copy()
+        if self.kernel == "rbf":
+            return self._rbf_gram(X), np.ones(X.shape[0])
         k, diag = self._kernel_function(X)
         self._kernel_obj = k
-        if self.kernel == "rbf":
-            gram = _RBFGram(X, self._gamma)
-            self._shift = gram.shift
-            return gram, np.ones(X.shape[0])
-        return _Gram(lambda rows, cols: k(X[rows], X[cols])), np.asarray(diag(X), dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            kdiag = np.asarray(diag(X), dtype=float)
+        if not np.all(np.isfinite(kdiag)):
+            raise ValueError(
+                f"the kernel values k(x, x) overflow float64 on these data (largest |x| = "
+                f"{np.max(np.abs(X)):.3g}); rescale the features, or use kernel='rbf', which "
+                "is evaluated in rescaled units."
+            )
+        return _Gram(lambda rows, cols: k(X[rows], X[cols])), kdiag
+
+    def _rbf_gram(self, X):
+        """The RBF Gram matrix in units where the data are of order one.
+
+        ``exp(-gamma ||x - y||^2)`` is unchanged by ``x -> s x`` with ``gamma -> gamma /
+        s^2``; with ``s`` the power of two that brings ``max |x|`` to about 1 (exact), data of
+        any magnitude (1e-300 to 1e300) are handled without overflow. ``gamma="scale"`` is
+        itself invariant; a fixed ``gamma`` is carried over as ``gamma / s^2``.
+        """
+        _, e = np.frexp(np.max(np.abs(X)) if X.size else 1.0)
+        s = float(np.ldexp(1.0, -int(e)))
+        Xs = X * s
+        if self.gamma == "scale":
+            gamma_s = _gamma_value("scale", Xs)
+        else:
+            with np.errstate(over="ignore", under="ignore"):
+                gamma_s = _gamma_value(self.gamma, X) / s / s
+            if not (0 < gamma_s < np.inf):
+                raise ValueError(
+                    f"gamma={self.gamma!r} times the squared distances of these data (of "
+                    f"order {np.max(np.abs(X)):.3g}^2) is not representable in float64: the "
+                    "kernel would be constant or the identity; rescale the features or use "
+                    "gamma='scale'."
+                )
+        gram = _RBFGram(Xs, gamma_s)
+        self._gamma = _gamma_value(self.gamma, X) if self.gamma != "scale" else gamma_s * s * s
+        self._rbf_units = (s, gram.shift)
+        self._kernel_obj = get_kernel("rbf", gamma=gamma_s)
+        return gram
 
     def _kernel_to_support(self, X):
         """``K(X, support_vectors_)`` at prediction time, shape (n_samples, n_SV)."""
@@ -113,8 +170,10 @@ class _BaseKernelSVM(BaseEstimator):
             return X[:, self.support_]
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.kernel == "rbf":
-            # Shift-invariant: evaluate on data centred as in training (accurate far from 0).
-            return self._kernel_obj(X - self._shift, self.support_vectors_ - self._shift)
+            # In the training units: scaled by s and centred (accurate far from the origin).
+            s, shift = self._rbf_units
+            with np.errstate(over="ignore"):
+                return self._kernel_obj(X * s - shift, self.support_vectors_ * s - shift)
         return self._kernel_obj(X, self.support_vectors_)
 
     def _warn_not_converged(self, result):

@@ -12,6 +12,7 @@ from ..base import BaseClassifier, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_sample_weight, validate_data
+from ._base import check_finite_products
 from ._smo import solve_dual
 
 __all__ = ["LinearSVC"]
@@ -214,6 +215,7 @@ class LinearSVC(BaseClassifier):
         sw = check_sample_weight(sample_weight, X)
         n, d = X.shape
         Z = np.hstack([X, np.full((n, 1), self.intercept_scaling)]) if self.fit_intercept else X
+        check_finite_products(Z, "LinearSVC")
         use_dual = self.dual
         if use_dual == "auto":
             use_dual = self.loss == "hinge" or n <= d

@@ -136,7 +136,13 @@ class KernelPerceptron(BaseClassifier):
         y_idx = self._encode_labels(y)
         self.kernel_ = get_kernel(self.kernel, **(self.kernel_params or {}))
         n = X.shape[0]
-        K = self._gram(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = self._gram(X)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                "KernelPerceptron: the kernel matrix of these data overflows float64 (largest "
+                f"|x| = {np.max(np.abs(X)):.3g}); rescale the features."
+            )
         rng = check_random_state(self.random_state)
         n_classes = len(self.classes_)
         targets = (

@@ -63,7 +63,12 @@ def kmeans_iterations(ctx):
             if t > 1 and np.allclose(history[-1], history[-2]):
                 break
     fig, axes = plt.subplots(1, 5, figsize=(16, 3.3))
-    for t, ax in enumerate(axes[:4]):
+    # Up to four update panels; from a lucky start Lloyd's algorithm can converge in fewer
+    # (history then holds fewer than five centre sets), and the spare panels stay empty.
+    n_panels = min(4, len(history) - 1)
+    for ax in axes[n_panels:4]:
+        ax.axis("off")
+    for t, ax in enumerate(axes[:n_panels]):
         labels = np.argmin(((X[:, None] - history[t][None]) ** 2).sum(-1), axis=1)
         ax.scatter(X[:, 0], X[:, 1], c=labels, cmap="coolwarm", s=8)
         ax.scatter(*history[t + 1].T, marker="x", s=120, c="k", linewidths=3)

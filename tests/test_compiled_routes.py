@@ -1,0 +1,182 @@
+"""The NumPy routes for small problems and the numba kernels for large ones agree.
+
+Each estimator with a compiled kernel takes a NumPy route below a size threshold, so that a
+first call on small data compiles nothing. The two routes implement the same iteration; here
+each kernel is run on small data (the threshold lowered to zero) against the NumPy route.
+Also: numba's cache goes to the user's cache directory, never into the package.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mathlearn
+from mathlearn.cluster import _agglomerative, _kmeans_common
+from mathlearn.decomposition import _nmf
+from mathlearn.linear_model import _coordinate_descent, _sgd
+
+
+def test_kmeans_assignment_routes_agree(rng, monkeypatch):
+    X = rng.normal(size=(300, 5))
+    C = rng.normal(size=(4, 5))
+    small = _kmeans_common.assign(X, C, accumulate=True)
+    monkeypatch.setattr(_kmeans_common, "_KERNEL_MIN_ROWS", 0)
+    large = _kmeans_common.assign(X, C, accumulate=True)
+    np.testing.assert_array_equal(small[0], large[0])
+    for a, b in zip(small[1:], large[1:], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    labels = small[0]
+    d_small = _kmeans_common._sq_dist_to_assigned(X, C, labels)
+    d_large = _kmeans_common._sq_dist_to_assigned(X, C, labels)
+    np.testing.assert_allclose(d_small, d_large, rtol=1e-14)
+
+
+@pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])
+def test_linkage_routes_agree(rng, monkeypatch, linkage):
+    X = rng.normal(size=(80, 3))
+    small = _agglomerative.linkage_tree(X, linkage)
+    monkeypatch.setattr(_agglomerative, "_KERNEL_MIN_SAMPLES", 0)
+    large = _agglomerative.linkage_tree(X, linkage)
+    np.testing.assert_array_equal(small[:, [0, 1, 3]], large[:, [0, 1, 3]])
+    np.testing.assert_allclose(small[:, 2], large[:, 2], rtol=1e-14)
+
+
+def test_nnls_routes_agree(rng, monkeypatch):
+    H = np.abs(rng.normal(size=(4, 12)))
+    X = np.abs(rng.normal(size=(50, 12)))
+    small = _nmf._nnls_weights(X, H)
+    monkeypatch.setattr(_nmf, "_KERNEL_MIN_ROWS", 0)
+    large = _nmf._nnls_weights(X, H)
+    # both exact NNLS solutions of a well-conditioned problem (cond(H) ~ 10)
+    np.testing.assert_allclose(small, large, rtol=1e-10, atol=1e-12)
+
+
+def test_lasso_routes_agree(rng, monkeypatch):
+    X = rng.normal(size=(100, 6))
+    y = X @ np.array([1.0, 0, 0, -2.0, 0.5, 0]) + 0.1 * rng.normal(size=100)
+    G, Xty, yty = X.T @ X, X.T @ y, float(y @ y)
+    from mathlearn.linear_model._cd_kernels import _cd_gram
+
+    w0, w1 = np.zeros(6), np.zeros(6)
+    args = (100 * 0.05, 1000, 1e-10, False)
+    _, it0 = _coordinate_descent._cd_gram_numpy(G, Xty, yty, w0, *args)
+    _, it1 = _cd_gram(np.ascontiguousarray(G), Xty, yty, w1, *args)
+    assert it0 == it1
+    np.testing.assert_allclose(w0, w1, rtol=1e-12, atol=1e-14)
+
+
+def test_lms_epoch_routes_agree(rng, monkeypatch):
+    X = rng.normal(size=(60, 4))
+    y = X @ np.array([1.0, -1.0, 0.5, 2.0])
+    order = rng.permutation(60)
+    res = []
+    for threshold in (10**9, 0):
+        monkeypatch.setattr(_sgd, "_KERNEL_MIN_SAMPLES", threshold)
+        w = np.zeros(4)
+        b, t, loss = _sgd._lms_epoch(X, y, order, w, 0.0, 0, 0.05, 0.25, 1, 60.0, 0.01, True, 3)
+        res.append((w, b, t, loss))
+    assert res[0][2] == res[1][2]
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
+    np.testing.assert_allclose(res[0][1:], res[1][1:], rtol=1e-12)
+
+
+_CACHE_CHECK = r"""
+import importlib, pkgutil, sys
+from pathlib import Path
+from numba.core.caching import NullCache
+from numba.core.registry import CPUDispatcher
+import mathlearn
+package = Path(mathlearn.__file__).resolve().parent
+expected = Path(sys.argv[1]).resolve()
+found = 0
+for info in pkgutil.walk_packages(mathlearn.__path__, "mathlearn."):
+    if not info.name.endswith("_kernels"):
+        continue
+    for obj in vars(importlib.import_module(info.name)).values():
+        if isinstance(obj, CPUDispatcher) and not isinstance(obj._cache, NullCache):
+            path = Path(obj._cache._cache_path).resolve()
+            assert expected in path.parents, (path, expected)
+            assert package not in path.parents and path != package, path
+            found += 1
+assert found, "no cached kernel found"
+# compile one small kernel: its cache index lands in the expected directory
+from mathlearn.cluster._kmeans_kernels import _sq_dist_to_assigned
+import numpy as np
+_sq_dist_to_assigned(np.ones((3, 2)), np.zeros((1, 2)), np.zeros(3, dtype=np.intp))
+assert list(expected.rglob("*.nbi")), "nothing cached"
+"""
+
+
+@pytest.mark.parametrize("user_set", [False, True])
+def test_numba_cache_goes_to_the_user_cache_dir(tmp_path, user_set):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(mathlearn.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
+    )
+    if user_set:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / "user")
+        expected = tmp_path / "user"
+    else:
+        expected = tmp_path / "xdg" / "mathlearn" / "numba"
+    if sys.platform in ("win32", "darwin") and not user_set:
+        pytest.skip("the default cache directory is not under XDG_CACHE_HOME here")
+    subprocess.run(
+        [sys.executable, "-c", _CACHE_CHECK, str(expected)], env=env, check=True, timeout=600
+    )
+
+
+def test_small_fits_import_no_numba():
+    code = (
+        "import sys, numpy as np\n"
+        "from mathlearn.cluster import AgglomerativeClustering, DPMeans, KMeans\n"
+        "from mathlearn.decomposition import NMF\n"
+        "from mathlearn.linear_model import Lasso, LinearRegression, SGDRegressor\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(200, 5)); y = X @ np.arange(5.0) + rng.normal(size=200)\n"
+        "for est in (LinearRegression(), Lasso(alpha=0.1), SGDRegressor(random_state=0)):\n"
+        "    est.fit(X, y)\n"
+        "for est in (KMeans(3, random_state=0), DPMeans(penalty=10.0),"
+        " AgglomerativeClustering(3)):\n"
+        "    est.fit(X)\n"
+        "NMF(3, random_state=0, max_iter=1000).fit(np.abs(X))\n"
+        "assert 'numba' not in sys.modules, 'numba imported'\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(mathlearn.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
+    )
+    subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, check=True, timeout=600)
+
+
+def test_refinement_residual_routes_agree(monkeypatch):
+    from mathlearn.linear_model import _refinement
+
+    # degree-10 monomials on [-9, -3]: cond ~ 1e15, refinement runs several steps
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-9, -3, 50)
+    Phi = np.vander(x, 11, increasing=True)
+    y = np.sin(x) + 0.1 * rng.normal(size=50)
+    small = _refinement.accurate_lstsq(Phi, y)
+    monkeypatch.setattr(_refinement, "_KERNEL_MIN_ROWS", 0)
+    large = _refinement.accurate_lstsq(Phi, y)
+    assert small[4] >= 1 and large[4] >= 1
+    # both converge to the float64 rounding of the exact solution
+    np.testing.assert_allclose(small[0], large[0], rtol=1e-12)
+    # the doubled-precision residuals themselves: the same to working precision
+    from mathlearn.linear_model._refinement_kernels import _residuals_dd
+
+    A = rng.normal(size=(40, 3)) * [1.0, 1e3, 1e-3]
+    r, z = rng.normal(size=40), rng.normal(size=4)
+    yy = A @ z[:3] + z[3] + 1e-12 * rng.normal(size=40)
+    d = _refinement._pow2_scale(np.append(np.linalg.norm(A, axis=0), np.sqrt(40)))
+    AT = np.vstack([A.T * d[:3, None], np.full(40, d[3])])
+    f0, g0 = _refinement._residuals_dd(AT, *_refinement._split(AT), yy, r, z / d)
+    f1, g1 = _residuals_dd(A, yy, r, z, True, 4)
+    eps = np.finfo(float).eps
+    np.testing.assert_allclose(f0, f1, rtol=2 * eps, atol=0)
+    np.testing.assert_allclose(g0, d * g1, rtol=2 * eps, atol=0)
