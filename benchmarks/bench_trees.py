@@ -1,0 +1,108 @@
+"""CART trees and random forests against scikit-learn on the same data.
+
+* DecisionTreeClassifier, full depth, Gini, all features: N = 100, 1 000, 100 000, D = 20
+  (``make_classification``, 10 informative features, 10% flipped labels). Both grow the
+  same tree up to ties, so the node counts are printed beside the times.
+* RandomForestClassifier, 100 trees, max_features="sqrt", bootstrap: N = 1 000 and 50 000,
+  D = 20, the same ``n_jobs`` on both sides (2, the machine's cores).
+* DecisionTreeRegressor, N = 100 000, D = 20.
+
+Run: ``python benchmarks/run.py trees``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from sklearn import ensemble as ske
+from sklearn import tree as sk
+from sklearn.datasets import make_classification, make_regression
+
+from _harness import compare
+from _sweep_cases import Case
+from mathlearn.ensemble import RandomForestClassifier
+from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+
+def _classification(n, d=20):
+    return make_classification(n, d, n_informative=10, flip_y=0.1, random_state=0)
+
+
+def bench_tree(sizes):
+    for n in sizes:
+        X, y = _classification(n)
+        ours, peer = (
+            DecisionTreeClassifier(random_state=0),
+            sk.DecisionTreeClassifier(random_state=0),
+        )
+        compare(
+            f"DecisionTreeClassifier {n}x20",
+            lambda X=X, y=y, m=ours: m.fit(X, y),
+            lambda X=X, y=y, m=peer: m.fit(X, y),
+            repeats=3 if n <= 1000 else 1,
+            target=1.0,
+        )
+        print(f"|   nodes ours {ours.tree_.node_count}, sklearn {peer.tree_.node_count} | | | | |")
+
+
+def bench_regressor():
+    X, y = make_regression(100_000, 20, noise=10.0, random_state=0)
+    compare(
+        "DecisionTreeRegressor 100000x20",
+        lambda: DecisionTreeRegressor(random_state=0).fit(X, y),
+        lambda: sk.DecisionTreeRegressor(random_state=0).fit(X, y),
+        repeats=1,
+    )
+
+
+def bench_forest(sizes, n_jobs=2):
+    for n in sizes:
+        X, y = _classification(n)
+        compare(
+            f"RandomForestClassifier 100 trees {n}x20 n_jobs={n_jobs}",
+            lambda X=X, y=y: RandomForestClassifier(100, n_jobs=n_jobs, random_state=0).fit(X, y),
+            lambda X=X, y=y: ske.RandomForestClassifier(100, n_jobs=n_jobs, random_state=0).fit(
+                X, y
+            ),
+            repeats=1,
+            target=1.0,
+        )
+
+
+def main():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bench_tree([100, 1_000, 100_000])
+        bench_regressor()
+        bench_forest([1_000, 50_000])
+
+
+SWEEP_CASES = [
+    Case(
+        "trees",
+        "DecisionTreeClassifier",
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: DecisionTreeClassifier(random_state=0).fit(X, y),
+        lambda X, y: lambda: sk.DecisionTreeClassifier(random_state=0).fit(X, y),
+        d=20,
+        max_n=200_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "RandomForestClassifier 20 trees",
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: RandomForestClassifier(20, random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.RandomForestClassifier(20, random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=None,
+    ),
+]
+
+
+if __name__ == "__main__":
+    from _harness import HEADER, machine
+
+    print(f"machine: {machine()}\n\n{HEADER}")
+    main()

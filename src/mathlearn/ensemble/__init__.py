@@ -1,0 +1,20 @@
+"""Ensembles: bagging, random forests, extra trees and AdaBoost.
+
+Committees of models (PRML §14.2-14.3; Stuttgart "Introduction to Machine Learning" §2.6):
+``BaggingClassifier`` / ``BaggingRegressor`` average models fitted on bootstrap samples;
+``RandomForestClassifier`` / ``RandomForestRegressor`` and ``ExtraTreesClassifier`` bag
+randomised CART trees; ``AdaBoostClassifier`` is discrete SAMME boosting.
+"""
+
+from ._bagging import BaggingClassifier, BaggingRegressor
+from ._forest import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+from ._weight_boosting import AdaBoostClassifier
+
+__all__ = [
+    "AdaBoostClassifier",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "ExtraTreesClassifier",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+]

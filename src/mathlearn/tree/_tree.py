@@ -1,0 +1,442 @@
+"""CART growing, prediction and weakest-link pruning on flat arrays.
+
+A tree is a :class:`Tree`: parallel arrays indexed by node id, nodes numbered in pre-order
+(a node, then its left subtree, then its right subtree), so the subtree of node ``t`` is the
+contiguous range ``t .. t + subtree_size - 1``. Leaves have ``children_left ==
+children_right == -1`` and ``feature == threshold == -2`` (scikit-learn's layout).
+
+Growing (Stuttgart "Introduction to Machine Learning" §2.6, CART): at a node holding the
+samples ``S`` with weights ``w``, every candidate split ``x_j <= theta`` is scored by the
+weighted impurity decrease
+
+.. math::
+
+    \\Delta(j, \\theta) = W_S\\, i(S) - W_L\\, i(L) - W_R\\, i(R),
+
+with ``i`` the Gini index ``1 - sum_c p_c^2``, the entropy ``-sum_c p_c log2 p_c`` or the
+weighted variance of ``y``. For one feature, sorting the node's values once and taking prefix
+sums of the weighted class counts (or of ``w y``) gives the children's statistics for all
+``n - 1`` positions at once, so the best threshold over all features is one vectorised pass.
+The threshold is the midpoint of two consecutive distinct values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import xlogy
+
+__all__ = ["Tree", "build_tree", "prune_tree", "pruning_path"]
+
+# A node whose impurity is below EPS is pure. (Unlike scikit-learn, which merges values
+# closer than 1e-7, any two distinct doubles can be split, so data at scale 1e-300 work.)
+_EPS = np.finfo(np.float64).eps
+# Largest number of (position, feature, class) prefix-sum entries formed at once.
+_CHUNK = 1 << 22
+
+
+@dataclass
+class Tree:
+    """A fitted binary tree stored as flat arrays.
+
+    Attributes
+    ----------
+    children_left, children_right : ndarray of shape (node_count,)
+        Child ids, ``-1`` at leaves.
+    feature : ndarray of shape (node_count,)
+        Feature tested at each node, ``-2`` at leaves.
+    threshold : ndarray of shape (node_count,)
+        A sample goes left when ``x[feature] <= threshold``; ``-2`` at leaves.
+    value : ndarray of shape (node_count, n_values)
+        Class proportions (classification) or the mean target (regression, ``n_values = 1``).
+    impurity : ndarray of shape (node_count,)
+    n_node_samples : ndarray of shape (node_count,)
+    weighted_n_node_samples : ndarray of shape (node_count,)
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+    max_depth: int = field(default=0)
+
+    @property
+    def node_count(self) -> int:
+        return self.children_left.shape[0]
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.children_left == -1))
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf id of every row of ``X``, all rows descending together level by level."""
+        node = np.zeros(X.shape[0], dtype=np.intp)
+        active = np.flatnonzero(self.children_left[node] != -1)
+        while active.size:
+            cur = node[active]
+            go_left = X[active, self.feature[cur]] <= self.threshold[cur]
+            node[active] = np.where(go_left, self.children_left[cur], self.children_right[cur])
+            active = active[self.children_left[node[active]] != -1]
+        return node
+
+    def decision_path(self, X: np.ndarray):
+        """Sparse indicator (n_samples, node_count) of the nodes each row passes through."""
+        import scipy.sparse as sp
+
+        n = X.shape[0]
+        rows, cols = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
+        node = np.zeros(n, dtype=np.intp)
+        active = np.flatnonzero(self.children_left[node] != -1)
+        while active.size:
+            cur = node[active]
+            go_left = X[active, self.feature[cur]] <= self.threshold[cur]
+            node[active] = np.where(go_left, self.children_left[cur], self.children_right[cur])
+            rows.append(active)
+            cols.append(node[active])
+            active = active[self.children_left[node[active]] != -1]
+        r, c = np.concatenate(rows), np.concatenate(cols)
+        data = np.ones(r.shape[0], dtype=np.int64)
+        return sp.csr_matrix((data, (r, c)), shape=(n, self.node_count))
+
+    def subtree_size(self) -> np.ndarray:
+        """Number of nodes in each node's subtree (pre-order makes them contiguous)."""
+        size = np.ones(self.node_count, dtype=np.intp)
+        for t in range(self.node_count - 1, -1, -1):
+            if self.children_left[t] != -1:
+                size[t] += size[self.children_left[t]] + size[self.children_right[t]]
+        return size
+
+    def depths(self) -> np.ndarray:
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        for t in range(self.node_count):
+            if self.children_left[t] != -1:
+                depth[self.children_left[t]] = depth[self.children_right[t]] = depth[t] + 1
+        return depth
+
+
+def _impurity_from_stats(stat: np.ndarray, W: np.ndarray, criterion: str) -> np.ndarray:
+    """Node impurity from class weights ``stat (..., C)`` or ``(sum wy, sum wy^2)``."""
+    if criterion == "squared_error":
+        mean = stat[..., 0] / W
+        return np.maximum(stat[..., 1] / W - mean * mean, 0.0)
+    p = stat / W[..., None]
+    if criterion == "gini":
+        return 1.0 - np.sum(p * p, axis=-1)
+    return -np.sum(xlogy(p, p), axis=-1) / np.log(2.0)
+
+
+def _proxy(sL, WL, sR, WR, criterion: str) -> np.ndarray:
+    """A quantity whose maximiser over splits minimises ``W_L i(L) + W_R i(R)``.
+
+    Gini: ``W i = W - sum_c w_c^2 / W``; squared error: ``W i = sum w y^2 - (sum w y)^2 / W``
+    (the ``sum w y^2`` and ``W`` terms are the same for every split of the node); entropy:
+    ``-W i`` directly.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if criterion == "gini":
+            return np.sum(sL * sL, axis=-1) / WL + np.sum(sR * sR, axis=-1) / WR
+        if criterion == "squared_error":
+            return sL[..., 0] ** 2 / WL + sR[..., 0] ** 2 / WR
+        pL, pR = sL / WL[..., None], sR / WR[..., None]
+        return (
+            WL * np.sum(xlogy(pL, pL), axis=-1) + WR * np.sum(xlogy(pR, pR), axis=-1)
+        ) / np.log(2.0)
+
+
+def _best_split_sorted(X, Yw, w, order, feats, msl, min_w_leaf, criterion):
+    """Best ``(feature, threshold, proxy)`` over ``feats`` by sorted prefix sums, or None.
+
+    ``order[:, j]`` lists the node's sample ids sorted by feature ``j``. Ties go to the
+    lowest feature in ``feats`` order, then the lowest position.
+    """
+    n = order.shape[0]
+    C = Yw.shape[1]
+    best = None
+    step = max(1, _CHUNK // max(1, n * C))
+    ids = order[:, 0]
+    total = Yw[ids].sum(axis=0)
+    W = w[ids].sum() if criterion == "squared_error" else total.sum()
+    for start in range(0, len(feats), step):
+        fs = feats[start : start + step]
+        o = order[:, fs]
+        Xs = X[o, fs]
+        # Left child of position i holds sorted rows 0..i; consider i = 0 .. n-2.
+        sL = np.cumsum(Yw[o], axis=0)[:-1]  # (n-1, k, C)
+        # Class weights sum to the sample weight; the squared error needs w separately.
+        WL = np.cumsum(w[o], axis=0)[:-1] if criterion == "squared_error" else sL.sum(axis=-1)
+        sR = total - sL
+        WR = W - WL
+        pos = np.arange(1, n)[:, None]
+        valid = (
+            (Xs[1:] > Xs[:-1])
+            & (pos >= msl)
+            & (n - pos >= msl)
+            & (WL > 0)
+            & (WR > 0)
+            & (WL >= min_w_leaf)
+            & (WR >= min_w_leaf)
+        )
+        if not valid.any():
+            continue
+        if criterion == "squared_error":
+            sL, sR = sL[..., :1], sR[..., :1]
+        score = np.where(valid, _proxy(sL, WL, sR, WR, criterion), -np.inf)
+        # Feature-major argmax: first feature, then first position, on ties.
+        flat = int(np.argmax(score.T))
+        k, i = divmod(flat, n - 1)
+        if best is None or score[i, k] > best[2]:
+            lo, hi = Xs[i, k], Xs[i + 1, k]
+            thr = lo / 2.0 + hi / 2.0
+            if thr == hi or not np.isfinite(thr):
+                thr = lo
+            best = (int(fs[k]), float(thr), float(score[i, k]))
+    return best
+
+
+def _best_split_random(Xn, Yw, w, feats, msl, min_w_leaf, criterion, rng):
+    """Best split when each feature gets one threshold drawn uniformly in its node range."""
+    Xf = Xn[:, feats]
+    lo, hi = Xf.min(axis=0), Xf.max(axis=0)
+    thr = lo + rng.random(len(feats)) * (hi - lo)
+    thr = np.where(thr >= hi, lo, thr)
+    left = Xf <= thr  # (n, k)
+    nL = left.sum(axis=0)
+    n = Xn.shape[0]
+    Yw_ = Yw[:, :1] if criterion == "squared_error" else Yw
+    sL = left.T.astype(np.float64) @ Yw_  # (k, C)
+    WL = left.T.astype(np.float64) @ w
+    sR = Yw_.sum(axis=0) - sL
+    WR = w.sum() - WL
+    valid = (
+        (nL >= msl)
+        & (n - nL >= msl)
+        & (WL > 0)
+        & (WR > 0)
+        & (WL >= min_w_leaf)
+        & (WR >= min_w_leaf)
+    )
+    if not valid.any():
+        return None
+    score = np.where(valid, _proxy(sL, WL, sR, WR, criterion), -np.inf)
+    k = int(np.argmax(score))
+    return int(feats[k]), float(thr[k]), float(score[k])
+
+
+def build_tree(
+    X: np.ndarray,
+    Y: np.ndarray,
+    w: np.ndarray,
+    *,
+    criterion: str,
+    splitter: str,
+    max_depth: int | None,
+    min_samples_split: int,
+    min_samples_leaf: int,
+    min_weight_leaf: float,
+    max_features: int,
+    min_impurity_decrease: float,
+    rng: np.random.Generator,
+) -> Tree:
+    """Grow a tree depth first.
+
+    ``Y`` is the one-hot class matrix (classification) or the column ``y`` (regression);
+    ``w`` the sample weights. The node statistics are ``sum_i w_i Y_i`` per class, or
+    ``(sum w y, sum w y^2)`` for the squared error.
+    """
+    n_samples, n_features = X.shape
+    if criterion == "squared_error":
+        Yw = np.column_stack([w * Y[:, 0], w * Y[:, 0] ** 2])
+    else:
+        Yw = Y * w[:, None]
+    W_total = w.sum()
+    max_depth = np.iinfo(np.int32).max if max_depth is None else max_depth
+    min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
+
+    left, right, feat, thr, val, imp, nns, wnns = [], [], [], [], [], [], [], []
+    depth_reached = 0
+    # Stack of (sample ids, depth, parent id, is_left); pushing right before left numbers
+    # nodes in pre-order.
+    presorted = splitter == "best"
+    root = np.argsort(X, axis=0, kind="stable") if presorted else np.arange(n_samples)
+    go = np.zeros(n_samples, dtype=bool)
+    stack = [(root, 0, -1, False)]
+    while stack:
+        order, depth, parent, is_left = stack.pop()
+        # With presorting, ``order`` is (n_node, n_features), column j sorted by x_j.
+        idx = order[:, 0] if presorted else order
+        node_id = len(left)
+        if parent >= 0:
+            (left if is_left else right)[parent] = node_id
+        Yn, wn = Yw[idx], w[idx]
+        stat = Yn.sum(axis=0)
+        # Class weights summed per class and then together, so a pure node has p = 1 exactly.
+        W = wn.sum() if criterion == "squared_error" else stat.sum()
+        impurity = float(_impurity_from_stats(stat, np.asarray(W), criterion))
+        n = idx.shape[0]
+        left.append(-1)
+        right.append(-1)
+        feat.append(-2)
+        thr.append(-2.0)
+        imp.append(impurity)
+        nns.append(n)
+        wnns.append(W)
+        val.append(stat[:1] / W if criterion == "squared_error" else stat / W)
+        depth_reached = max(depth_reached, depth)
+
+        if (
+            depth >= max_depth
+            or n < min_samples_split
+            or n < 2 * min_samples_leaf
+            or W < 2 * min_weight_leaf
+            or impurity <= _EPS
+        ):
+            continue
+        if presorted:
+            span = X[order[-1], np.arange(n_features)] - X[order[0], np.arange(n_features)]
+        else:
+            Xn = X[idx]
+            span = Xn.max(axis=0) - Xn.min(axis=0)
+        nonconst = np.flatnonzero(span > 0)
+        if nonconst.size == 0:
+            continue
+        if max_features < n_features:
+            feats = rng.permutation(n_features)
+            feats = feats[np.isin(feats, nonconst)][:max_features]
+        else:
+            feats = nonconst
+        if splitter == "best":
+            split = _best_split_sorted(
+                X, Yw, w, order, feats, min_samples_leaf, min_weight_leaf, criterion
+            )
+        else:
+            split = _best_split_random(
+                Xn, Yn, wn, feats, min_samples_leaf, min_weight_leaf, criterion, rng
+            )
+        if split is None:
+            continue
+        f, t, _ = split
+        go_left = X[idx, f] <= t
+        idxL, idxR = idx[go_left], idx[~go_left]
+        if presorted:
+            # Stable partition of every sorted column keeps the children's columns sorted.
+            go[idxL] = True
+            m = go[order].T
+            ordT = order.T
+            orderL = ordT[m].reshape(n_features, -1).T
+            orderR = ordT[~m].reshape(n_features, -1).T
+            go[idxL] = False
+        else:
+            orderL, orderR = idxL, idxR
+        sL, sR = Yw[idxL].sum(axis=0), Yw[idxR].sum(axis=0)
+        if criterion == "squared_error":
+            WL, WR = w[idxL].sum(), w[idxR].sum()
+        else:
+            WL, WR = sL.sum(), sR.sum()
+        iL = float(_impurity_from_stats(sL, np.asarray(WL), criterion))
+        iR = float(_impurity_from_stats(sR, np.asarray(WR), criterion))
+        improvement = (W / W_total) * (impurity - WL / W * iL - WR / W * iR)
+        if improvement + _EPS < min_impurity_decrease:
+            continue
+        feat[node_id] = f
+        thr[node_id] = t
+        stack.append((orderR, depth + 1, node_id, False))
+        stack.append((orderL, depth + 1, node_id, True))
+
+    return Tree(
+        children_left=np.asarray(left, dtype=np.intp),
+        children_right=np.asarray(right, dtype=np.intp),
+        feature=np.asarray(feat, dtype=np.intp),
+        threshold=np.asarray(thr, dtype=np.float64),
+        value=np.asarray(val, dtype=np.float64),
+        impurity=np.asarray(imp, dtype=np.float64),
+        n_node_samples=np.asarray(nns, dtype=np.intp),
+        weighted_n_node_samples=np.asarray(wnns, dtype=np.float64),
+        max_depth=depth_reached,
+    )
+
+
+def _weakest_link(tree: Tree, ccp_alpha: float | None):
+    """Minimal cost-complexity pruning (Breiman et al.; Stuttgart IML §2.6).
+
+    With ``R(t) = W_t / W_root * i(t)``, the branch ``T_t`` is worth keeping while
+    ``alpha < g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1)``. Repeatedly collapse the internal
+    node with the smallest ``g`` (the lowest id on ties), recording ``g`` and the total leaf
+    cost ``R(T)``; stop when ``g > ccp_alpha`` (never, for the path).
+
+    Returns the list of alphas, the list of costs and the mask of nodes kept.
+    """
+    r_node = tree.weighted_n_node_samples / tree.weighted_n_node_samples[0] * tree.impurity
+    size = tree.subtree_size()
+    is_leaf = tree.children_left == -1
+    parent = np.full(tree.node_count, -1, dtype=np.intp)
+    internal = np.flatnonzero(~is_leaf)
+    parent[tree.children_left[internal]] = internal
+    parent[tree.children_right[internal]] = internal
+    n_leaves = is_leaf.astype(np.int64)
+    r_branch = np.where(is_leaf, r_node, 0.0)
+    for t in range(tree.node_count - 1, -1, -1):
+        if not is_leaf[t]:
+            cl, cr = tree.children_left[t], tree.children_right[t]
+            n_leaves[t] = n_leaves[cl] + n_leaves[cr]
+            r_branch[t] = r_branch[cl] + r_branch[cr]
+    candidate = ~is_leaf
+    in_tree = np.ones(tree.node_count, dtype=bool)
+    alphas, costs = [0.0], [float(r_branch[0])]
+    while candidate[0]:
+        cand = np.flatnonzero(candidate)
+        g = (r_node[cand] - r_branch[cand]) / (n_leaves[cand] - 1)
+        j = int(np.argmin(g))
+        alpha, t = float(g[j]), int(cand[j])
+        if ccp_alpha is not None and alpha > ccp_alpha:
+            break
+        in_tree[t + 1 : t + size[t]] = False
+        candidate[t : t + size[t]] = False
+        d_leaves, d_r = n_leaves[t] - 1, r_branch[t] - r_node[t]
+        n_leaves[t], r_branch[t] = 1, r_node[t]
+        a = parent[t]
+        while a >= 0:
+            n_leaves[a] -= d_leaves
+            r_branch[a] -= d_r
+            a = parent[a]
+        alphas.append(alpha)
+        costs.append(float(r_branch[0]))
+    return alphas, costs, in_tree
+
+
+def pruning_path(tree: Tree):
+    """The weakest-link sequence: effective alphas and total leaf impurities."""
+    alphas, costs, _ = _weakest_link(tree, None)
+    return np.asarray(alphas), np.asarray(costs)
+
+
+def prune_tree(tree: Tree, ccp_alpha: float) -> Tree:
+    """The subtree of ``tree`` minimising ``R(T) + ccp_alpha |leaves(T)|``."""
+    if ccp_alpha <= 0.0 or tree.node_count == 1:
+        return tree
+    _, _, keep = _weakest_link(tree, ccp_alpha)
+    if keep.all():
+        return tree
+    new_id = np.cumsum(keep) - 1
+    kept = np.flatnonzero(keep)
+    cl, cr = tree.children_left[kept], tree.children_right[kept]
+    # A kept node whose children were removed becomes a leaf.
+    leaf = (cl == -1) | ~keep[np.maximum(cl, 0)]
+    children_left = np.where(leaf, -1, new_id[np.maximum(cl, 0)])
+    children_right = np.where(leaf, -1, new_id[np.maximum(cr, 0)])
+    pruned = Tree(
+        children_left=children_left.astype(np.intp),
+        children_right=children_right.astype(np.intp),
+        feature=np.where(leaf, -2, tree.feature[kept]).astype(np.intp),
+        threshold=np.where(leaf, -2.0, tree.threshold[kept]),
+        value=tree.value[kept],
+        impurity=tree.impurity[kept],
+        n_node_samples=tree.n_node_samples[kept],
+        weighted_n_node_samples=tree.weighted_n_node_samples[kept],
+    )
+    pruned.max_depth = int(pruned.depths().max())
+    return pruned

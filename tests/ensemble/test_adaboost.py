@@ -1,0 +1,103 @@
+"""AdaBoost against the PRML notes' worked example and its exponential-error identity."""
+
+import numpy as np
+import pytest
+
+from mathlearn.base import BaseEstimator, ClassifierMixin
+from mathlearn.ensemble import AdaBoostClassifier
+from mathlearn.tree import DecisionTreeClassifier
+
+
+class _Stump(ClassifierMixin, BaseEstimator):
+    """The notes' stump family: y = s if x > theta else -s, theta in {0.5, ..., 5.5},
+    minimising the weighted error with ties to the first (theta ascending, s = +1 first).
+    Labels are class indices (0 for -1, 1 for +1), as the ensemble passes them."""
+
+    def fit(self, X, y, sample_weight):
+        x, t = X[:, 0], np.where(np.asarray(y) == 1, 1, -1)
+        best = None
+        for theta in np.arange(0.5, 6.0, 1.0):
+            for s in (1, -1):
+                err = sample_weight[np.where(x > theta, s, -s) != t].sum()
+                if best is None or err < best[0] - 1e-12:
+                    best = (err, theta, s)
+        self.theta_, self.s_ = best[1], best[2]
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict(self, X):
+        return (np.where(X[:, 0] > self.theta_, self.s_, -self.s_) == 1).astype(int)
+
+
+def test_t23_every_round():
+    X = np.arange(1.0, 6.0)[:, None]
+    t = np.array([1, 1, -1, -1, 1])
+    clf = AdaBoostClassifier(_Stump(), n_estimators=3).fit(X, t)
+    stumps = [(e.theta_, e.s_) for e in clf.estimators_]
+    assert stumps == [(2.5, -1), (0.5, 1), (4.5, 1)]
+    # epsilon and alpha in closed form: 1/5, 1/4, 1/6 and ln 4, ln 3, ln 5.
+    np.testing.assert_allclose(clf.estimator_errors_, [0.2, 0.25, 1 / 6], rtol=1e-14)
+    np.testing.assert_allclose(clf.estimator_weights_, np.log([4.0, 3.0, 5.0]), rtol=1e-14)
+    np.testing.assert_allclose(
+        clf.sample_weights_,
+        [[0.2] * 5, [0.2, 0.2, 0.2, 0.2, 0.8], [0.2, 0.2, 0.6, 0.6, 0.8], [1, 1, 0.6, 0.6, 0.8]],
+        rtol=1e-14,
+    )
+    staged = [p.tolist() for p in clf.staged_predict(X)]
+    assert staged == [[1, 1, -1, -1, -1], [1, 1, -1, -1, -1], [1, 1, -1, -1, 1]]
+    # P32: normalised weights equal normalised exp(-t f_3), f_3 = 1/2 sum alpha y.
+    f3 = 0.5 * clf.decision_function(X)
+    w = clf.sample_weights_[-1] / clf.sample_weights_[-1].sum()
+    np.testing.assert_allclose(w, [0.25, 0.25, 0.15, 0.15, 0.2], rtol=1e-14)
+    e = np.exp(-t * f3)
+    np.testing.assert_allclose(w, e / e.sum(), rtol=1e-13)
+
+
+def test_exponential_error_identity_on_random_data():
+    """P32 on many rounds of real stumps: w^(m+1) is proportional to exp(-t f_m)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3))
+    t = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(200) > 0, 1, -1)
+    clf = AdaBoostClassifier(n_estimators=15).fit(X, t)
+    f = 0.5 * clf.decision_function(X)
+    w = clf.sample_weights_[-1] / clf.sample_weights_[-1].sum()
+    e = np.exp(-t * f)
+    np.testing.assert_allclose(w, e / e.sum(), rtol=1e-10)
+    # Each learner has weighted error < 1/2 and alpha = ln((1 - eps) / eps).
+    eps = clf.estimator_errors_
+    assert np.all(eps < 0.5)
+    np.testing.assert_allclose(clf.estimator_weights_, np.log((1 - eps) / eps), rtol=1e-12)
+    # The training error of the committee falls below that of the first stump.
+    errs = [np.mean(p != t) for p in clf.staged_predict(X)]
+    assert errs[-1] < errs[0]
+
+
+def test_guards():
+    X = np.arange(6.0)[:, None]
+    y = np.array([0, 0, 0, 1, 1, 1])
+    # A perfect first learner: epsilon = 0, one learner with weight 1, boosting stops.
+    clf = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    assert clf.n_estimators_ == 1 and clf.estimator_errors_[0] == 0.0
+    np.testing.assert_array_equal(clf.predict(X), y)
+    assert np.all(np.isfinite(clf.estimator_weights_))
+    # A learner no better than chance: a stump on a constant feature.
+    with pytest.raises(ValueError, match="no better than chance"):
+        AdaBoostClassifier(n_estimators=5).fit(np.ones((6, 1)), y)
+    # A learner that becomes perfect later decides every prediction.
+    Xs = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 1.0], [3.0, 1.0], [4.0, 1.0]])
+    ys = np.array([0, 1, 0, 1, 1])
+    clf = AdaBoostClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=10).fit(Xs, ys)
+    assert np.all(np.isfinite(clf.estimator_weights_))
+    np.testing.assert_array_equal(clf.predict(Xs), ys)
+
+
+def test_multiclass_samme_alpha():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    clf = AdaBoostClassifier(n_estimators=10).fit(X, y)
+    eps = clf.estimator_errors_
+    np.testing.assert_allclose(
+        clf.estimator_weights_, np.log((1 - eps) / eps) + np.log(2.0), rtol=1e-12
+    )
+    assert clf.score(X, y) > 0.9
