@@ -73,7 +73,7 @@ def export_text(
             subtree_depth(tree.children_left[node]), subtree_depth(tree.children_right[node])
         )
 
-    stack = [(0, 0, None)]
+    stack: list[tuple[int, int, str | None]] = [(0, 0, None)]
     while stack:
         node, depth, header = stack.pop()
         indent = "|   " * depth

@@ -257,7 +257,14 @@ def build_tree(
     max_depth = np.iinfo(np.int32).max if max_depth is None else max_depth
     min_samples_split = max(min_samples_split, 2 * min_samples_leaf)
 
-    left, right, feat, thr, val, imp, nns, wnns = [], [], [], [], [], [], [], []
+    left: list[int] = []
+    right: list[int] = []
+    feat: list[int] = []
+    thr: list[float] = []
+    val: list = []
+    imp: list[float] = []
+    nns: list[int] = []
+    wnns: list[float] = []
     depth_reached = 0
     # Stack of (sample ids, depth, parent id, is_left); pushing right before left numbers
     # nodes in pre-order.
