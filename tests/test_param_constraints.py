@@ -1,7 +1,7 @@
 """Every public estimator declares its hyperparameters' constraints, and fit enforces them.
 
-For each estimator that declares ``_parameter_constraints`` (all of them, once the
-foundations issue is through), the declared names must be exactly the constructor's, and each
+Every estimator declares ``_parameter_constraints``; the declared names must be exactly the
+constructor's, and each
 parameter set to a value that satisfies none of its constraints (an object of an unrelated
 type; a number just outside an interval; NaN; a string that is not an option) must make
 ``fit`` raise :class:`~mathlearn.exceptions.InvalidParameterError` naming the parameter and
@@ -75,3 +75,8 @@ def test_invalid_parameters_raise_before_fitting(Est):
                     InvalidParameterError, match=rf"The '{name}' parameter of {Est.__name__}"
                 ):
                     getattr(est, method)(X, y)
+
+
+def test_every_public_estimator_declares_its_constraints():
+    missing = [cls.__name__ for cls in ESTIMATORS if not _declares(cls)]
+    assert not missing, f"estimators without _parameter_constraints: {missing}"
