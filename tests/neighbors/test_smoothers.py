@@ -128,3 +128,67 @@ def test_prototypes_are_per_class_kmeans_centres():
     X2 = np.vstack([X, [[9.0, 9.0], [9.0, 9.0]]])
     clf = KMeansPrototypeClassifier(n_prototypes=3, random_state=0).fit(X2, np.r_[y, 2, 2])
     np.testing.assert_array_equal(clf.prototypes_[clf.prototype_labels_ == 2], [[9.0, 9.0]])
+
+
+@pytest.mark.parametrize("scale", [2.0**997, 2.0**-997])
+@pytest.mark.parametrize("kernel", sorted(PROFILES))
+def test_smoothers_equivariant_under_power_of_two_scaling(kernel, scale):
+    """``x -> c x`` with ``h -> c h`` leaves every ``|x* - x| / h`` unchanged; with ``c`` a
+    power of two every scaling is exact, so the predictions agree to rounding (LWR with
+    ``alpha = 0``: its local least squares is equivariant too)."""
+    X, y, Q = _data(seed=2)
+    for est in (
+        NadarayaWatson(kernel=kernel, bandwidth=0.9),
+        LocallyWeightedRegression(kernel=kernel, bandwidth=0.9, alpha=0.0),
+    ):
+        expected = est.fit(X, y).predict(Q)
+        got = est.set_params(bandwidth=0.9 * scale).fit(X * scale, y).predict(Q * scale)
+        # Exact scalings: the same floating-point operations on the same significands,
+        # up to a few ulps from the order of the Cholesky sums.
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("t", [1e150, 1e300])
+def test_far_queries_take_the_nearest_value(t):
+    """A Gaussian with ``h = 1`` at ``q = t x0`` (``t >= 1e150``): the nearest point wins by a
+    factor ``exp(-t * gap)``, so the smoother's value is that point's ``y`` (PRML §6.3.1
+    weights; the limit of the local fit too: its ridge penalty outweighs every weight)."""
+    X, y, _ = _data(seed=3)
+    x0 = X[:3]
+    Q = x0 * t
+    # For t this large the nearest point maximises x0 . x_i (|x_i|^2 is negligible).
+    proj = x0 @ X.T
+    expected = y[np.argmax(proj, axis=1)]
+    srt = np.sort(proj, axis=1)
+    assert np.all(srt[:, -1] - srt[:, -2] > 1e-6)  # a unique nearest point
+    np.testing.assert_array_equal(NadarayaWatson().fit(X, y).predict(Q), expected)
+    np.testing.assert_allclose(LocallyWeightedRegression().fit(X, y).predict(Q), expected)
+
+
+def test_extreme_scale_with_fixed_bandwidth_is_finite_or_refused():
+    """``h = 1`` on data ``1e300`` apart: each training query weighs only itself."""
+    X, y, _ = _data(seed=4)
+    Xs = X * 1e300
+    np.testing.assert_array_equal(NadarayaWatson().fit(Xs, y).predict(Xs), y)
+    with pytest.raises(ValueError, match="singular"):
+        LocallyWeightedRegression().fit(Xs, y).predict(Xs)
+
+
+@pytest.mark.parametrize("h", [1e4, 3e7, 1e9])
+def test_far_query_weights_against_mpmath(h):
+    """Queries ``~1e8`` radii from the data (the far-row path): the Gaussian average equals
+    the one from 50-digit distances to a few ulps (the weights' exponents are formed with
+    relative error ~eps, and ``|x_i|^2 - 2 q^T x_i`` is well conditioned here)."""
+    mp = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, (30, 2))
+    y = rng.standard_normal(30)
+    Q = np.array([[1e8 + 0.3, -2e7], [3e9, 1e9]])
+    got = NadarayaWatson(bandwidth=h).fit(X, y).predict(Q)
+    with mp.workdps(50):
+        ref = []
+        for q in Q:
+            d2 = [sum((mp.mpf(a) - mp.mpf(b)) ** 2 for a, b in zip(q, x, strict=True)) for x in X]
+            w = [mp.exp(-(d - min(d2)) / (2 * mp.mpf(h) ** 2)) for d in d2]
+            ref.append(float(mp.fsum(wi * yi for wi, yi in zip(w, y, strict=True)) / mp.fsum(w)))
+    np.testing.assert_allclose(got, ref, rtol=1e-13)

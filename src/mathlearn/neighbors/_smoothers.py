@@ -9,8 +9,8 @@ import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._rowscale import pow2_scale, unit_of
 from ..utils.validation import validate_data
-from ._kd_tree import _pow2_scale
 
 __all__ = ["LocallyWeightedRegression", "NadarayaWatson"]
 
@@ -18,24 +18,69 @@ _KERNELS = ("gaussian", "epanechnikov", "tricube")
 _CHUNK = 1 << 20
 
 
-def _scaled_sq_dist(Q, X, bandwidth):
-    """``|q - x|^2 / h^2`` for all pairs, from coordinate differences (exact far from 0)."""
-    s = _pow2_scale(np.vstack([X, Q]))
-    Qs, Xs = Q / s, X / s
-    diff = Qs[:, None, :] - Xs[None, :, :]
-    S = np.einsum("ijk,ijk->ij", diff, diff)
-    return S * ((s / bandwidth) ** 2)
+def _row_exponents(A):
+    """Per row of ``A``: the binary exponent ``e`` with ``max_j |a_j| * 2^-e`` in ``[0.5, 1)``."""
+    amax = np.max(np.abs(A), axis=1) if A.shape[1] else np.zeros(A.shape[0])
+    return np.frexp(amax)[1]
 
 
-def _kernel_weights(S, kernel, relative):
+def _sq_dist_parts(Q, X, bandwidth):
+    """``S = |q - x|^2 / h^2`` and ``R = S - min_j S_j`` per query row, without overflow.
+
+    Each query row is scaled by a power of two (exact) with its entries and the training
+    data's below 1 in magnitude, and ``S`` is formed from coordinate differences; the factor
+    ``(2^e / h)^2`` is applied last, so a squared distance beyond the float64 range reads
+    ``inf`` (never NaN). For a query farther than ``2^20`` times the data's radius from their
+    centre ``m`` the differences cannot separate the training points, and ``R`` comes from
+    ``|x_i - m|^2 - 2 (q - m)^T (x_i - m)`` (the same quantity up to the row's constant),
+    in units of powers of two; its nearest point has ``R = 0`` exactly.
+    """
+    h = float(bandwidth)
+    ex = int(np.frexp(np.max(np.abs(X)))[1]) if X.size else 0
+    e = np.maximum(_row_exponents(Q), ex)
+    p = np.ldexp(1.0, -e)[:, None]
+    diff = (Q * p)[:, None, :] - X[None, :, :] * p[:, :, None]
+    S_units = np.einsum("ijk,ijk->ij", diff, diff)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.ldexp(1.0 / h, e)[:, None]
+        S = np.where(S_units == 0.0, 0.0, S_units * f * f)
+        R_units = S_units - S_units.min(axis=1, keepdims=True)
+        R = np.where(R_units == 0.0, 0.0, R_units * f * f)
+    # Far rows: centre the data at their mid-range, in units of the data's own scale.
+    pX = pow2_scale(np.max(np.abs(X)))
+    Xs = X * pX
+    m = 0.5 * (Xs.max(axis=0) + Xs.min(axis=0))
+    Xc = Xs - m  # X - centre, in units 1 / pX
+    ea = int(np.frexp(np.max(np.abs(Xc)))[1]) if Xc.size else 0
+    q_e = np.maximum(_row_exponents(Q), ex)
+    pq = np.ldexp(1.0, -q_e)[:, None]
+    Qc = Q * pq - (m / pX) * pq  # (Q - centre) in units 2^q_e (entries below 2)
+    eq = _row_exponents(Qc) + q_e  # |q - m| ~ 2^eq
+    radius_exp = ea - int(np.frexp(pX)[1]) + 1  # |X - m| ~ 2^radius_exp
+    far = (np.max(np.abs(Qc), axis=1) > 0) & (eq > radius_exp + 20) & (np.max(np.abs(Xc)) > 0)
+    if far.any():
+        Xu = np.ldexp(Xc, -ea)  # (X - m) / 2^a, a = ea - log2 pX
+        a_exp = ea - (int(np.frexp(pX)[1]) - 1)
+        Qf = np.ldexp(Qc[far], (q_e[far] - eq[far])[:, None])  # (q - m) / 2^eq
+        r = np.ldexp(1.0, a_exp - eq[far])[:, None]
+        K = 0.5 * r * np.einsum("ij,ij->i", Xu, Xu)[None, :] - Qf @ Xu.T
+        dK = K - K.min(axis=1, keepdims=True)
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = np.ldexp(2.0 / h / h, a_exp + eq[far])[:, None]
+            R[far] = np.where(dK == 0.0, 0.0, dK * g)
+    return S, R
+
+
+def _kernel_weights(S, R, kernel, relative):
     """Weights ``D(s)`` from ``S = s^2``; with ``relative`` Gaussian weights are divided by
-    the row's largest (so they never all underflow; a ratio of weights is unchanged).
+    the row's largest, ``exp(-R / 2)`` with ``R = S - min S`` (so they never all underflow;
+    a ratio of weights is unchanged).
 
     Returns the weights and a mask of rows whose weights are all zero (no training point
     within a compact kernel's support).
     """
     if kernel == "gaussian":
-        W = np.exp(-0.5 * (S - S.min(axis=1, keepdims=True) if relative else S))
+        W = np.exp(-0.5 * (R if relative else S))
     elif kernel == "epanechnikov":
         W = 0.75 * np.maximum(1.0 - S, 0.0)
     else:  # tri-cube
@@ -58,14 +103,12 @@ class _SmootherBase(RegressorMixin, BaseEstimator):
         return self
 
     def _weights(self, Q):
-        S = _scaled_sq_dist(Q, self.X_fit_, self.bandwidth)
-        W, empty = _kernel_weights(S, self.kernel, self._relative_weights)
+        S, R = _sq_dist_parts(Q, self.X_fit_, self.bandwidth)
+        W, empty = _kernel_weights(S, R, self.kernel, self._relative_weights)
         if empty.any():
             # No training point inside the kernel's support: weigh the nearest ones.
-            rows = np.nonzero(empty)[0]
-            Se = S[rows]
-            W[rows] = (Se == Se.min(axis=1, keepdims=True)).astype(float)
-        return W
+            W[empty] = (R[empty] == 0.0).astype(float)
+        return W, R, empty
 
     def predict(self, X):
         """Predictions at the query points.
@@ -119,7 +162,12 @@ class NadarayaWatson(_SmootherBase):
     ``f(x*) = sum_i K_h(x*, x_i) y_i / sum_i K_h(x*, x_i)``.
 
     The kernel's normalising constant cancels. Gaussian weights are computed relative to the
-    nearest point (``exp(-(s_i^2 - min_j s_j^2) / 2)``), so they never all underflow. With a
+    nearest point (``exp(-(s_i^2 - min_j s_j^2) / 2)``), so they never all underflow; the
+    distances are formed in units of a power of two per query (exact), so data near
+    ``1e300`` do not overflow, and for a query far outside the data (``2^20`` radii or more)
+    the differences ``s_i^2 - min_j s_j^2`` come from ``|x_i - m|^2 - 2 (x* - m)^T (x_i - m)``
+    about the data's centre ``m``, so the nearest point is still told apart: a bandwidth
+    tiny against the spacing of the data gives, in the limit, the nearest point's value. With a
     compact kernel a query with no training point within ``h`` has no local average; it is
     given the average of its nearest training points (a choice: the local average is
     undefined there).
@@ -154,7 +202,7 @@ class NadarayaWatson(_SmootherBase):
         return self._fit_data(X, y)
 
     def _predict_chunk(self, Q):
-        W = self._weights(Q)
+        W, _, _ = self._weights(Q)
         return (W @ self.y_fit_) / W.sum(axis=1)
 
 
@@ -196,7 +244,12 @@ class LocallyWeightedRegression(_SmootherBase):
     ``y``. The ``(1 + D) x (1 + D)`` system of each query is solved by Cholesky; a query with
     fewer than ``1 + D`` points of non-zero weight and ``alpha = 0`` has no unique local fit
     and raises an error. Weights of queries outside a compact kernel's support fall back to
-    the nearest points, as in :class:`NadarayaWatson`.
+    the nearest points, as in :class:`NadarayaWatson`. When every Gaussian weight of a query
+    underflows (``|x* - x_i|^2 / h^2 > 1490`` for all ``i``) and ``alpha > 0``, the penalty
+    outweighs the weights and the local slopes vanish: the prediction is that limit, the
+    weighted mean with weights relative to the nearest point. Centre and spread are formed in
+    units of a power of two (data near ``1e300`` do not overflow); a local system that is
+    singular to working precision raises an error rather than returning a non-finite value.
 
     Examples
     --------
@@ -235,13 +288,30 @@ class LocallyWeightedRegression(_SmootherBase):
         self._fit_data(X, y)
         # Local coordinates in units of the data's spread keep the normal equations
         # well scaled; predictions do not depend on this choice.
-        self._centre = self.X_fit_.mean(axis=0)
-        spread = self.X_fit_.std(axis=0)
+        # Both are formed in units of a power of two, so data near 1e300 do not overflow.
+        c = unit_of(self.X_fit_)
+        Xc = self.X_fit_ / c
+        self._centre = Xc.mean(axis=0) * c
+        spread = Xc.std(axis=0) * c
         self._unit = np.where(spread > 0, spread, 1.0)
         return self
 
     def _predict_chunk(self, Q):
-        W = self._weights(Q)
+        W, R, empty = self._weights(Q)
+        limit = empty & (self.kernel == "gaussian") & (self.alpha > 0)
+        if limit.any():
+            # Every absolute weight underflows: the ridge penalty outweighs them by more than
+            # e^700 / unit^2, the local slopes vanish and the fit is the weighted mean with
+            # the weights relative to the nearest point.
+            out = np.empty(Q.shape[0])
+            Wl = np.exp(-0.5 * R[limit])
+            out[limit] = (Wl @ self.y_fit_) / Wl.sum(axis=1)
+            if (~limit).any():
+                out[~limit] = self._local_fit(Q[~limit], W[~limit])
+            return out
+        return self._local_fit(Q, W)
+
+    def _local_fit(self, Q, W):
         Z = (self.X_fit_ - self._centre) / self._unit
         Zq = (Q - self._centre) / self._unit
         n, d = Z.shape
@@ -252,7 +322,11 @@ class LocallyWeightedRegression(_SmootherBase):
         b = W @ (Phi * self.y_fit_[:, None])
         # lambda |slope|^2 in the units of X is lambda / unit_j^2 on the rescaled slopes.
         pen = np.zeros(d + 1)
-        pen[1:] = self.alpha / self._unit**2
+        # Beyond 2^900 the penalty pins the slopes to 0 as well as any larger one would.
+        if self.alpha > 0:
+            with np.errstate(over="ignore"):
+                inv = 1.0 / self._unit
+                pen[1:] = np.minimum(self.alpha * inv * inv, 2.0**900)
         A += np.diag(pen)
         try:
             L = np.linalg.cholesky(A)
@@ -264,4 +338,12 @@ class LocallyWeightedRegression(_SmootherBase):
             ) from None
         u = np.linalg.solve(L, b[:, :, None])
         beta = np.linalg.solve(np.swapaxes(L, 1, 2), u)[:, :, 0]
-        return beta[:, 0] + np.einsum("ij,ij->i", Zq, beta[:, 1:])
+        with np.errstate(over="ignore", invalid="ignore"):
+            pred = beta[:, 0] + np.einsum("ij,ij->i", Zq, beta[:, 1:])
+        if not np.all(np.isfinite(pred)):
+            raise ValueError(
+                "A local weighted least-squares fit is not finite: the local system is "
+                "singular to working precision (too few training points with non-negligible "
+                "weight for the scale of X). Increase bandwidth or alpha, or rescale X."
+            )
+        return pred
