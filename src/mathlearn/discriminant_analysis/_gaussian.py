@@ -26,6 +26,8 @@ from scipy.linalg import solve_triangular
 
 from ..base import BaseClassifier, _fit_context, check_is_fitted
 from ..utils._param_validation import Interval
+from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
+from ..utils.extmath import logsumexp
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import validate_data
 
@@ -122,6 +124,9 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         y_idx = self._encode_labels(y)
         K = len(self.classes_)
         n, d = X.shape
+        # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
+        self._unit = unit_of(X)
+        X = X / self._unit
         if n <= K:
             raise ValueError(f"LDA needs more samples than classes; got {n} for {K} classes.")
         counts, means = _class_stats(X, y_idx, K)
@@ -142,6 +147,7 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         W = cho_solve(L, means.T).T  # rows Σ^{-1} μ_k
         b = -0.5 * np.sum(W * means, axis=1) + np.log(self.priors_)
         self._coef_all, self._intercept_all = W, b
+        # coef_ (Σ^{-1} μ_k) scales as 1 / unit, the intercepts not at all.
         if K == 2:
             self.coef_ = (W[1] - W[0])[None, :]
             self.intercept_ = np.array([b[1] - b[0]])
@@ -162,12 +168,18 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
         check_is_fitted(self)
-        Z = self._validate_X_predict(X) @ self.coef_.T + self.intercept_
+        X = self._validate_X_predict(X) / self._unit
+        Z = X @ LinearDiscriminantAnalysis.coef_.fitted(self).T + self.intercept_
         return Z[:, 0] if Z.shape[1] == 1 else Z
 
     def _joint_log_likelihood(self, X):
         # log π_k + log N(x | μ_k, Σ) without the class-independent -½ x^T Σ^{-1} x - ½ log|2πΣ|.
-        return X @ self._coef_all.T + self._intercept_all
+        return (X / self._unit) @ self._coef_all.T + self._intercept_all
+
+    _unit = 1.0
+    means_ = InUnits(1)
+    covariance_ = InUnits(2)
+    coef_ = InUnits(-1)
 
 
 class QuadraticDiscriminantAnalysis(BaseClassifier):
@@ -235,6 +247,9 @@ class QuadraticDiscriminantAnalysis(BaseClassifier):
         y_idx = self._encode_labels(y)
         K = len(self.classes_)
         n, d = X.shape
+        # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
+        self._unit = unit_of(X)
+        X = X / self._unit
         counts, means = _class_stats(X, y_idx, K)
         if np.any(counts < 2):
             k = int(np.argmin(counts))
@@ -269,10 +284,55 @@ class QuadraticDiscriminantAnalysis(BaseClassifier):
         ) + np.log(self.priors_)
         return self
 
+    _unit = 1.0
+    means_ = InUnits(1)
+    covariance_ = InUnits(2)
+
+    def _posterior(self, X, log):
+        check_is_fitted(self)
+        X = self._validate_X_predict(X)
+        jll = self._joint_log_likelihood(X)
+        logp = jll - logsumexp(jll, axis=1, keepdims=True)
+        if not log:
+            return np.exp(logp)
+        return check_log_density(logp, X, what="the log posterior")
+
+    def predict_log_proba(self, X):
+        """Log class posteriors ``log p(c | x)``, shape (n_samples, n_classes).
+
+        A posterior below ``exp(-1.8e308)`` (a row so far out that the classes' Mahalanobis
+        distances differ by more than the float64 range) has no float64 logarithm: a
+        ``ValueError`` says so; ``predict_proba`` gives its value, 0.
+        """
+        return self._posterior(X, log=True)
+
+    def predict_proba(self, X):
+        """Class posteriors ``p(c | x)``, shape (n_samples, n_classes); rows sum to one."""
+        return self._posterior(X, log=False)
+
+    def decision_function(self, X):
+        """Log-odds of ``classes_[1]`` for two classes; log posteriors otherwise.
+
+        Raises a ``ValueError`` where they are beyond the float64 range (see
+        ``predict_log_proba``).
+        """
+        check_is_fitted(self)
+        if len(self.classes_) != 2:
+            return self.predict_log_proba(X)
+        X = self._validate_X_predict(X)
+        jll = self._joint_log_likelihood(X)
+        with np.errstate(invalid="ignore"):
+            return check_log_density(jll[:, 1] - jll[:, 0], X, what="the log-odds")
+
     def _joint_log_likelihood(self, X):
-        K = len(self.classes_)
-        out = np.empty((X.shape[0], K))
-        for k in range(K):
-            Z = solve_triangular(self._factors[k], (X - self.means_[k]).T, lower=True)
-            out[:, k] = self._log_norm[k] - 0.5 * np.sum(Z * Z, axis=0)
-        return out
+        # In the fit's units: the -d log(unit) this drops is the same for every class. Rows
+        # far outside the data are scaled per row (gaussian_scores): the scores stay finite
+        # up to a constant per row, and where the gaps between classes exceed the float64
+        # range the posterior is its limit, one-hot on the class nearest in Mahalanobis
+        # distance (the one whose covariance is widest along the row's direction).
+        def sq_mahalanobis(k, D):
+            Z = solve_triangular(self._factors[k], D.T, lower=True)
+            return np.sum(Z * Z, axis=0)
+
+        means = QuadraticDiscriminantAnalysis.means_.fitted(self)
+        return gaussian_scores(X / self._unit, means, sq_mahalanobis, self._log_norm)[1]

@@ -19,8 +19,10 @@ from numbers import Real
 
 import numpy as np
 
-from ..base import _fit_context
+from ..base import _fit_context, check_is_fitted
 from ..utils._param_validation import Interval
+from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
+from ..utils.extmath import logsumexp
 from ..utils.validation import check_sample_weight, validate_data
 from ._base import _BaseNB
 
@@ -102,16 +104,32 @@ class GaussianNB(_BaseNB):
         self.class_prior = class_prior
         self.class_prior_alpha = class_prior_alpha
 
+    # Data of extreme magnitude are fitted in units of a power of two (``_unit``, set on the
+    # first call; see ``unit_of``), exactly; means and variances are read in the data's units.
+    _unit = 1.0
+    theta_ = InUnits(1)
+    var_ = InUnits(2)
+    epsilon_ = InUnits(2)
+
     def _fit_batch(self, X, y, classes, sample_weight, first_call):
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first_call)
         y_idx = self._labels_to_index(y, classes, first_call)
         sw = check_sample_weight(sample_weight, X)
         K, d = len(self.classes_), X.shape[1]
         if first_call:
+            self._unit = unit_of(X)
             self.class_count_ = np.zeros(K)
             self.theta_ = np.zeros((K, d))
             self._raw_var = np.zeros((K, d))
             self._n_all, self._mu_all, self._v_all = 0.0, np.zeros(d), np.zeros(d)
+        if self._unit != 1.0:
+            X = X / self._unit
+            if not np.all(np.isfinite(X)):
+                raise ValueError(
+                    f"X has entries beyond the float64 range in the units ({self._unit:.3g}) "
+                    "set by the first partial_fit batch."
+                )
+        theta = GaussianNB.theta_.fitted(self)
         # Overall (weighted) variance of every sample seen, for epsilon. scikit-learn uses the
         # unweighted variance; weighting keeps a weight equivalent to repeating the sample.
         unit = sample_weight is None
@@ -134,19 +152,19 @@ class GaussianNB(_BaseNB):
                 mu = (w @ Xk) / nk
                 dev = Xk - mu
                 v = (w @ (dev * dev)) / nk
-            self.class_count_[k], self.theta_[k], self._raw_var[k] = _merge(
+            self.class_count_[k], theta[k], self._raw_var[k] = _merge(
                 np.float64(self.class_count_[k]),
-                self.theta_[k],
+                theta[k],
                 self._raw_var[k],
                 np.float64(nk),
                 mu,
                 v,
             )
-        self.epsilon_ = float(self.var_smoothing) * float(np.max(self._v_all))
-        self.var_ = self._raw_var + self.epsilon_
+        self.epsilon_ = eps = float(self.var_smoothing) * float(np.max(self._v_all))
+        self.var_ = var = self._raw_var + eps
         seen = self.class_count_ > 0
-        if np.any(self.var_[seen] <= 0):
-            k, j = np.argwhere((self.var_ <= 0) & seen[:, None])[0]
+        if np.any(var[seen] <= 0):
+            k, j = np.argwhere((var <= 0) & seen[:, None])[0]
             raise ValueError(
                 f"feature {j} has zero variance in class {np.asarray(self.classes_[k]).item()!r} "
                 "(and var_smoothing adds nothing): its Gaussian density is degenerate. Use "
@@ -191,15 +209,69 @@ class GaussianNB(_BaseNB):
         """
         return self._fit_batch(X, y, classes, sample_weight, not hasattr(self, "classes_"))
 
-    def _joint_log_likelihood(self, X):
-        K = len(self.classes_)
-        jll = np.empty((X.shape[0], K))
-        for k in range(K):
-            if self.class_count_[k] == 0:
-                jll[:, k] = -np.inf
-                continue
-            dev = X - self.theta_[k]
-            jll[:, k] = -0.5 * (
-                np.sum(np.log(2 * np.pi * self.var_[k])) + np.sum(dev * dev / self.var_[k], axis=1)
+    def _scores(self, X):
+        # log N(x | θ_k, σ²_k) = log N(x / u | θ'_k, σ'²_k) - d log u for the fit unit u.
+        theta, var = GaussianNB.theta_.fitted(self), GaussianNB.var_.fitted(self)
+        seen = self.class_count_ > 0
+        with np.errstate(divide="ignore"):
+            const = (
+                np.where(seen, -0.5 * np.sum(np.log(2 * np.pi * var), axis=1), -np.inf)
+                + self.class_log_prior_
             )
-        return jll + self.class_log_prior_
+        jll, rel = gaussian_scores(
+            X / self._unit,
+            theta,
+            lambda k, D: np.sum(D * D / var[k], axis=1),
+            const,
+        )
+        return jll - X.shape[1] * np.log(self._unit), rel
+
+    def predict_joint_log_proba(self, X):
+        """``log p(x, y = k)``, shape (n_samples, n_classes).
+
+        A row so far from every class that a log joint is below the float64 range (about
+        ``1e154`` standard deviations) raises a ``ValueError``; its posterior, which
+        ``predict_proba`` gives, is still defined.
+        """
+        check_is_fitted(self)
+        X = self._validate_X_predict(X)
+        jll = self._scores(X)[0]
+        seen = self.class_count_ > 0
+        check_log_density(jll[:, seen], X, what="the log joint likelihood")
+        return jll
+
+    def _posterior(self, X, log):
+        check_is_fitted(self)
+        X = self._validate_X_predict(X)
+        jll = self._joint_log_likelihood(X)
+        logp = jll - logsumexp(jll, axis=1, keepdims=True)
+        if not log:
+            return np.exp(logp)
+        seen = self.class_count_ > 0
+        check_log_density(logp[:, seen], X, what="the log posterior")
+        return logp
+
+    def predict_log_proba(self, X):
+        """Log class posteriors, shape (n_samples, n_classes).
+
+        A posterior below ``exp(-1.8e308)`` (a row so far out that the classes' scaled
+        distances differ by more than the float64 range) has no float64 logarithm: a
+        ``ValueError`` says so; ``predict_proba`` gives its value, 0.
+        """
+        return self._posterior(X, log=True)
+
+    def predict_proba(self, X):
+        """Class posteriors, shape (n_samples, n_classes); rows sum to one."""
+        return self._posterior(X, log=False)
+
+    def predict(self, X):
+        """The class with the largest posterior probability."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._validate_X_predict(X))
+        return self.classes_[np.argmax(jll, axis=1)]
+
+    def _joint_log_likelihood(self, X):
+        # Up to a constant per row (enough for posteriors): finite for rows of any size; see
+        # gaussian_scores. A row beyond every class's float64 range gets the limit posterior,
+        # one-hot on the class nearest in (variance-weighted) distance.
+        return self._scores(X)[1]

@@ -50,7 +50,7 @@ def check_log_density(logp: np.ndarray, X: np.ndarray, *, what: str = "the log-d
     logp = np.asarray(logp)
     bad = ~np.isfinite(logp)
     if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
+        i = int(np.argwhere(bad)[0][0])  # the row, for 1-d and 2-d logp alike
         size = float(np.max(np.abs(X[i]))) if np.size(X[i]) else 0.0
         raise ValueError(
             f"{what} of row {i} of X (entries up to {size:.3g}) is below the float64 range "
@@ -127,8 +127,8 @@ class InUnits:
             return value
         mapped = value
         with np.errstate(over="ignore", under="ignore"):
-            for _ in range(self.power):
-                mapped = mapped * unit
+            for _ in range(abs(self.power)):
+                mapped = mapped * unit if self.power > 0 else mapped / unit
         tiny = np.finfo(np.float64).tiny
         if not np.all(np.isfinite(mapped)) or np.any(
             (np.abs(mapped) < tiny) & (np.asarray(value) != 0)
@@ -142,3 +142,45 @@ class InUnits:
 
     def __set__(self, obj, value):
         obj.__dict__[self.store] = value
+
+
+def gaussian_scores(X, means, sq_mahalanobis, const):
+    """Gaussian log joints ``const_k - ½ q_ik`` with ``q_ik`` the squared Mahalanobis distance.
+
+    ``sq_mahalanobis(k, D)`` returns ``q`` for the deviations ``D`` (rows) from class ``k``;
+    it is homogeneous of degree 2 in ``D``. Rows of entries beyond ``1e30`` are divided by a
+    power of two ``s_i`` first (exact) and ``q = s_i² q'``, so no deviation overflows.
+    Returns ``(jll, rel)``: ``jll`` the log joints (``-inf`` where ``q`` is beyond the float64
+    range), and ``rel``, equal to ``jll`` up to a constant per row, always finite: where
+    ``jll`` is not, ``rel_ik = const_k - ½ s_i² (q'_ik - min_m q'_im)``. The class nearest in
+    Mahalanobis distance keeps a finite score, and the posterior takes its limit (one-hot on
+    the nearest classes) as the others' gaps exceed the float64 range.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    amax = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
+    amax = np.maximum(amax, np.max(np.abs(means)) if means.size else 0.0)
+    s = np.where(amax > _SAFE, 1.0 / pow2_scale(amax), 1.0)
+    Xs, K = X / s[:, None], means.shape[0]
+    Q = np.empty((X.shape[0], K))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(K):
+            Q[:, k] = sq_mahalanobis(k, Xs - means[k] / s[:, None])
+    if not np.all(np.isfinite(Q)):
+        i = int(np.flatnonzero(~np.all(np.isfinite(Q), axis=1))[0])
+        raise ValueError(
+            f"the squared Mahalanobis distance of row {i} of X to the fitted class means "
+            "exceeds the float64 range (a fitted variance is tiny next to the row's size)."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        jll = const - 0.5 * ((Q * s[:, None]) * s[:, None])
+        rel = jll.copy()
+        live = np.isfinite(const)  # classes with a score at all (a class never seen: -inf)
+        bad = ~np.all(np.isfinite(jll[:, live]), axis=1)
+        if np.any(bad) and np.any(live):
+            qmin = Q[bad][:, live].min(axis=1, keepdims=True)
+            D = np.maximum(Q[bad] - qmin, 0.0)
+            sb = s[bad][:, None]
+            T = np.where(D == 0, 0.0, (D * sb) * sb)
+            rel[bad] = const - 0.5 * T
+    return jll, rel
