@@ -45,6 +45,18 @@ def _as_arrays(*args):
 def expected_positive_part(m, tau):
     """``E max(0, S)`` for ``S ~ N(m, tau^2)`` (the notes' Lemma 24); ``max(0, m)`` at tau 0.
 
+    Parameters
+    ----------
+    m : array-like
+        Mean of ``S``.
+    tau : array-like
+        Standard deviation of ``S`` (>= 0).
+
+    Returns
+    -------
+    ndarray or float
+        ``Phi(m / tau) m + phi(m / tau) tau``.
+
     Examples
     --------
     >>> round(float(expected_positive_part(1.0, 1.0)), 6)
@@ -60,6 +72,19 @@ def expected_positive_part(m, tau):
 def lower_confidence_bound(mu, sigma, *, alpha: float = 0.05):
     """GP-LCB ``mu - z_{1 - alpha} sigma`` with ``z_{1-alpha} = Phi^{-1}(1 - alpha)``; minimise.
 
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    sigma : array-like
+        Posterior standard deviation of ``f`` at the candidates (>= 0).
+    alpha : float, default=0.05
+        The bound holds with probability ``1 - alpha`` under the posterior; in (0, 1).
+
+    Returns
+    -------
+    ndarray or float
+
     Examples
     --------
     >>> round(float(lower_confidence_bound(0.5, 1.0, alpha=0.05)), 6)
@@ -73,6 +98,19 @@ def lower_confidence_bound(mu, sigma, *, alpha: float = 0.05):
 
 def probability_of_improvement(mu, sigma, y_best):
     """``Phi((y_best - mu) / sigma)``; ``1{mu < y_best}`` at sigma 0. Maximise.
+
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    sigma : array-like
+        Posterior standard deviation of ``f`` at the candidates (>= 0).
+    y_best : float or array-like
+        The best (smallest) value observed so far.
+
+    Returns
+    -------
+    ndarray or float
 
     Examples
     --------
@@ -89,6 +127,19 @@ def expected_improvement(mu, sigma, y_best):
     """``E max(0, y_best - f(x))`` = ``Phi(gamma)(y_best - mu) + phi(gamma) sigma``. Maximise.
 
     At ``sigma = 0`` it is ``max(0, y_best - mu)``.
+
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    sigma : array-like
+        Posterior standard deviation of ``f`` at the candidates (>= 0).
+    y_best : float or array-like
+        The best (smallest) value observed so far.
+
+    Returns
+    -------
+    ndarray or float
 
     Examples
     --------
@@ -129,6 +180,19 @@ def log_expected_improvement(mu, sigma, y_best):
     sigma``. At ``sigma = 0`` it is ``log max(0, y_best - mu)`` (``-inf`` when no
     improvement is possible).
 
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    sigma : array-like
+        Posterior standard deviation of ``f`` at the candidates (>= 0).
+    y_best : float or array-like
+        The best (smallest) value observed so far.
+
+    Returns
+    -------
+    ndarray or float
+
     Examples
     --------
     >>> float(log_expected_improvement(40.0, 1.0, 0.0)) < -800  # EI itself underflows
@@ -145,7 +209,27 @@ def log_expected_improvement(mu, sigma, y_best):
 
 
 def log_probability_of_improvement(mu, sigma, y_best):
-    """``log Phi(gamma)`` via ``log_ndtr``, accurate far in the tail."""
+    """``log Phi(gamma)``, ``gamma = (y_best - mu) / sigma``, via ``log_ndtr`` (accurate far
+    in the tail, where PI underflows to 0).
+
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    sigma : array-like
+        Posterior standard deviation of ``f`` at the candidates (>= 0).
+    y_best : float or array-like
+        The best (smallest) value observed so far.
+
+    Returns
+    -------
+    ndarray or float
+
+    Examples
+    --------
+    >>> float(log_probability_of_improvement(40.0, 1.0, 0.0)) < -800  # PI itself underflows
+    True
+    """
     mu, sigma, y_best = np.broadcast_arrays(*_as_arrays(mu, sigma, y_best))
     with np.errstate(divide="ignore", invalid="ignore"):
         lp = log_ndtr((y_best - mu) / sigma)
@@ -159,11 +243,48 @@ def noisy_expected_improvement(mu, mu_best, rho):
     sqrt(kappa(x, x) + kappa(x~, x~) - 2 kappa(x, x~))`` the posterior standard deviation of
     ``f(x~) - f(x)``; ``g = (mu_best - mu) / rho`` (the notes do not restate ``g``; this is
     the form consistent with Lemma 24).
+
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    mu_best : float or array-like
+        Posterior mean at the incumbent ``x~``.
+    rho : array-like
+        Posterior standard deviation of ``f(x~) - f(x)`` (>= 0).
+
+    Returns
+    -------
+    ndarray or float
+
+    Examples
+    --------
+    >>> round(float(noisy_expected_improvement(0.5, 0.0, 1.0)), 6)  # = EI at sigma = rho
+    0.197797
     """
     mu, rho, mu_best = _as_arrays(mu, rho, mu_best)
     return expected_positive_part(mu_best - mu, rho)
 
 
 def noisy_probability_of_improvement(mu, mu_best, rho):
-    """Noise-aware PI ``Phi((mu_best - mu) / rho)`` (``1{mu < mu_best}`` at ``rho = 0``)."""
+    """Noise-aware PI ``Phi((mu_best - mu) / rho)`` (``1{mu < mu_best}`` at ``rho = 0``).
+
+    Parameters
+    ----------
+    mu : array-like
+        Posterior mean of ``f`` at the candidates.
+    mu_best : float or array-like
+        Posterior mean at the incumbent ``x~``.
+    rho : array-like
+        Posterior standard deviation of ``f(x~) - f(x)`` (>= 0).
+
+    Returns
+    -------
+    ndarray or float
+
+    Examples
+    --------
+    >>> round(float(noisy_probability_of_improvement(0.5, 0.0, 1.0)), 6)
+    0.308538
+    """
     return probability_of_improvement(mu, rho, mu_best)

@@ -142,7 +142,6 @@ class BayesianOptimizer:
         self.y = np.empty(0)
         self.surrogate_ = None
 
-    # ------------------------------------------------------------------ scaling
     def _to_unit(self, X):
         lo, hi = self.bounds[:, 0], self.bounds[:, 1]
         return (np.asarray(X, dtype=float) - lo) / (hi - lo)
@@ -151,7 +150,6 @@ class BayesianOptimizer:
         lo, hi = self.bounds[:, 0], self.bounds[:, 1]
         return lo + np.clip(U, 0.0, 1.0) * (hi - lo)
 
-    # ------------------------------------------------------------------ surrogate
     def _fit_surrogate(self):
         d = self.bounds.shape[0]
         # Warm start: the previous surrogate's hyperparameters are the next fit's start.

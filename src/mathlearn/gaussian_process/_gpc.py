@@ -148,7 +148,6 @@ class GaussianProcessClassifier(BaseClassifier):
             return _LIKELIHOODS[self.likelihood]()
         return self.likelihood
 
-    # ------------------------------------------------------------------ one binary model
     def _fit_binary(self, X, y_pm, kernel, lik, rng):
         cache = {"f": None}
 
@@ -227,7 +226,6 @@ class GaussianProcessClassifier(BaseClassifier):
         self.log_marginal_likelihood_value_ = float(sum(m[1]["lml"] for m in self._models))
         return self
 
-    # ------------------------------------------------------------------ prediction
     def _latent(self, X):
         means, variances = [], []
         for kernel, state, _ in self._models:

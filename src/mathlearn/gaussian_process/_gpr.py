@@ -166,7 +166,6 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         tags.target_tags.multi_output = True
         return tags
 
-    # ------------------------------------------------------------------ hyperparameters
     def _noise_free(self) -> bool:
         b = self.noise_variance_bounds
         return not (isinstance(b, str) and b == "fixed")
@@ -198,7 +197,6 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         extra = [np.log(self.noise_variance_)] if self._noise_free() else []
         return np.concatenate([self.kernel_.theta, extra])
 
-    # ------------------------------------------------------------------ likelihood
     def _lml(self, theta, eval_gradient, kernel=None):
         k_theta, log_noise = self._split_theta(theta)
         if kernel is None:
@@ -260,7 +258,6 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
             )
         return self._lml(theta, eval_gradient)
 
-    # ------------------------------------------------------------------ fitting
     def _mean_values(self, X, n_out):
         if callable(self.mean):
             m = np.asarray(self.mean(X), dtype=float)
@@ -374,7 +371,6 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         self.log_marginal_likelihood_value_ = float(lml - n * np.sum(np.log(self._y_scale)))
         return self
 
-    # ------------------------------------------------------------------ prediction
     def _latent(self, X, full_cov):
         """Mean (n, n_out) on the original scale and latent (co)variance on the fitted scale."""
         K_star = self.kernel_(X, self.X_train_)

@@ -34,6 +34,13 @@ class LogisticLikelihood:
     """``p(y = +1 | f) = sigma(f)`` for labels ``y`` in ``{-1, +1}``.
 
     Oxford notes eq. 9.12-9.14: gradient ``sigma(-y f) y``, ``W = sigma(f) sigma(-f)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.gaussian_process import LogisticLikelihood
+    >>> round(LogisticLikelihood().log_lik(np.array([1.0]), np.array([0.0])), 6)  # log 1/2
+    -0.693147
     """
 
     name = "logistic"
@@ -64,6 +71,13 @@ class ProbitLikelihood:
 
     Oxford notes eq. 9.17: gradient ``y phi(f) / Phi(y f)``, and
     ``W = phi(f)^2 / Phi(y f)^2 + y f phi(f) / Phi(y f)`` (``>= 0``: log-concave).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.gaussian_process import ProbitLikelihood
+    >>> round(ProbitLikelihood().log_lik(np.array([-1.0]), np.array([0.0])), 6)  # log 1/2
+    -0.693147
     """
 
     name = "probit"
