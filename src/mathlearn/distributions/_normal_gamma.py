@@ -295,7 +295,7 @@ class NormalWishart(Distribution):
         """
         return self.marginal_precision().expected_logdet()
 
-    def expected_quadratic(self, x) -> np.ndarray:
+    def expected_quadratic(self, x) -> float | np.ndarray:
         r"""``E[(x - mu)^T Lambda (x - mu)] = d / kappa + nu (x - m)^T W (x - m)`` (PRML
         eq. 10.64), one value per row of ``x``.
 
@@ -323,7 +323,7 @@ class NormalWishart(Distribution):
         out = d / self._kappa + self._df * np.sum(z * z, axis=-1)
         return float(out) if np.ndim(out) == 0 else out
 
-    def expected_log_likelihood(self, x) -> np.ndarray:
+    def expected_log_likelihood(self, x) -> float | np.ndarray:
         r"""``E[log N(x | mu, Lambda^-1)] = (E log|Lambda| - d log 2 pi - E[(x - mu)^T
         Lambda (x - mu)]) / 2`` (PRML eq. 10.46 with 10.64-10.65), per row of ``x``.
 
