@@ -17,6 +17,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..distributions import Dirichlet
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state, validate_data
@@ -29,8 +30,14 @@ _BLOCK_ENTRIES = 1 << 19
 
 
 def _dirichlet_expected_log(params):
-    """``E[log pi] = psi(params) - psi(sum params)`` row by row (Fact 22 of the Oxford notes)."""
-    return digamma(params) - digamma(params.sum(axis=1, keepdims=True))
+    """``E[log pi] = psi(params) - psi(sum params)`` row by row (Fact 22 of the Oxford notes).
+
+    One category (a single topic, a one-word vocabulary) is the point mass ``pi = 1``, whose
+    expected log is 0; :class:`~mathlearn.distributions.Dirichlet` needs two or more.
+    """
+    if params.shape[-1] == 1:
+        return np.zeros_like(params)
+    return Dirichlet(params).expected_log()
 
 
 def _dirichlet_elbo_terms(prior, params, expected_log):
