@@ -13,7 +13,7 @@ from mathlearn.report import experiment
 SECTION = "Topic models"
 
 
-def _corpus(rng, n_docs=150, n_topics=4, block=6, doc_len=80):
+def _corpus(rng, n_docs=120, n_topics=4, block=6, doc_len=80):
     """Topics on disjoint blocks of ``block`` words (plus a little of every word)."""
     beta = np.kron(np.eye(n_topics), np.ones(block)) + 0.03
     beta /= beta.sum(axis=1, keepdims=True)
@@ -38,7 +38,7 @@ def _matched(fitted, true):
     title="LDA by CAVI: the ELBO per iteration and the topics recovered from a synthetic corpus",
     section=SECTION,
     description=(
-        "150 documents of 80 words are drawn from the LDA model with four known topics, each "
+        "120 documents of 80 words are drawn from the LDA model with four known topics, each "
         "concentrated on its own block of six words of a 24-word vocabulary. Batch CAVI "
         "(Proposition 23: phi, gamma per document, then lambda) raises the ELBO at every "
         "iteration; the recovered topics, posterior means lambda_k / sum lambda_k matched to "
@@ -61,7 +61,7 @@ def lda_elbo_topics(ctx):
     kw = dict(n_components=4, doc_topic_prior=0.4, topic_word_prior=0.1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        ours = LatentDirichletAllocation(max_iter=60, tol=1e-7, random_state=seed, **kw).fit(X)
+        ours = LatentDirichletAllocation(max_iter=40, tol=1e-7, random_state=seed, **kw).fit(X)
     peer = SkLDA(learning_method="batch", max_iter=ours.n_iter_, random_state=seed, **kw)
     peer.fit(X)
     order, cosine = _matched(ours.components_, beta)
