@@ -237,7 +237,6 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.covariance_prior = covariance_prior
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ priors and frame
     def _set_frame(self, X):
         """Working frame ``(x - c) / s``: ``c`` the data mean, ``s`` a power of two (1 unless
         the data's magnitude is extreme). Exact: the model is affine-equivariant with the
@@ -326,7 +325,6 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
                     raise ValueError("covariance_prior must be positive.")
             self._cov0 = cp / s / s
 
-    # ------------------------------------------------------------------ CAVI updates
     def _log_z_nw(self, beta, nu, logdet_w):
         """Log normaliser of Normal-Wishart(s), up to constants common to all of them."""
         d = self._m0.shape[0]
@@ -476,7 +474,6 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             w_prior = float(k * gammaln(a0) - gammaln(k * a0))
         return entropy - 0.5 * n * d * _LOG_2PI + nw - nw0 + w_post - w_prior
 
-    # ------------------------------------------------------------------ fitting
     @_fit_context
     def fit(self, X, y=None):
         """Fit the variational posterior by coordinate ascent (``n_init`` starts).
@@ -628,7 +625,6 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             )
         return self._user_units("covariance_prior_", self._cov0, 2)
 
-    # ------------------------------------------------------------------ prediction
     def _working(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
