@@ -262,3 +262,24 @@ def test_ppca_score_gram_route_and_model_selection(rng):
     search = GridSearchCV(PCA(), {"n_components": [1, 2, 3, 6]}, cv=3).fit(Z)
     ref_search = GridSearchCV(SkPCA(), {"n_components": [1, 2, 3, 6]}, cv=3).fit(Z)
     assert search.best_params_ == ref_search.best_params_ == {"n_components": 3}
+
+
+@pytest.mark.parametrize("n_iter", [1, 4, 20])
+def test_randomized_power_iterations_resolve_a_gapped_spectrum(rng, n_iter):
+    # X = U diag(s) V^T with a gap after the third singular value, about 10^-2. The range
+    # finder's error after q power passes is of order (s_14 / s_3)^(2q+1) (Halko, Martinsson
+    # & Tropp 2011, Cor. 10.10, with k + p = 13 samples; s_14 ~ 0.024), about 3e-8 for q = 1, so
+    # the LU-normalised passes must give the exact top singular values and axes to rounding,
+    # however many passes (a badly scaled basis would lose digits as q grows).
+    n, d = 3000, 40
+    U, _ = np.linalg.qr(rng.normal(size=(n, d)))
+    V, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    s = np.r_[[10.0, 9.0, 8.0], np.geomspace(0.08, 1e-3, d - 3)]
+    X = (U * s) @ V.T
+    X -= X.mean(axis=0)  # PCA centres; take the exact spectrum of the centred data
+    s_ref = np.linalg.svd(X, compute_uv=False)[:3]
+    ref_axes = np.linalg.svd(X, full_matrices=False)[2][:3]
+    pca = PCA(n_components=3, svd_solver="randomized", iterated_power=n_iter, random_state=0)
+    pca.fit(X)
+    np.testing.assert_allclose(pca.singular_values_, s_ref, rtol=1e-8 if n_iter == 1 else 1e-12)
+    assert max_principal_angle(pca.components_, ref_axes) < (1e-6 if n_iter == 1 else 1e-10)

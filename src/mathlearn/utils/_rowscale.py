@@ -35,7 +35,11 @@ def unit_of(X: np.ndarray) -> float:
     ``c^2``) gives the answer for ``X`` itself.
     """
     X = np.asarray(X)
-    amax = float(np.max(np.abs(X), where=~np.isnan(X), initial=0.0))  # NaN: missing
+    # Two reductions without temporaries; only data with NaN (missing values) take the
+    # masked pass, which skips them.
+    amax = max(abs(float(np.max(X, initial=0.0))), abs(float(np.min(X, initial=0.0))))
+    if np.isnan(amax):
+        amax = float(np.max(np.abs(X), where=~np.isnan(X), initial=0.0))
     if amax == 0.0 or _SAFE_LOW <= amax <= _SAFE_HIGH:
         return 1.0
     return float(1.0 / pow2_scale(amax))
