@@ -283,3 +283,22 @@ def test_randomized_power_iterations_resolve_a_gapped_spectrum(rng, n_iter):
     pca.fit(X)
     np.testing.assert_allclose(pca.singular_values_, s_ref, rtol=1e-8 if n_iter == 1 else 1e-12)
     assert max_principal_angle(pca.components_, ref_axes) < (1e-6 if n_iter == 1 else 1e-10)
+
+
+def test_auto_route_on_wide_data_by_cost(rng):
+    # 400 x 3 000, k = 5: the Gram route costs about N^2 D + 10 N^3 = 1.1e9 operations, the
+    # randomised one 2 (2*7 + 2) N D (k + p) = 5.8e8, so "auto" takes the randomised route;
+    # with a gap of 10^2 after the fifth singular value it agrees with the exact
+    # decomposition to rounding (error ~ 0.01^15, see the gapped-spectrum test above).
+    n, d = 400, 3000
+    U, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    V, _ = np.linalg.qr(rng.normal(size=(d, n)))
+    s = np.r_[[50.0, 40.0, 30.0, 20.0, 10.0], np.geomspace(0.1, 0.01, n - 5)]
+    X = (U * s) @ V.T
+    auto = PCA(n_components=5, random_state=0).fit(X)
+    assert auto.solver_ == "randomized"
+    gram = PCA(n_components=5, svd_solver="gram").fit(X)
+    np.testing.assert_allclose(auto.explained_variance_, gram.explained_variance_, rtol=1e-10)
+    assert max_principal_angle(auto.components_, gram.components_) < 1e-8
+    # Few samples: the Gram matrix is the cheaper route.
+    assert PCA(n_components=5).fit(X[:60]).solver_ == "gram"

@@ -135,9 +135,13 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         (data far from the origin) costs no accuracy, unlike ``X^T X - N m m^T``.
         ``"randomized"``: randomised range finder (Halko et al. 2011), for large data and few
         components; approximate.
-        ``"auto"``: ``"gram"`` when ``D > N``; ``"covariance"`` when ``N >= 10 D`` and
-        ``D <= 1000``; ``"randomized"`` when ``max(N, D) > 500`` and an int
-        ``n_components < 0.8 min(N, D)``; otherwise ``"full"``.
+        ``"auto"``: for ``D > N``, ``"gram"`` unless ``"randomized"`` (allowed for an int
+        ``n_components < 0.8 N`` and ``D > 500``) costs fewer operations: about
+        ``2 (2 q + 2) N D (k + p)`` for ``q`` power passes of ``k + p`` vectors against
+        ``N^2 D + 10 N^3`` for the Gram matrix and its eigendecomposition;
+        ``"covariance"`` when ``N >= 10 D`` and ``D <= 1000``; ``"randomized"`` when
+        ``max(N, D) > 500`` and an int ``n_components < 0.8 min(N, D)``; otherwise
+        ``"full"``.
     iterated_power : int or "auto", default="auto"
         Power iterations of the randomised solver (``"auto"``: 7 when
         ``n_components < 0.1 min(N, D)``, else 4).
@@ -235,12 +239,23 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("svd_solver='randomized' needs an integer n_components.")
             return solver
         if d > n:
+            if d > 500 and isinstance(k, Integral) and k < 0.8 * n:
+                q = self._power_passes(n, d, k)
+                size = min(k + self.n_oversamples, n)
+                if 2.0 * (2 * q + 2) * n * d * size < float(n) * n * d + 10.0 * float(n) ** 3:
+                    return "randomized"
             return "gram"
         if n >= 10 * d and d <= 1000:
             return "covariance"
         if max(n, d) > 500 and isinstance(k, Integral) and k < 0.8 * min(n, d):
             return "randomized"
         return "full"
+
+    def _power_passes(self, n, d, k) -> int:
+        """Power iterations of the randomised solver (``iterated_power``, resolved)."""
+        if self.iterated_power == "auto":
+            return 7 if k < 0.1 * min(n, d) else 4
+        return int(self.iterated_power)
 
     @_fit_context
     def fit(self, X, y=None):
@@ -324,9 +339,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             )
             s_all = s
         elif solver == "randomized":
-            n_iter = self.iterated_power
-            if n_iter == "auto":
-                n_iter = 7 if k < 0.1 * min(n, d) else 4
+            n_iter = self._power_passes(n, d, k)
             U, s, Vt = randomized_range_svd(
                 X, k, n_oversamples=self.n_oversamples, n_iter=int(n_iter), rng=self.random_state
             )
