@@ -3,7 +3,8 @@
 A :class:`Tensor` records the operations applied to it; each operation is a primitive that
 defines its forward rule and its vector-Jacobian product in one place (``_primitives.py``);
 one reverse sweep over the recorded graph gives the gradient of a scalar with respect to
-every input (backpropagation, notes 003 L458-464, spec 004 §4.1).
+every input (backpropagation, Imperial "Mathematics for Machine Learning" lecture 2;
+Stuttgart "Introduction to Machine Learning" §4.1).
 
 Examples
 --------

@@ -2,9 +2,10 @@
 
 Every entry reads ``name = Primitive("name", forward, (vjp_wrt_arg0, vjp_wrt_arg1, ...))``;
 ``vjp(g, ans, *args)`` maps the cotangent ``g = dL/d ans`` to ``dL/d arg``. The rules are
-the derivative table of the notes in matrix form (spec 003 §2.1: elementwise functions have
-diagonal Jacobians, so their VJP is an elementwise product; ``d(Ax)/dx = A`` gives
-``g A``; matrix parameters get the outer product ``g x^T``, never a rank-3 tensor).
+the derivative table of the notes in matrix form (Imperial "Mathematics for Machine Learning"
+lectures 1.2–2: elementwise functions have diagonal Jacobians, so their VJP is an elementwise
+product; ``d(Ax)/dx = A`` gives ``g A``; matrix parameters get the outer product ``g x^T``, never a
+rank-3 tensor).
 
 Broadcasting: an operand that was broadcast (a bias ``b`` added to every row of ``XW``) has
 received the same contribution along every broadcast axis, so its gradient is the sum over
@@ -109,7 +110,8 @@ multiply = Primitive(
         lambda g, ans, x, y: _unbroadcast(g * x, np.shape(y)),
     ),
 )
-# Quotient rule (notes 003 L49): d(x/y) = dx / y - x dy / y^2 = dx / y - ans dy / y.
+# Quotient rule (Imperial "Mathematics for Machine Learning" lecture 1.2):
+# d(x/y) = dx / y - x dy / y^2 = dx / y - ans dy / y.
 divide = Primitive(
     "divide",
     np.divide,
@@ -189,7 +191,7 @@ def _matmul_vjp_b(g, ans, a, b):
     return _unbroadcast(matmul(swapaxes(a), g), np.shape(b))
 
 
-# d(Ax)/dx = A and dL/dA = g x^T (notes 003 L185-207 and L444-456).
+# d(Ax)/dx = A and dL/dA = g x^T (Imperial "Mathematics for Machine Learning" lectures 1.4 and 2).
 matmul = Primitive("matmul", np.matmul, (_matmul_vjp_a, _matmul_vjp_b))
 
 

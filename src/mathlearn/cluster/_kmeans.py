@@ -1,4 +1,4 @@
-"""k-means by Lloyd's algorithm and its mini-batch variant (spec 001 M40, spec 002 M2-M3)."""
+"""k-means by Lloyd's algorithm and its mini-batch variant."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def _tolerance(X, tol, sample_weight):
 
 
 def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weight=None):
-    """Lloyd's iterations from ``centers`` (spec 001 M40 steps 1-3).
+    """Lloyd's iterations from ``centers`` (PRML §9.1, steps 1-3).
 
     Stops when the partition no longer changes or the total squared centre shift is at most
     ``tol`` (absolute). Returns ``labels, inertia, centers, n_iter, converged``; the labels are
@@ -361,12 +361,12 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
 
     Notes
     -----
-    Spec 001 M40 (notes ``seeds/001_*`` L721-755) and spec 002 M2-M3 (Algorithm 1.1, k-means++
-    eq. 1.17). The assignment uses ``||x - mu||^2 = ||x||^2 - 2 x^T mu + ||mu||^2`` with one
-    matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
+    PRML §9.1 and Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (Algorithm 1.1,
+    k-means++ eq. 1.17). The assignment uses ``||x - mu||^2 = ||x||^2 - 2 x^T mu + ||mu||^2`` with
+    one matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
     far from the origin the expanded form would cancel); ties go to the lowest index. ``J`` never
     increases, so the algorithm stops at a local minimum. A cluster that becomes empty gets
-    the point farthest from its centre (the notes do not treat this case; spec 001 §6); with
+    the point farthest from its centre (the notes do not treat this case); with
     fewer distinct points than clusters the surplus clusters stay empty, keep their centres,
     and a :class:`~mathlearn.exceptions.ConvergenceWarning` gives the number found.
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
@@ -561,7 +561,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
 
     Notes
     -----
-    The notes mention k-means "for large data" without an algorithm (spec 001 M40); this is
+    The notes mention k-means "for large data" without an algorithm (PRML §9.1); this is
     the stochastic version of Lloyd's update step: with ``batch_size >= n_samples`` and fresh
     counts one step is exactly one Lloyd iteration. Later full-batch steps keep averaging over
     the whole history, so on data smaller than a batch the centres creep towards the Lloyd

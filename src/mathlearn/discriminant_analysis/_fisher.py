@@ -34,13 +34,13 @@ def _scatter_factors(X, y_idx, n_classes, convention):
     means /= counts[:, None]
     A = X - means[y_idx]
     if convention == "pooled":
-        # Spec 000 §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
-        # S_t = S_w + S_b.
+        # Imperial "Mathematics for Inference and Machine Learning" §2.2 (eqs. 2.64-2.65): S_w
+        # unnormalised, S_b weighted by N_c, so that S_t = S_w + S_b.
         m = X.mean(axis=0)
         B = np.sqrt(counts)[:, None] * (means - m)
     elif convention == "normalized":
-        # Spec 000 §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance; S_b around
-        # the (unweighted) mean of the class means.
+        # Imperial "Mathematics for Inference and Machine Learning" §2.1.5.2: S_w = sum_j S_j with
+        # S_j the 1/N_c class covariance; S_b around the (unweighted) mean of the class means.
         A = A / np.sqrt(counts[y_idx])[:, None]
         B = means - means.mean(axis=0)
     else:
@@ -64,12 +64,13 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     scatter : {"pooled", "normalized"}, default="pooled"
-        ``"pooled"`` (spec 000 §2.2): ``S_w = sum_i (x_i - mu_{c_i})(x_i - mu_{c_i})^T`` and
-        ``S_b = sum_j N_j (mu_j - m)(mu_j - m)^T``, so ``S_w + S_b = S_t``.
-        ``"normalized"`` (spec 000 §2.1.5, the convention of the worked example TV-02):
-        ``S_w = sum_j S_j`` with ``S_j`` the class covariance (``1/N_j``) and
-        ``S_b = sum_j (mu_j - m_bar)(mu_j - m_bar)^T`` around the mean of the class means (for
-        two classes this is ``(mu_1 - mu_2)(mu_1 - mu_2)^T / 2``).
+        ``"pooled"`` (Imperial "Mathematics for Inference and Machine Learning" §2.2): ``S_w =
+        sum_i (x_i - mu_{c_i})(x_i - mu_{c_i})^T`` and ``S_b = sum_j N_j (mu_j - m)(mu_j - m)^T``,
+        so ``S_w + S_b = S_t``. ``"normalized"`` (Imperial
+        "Mathematics for Inference and Machine Learning" §2.1.5, the convention of its worked
+        example): ``S_w = sum_j S_j`` with ``S_j`` the class covariance (``1/N_j``) and ``S_b =
+        sum_j (mu_j - m_bar)(mu_j - m_bar)^T`` around the mean of the class means (for two classes
+        this is ``(mu_1 - mu_2)(mu_1 - mu_2)^T / 2``).
 
     Returns
     -------
@@ -106,16 +107,18 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     solver : {"auto", "eigen", "simultaneous", "pca"}, default="auto"
         ``"eigen"``: the generalised symmetric eigenproblem ``S_b w = lambda S_w w``
         (``scipy.linalg.eigh(S_b, S_w)``, never inverting ``S_w``); needs ``S_w`` positive
-        definite. ``"simultaneous"``: simultaneous diagonalisation (spec 000 M58, Lemma 2 and
-        Algorithm 2): whiten ``S_w`` on its range through the cheaper of the ``N x N`` Gram
-        and ``D x D`` scatter, then diagonalise the whitened ``S_b``; works when ``D > N``.
-        ``"pca"``: PCA to ``min(N - C, D)`` dimensions, then the eigenproblem there (spec 000
-        M57; the notes warn that information can be lost). ``"auto"``: ``"eigen"`` when
-        ``S_w`` is positive definite, else ``"simultaneous"``; when ``D > N - C`` ``S_w``
-        is singular by its rank, and ``"simultaneous"`` is chosen without forming any
-        ``D x D`` matrix. When ``D >> N`` the class means can differ mostly in the null
-        space of ``S_w``, which ``"simultaneous"`` (like scikit-learn's ``svd`` solver)
-        discards; ``"pca"`` keeps the leading directions of the total scatter instead.
+        definite. ``"simultaneous"``: simultaneous diagonalisation (Imperial
+        "Mathematics for Inference and Machine Learning" §2.2, Lemma 2 and Algorithm 2): whiten
+        ``S_w`` on its range through the cheaper of the ``N x N`` Gram and ``D x D`` scatter, then
+        diagonalise the whitened ``S_b``; works when ``D > N``. ``"pca"``: PCA to ``min(N - C, D)``
+        dimensions, then the eigenproblem there (Imperial
+        "Mathematics for Inference and Machine Learning" §2.2; the notes warn that information can
+        be lost). ``"auto"``: ``"eigen"`` when ``S_w`` is positive definite, else
+        ``"simultaneous"``; when ``D > N - C`` ``S_w`` is singular by its rank, and
+        ``"simultaneous"`` is chosen without forming any ``D x D`` matrix. When ``D >> N`` the
+        class means can differ mostly in the null space of ``S_w``, which ``"simultaneous"`` (like
+        scikit-learn's ``svd`` solver) discards; ``"pca"`` keeps the leading directions of the
+        total scatter instead.
     scatter : {"pooled", "normalized"}, default="pooled"
         Scatter convention, see :func:`scatter_matrices`.
     priors : array-like of shape (n_classes,) or None, default=None
@@ -152,10 +155,10 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
 
     Notes
     -----
-    Spec 000 M55-M58. Two classes: maximise
+    Imperial "Mathematics for Inference and Machine Learning" §2.1.5–2.2. Two classes: maximise
     ``J(w) = (w^T S_b w) / (w^T S_w w)``, whose maximiser is ``w ~ S_w^{-1}(mu_1 - mu_2)``;
     ``C`` classes: ``max tr(W^T S_b W)`` s.t. ``W^T S_w W = I``, i.e. ``S_b W = S_w W Lambda``
-    with at most ``C - 1`` non-zero eigenvalues. ``rank(S_w) = min(D, N - C)`` (erratum 10:
+    with at most ``C - 1`` non-zero eigenvalues. ``rank(S_w) = min(D, N - C)`` (corrected:
     the notes print ``N - (C + 1)``). Algorithm 2 writes ``S_w = X (I - M) X^T`` and
     ``S_b = X M X^T`` with ``M`` the block-averaging matrix; here ``S_w = A^T A``,
     ``S_b = B^T B`` with ``A`` the within-class-centred rows and ``B`` the weighted centred class
@@ -251,8 +254,8 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
         A, B, _, _ = _scatter_factors(Xs, y_idx, C, self.scatter)
         solver = self.solver
         if solver in ("auto", "eigen"):
-            # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
-            # D x D matrices are never formed (the faces case, D >> N).
+            # rank(S_w) <= N - C (the notes print N - (C + 1)): when D exceeds it S_w is singular,
+            # and the D x D matrices are never formed (the faces case, D >> N).
             ok = d <= n - C
             if ok:
                 Sw, Sb = A.T @ A, B.T @ B

@@ -1,4 +1,7 @@
-"""Shared machinery of the finite mixtures fitted by EM (spec 002 §5.4, spec 001 M44)."""
+"""Shared machinery of the finite mixtures fitted by EM.
+
+Oxford "Advanced Topics in Statistical Machine Learning" §5.4; PRML §9.2.
+"""
 
 from __future__ import annotations
 
@@ -318,8 +321,9 @@ class _BaseMixture(DensityMixin, BaseEstimator):
     def bic(self, X) -> float:
         """Bayesian information criterion ``-2 log p(X | theta) + M ln N`` (lower is better).
 
-        ``M`` is the number of free parameters (spec 000 M34; the notes maximise
-        ``log p - M ln N / 2``, which is ``-BIC / 2``).
+        ``M`` is the number of free parameters (Imperial
+        "Mathematics for Inference and Machine Learning" §1.7.6, eqs. 1.208-1.209; the notes
+        maximise ``log p - M ln N / 2``, which is ``-BIC / 2``).
         """
         log_prob = self.score_samples(X)
         return -2.0 * log_prob.sum() + self._n_parameters() * np.log(log_prob.shape[0])

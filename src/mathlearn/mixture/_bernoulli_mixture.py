@@ -61,8 +61,10 @@ class BernoulliMixture(_BaseMixture):
 
     Notes
     -----
-    A latent-variable model of notes 002 §5.1 with Bernoulli components (Bishop §9.3.3),
-    fitted by the general driver :func:`~mathlearn.mixture.em` (spec 001 M43, spec 002 M30):
+    A latent-variable model of Oxford "Advanced Topics in Statistical Machine Learning" §5.1 with
+    Bernoulli components (Bishop §9.3.3), fitted by the general driver
+    :func:`~mathlearn.mixture.em` (PRML §9.3-9.4; Oxford
+    "Advanced Topics in Statistical Machine Learning" §5.3):
 
     * E-step: ``log r_nk = log pi_k + sum_d [x_nd log mu_kd + (1 - x_nd) log(1 - mu_kd)] -
       logsumexp_j(...)``, two matrix products;

@@ -1,4 +1,4 @@
-"""Gaussian mixture model fitted by EM (spec 001 M44, spec 002 M28 and M31)."""
+"""Gaussian mixture model fitted by EM."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class GaussianMixture(_BaseMixture):
     reg_covar : float, default=1e-6
         ``epsilon`` added to the diagonal of every covariance estimate, so that a component
         that shrinks onto a point keeps a positive definite covariance (the likelihood is
-        unbounded there, notes 001 L813). 0 disables it.
+        unbounded there, PRML §9.2.1). 0 disables it.
     max_iter : int, default=100
     n_init : int, default=1
         Number of initialisations; the fit with the largest final bound is kept.
@@ -102,7 +102,7 @@ class GaussianMixture(_BaseMixture):
 
     Notes
     -----
-    Spec 001 M44 (notes ``seeds/001_*`` L795-839) and spec 002 §5.4 (M31):
+    PRML §9.2 and Oxford "Advanced Topics in Statistical Machine Learning" §5.4:
 
     * E-step, in log space: ``log gamma_nk = log pi_k + log N(x_n | mu_k, Sigma_k) -
       logsumexp_j(log pi_j + log N(x_n | mu_j, Sigma_j))``;
@@ -112,12 +112,13 @@ class GaussianMixture(_BaseMixture):
       under those constraints.
 
     The iteration is :func:`~mathlearn.mixture.em`, whose bound argument (free energy, KL,
-    Gibbs' inequality; notes 002 §5.2-5.3) makes ``lower_bounds_`` non-decreasing. Densities
-    use the Cholesky factor ``L_k`` of ``Sigma_k``: ``log det Sigma_k = 2 sum log diag L_k``
-    and the Mahalanobis term ``||L_k^{-1}(x - mu_k)||^2`` by a triangular solve. A component
-    whose covariance is held up only by ``reg_covar`` at the end of the fit (it collapsed
-    onto a point or a subspace) raises a :class:`~mathlearn.exceptions.NumericalWarning`;
-    with ``reg_covar=0`` a singular covariance is an error.
+    Gibbs' inequality; Oxford "Advanced Topics in Statistical Machine Learning" §5.2-5.3) makes
+    ``lower_bounds_`` non-decreasing. Densities use the Cholesky factor ``L_k`` of ``Sigma_k``:
+    ``log det Sigma_k = 2 sum log diag L_k`` and the Mahalanobis term ``||L_k^{-1}(x - mu_k)||^2``
+    by a triangular solve. A component whose covariance is held up only by ``reg_covar`` at the end
+    of the fit (it collapsed onto a point or a subspace) raises a
+    :class:`~mathlearn.exceptions.NumericalWarning`; with ``reg_covar=0`` a singular covariance is
+    an error.
 
     Full and tied densities go through the batched kernel of
     :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular

@@ -13,8 +13,8 @@ class _BaseNB(BaseClassifier):
     """Class bookkeeping for ``fit`` / ``partial_fit`` and the class prior.
 
     The class prior is the posterior predictive under a symmetric Dirichlet(``a``) prior,
-    ``π_k = (n_k + a) / (n + K a)`` (Oxford "Advanced Topics" §7.2, M42); ``a = 0`` is the
-    maximum-likelihood ``n_k / n``.
+    ``π_k = (n_k + a) / (n + K a)`` (Oxford "Advanced Topics in Statistical Machine Learning"
+    §7.2); ``a = 0`` is the maximum-likelihood ``n_k / n``.
     """
 
     def _labels_to_index(self, y, classes, first_call: bool):

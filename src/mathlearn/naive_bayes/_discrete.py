@@ -2,7 +2,7 @@ r"""Naive Bayes for binary and count features: Bernoulli and multinomial event m
 
 Both estimate, per class ``k``, feature probabilities from (weighted) counts and score a
 sample by ``log p(x, y = k) = log π_k + Σ_j log p(x_j | y = k)`` in log space (Oxford
-"Advanced Topics in Statistical Machine Learning" §7.1-7.2, M42; PRML §4.2.3).
+"Advanced Topics in Statistical Machine Learning" §7.1-7.2; PRML §4.2.3).
 
 * Bernoulli: ``p(x | y = k) = Π_j φ_kj^{x_j} (1 - φ_kj)^{1 - x_j}`` for ``x ∈ {0, 1}^d``.
   With a Beta(α, α) prior on each ``φ_kj`` the posterior is
