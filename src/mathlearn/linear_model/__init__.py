@@ -1,6 +1,7 @@
 """Linear models: least squares, ridge (MAP), lasso and Bayesian linear regression.
 
-Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
+Imperial "Mathematics for Inference and Machine Learning" §1.5–1.8; PRML ch. 3;
+Stuttgart "Introduction to Machine Learning" ch. 2.
 """
 
 from ._bayes import BayesianLinearRegression

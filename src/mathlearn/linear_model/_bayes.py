@@ -1,4 +1,4 @@
-"""Bayesian linear regression with evidence maximisation (spec 000 §2.F–2.G, 001 M16–M17)."""
+"""Bayesian linear regression with evidence maximisation."""
 
 from __future__ import annotations
 
@@ -38,10 +38,10 @@ def log_evidence(n, beta, rss, prior_quad, logdet_prior_precision, logdet_post_p
     ``ln p(t) = -n/2 ln 2pi + n/2 ln beta - beta/2 ||t - Phi m_N||^2
     - 1/2 (m_N - m_0)^T P_0 (m_N - m_0) + 1/2 ln|P_0| - 1/2 ln|P_N|``
 
-    (seeds/000 eq. 1.205–1.207 with the completed square of eq. 1.229–1.238; seeds/001
-    L231, spec 001 M17 for the isotropic prior ``P_0 = alpha I``, ``m_0 = 0``). The one
-    place this formula is written: ``fit`` evaluates it on the spectrum of the design,
-    ``partial_fit`` on a general Gaussian prior.
+    (Imperial "Mathematics for Inference and Machine Learning" §1.7.5, eq. 1.205–1.207, with the
+    completed square of §1.8.2.2, eq. 1.229–1.238; PRML §3.5.1, eq. 3.86, for the isotropic prior
+    ``P_0 = alpha I``, ``m_0 = 0``). The one place this formula is written: ``fit`` evaluates it on
+    the spectrum of the design, ``partial_fit`` on a general Gaussian prior.
 
     Parameters
     ----------
@@ -189,8 +189,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     Parameters
     ----------
     prior_precision : float or None, default=None
-        ``alpha`` of the notes (the prior ``N(0, alpha^{-1} I)``; notes 000 write
-        ``S0 = b^2 I``, so ``alpha = 1/b^2``). ``None``: estimated by evidence maximisation.
+        ``alpha`` of the notes (the prior ``N(0, alpha^{-1} I)``; Imperial
+        "Mathematics for Inference and Machine Learning" writes ``S0 = b^2 I``, so ``alpha =
+        1/b^2``). ``None``: estimated by evidence maximisation.
     noise_precision : float or None, default=None
         ``beta = 1/sigma^2``. ``None``: estimated by evidence maximisation.
     fit_intercept : bool, default=True
@@ -228,16 +229,17 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
 
     Notes
     -----
-    Posterior (seeds/000 eq. 1.213–1.215; spec 001 M16 with the corrected
+    Posterior (Imperial "Mathematics for Inference and Machine Learning" §1.8.2, eq. 1.213–1.215;
+    PRML §3.3.1 with
     ``S_N^{-1} = alpha I + beta Phi^T Phi``, ``m_N = beta S_N Phi^T t``); predictive
-    ``N(m_N^T phi(x), phi(x)^T S_N phi(x) + 1/beta)`` (eq. 1.247–1.258); log evidence
+    ``N(m_N^T phi(x), phi(x)^T S_N phi(x) + 1/beta)`` (§1.8.3, eq. 1.247–1.258); log evidence
     ``M/2 ln alpha + N/2 ln beta - N/2 ln 2pi - beta/2 ||t - Phi m_N||^2
-    - alpha/2 m_N^T m_N - 1/2 ln|S_N^{-1}|`` (seeds/001 L231, spec 001 M17), which equals
+    - alpha/2 m_N^T m_N - 1/2 ln|S_N^{-1}|`` (PRML eq. 3.86), which equals
     ``ln N(t | 0, beta^{-1} I + alpha^{-1} Phi Phi^T)`` (eq. 1.205–1.207).
 
     Evidence maximisation iterates the fixed-point equations of MacKay / Bishop
     ``gamma = sum_i lambda_i/(alpha + lambda_i)``, ``alpha = gamma / m_N^T m_N``,
-    ``beta = (N - gamma) / ||t - Phi m_N||^2`` jointly (spec 001 M17, with the eigenvalues
+    ``beta = (N - gamma) / ||t - Phi m_N||^2`` jointly (PRML §3.5.2, with the eigenvalues
     of ``beta Phi^T Phi`` rescaled by the current ``beta`` in every step). The design is
     factorised ONCE (the eigen-decomposition of ``Phi^T Phi`` when ``cond(Phi) < 1e3``;
     otherwise Householder QR, then the SVD of the small triangular factor), after which
@@ -269,7 +271,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     of two first; a fit whose precisions or covariance are then outside float64 raises an error
     that says so.
 
-    ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
+    ``partial_fit`` is the sequential update of PRML §3.3.1 (Fig. 3.7): the current posterior
     becomes the prior for the next batch (Bayes' theorem for Gaussians in information
     form, :meth:`mathlearn.distributions.MultivariateNormal.from_canonical`); after all
     batches it equals the batch posterior and ``log_evidence_`` sums the batch evidences
@@ -608,9 +610,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         -------
         y_samples : ndarray of shape (n_samples_X, n_samples)
             Column ``j`` is ``phi(X) w_j`` (plus the offset) with ``w_j ~ N(m_N, S_N)``:
-            noise-free functions of the model (seeds/000 Remark 22, spec 000 §2.G M35: draw
-            ``theta_i ~ N(m_N, S_N)`` and evaluate ``theta_i^T phi(x)``; the sample curves of
-            seeds/001 L189–L195).
+            noise-free functions of the model (Imperial
+            "Mathematics for Inference and Machine Learning" §1.8.3, Remark 22: draw ``theta_i ~
+            N(m_N, S_N)`` and evaluate ``theta_i^T phi(x)``; the sample curves of PRML Fig. 3.9).
 
         Notes
         -----

@@ -1,4 +1,4 @@
-"""Maximum-likelihood linear regression (spec 000 §2.D M17–M20, 001 M10/M13, 004 §2.1)."""
+"""Maximum-likelihood linear regression."""
 
 from __future__ import annotations
 
@@ -35,8 +35,9 @@ class LinearRegression(LinearModel):
     coef_std_error_ : ndarray of shape (n_features,)
         Standard errors ``sqrt(s^2 [(X^T X)^{-1}]_jj)`` with the unbiased ``s^2 = RSS/(N-p)``
         (``p`` coefficients including the intercept; ``X^T S X`` with weights), the
-        classical sampling standard deviation of ``w_ML`` (notes 004 slide 2:12–2:13).
-        ``inf`` where they are undefined (rank-deficient design or ``N <= p``).
+        classical sampling standard deviation of ``w_ML`` (Stuttgart
+        "Introduction to Machine Learning" slides 2:12–2:13). ``inf`` where they are undefined
+        (rank-deficient design or ``N <= p``).
     intercept_std_error_ : float
         Standard error of ``intercept_`` (``nan``-free: 0.0 without an intercept).
     rank_ : int
@@ -48,17 +49,17 @@ class LinearRegression(LinearModel):
 
     Notes
     -----
-    Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (seeds/000 eq. 1.2, 1.146–1.158;
-    seeds/001 L137–L157 with the corrected log-likelihood of spec 001 M13). The maximiser is
-    ``w_ML = (X^T X)^{-1} X^T y`` (eq. 1.158), which we never compute that way: the design is
-    equilibrated by exact powers of two, factorised by Householder QR, and the solution of the
-    augmented system ``[I X; X^T 0][r; w] = [y; 0]`` is refined with residuals computed in
-    doubled precision (Björck 1967) wherever the a priori error bound of the plain QR
-    solution, ``eps kappa (2 + (kappa + 1) ||r|| / (||X D|| ||w||))`` with ``kappa`` the
-    estimated condition number of the equilibrated design, exceeds ``2^-48``. The result is
-    the float64 rounding of the exact least-squares solution of the given data (to within
-    ``2^-48`` of the largest coefficient where refinement is skipped) even when
-    ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
+    Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (Imperial
+    "Mathematics for Inference and Machine Learning" §1.5.1, eq. 1.2, 1.146–1.158; PRML §3.1.1,
+    with the log-likelihood corrected as in PRML eq. 3.11). The maximiser is ``w_ML = (X^T X)^{-1}
+    X^T y`` (eq. 1.158), which we never compute that way: the design is equilibrated by exact
+    powers of two, factorised by Householder QR, and the solution of the augmented system ``[I X;
+    X^T 0][r; w] = [y; 0]`` is refined with residuals computed in doubled precision (Björck 1967)
+    wherever the a priori error bound of the plain QR solution, ``eps kappa (2 + (kappa + 1) ||r||
+    / (||X D|| ||w||))`` with ``kappa`` the estimated condition number of the equilibrated design,
+    exceeds ``2^-48``. The result is the float64 rounding of the exact least-squares solution of
+    the given data (to within ``2^-48`` of the largest coefficient where refinement is skipped)
+    even when ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
     every digit. A numerically rank-deficient design falls back to the minimum-norm solution (SVD).
 
     Examples

@@ -1,4 +1,4 @@
-"""Ridge regression: the MAP estimate under a Gaussian prior (spec 000 §2.D M21–M22)."""
+"""Ridge regression: the MAP estimate under a Gaussian prior."""
 
 from __future__ import annotations
 
@@ -57,12 +57,12 @@ class Ridge(LinearModel):
     to match.
 
     Negative log-posterior ``(1/2 sigma^2) ||y - Phi w||^2 + (1/2 b^2) ||w||^2``
-    (seeds/000 eq. 1.174) has the minimiser ``w_MAP = (Phi^T Phi + (sigma^2/b^2) I)^{-1}
-    Phi^T y`` (eq. 1.180; spec 001 M11 with ``lambda = alpha/beta``). Erratum: Remark 13 of
-    notes 000 calls lambda "twice the precision"; it is half of it (spec 000 §2.D M22). The
-    offset is left unpenalised by centring ``X`` and ``y`` (notes 004 slide 2:15, spec 004
-    §2.1) and recovered as ``w_0 = mean(y) - mean(X) w``. The SPD system is solved by
-    Cholesky on the smaller side, never by an inverse.
+    (Imperial "Mathematics for Inference and Machine Learning" §1.5.4.1, eq. 1.174) has the
+    minimiser ``w_MAP = (Phi^T Phi + (sigma^2/b^2) I)^{-1} Phi^T y`` (eq. 1.180; PRML §1.2.5 with
+    ``lambda = alpha/beta``). Corrected: Remark 13 of the notes calls lambda "twice the precision";
+    it is half of it. The offset is left unpenalised by centring ``X`` and ``y`` (Stuttgart
+    "Introduction to Machine Learning" slide 2:15) and recovered as ``w_0 = mean(y) - mean(X) w``.
+    The SPD system is solved by Cholesky on the smaller side, never by an inverse.
 
     Examples
     --------
