@@ -38,7 +38,7 @@ def _two_blobs(rng, n=50):
         "regression's barely moves. Training accuracy on the original points, ours beside "
         "scikit-learn's LogisticRegression (same C)."
     ),
-    source="001 M22/M24, E5 (PRML Fig. 4.4)",
+    source="PRML §4.1.3 and §4.3.2, Fig. 4.4",
 )
 def ls_vs_logistic(ctx):
     import matplotlib.pyplot as plt
@@ -92,7 +92,11 @@ def ls_vs_logistic(ctx):
         "the MAP plug-in sigma(mu) is as confident there as its slope allows. The Monte Carlo "
         "predictive (2000 draws of the latent f) checks the probit approximation."
     ),
-    source="004 §2.7 (slides 8:19-8:21), T13; 002 M43; PRML §4.5",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' slides 8:19-8:21; Oxford 'Advanced Topics "
+        "in Statistical Machine Learning' §7.3; "
+        "PRML §4.5"
+    ),
 )
 def bayes_logistic_predictive(ctx):
     import matplotlib.pyplot as plt
@@ -149,7 +153,7 @@ def bayes_logistic_predictive(ctx):
         "of LDA (shared covariance), QDA (one per class) and multinomial logistic regression, "
         "ours beside scikit-learn's."
     ),
-    source="PRML §4.2-4.3; 004 §2.2 (slides 3:14-3:17)",
+    source="PRML §4.2-4.3; Stuttgart 'Introduction to Machine Learning' §3.3 (slides 3:14-3:17)",
 )
 def generative_vs_discriminative(ctx):
     from sklearn import discriminant_analysis as sda
@@ -213,7 +217,7 @@ def generative_vs_discriminative(ctx):
         "Dirichlet posterior predictive (alpha = 1) has no zeros. Ours beside scikit-learn's "
         "MultinomialNB."
     ),
-    source="002 M42, Demo9",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §7.2 (Bayesian naive Bayes)",
 )
 def naive_bayes_pseudocounts(ctx):
     from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
