@@ -22,8 +22,8 @@ __all__ = ["make_sinusoidal", "make_sinusoidal_imperial"]
 def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=None):
     """Noisy samples of ``t = sin(2 pi x) + eps``, ``x ~ U[0, 1]``, ``eps ~ N(0, noise^2)``.
 
-    The curve-fitting data of Bishop's PRML §1.1 that notes 001 use for the polynomial and
-    Bayesian regression figures (PRML Figs. 1.4, 3.7–3.9).
+    The curve-fitting data of Bishop's PRML §1.1 that the notes following PRML use for the
+    polynomial and Bayesian regression figures (PRML Figs. 1.4, 3.7–3.9).
 
     Parameters
     ----------

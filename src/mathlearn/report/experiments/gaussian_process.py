@@ -32,7 +32,10 @@ SECTION = "Gaussian processes"
         "The table compares the learned log marginal likelihood with scikit-learn's for the "
         "same kernel and data."
     ),
-    source="002 §9.1-9.2 (M52, Demo5); 004 slides 8:14-8:16, Exercise 11.3",
+    source=(
+        "Oxford 'Advanced Topics in Statistical Machine Learning' §9.1-9.2; Stuttgart "
+        "'Introduction to Machine Learning' slides 8:14-8:16, exercise 11.3"
+    ),
 )
 def prior_posterior(ctx):
     import matplotlib.pyplot as plt
@@ -107,7 +110,7 @@ def prior_posterior(ctx):
         "the optimum found by L-BFGS-B with 4 Sobol restarts (white cross) and each start's "
         "path end (dots)."
     ),
-    source="002 §9.2 (M54, eq. 9.9-9.10)",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §9.3 (eq. 9.9-9.10)",
 )
 def lml_landscape(ctx):
     import matplotlib.pyplot as plt
@@ -159,7 +162,7 @@ def lml_landscape(ctx):
         "each acquisition (LCB with alpha = 0.05, PI, EI) the surrogate's mean and +-2 sd "
         "after 3 further steps, the acquisition (rescaled) and the next point chosen."
     ),
-    source="002 §10 (M59-M62, Demo8)",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' ch. 10 (§10.1-10.3)",
 )
 def bo_steps(ctx):
     import matplotlib.pyplot as plt

@@ -393,8 +393,8 @@ def newton_vs_gd(ctx):
         "unconstrained norm the constraint binds, and the solution is ridge regression with "
         "lambda' = 2 sigma^2 lambda (lecture 13): sweeping delta traces exactly the "
         "ridge path (scikit-learn's Ridge at the same alpha is the peer). The multiplier "
-        "decreases monotonically to 0 as delta grows (E18), and the dual function D(lambda) "
-        "peaks at lambda* with zero duality gap (E19)."
+        "decreases monotonically to 0 as delta grows, and the dual function D(lambda) "
+        "peaks at lambda* with zero duality gap."
     ),
     source="Imperial 'Mathematics for Machine Learning' lecture 13 (and its worked example)",
 )

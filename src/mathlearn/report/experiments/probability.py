@@ -89,7 +89,7 @@ def beta_coin_posterior(ctx):
         ratio = post[0] / post[1] if post[1] > 0 else np.inf
         worked.append([seq, printed, float(ratio)])
     ctx.table(
-        ["data", "notes (004 9:16-9:18)", "P(fair | D) / P(double-headed | D)"],
+        ["data", "notes (Stuttgart slides 9:16-9:18)", "P(fair | D) / P(double-headed | D)"],
         worked,
         "Fair coin (prior 999/1000) against a double-headed coin (prior 1/1000).",
     )
