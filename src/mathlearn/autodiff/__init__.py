@@ -19,6 +19,7 @@ array([-0.2539196,  0.0583322])
 
 from ._check import GradCheckResult, check_grad, numerical_grad
 from ._functional import grad, hessian, hvp, jacobian, value_and_grad
+from ._nn_primitives import avg_pool2d, conv2d, gru, lstm, max_pool2d, rnn
 from ._primitives import (
     abs,
     add,
@@ -65,17 +66,20 @@ __all__ = [
     "Tensor",
     "abs",
     "add",
+    "avg_pool2d",
     "backward",
     "broadcast_to",
     "check_grad",
     "cholesky",
     "concatenate",
+    "conv2d",
     "cos",
     "diagonal",
     "divide",
     "exp",
     "getitem",
     "grad",
+    "gru",
     "hessian",
     "hvp",
     "is_grad_enabled",
@@ -84,8 +88,10 @@ __all__ = [
     "log_softmax",
     "logdet",
     "logsumexp",
+    "lstm",
     "matmul",
     "max",
+    "max_pool2d",
     "mean",
     "multiply",
     "negative",
@@ -94,6 +100,7 @@ __all__ = [
     "power",
     "relu",
     "reshape",
+    "rnn",
     "sigmoid",
     "sin",
     "softmax",
