@@ -51,6 +51,7 @@ Examples
 (['0.bias', '0.weight', '2.bias', '2.weight'], (3, 2), dtype('float32'))
 """
 
+from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._functional import (
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -85,11 +86,17 @@ from ._layers import (
     Tanh,
 )
 from ._module import Module, Sequential, functional_call
+from ._recurrent import GRU, LSTM, RNN, pad_sequences
 
 __all__ = [
     "GELU",
+    "GRU",
+    "LSTM",
+    "RNN",
+    "AvgPool2d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Conv2d",
     "Dropout",
     "Embedding",
     "Flatten",
@@ -97,6 +104,7 @@ __all__ = [
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
+    "MaxPool2d",
     "Module",
     "ReLU",
     "Sequential",
@@ -117,4 +125,5 @@ __all__ = [
     "linear",
     "mse_loss",
     "output_gradient",
+    "pad_sequences",
 ]
