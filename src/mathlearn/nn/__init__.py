@@ -34,8 +34,9 @@ Contents: :class:`Linear`, activations (:class:`ReLU`, :class:`LeakyReLU`,
 :class:`Dropout`, :class:`BatchNorm1d`, :class:`BatchNorm2d`, :class:`Flatten`,
 :class:`Embedding`, :class:`Identity`, :class:`Sequential`; losses (:func:`mse_loss`,
 :func:`cross_entropy`, :func:`binary_cross_entropy_with_logits`, :func:`hinge_loss`) and their
-closed-form output gradients (:func:`output_gradient`); initialisers; :func:`rprop`;
-:func:`fit_module`.
+closed-form output gradients (:func:`output_gradient`); initialisers; the training loop
+(:class:`Trainer`, :func:`fit_module`, :class:`TrainingDivergedError`). Rprop is
+:func:`mathlearn.optim.rprop`.
 
 Examples
 --------
@@ -87,6 +88,7 @@ from ._layers import (
 )
 from ._module import Module, Sequential, functional_call
 from ._recurrent import GRU, LSTM, RNN, pad_sequences
+from ._training import Trainer, TrainingDivergedError, fit_module
 
 __all__ = [
     "GELU",
@@ -111,10 +113,13 @@ __all__ = [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Trainer",
+    "TrainingDivergedError",
     "binary_cross_entropy_with_logits",
     "cross_entropy",
     "dropout",
     "fan_in_normal",
+    "fit_module",
     "functional_call",
     "get_initializer",
     "glorot_normal",
