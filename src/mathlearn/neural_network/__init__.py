@@ -6,6 +6,8 @@
 :mod:`mathlearn.optim`.
 """
 
+from ._autoencoder import Autoencoder
 from ._cnn import CNNClassifier
+from ._vae import VariationalAutoencoder, diagonal_gaussian_kl
 
-__all__ = ["CNNClassifier"]
+__all__ = ["Autoencoder", "CNNClassifier", "VariationalAutoencoder", "diagonal_gaussian_kl"]

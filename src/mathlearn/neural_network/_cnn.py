@@ -110,7 +110,7 @@ class CNNClassifier(BaseClassifier):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((40, 1, 6, 6)); y = np.repeat([0, 1], 20)
     >>> X[y == 1, :, :3] += 2.0  # class 1: bright top half
-    >>> clf = CNNClassifier(conv_channels=(4,), hidden_sizes=(8,), max_iter=30,
+    >>> clf = CNNClassifier(conv_channels=(4,), hidden_sizes=(8,), tol=1e-2,
     ...                     random_state=0).fit(X, y)
     >>> clf.score(X, y)
     1.0
