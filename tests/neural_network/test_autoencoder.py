@@ -21,7 +21,11 @@ def _data(rng, n=120, d=6):
 def test_linear_autoencoder_spans_the_pca_subspace(rng, k):
     X = _data(rng)
     ae = Autoencoder(
-        n_components=k, activation="identity", solver="lbfgs", tol=1e-7, max_iter=5000,
+        n_components=k,
+        activation="identity",
+        solver="lbfgs",
+        tol=1e-7,
+        max_iter=5000,
         random_state=0,
     ).fit(X)
     decoder_span = ae.decoder_.parameters()["0.weight"]  # (d, k): columns span the output
