@@ -37,11 +37,15 @@ def test_linear_autoencoder_spans_the_pca_subspace(rng, k):
     # (k = 3), and 1e-4 leaves a factor 100 for that Hessian.
     assert np.max(subspace_angles(decoder_span, ours)) < 1e-4
     assert np.max(subspace_angles(decoder_span, sk)) < 1e-4
-    # The optimal error is the sum of the discarded eigenvalues of the (1/N) covariance.
+    # The optimal error is the sum of the discarded eigenvalues of the covariance: a share
+    # 1 - sum(explained_variance_ratio_) of the total variance.
     evals = np.linalg.eigvalsh(np.cov(X.T, bias=True))[::-1]
+    expected = evals[k:].sum() / evals.sum()
     # The loss is quadratic about its minimum: an O(tol) error in the weights changes it at
     # second order, O(tol^2), far below 1e-9 relative.
-    np.testing.assert_allclose(ae.reconstruction_error_, evals[k:].sum(), rtol=1e-9)
+    np.testing.assert_allclose(ae.unexplained_variance_ratio_, expected, rtol=1e-9)
+    ratio = SkPCA(n_components=k).fit(X).explained_variance_ratio_.sum()
+    np.testing.assert_allclose(ae.unexplained_variance_ratio_, 1 - ratio, rtol=1e-9)
 
 
 def test_transform_and_inverse_transform_compose_to_the_reconstruction(rng):
@@ -50,8 +54,8 @@ def test_transform_and_inverse_transform_compose_to_the_reconstruction(rng):
     with pytest.warns(Warning):
         ae.fit(X)
     recon = ae.inverse_transform(ae.transform(X))
-    err = float(np.mean(np.sum((X - recon) ** 2, axis=1)))
-    np.testing.assert_allclose(err, ae.reconstruction_error_, rtol=1e-12)
+    ratio = np.sum((X - recon) ** 2) / np.sum((X - X.mean(0)) ** 2)
+    np.testing.assert_allclose(ratio, ae.unexplained_variance_ratio_, rtol=1e-10)
     assert ae.transform(X).shape == (60, 2)
     assert ae.get_feature_names_out().tolist() == ["autoencoder0", "autoencoder1"]
 

@@ -145,7 +145,7 @@ def test_training_improves_the_bound_and_api(rng):
     assert vae.transform(X).shape == (150, 1)
     assert vae.sample(4, random_state=0).shape == (4, 3)
     np.testing.assert_array_equal(vae.sample(4, random_state=0), vae.sample(4, random_state=0))
-    assert vae.noise_variance_ > 0
+    assert vae.noise_std_ > 0
     # The ELBO of a fitted model is a lower bound on the IWAE bound with many samples.
     assert (
         vae.elbo(X, n_samples=20, random_state=0).mean()

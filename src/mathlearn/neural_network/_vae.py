@@ -177,8 +177,8 @@ class VariationalAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         Standardised ``x`` to ``(mu, log sigma^2)`` (``2 n_components`` outputs).
     decoder_ : mathlearn.nn.Sequential
         ``z`` to the decoder's mean (Gaussian, standardised units) or logits (Bernoulli).
-    noise_variance_ : float
-        ``sigma^2`` of the Gaussian decoder in the original units (Gaussian only).
+    noise_std_ : float
+        ``sigma`` of the Gaussian decoder in the original units (Gaussian only).
     mean_ : ndarray of shape (1, n_features)
         Subtracted from the inputs (zeros for Bernoulli).
     scale_ : float
@@ -309,7 +309,7 @@ class VariationalAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         train_network(self, self.network_, _mean_loss, Z, None, rng=rng)
         if self.likelihood == "gaussian":
             lv = float(self.network_.log_noise_var[0])
-            self.noise_variance_ = float(np.exp(lv)) * self.scale_**2
+            self.noise_std_ = float(np.exp(0.5 * lv)) * self.scale_
         self._n_features_out = k
         return self
 
