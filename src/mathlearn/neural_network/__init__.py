@@ -8,6 +8,14 @@
 
 from ._autoencoder import Autoencoder
 from ._cnn import CNNClassifier
+from ._recurrent import RecurrentClassifier, RecurrentRegressor
 from ._vae import VariationalAutoencoder, diagonal_gaussian_kl
 
-__all__ = ["Autoencoder", "CNNClassifier", "VariationalAutoencoder", "diagonal_gaussian_kl"]
+__all__ = [
+    "Autoencoder",
+    "CNNClassifier",
+    "RecurrentClassifier",
+    "RecurrentRegressor",
+    "VariationalAutoencoder",
+    "diagonal_gaussian_kl",
+]
