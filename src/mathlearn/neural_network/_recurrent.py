@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from .. import autodiff as ad
@@ -89,6 +90,9 @@ class _RecurrentBase(BaseEstimator):
             X, y = validate_data(
                 self, X, y, dtype=np.float64, allow_nd=True, y_numeric=self._regression
             )
+        elif np.ndim(X) == 3:
+            # Sequences of any length T are fine at prediction time; D is checked below.
+            X = check_array(X, dtype=np.float64, allow_nd=True)
         else:
             X = validate_data(self, X, dtype=np.float64, allow_nd=True, reset=False)
         if X.ndim == 2:
@@ -178,7 +182,9 @@ class RecurrentClassifier(_RecurrentBase, BaseClassifier):
 
     Notes
     -----
-    Sequences are ``(N, T, D)`` (batch first) or ``(N, T)`` for one feature per step.
+    Sequences are ``(N, T, D)`` (batch first) or ``(N, T)`` for one feature per step; 3-D
+    input may have another ``T`` at prediction time than in training (2-D input may not: its
+    columns are read as features).
     Sequences of different lengths are padded at the end and described by ``lengths``
     (``fit(X, y, lengths=...)``, ``predict(X, lengths=...)``); the class is read from the
     state at each sequence's own last step. A list of sequences of different lengths is
