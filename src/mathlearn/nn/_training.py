@@ -25,13 +25,16 @@ import numpy as np
 from .. import autodiff as ad
 from .. import optim
 from ..utils.validation import check_random_state
-from ._module import Module, _bound
+from ._module import Module
 
 __all__ = ["Trainer", "TrainingDivergedError", "fit_module"]
 
 
-class TrainingDivergedError(FloatingPointError):
+class TrainingDivergedError(FloatingPointError, ValueError):
     """Training produced a non-finite loss or parameters; the last finite ones are kept.
+
+    A ``FloatingPointError`` and a ``ValueError`` (the settings or data do not suit the
+    problem).
 
     Examples
     --------
@@ -144,9 +147,19 @@ class Trainer:
         self.n_steps = 0
         self._decayed = [k for k in module.parameters() if k.split(".")[-1] == "weight"]
 
+        # Where each dotted name lives, found once (the tree does not change while training).
+        self._owners = {k: module._owner(k) for k in module.parameters()}
+        owners = self._owners
+
         def objective(params, xb, yb):
-            with _bound(module, params):
+            saved = {k: m._parameters[leaf] for k, (m, leaf) in owners.items()}
+            try:
+                for k, (m, leaf) in owners.items():
+                    m._parameters[leaf] = params[k]
                 out = module(xb)
+            finally:
+                for k, (m, leaf) in owners.items():
+                    m._parameters[leaf] = saved[k]
             return loss(out, yb)
 
         self._value_and_grad = ad.value_and_grad(objective)
@@ -207,7 +220,7 @@ class Trainer:
                 )
         self.opt_state = new_state
         for name, v in new.items():
-            m, leaf = module._owner(name)
+            m, leaf = self._owners[name]
             m._parameters[leaf] = v
         self.n_steps += 1
         return value
