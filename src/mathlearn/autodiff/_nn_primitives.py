@@ -53,12 +53,11 @@ __all__ = ["avg_pool2d", "conv2d", "gru", "lstm", "max_pool2d", "rnn"]
 
 def _pair(v, name: str) -> tuple[int, int]:
     if isinstance(v, int | np.integer):
-        out = (int(v), int(v))
-    else:
-        out = tuple(int(a) for a in v)
-        if len(out) != 2:
-            raise ValueError(f"{name} must be an int or a pair of ints, got {v!r}.")
-    return out  # type: ignore[return-value]
+        return (int(v), int(v))
+    out = tuple(int(a) for a in v)
+    if len(out) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, got {v!r}.")
+    return (out[0], out[1])
 
 
 def _first_order(g) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -41,7 +41,7 @@ def mlp(sizes, activation: str, rng, dtype) -> nn.Sequential:
 
 
 def check_sizes(sizes, name: str) -> list[int]:
-    if not all(isinstance(s, Integral) and s >= 1 for s in sizes):
+    if not all(isinstance(s, Integral) and int(s) >= 1 for s in sizes):
         raise ValueError(f"{name} must hold positive integers; got {sizes!r}.")
     return [int(s) for s in sizes]
 
@@ -142,7 +142,7 @@ class Autoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     True
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "hidden_layer_sizes": [tuple, list],
         "activation": [StrOptions(set(_ACTIVATIONS))],

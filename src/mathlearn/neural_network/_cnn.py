@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -116,7 +116,7 @@ class CNNClassifier(BaseClassifier):
     1.0
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "conv_channels": [tuple, list],
         "kernel_size": [Interval(Integral, 1, None, closed="left")],
         "hidden_sizes": [tuple, list],
@@ -198,7 +198,7 @@ class CNNClassifier(BaseClassifier):
     def _build(self, rng) -> nn.Sequential:
         for name in ("conv_channels", "hidden_sizes"):
             sizes = getattr(self, name)
-            if not all(isinstance(s, Integral) and s >= 1 for s in sizes):
+            if not all(isinstance(s, Integral) and int(s) >= 1 for s in sizes):
                 raise ValueError(f"{name} must hold positive integers; got {sizes!r}.")
         if not isinstance(self.kernel_size, Integral) or self.kernel_size < 1:
             raise ValueError(f"kernel_size must be a positive integer; got {self.kernel_size!r}.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -49,7 +49,7 @@ def _ragged_error(X) -> None:
 
 
 class _RecurrentBase(BaseEstimator):
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "cell": [StrOptions(set(_CELLS))],
         "hidden_size": [Interval(Integral, 1, None, closed="left")],
         **TRAINING_CONSTRAINTS,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -225,7 +225,7 @@ class VariationalAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     ((200, 1), (5, 3))
     """
 
-    _parameter_constraints: dict = {
+    _parameter_constraints: ClassVar[dict] = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "hidden_layer_sizes": [tuple, list],
         "activation": [StrOptions(set(_ACTIVATIONS))],

@@ -97,8 +97,8 @@ def cnn_digits(ctx):
     title="Autoencoders against PCA: reconstructions of digits through a bottleneck",
     section=SECTION,
     description=(
-        "A linear autoencoder with a 10-unit bottleneck, trained by L-BFGS (300 iterations), approaches PCA's "
-        "10-dimensional subspace and reaches its reconstruction error (PCA is the optimal "
+        "A linear autoencoder with a 10-unit bottleneck, trained by L-BFGS (300 iterations), "
+        "approaches PCA's 10-dimensional subspace and its reconstruction error (PCA is the optimal "
         "linear autoencoder); a tanh autoencoder with one hidden layer of 64 units trained for a "
         "few epochs is shown beside them. Rows: originals, PCA, the linear and the nonlinear "
         "autoencoder; the table gives the unexplained variance on training and test digits and "
