@@ -98,7 +98,7 @@ def cnn_digits(ctx):
     section=SECTION,
     description=(
         "A linear autoencoder with a 10-unit bottleneck, trained by L-BFGS (300 iterations), "
-        "approaches PCA's 10-dimensional subspace and its reconstruction error (PCA is the optimal "
+        "approaches PCA's 10-dimensional subspace and reconstruction error (PCA is the optimal "
         "linear autoencoder); a tanh autoencoder with one hidden layer of 64 units trained for a "
         "few epochs is shown beside them. Rows: originals, PCA, the linear and the nonlinear "
         "autoencoder; the table gives the unexplained variance on training and test digits and "
