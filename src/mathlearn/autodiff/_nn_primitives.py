@@ -45,7 +45,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from scipy import special
 
-from ._primitives import getitem, transpose
+from ._primitives import reshape, transpose
 from ._tensor import Primitive, Tensor, _value
 
 __all__ = ["avg_pool2d", "conv2d", "gru", "lstm", "max_pool2d", "rnn"]
@@ -405,20 +405,29 @@ def _initial(h0, n, hidden, dtype):
     return np.asarray(h0, dtype=dtype)
 
 
+# Internal gate order [i, f, o, g]: the three sigmoid gates are contiguous, so that each
+# step applies the sigmoid's affine map to one block. Weights are permuted on entry and the
+# gradients permuted back.
+def _lstm_perm(hidden: int) -> np.ndarray:
+    h = np.arange(hidden)
+    return np.concatenate([h, hidden + h, 3 * hidden + h, 2 * hidden + h])
+
+
 def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
     n, t, _ = x.shape
     hidden = w_hh.shape[1]
     h2, h3 = 2 * hidden, 3 * hidden
     dtype = np.result_type(x, w_ih, w_hh, b)
+    perm = _lstm_perm(hidden)
     # s(a) = (1 + tanh(a / 2)) / 2: the sigmoid gates' rows are halved once (exactly, a power
     # of two), so that one tanh call per step serves all four gates.
     scale = np.full(4 * hidden, 0.5, dtype=dtype)
-    scale[h2:h3] = 1.0
+    scale[h3:] = 1.0
     xt = np.ascontiguousarray(np.asarray(x, dtype=dtype).transpose(1, 0, 2))
-    w_in = (np.asarray(w_ih, dtype=dtype) * scale[:, None]).T
+    w_in = (np.asarray(w_ih, dtype=dtype)[perm] * scale[:, None]).T
     pre = (xt.reshape(t * n, -1) @ w_in).reshape(t, n, -1)
-    pre += np.asarray(b, dtype=dtype) * scale
-    whh_t = np.ascontiguousarray((np.asarray(w_hh, dtype=dtype) * scale[:, None]).T)
+    pre += np.asarray(b, dtype=dtype)[perm] * scale
+    whh_t = np.ascontiguousarray((np.asarray(w_hh, dtype=dtype)[perm] * scale[:, None]).T)
     m = _mask_steps(mask, n, t, dtype)
     gates = np.empty((t, n, 4 * hidden), dtype=dtype)
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
@@ -433,19 +442,19 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
         buf += pre[k]
         gk = gates[k]
         np.tanh(buf, out=gk)
-        for sl in (gk[:, :h2], gk[:, h3:]):
-            sl *= 0.5
-            sl += 0.5
+        sig = gk[:, :h3]
+        sig *= 0.5
+        sig += 0.5
         c = cs[k + 1]
         np.multiply(gk[:, hidden:h2], cs[k], out=c)
-        np.multiply(gk[:, :hidden], gk[:, h2:h3], out=tmp)
+        np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
         c += tmp
         np.tanh(c, out=tcs[k])
-        np.multiply(gk[:, h3:], tcs[k], out=hs[k + 1])
+        np.multiply(gk[:, h2:h3], tcs[k], out=hs[k + 1])
         if m is not None:
             cs[k + 1] = m[k] * c + (1 - m[k]) * cs[k]
             hs[k + 1] = m[k] * hs[k + 1] + (1 - m[k]) * hs[k]
-    cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype)
+    cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype, perm=perm)
     out = np.empty((t + 2, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
     out[t] = hs[t]
@@ -455,29 +464,22 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
 
 def _lstm_backward(g, w_ih, w_hh, cache):
     g = _first_order(g)
-    xt, gates, hs, cs, tcs, m, dtype = (
-        cache[k] for k in ("xt", "gates", "hs", "cs", "tcs", "m", "dtype")
+    xt, gates, hs, cs, tcs, m, dtype, perm = (
+        cache[k] for k in ("xt", "gates", "hs", "cs", "tcs", "m", "dtype", "perm")
     )
     t, n, hidden = tcs.shape
     h2, h3 = 2 * hidden, 3 * hidden
-    w_hh = np.asarray(w_hh, dtype=dtype)
-    # Every step's local derivatives at once (vectorised over time): with dc the gradient on
-    # c_t, da_i = dc g i(1-i), da_f = dc c_{t-1} f(1-f), da_g = dc i (1-g^2); with dh that on
-    # h_t, da_o = dh tanh(c_t) o(1-o) and dc gains dh o (1-tanh^2(c_t)).
-    coef = gates * (1 - gates)
-    i, f, gg, o = (gates[..., j * hidden : (j + 1) * hidden] for j in range(4))
-    coef[..., h2:h3] = 1 - gg * gg
-    coef[..., :hidden] *= gg
-    coef[..., hidden:h2] *= cs[:t]
-    coef[..., h2:h3] *= i
-    coef[..., h3:] *= tcs
-    o_dtanh = o * (1 - tcs * tcs)
-    coef3 = coef[..., :h3].reshape(t, n, 3, hidden)
+    w_hh = np.asarray(w_hh, dtype=dtype)[perm]
+    # Per step, gates in the internal order [i, f, o, g] and with dc the gradient on c_t,
+    # dh that on h_t: da_i = dc g i(1-i), da_f = dc c_{t-1} f(1-f), da_g = dc i (1-g^2),
+    # da_o = dh tanh(c_t) o(1-o), and dc gains dh o (1-tanh^2(c_t)). Small buffers reused
+    # at every step stay in cache (a vectorised pass over all steps is memory-bound).
     dy = g[:t] if m is None else g[:t] * m
     dh = np.array(g[t], dtype=dtype)
     dc = np.array(g[t + 1], dtype=dtype)
     da = np.empty_like(gates)
-    da3 = da[..., :h3].reshape(t, n, 3, hidden)
+    deriv = np.empty((n, 4 * hidden), dtype=dtype)
+    tmp = np.empty((n, hidden), dtype=dtype)
     for k in range(t - 1, -1, -1):
         dh += dy[k]
         if m is not None:
@@ -485,23 +487,37 @@ def _lstm_backward(g, w_ih, w_hh, cache):
             dh_keep, dc_keep = (1 - m[k]) * dh, (1 - m[k]) * dc
             dh *= m[k]
             dc *= m[k]
-        np.multiply(dh, coef[k, :, h3:], out=da[k, :, h3:])
-        dh *= o_dtanh[k]
-        dc += dh
-        np.multiply(dc[:, None, :], coef3[k], out=da3[k])
-        dc *= f[k]
-        np.matmul(da[k], w_hh, out=dh)
+        gk, dak, tc = gates[k], da[k], tcs[k]
+        np.subtract(1, gk, out=deriv)
+        deriv *= gk
+        np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
+        np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
+        np.multiply(dh, tc, out=dak[:, h2:h3])
+        dak[:, h2:h3] *= deriv[:, h2:h3]
+        np.multiply(tc, tc, out=tmp)
+        np.subtract(1, tmp, out=tmp)
+        tmp *= gk[:, h2:h3]
+        tmp *= dh
+        dc += tmp
+        np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
+        np.multiply(dc, cs[k], out=dak[:, hidden:h2])
+        np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
+        dak[:, :h2] *= deriv[:, :h2]
+        dak[:, h3:] *= deriv[:, h3:]
+        dc *= gk[:, hidden:h2]
+        np.matmul(dak, w_hh, out=dh)
         if m is not None:
             dh += dh_keep
             dc += dc_keep
     da2 = da.reshape(t * n, -1)
+    inverse = np.argsort(perm)
     return {
-        "x": (da2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
+        "x": (da2 @ np.asarray(w_ih, dtype=dtype)[perm]).reshape(t, n, -1).transpose(1, 0, 2),
         "h0": dh,
         "c0": dc,
-        "w_ih": da2.T @ xt.reshape(t * n, -1),
-        "w_hh": da2.T @ hs[:t].reshape(t * n, -1),
-        "b": da2.sum(axis=0),
+        "w_ih": (da2.T @ xt.reshape(t * n, -1))[inverse],
+        "w_hh": (da2.T @ hs[:t].reshape(t * n, -1))[inverse],
+        "b": da2.sum(axis=0)[inverse],
     }
 
 
@@ -663,10 +679,25 @@ _RNN_KEYS = ("x", "h0", "w_ih", "w_hh", "b")
 _rnn = Primitive("rnn", _rnn_forward, tuple(_vjp_for(k, _rnn_backward, 1) for k in _RNN_KEYS))
 
 
+def _place(g, ans, x, *, start, stop):
+    # The VJP of a slice along the first axis: zeros with g written in place (no repeated
+    # indices, so an assignment, much cheaper than a general scatter-add).
+    g = _first_order(g)
+    out = np.zeros(np.shape(x), dtype=g.dtype)
+    out[start:stop] = g
+    return out
+
+
+_rows = Primitive("rows", lambda x, *, start, stop: x[start:stop], (_place,))
+
+
 def _split(packed, t, n_state):
     """Outputs ``(N, T, H)`` and the final states ``(N, H)`` from a packed time-major result."""
-    outputs = transpose(getitem(packed, slice(0, t)), (1, 0, 2))
-    states = tuple(getitem(packed, t + j) for j in range(n_state))
+    outputs = transpose(_rows(packed, start=0, stop=t), (1, 0, 2))
+    states = tuple(
+        reshape(_rows(packed, start=t + j, stop=t + j + 1), np.shape(packed)[1:])
+        for j in range(n_state)
+    )
     return (outputs, *states)
 
 
