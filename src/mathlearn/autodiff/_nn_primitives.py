@@ -77,6 +77,18 @@ def _memo(cache: dict, g, compute):
     return cache["grads"]
 
 
+def _serial_blas():
+    """One BLAS thread for the per-step products of a recurrence.
+
+    They are small (batch x hidden by hidden x gates); handing each to a thread pool costs
+    more than it saves, and on a busy machine spinning BLAS threads slow every step down
+    by orders of magnitude. The large products before and after the loop keep the pool.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
@@ -437,23 +449,24 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
     tmp = np.empty((n, hidden), dtype=dtype)
     hs[0] = h0
     cs[0] = c0
-    for k in range(t):
-        np.matmul(hs[k], whh_t, out=buf)
-        buf += pre[k]
-        gk = gates[k]
-        np.tanh(buf, out=gk)
-        sig = gk[:, :h3]
-        sig *= 0.5
-        sig += 0.5
-        c = cs[k + 1]
-        np.multiply(gk[:, hidden:h2], cs[k], out=c)
-        np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
-        c += tmp
-        np.tanh(c, out=tcs[k])
-        np.multiply(gk[:, h2:h3], tcs[k], out=hs[k + 1])
-        if m is not None:
-            cs[k + 1] = m[k] * c + (1 - m[k]) * cs[k]
-            hs[k + 1] = m[k] * hs[k + 1] + (1 - m[k]) * hs[k]
+    with _serial_blas():
+        for k in range(t):
+            np.matmul(hs[k], whh_t, out=buf)
+            buf += pre[k]
+            gk = gates[k]
+            np.tanh(buf, out=gk)
+            sig = gk[:, :h3]
+            sig *= 0.5
+            sig += 0.5
+            c = cs[k + 1]
+            np.multiply(gk[:, hidden:h2], cs[k], out=c)
+            np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
+            c += tmp
+            np.tanh(c, out=tcs[k])
+            np.multiply(gk[:, h2:h3], tcs[k], out=hs[k + 1])
+            if m is not None:
+                cs[k + 1] = m[k] * c + (1 - m[k]) * cs[k]
+                hs[k + 1] = m[k] * hs[k + 1] + (1 - m[k]) * hs[k]
     cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype, perm=perm)
     out = np.empty((t + 2, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -480,35 +493,36 @@ def _lstm_backward(g, w_ih, w_hh, cache):
     da = np.empty_like(gates)
     deriv = np.empty((n, 4 * hidden), dtype=dtype)
     tmp = np.empty((n, hidden), dtype=dtype)
-    for k in range(t - 1, -1, -1):
-        dh += dy[k]
-        if m is not None:
-            # Padded steps copy the state: d(state_k) goes straight to state_{k-1}.
-            dh_keep, dc_keep = (1 - m[k]) * dh, (1 - m[k]) * dc
-            dh *= m[k]
-            dc *= m[k]
-        gk, dak, tc = gates[k], da[k], tcs[k]
-        np.subtract(1, gk, out=deriv)
-        deriv *= gk
-        np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
-        np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
-        np.multiply(dh, tc, out=dak[:, h2:h3])
-        dak[:, h2:h3] *= deriv[:, h2:h3]
-        np.multiply(tc, tc, out=tmp)
-        np.subtract(1, tmp, out=tmp)
-        tmp *= gk[:, h2:h3]
-        tmp *= dh
-        dc += tmp
-        np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
-        np.multiply(dc, cs[k], out=dak[:, hidden:h2])
-        np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
-        dak[:, :h2] *= deriv[:, :h2]
-        dak[:, h3:] *= deriv[:, h3:]
-        dc *= gk[:, hidden:h2]
-        np.matmul(dak, w_hh, out=dh)
-        if m is not None:
-            dh += dh_keep
-            dc += dc_keep
+    with _serial_blas():
+        for k in range(t - 1, -1, -1):
+            dh += dy[k]
+            if m is not None:
+                # Padded steps copy the state: d(state_k) goes straight to state_{k-1}.
+                dh_keep, dc_keep = (1 - m[k]) * dh, (1 - m[k]) * dc
+                dh *= m[k]
+                dc *= m[k]
+            gk, dak, tc = gates[k], da[k], tcs[k]
+            np.subtract(1, gk, out=deriv)
+            deriv *= gk
+            np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
+            np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
+            np.multiply(dh, tc, out=dak[:, h2:h3])
+            dak[:, h2:h3] *= deriv[:, h2:h3]
+            np.multiply(tc, tc, out=tmp)
+            np.subtract(1, tmp, out=tmp)
+            tmp *= gk[:, h2:h3]
+            tmp *= dh
+            dc += tmp
+            np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
+            np.multiply(dc, cs[k], out=dak[:, hidden:h2])
+            np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
+            dak[:, :h2] *= deriv[:, :h2]
+            dak[:, h3:] *= deriv[:, h3:]
+            dc *= gk[:, hidden:h2]
+            np.matmul(dak, w_hh, out=dh)
+            if m is not None:
+                dh += dh_keep
+                dc += dc_keep
     da2 = da.reshape(t * n, -1)
     inverse = np.argsort(perm)
     return {
@@ -557,20 +571,21 @@ def _gru_forward(x, h0, w_ih, w_hh, b_ih, b_hh, *, mask, cache):
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
     hs[0] = h0
     h2 = 2 * hidden
-    for k in range(t):
-        hh = hs[k] @ whh_t
-        hh += b_hh
-        a = pre[k]
-        gk = gates[k]
-        a[:, :h2] += hh[:, :h2]
-        special.expit(a[:, :h2], out=gk[:, :h2])
-        hhn[k] = hh[:, h2:]
-        np.tanh(a[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
-        z, nn = gk[:, hidden:h2], gk[:, h2:]
-        h = nn + z * (hs[k] - nn)
-        if m is not None:
-            h = m[k] * h + (1 - m[k]) * hs[k]
-        hs[k + 1] = h
+    with _serial_blas():
+        for k in range(t):
+            hh = hs[k] @ whh_t
+            hh += b_hh
+            a = pre[k]
+            gk = gates[k]
+            a[:, :h2] += hh[:, :h2]
+            special.expit(a[:, :h2], out=gk[:, :h2])
+            hhn[k] = hh[:, h2:]
+            np.tanh(a[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
+            z, nn = gk[:, hidden:h2], gk[:, h2:]
+            h = nn + z * (hs[k] - nn)
+            if m is not None:
+                h = m[k] * h + (1 - m[k]) * hs[k]
+            hs[k + 1] = h
     cache.update(xt=xt, gates=gates, hhn=hhn, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -588,22 +603,23 @@ def _gru_backward(g, w_ih, w_hh, cache):
     dh = np.array(g[t], dtype=dtype)
     dxa = np.empty_like(gates)  # pre-activation gradients on the input side
     dha = np.empty_like(gates)  # ... and on the recurrent side (r scales the n block)
-    for k in range(t - 1, -1, -1):
-        dh += dy[k]
-        if m is not None:
-            dh_keep = (1 - m[k]) * dh
-            dh = m[k] * dh
-        gk = gates[k]
-        r, z, nn = gk[:, :hidden], gk[:, hidden:h2], gk[:, h2:]
-        dan = dh * (1 - z) * (1 - nn * nn)
-        dxa[k, :, h2:] = dan
-        dha[k, :, h2:] = dan * r
-        np.multiply(dan * hhn[k], r * (1 - r), out=dxa[k, :, :hidden])
-        np.multiply(dh * (hs[k] - nn), z * (1 - z), out=dxa[k, :, hidden:h2])
-        dha[k, :, :h2] = dxa[k, :, :h2]
-        dh = dh * z + dha[k] @ w_hh
-        if m is not None:
-            dh += dh_keep
+    with _serial_blas():
+        for k in range(t - 1, -1, -1):
+            dh += dy[k]
+            if m is not None:
+                dh_keep = (1 - m[k]) * dh
+                dh = m[k] * dh
+            gk = gates[k]
+            r, z, nn = gk[:, :hidden], gk[:, hidden:h2], gk[:, h2:]
+            dan = dh * (1 - z) * (1 - nn * nn)
+            dxa[k, :, h2:] = dan
+            dha[k, :, h2:] = dan * r
+            np.multiply(dan * hhn[k], r * (1 - r), out=dxa[k, :, :hidden])
+            np.multiply(dh * (hs[k] - nn), z * (1 - z), out=dxa[k, :, hidden:h2])
+            dha[k, :, :h2] = dxa[k, :, :h2]
+            dh = dh * z + dha[k] @ w_hh
+            if m is not None:
+                dh += dh_keep
     dx2 = dxa.reshape(t * n, -1)
     dh2 = dha.reshape(t * n, -1)
     return {
@@ -631,13 +647,14 @@ def _rnn_forward(x, h0, w_ih, w_hh, b, *, mask, cache):
     m = _mask_steps(mask, n, t, dtype)
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
     hs[0] = h0
-    for k in range(t):
-        a = pre[k]
-        a += hs[k] @ whh_t
-        h = np.tanh(a)
-        if m is not None:
-            h = m[k] * h + (1 - m[k]) * hs[k]
-        hs[k + 1] = h
+    with _serial_blas():
+        for k in range(t):
+            a = pre[k]
+            a += hs[k] @ whh_t
+            h = np.tanh(a)
+            if m is not None:
+                h = m[k] * h + (1 - m[k]) * hs[k]
+            hs[k + 1] = h
     cache.update(xt=xt, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -654,17 +671,18 @@ def _rnn_backward(g, w_ih, w_hh, cache):
     dy = g[:t] if m is None else g[:t] * m
     dh = np.array(g[t], dtype=dtype)
     da = np.empty((t, *dh.shape), dtype=dtype)
-    for k in range(t - 1, -1, -1):
-        dh += dy[k]
-        if m is not None:
-            dh_keep = (1 - m[k]) * dh
-            dh = m[k] * dh
-        # On padded steps h_{k+1} is the copied state, not tanh(a), but dh is 0 there.
-        h = hs[k + 1]
-        np.multiply(dh, 1 - h * h, out=da[k])
-        dh = da[k] @ w_hh
-        if m is not None:
-            dh += dh_keep
+    with _serial_blas():
+        for k in range(t - 1, -1, -1):
+            dh += dy[k]
+            if m is not None:
+                dh_keep = (1 - m[k]) * dh
+                dh = m[k] * dh
+            # On padded steps h_{k+1} is the copied state, not tanh(a), but dh is 0 there.
+            h = hs[k + 1]
+            np.multiply(dh, 1 - h * h, out=da[k])
+            dh = da[k] @ w_hh
+            if m is not None:
+                dh += dh_keep
     da2 = da.reshape(t * n, -1)
     return {
         "x": (da2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
