@@ -77,16 +77,22 @@ def _memo(cache: dict, g, compute):
     return cache["grads"]
 
 
+_BLAS_CONTROLLER: list = []
+
+
 def _serial_blas():
     """One BLAS thread for the per-step products of a recurrence.
 
     They are small (batch x hidden by hidden x gates); handing each to a thread pool costs
     more than it saves, and on a busy machine spinning BLAS threads slow every step down
     by orders of magnitude. The large products before and after the loop keep the pool.
+    The controller (which scans the loaded libraries, milliseconds) is built once.
     """
-    from threadpoolctl import threadpool_limits
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(limits=1, user_api="blas")
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:

@@ -90,7 +90,7 @@ class _RecurrentBase(BaseEstimator):
             X, y = validate_data(
                 self, X, y, dtype=np.float64, allow_nd=True, y_numeric=self._regression
             )
-        elif np.ndim(X) == 3:
+        elif np.asarray(X).ndim == 3:
             # Sequences of any length T are fine at prediction time; D is checked below.
             X = check_array(X, dtype=np.float64, allow_nd=True)
         else:
@@ -209,7 +209,7 @@ class RecurrentClassifier(_RecurrentBase, BaseClassifier):
     """
 
     _regression = False
-    _common_test_params = {"max_iter": 30, "hidden_size": 8}
+    _common_test_params = {"max_iter": 20, "hidden_size": 8}
 
     @_fit_context
     def fit(self, X: Any, y: Any, lengths: Any = None) -> RecurrentClassifier:
@@ -387,7 +387,7 @@ class RecurrentRegressor(RegressorMixin, _RecurrentBase):
     """
 
     _regression = True
-    _common_test_params = {"max_iter": 30, "hidden_size": 8}
+    _common_test_params = {"max_iter": 5, "hidden_size": 4}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
