@@ -15,7 +15,13 @@ from .. import nn
 from ..base import BaseClassifier, BaseEstimator, _fit_context
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import validate_data
-from ._network_base import TRAINING_CONSTRAINTS, make_rng, predict_batches, train_network
+from ._network_base import (
+    TRAINING_CONSTRAINTS,
+    center_scale,
+    make_rng,
+    predict_batches,
+    train_network,
+)
 
 __all__ = ["RecurrentClassifier", "RecurrentRegressor"]
 
@@ -114,10 +120,8 @@ class _RecurrentBase(BaseEstimator):
             mask = np.arange(t) < lengths[:, None]
         if reset:
             self.n_step_features_ = d
-            real = X[mask]
-            self.input_mean_ = real.mean(axis=0)
-            spread = float(np.sqrt(np.mean((real - self.input_mean_) ** 2)))
-            self.input_scale_ = spread if spread > 0 else 1.0
+            mean, self.input_scale_ = center_scale(X[mask], (0,))
+            self.input_mean_ = mean[0]
         elif d != self.n_step_features_:
             raise ValueError(
                 f"{type(self).__name__} was fitted on {self.n_step_features_} features per "
@@ -416,9 +420,8 @@ class RecurrentRegressor(RegressorMixin, _RecurrentBase):
         """
         Z, y = self._sequences(X, y, lengths, reset=True)
         y = np.asarray(y, dtype=np.float64)
-        self.target_mean_ = float(y.mean())
-        spread = float(np.sqrt(np.mean((y - self.target_mean_) ** 2)))
-        self.target_scale_ = spread if spread > 0 else 1.0
+        mean, self.target_scale_ = center_scale(y[:, None], (0,))
+        self.target_mean_ = float(mean[0, 0])
         t = ((y - self.target_mean_) / self.target_scale_)[:, None]
         rng = make_rng(self.random_state)
         self.network_ = self._build(1, rng)
