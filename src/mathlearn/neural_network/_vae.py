@@ -217,12 +217,12 @@ class VariationalAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     >>> import numpy as np
     >>> from mathlearn.neural_network import VariationalAutoencoder
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((200, 1)) @ np.array([[1.0, 2.0, -1.0]])
-    >>> X += 0.1 * rng.standard_normal((200, 3))
-    >>> vae = VariationalAutoencoder(n_components=1, hidden_layer_sizes=(8,), tol=0.05,
-    ...                              random_state=0).fit(X)
+    >>> X = rng.standard_normal((100, 1)) @ np.array([[1.0, 2.0, -1.0]])
+    >>> X += 0.1 * rng.standard_normal((100, 3))
+    >>> vae = VariationalAutoencoder(n_components=1, hidden_layer_sizes=(8,), batch_size=50,
+    ...                              tol=0.05, random_state=0).fit(X)
     >>> vae.transform(X).shape, vae.sample(5, random_state=0).shape
-    ((200, 1), (5, 3))
+    ((100, 1), (5, 3))
     """
 
     _parameter_constraints: ClassVar[dict] = {
