@@ -7,12 +7,15 @@ always) or anything it is built from (a SciPy sparse users x items matrix, a Dat
 """
 
 from ._als import ALS
+from ._knn import ItemKNN, UserKNN
 from ._metrics import mae, map_at_k, ndcg_at_k, precision_at_k, recall_at_k, rmse
 from ._ratings import Ratings, leave_k_out_split, temporal_split, train_test_split
 
 __all__ = [
     "ALS",
+    "ItemKNN",
     "Ratings",
+    "UserKNN",
     "leave_k_out_split",
     "mae",
     "map_at_k",
