@@ -122,8 +122,8 @@ def test_recommend_and_similar_items():
     assert np.all(np.diff(scores) <= 0)
     items_all, _ = model.recommend("Alice", n=5, exclude_seen=False)
     assert len(items_all) == 5
-    sim_items, sims = ItemKNN(similarity="cosine").fit(load_toy_ratings()).similar_items(
-        "The Matrix", n=10
+    sim_items, sims = (
+        ItemKNN(similarity="cosine").fit(load_toy_ratings()).similar_items("The Matrix", n=10)
     )
     assert "The Matrix" not in sim_items
     assert np.all(np.diff(sims) <= 0)

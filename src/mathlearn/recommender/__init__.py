@@ -7,14 +7,23 @@ always) or anything it is built from (a SciPy sparse users x items matrix, a Dat
 """
 
 from ._als import ALS
+from ._content import ContentBased
 from ._knn import ItemKNN, UserKNN
 from ._metrics import mae, map_at_k, ndcg_at_k, precision_at_k, recall_at_k, rmse
+from ._sgd import SGDMatrixFactorization
+from ._svd import TruncatedSVDRecommender
+from ._pmf import BayesianProbabilisticMatrixFactorization, ProbabilisticMatrixFactorization
 from ._ratings import Ratings, leave_k_out_split, temporal_split, train_test_split
 
 __all__ = [
     "ALS",
+    "BayesianProbabilisticMatrixFactorization",
+    "ContentBased",
     "ItemKNN",
+    "ProbabilisticMatrixFactorization",
     "Ratings",
+    "SGDMatrixFactorization",
+    "TruncatedSVDRecommender",
     "UserKNN",
     "leave_k_out_split",
     "mae",

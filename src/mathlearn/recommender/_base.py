@@ -55,16 +55,21 @@ def ridge_rows(
     *,
     weights: np.ndarray | None = None,
     base_gram: np.ndarray | None = None,
+    rhs_coef: np.ndarray | None = None,
 ) -> np.ndarray:
     """Solve, for every row u of a sparse pattern, the ridge regression on its entries.
 
     ``x_u = argmin sum_{i in row u} w_ui (t_ui - v_i^T x)^2 + reg_u ||x||^2`` (plus
     ``x^T base_gram x`` when given), i.e.
     ``(sum w v v^T + base_gram + reg_u I) x_u = sum w t v`` — equations (6.1) and (6.2) of the
-    Oxford notes, Cholesky-solved in batches. Rows without entries and no base term get 0.
+    Oxford notes, Cholesky-solved in batches. ``rhs_coef`` replaces ``w t`` on the right
+    (implicit feedback). Rows without entries and no base term get 0.
     """
     n_rows, k = R.shape[0], V.shape[1]
-    wt = targets if weights is None else weights * targets
+    if rhs_coef is not None:
+        wt = rhs_coef
+    else:
+        wt = targets if weights is None else weights * targets
     T = sp.csr_array((wt, R.indices, R.indptr), shape=R.shape)
     rhs = T @ V
     X = np.zeros((n_rows, k))

@@ -266,8 +266,9 @@ class ItemKNN(_KNNBase):
     >>> from mathlearn.datasets import load_toy_ratings
     >>> from mathlearn.recommender import ItemKNN
     >>> model = ItemKNN(n_neighbors=2, similarity="cosine").fit(load_toy_ratings())
-    >>> model.similar_items("The Matrix", n=1)[0].tolist()
-    ['Ex Machina']
+    >>> items, sims = model.similar_items("The Matrix", n=3)
+    >>> items.tolist(), sims.round(3).tolist()  # one co-rater each for the first two: 1
+    (['Blade Runner', 'Click', 'Ex Machina'], [1.0, 1.0, 0.978])
     """
 
     @_fit_context

@@ -71,8 +71,7 @@ def _lists(recommended, relevant, k) -> list[tuple[list, set]]:
     rel = list(relevant)
     if len(rec) != len(rel):
         raise ValueError(
-            f"recommended and relevant must have one entry per user ({len(rec)} and "
-            f"{len(rel)})."
+            f"recommended and relevant must have one entry per user ({len(rec)} and {len(rel)})."
         )
     pairs = [(list(r)[: int(k)], set(s)) for r, s in zip(rec, rel, strict=True) if len(s)]
     if not pairs:
@@ -111,7 +110,9 @@ def precision_at_k(
     return float(np.mean([sum(i in s for i in r) / k for r, s in pairs]))
 
 
-def recall_at_k(recommended: Iterable[Sequence], relevant: Iterable[Iterable], k: int = 10) -> float:
+def recall_at_k(
+    recommended: Iterable[Sequence], relevant: Iterable[Iterable], k: int = 10
+) -> float:
     """Recall at k: the fraction of a user's relevant items found in the top k.
 
     Parameters

@@ -204,8 +204,7 @@ class Ratings:
             raise ValueError("timestamps must have one entry per rating.")
         if not np.all(np.isfinite(vals)):
             raise ValueError(
-                "Ratings contain NaN or infinity; drop the missing ratings instead of "
-                "storing NaN."
+                "Ratings contain NaN or infinity; drop the missing ratings instead of storing NaN."
             )
         user_ids, user_index = _id_map(u_list)
         item_ids, item_index = _id_map(i_list)
