@@ -8,6 +8,7 @@ always) or anything it is built from (a SciPy sparse users x items matrix, a Dat
 
 from ._als import ALS
 from ._content import ContentBased
+from ._implicit import ImplicitALS
 from ._knn import ItemKNN, UserKNN
 from ._metrics import mae, map_at_k, ndcg_at_k, precision_at_k, recall_at_k, rmse
 from ._sgd import SGDMatrixFactorization
@@ -19,6 +20,7 @@ __all__ = [
     "ALS",
     "BayesianProbabilisticMatrixFactorization",
     "ContentBased",
+    "ImplicitALS",
     "ItemKNN",
     "ProbabilisticMatrixFactorization",
     "Ratings",

@@ -63,7 +63,10 @@ class SGDMatrixFactorization(FactorModel):
     global_mean_ : float
         Mean training rating.
     objective_ : list of float
-        ``sum e^2 + lambda (sum ||p_u||^2 + b_u^2 + sum ||q_i||^2 + c_i^2)`` after each epoch.
+        After each epoch, the objective the per-rating steps descend:
+        ``sum e^2 + lambda (sum_u n_u (||p_u||^2 + b_u^2) + sum_i n_i (||q_i||^2 + c_i^2))``,
+        with n_u, n_i the rating counts (the regularisation is applied once per rating, so
+        it is weighted by the counts, as in :class:`ALS`'s default).
     n_iter_ : int
         Epochs run.
     user_ids_, item_ids_ : ndarray
@@ -153,6 +156,8 @@ class SGDMatrixFactorization(FactorModel):
         mu = self.global_mean_ if self.biases else 0.0
         users, items, values = data.users, data.items, data.values
         B = int(self.batch_size)
+        n_u = np.bincount(users, minlength=n_users).astype(float)
+        n_i = np.bincount(items, minlength=n_items).astype(float)
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
@@ -173,7 +178,8 @@ class SGDMatrixFactorization(FactorModel):
                     "ratings."
                 )
             resid = values - mu - bu[users] - bi[items] - pair_dots(P, Q, users, items)
-            obj = float(resid @ resid + lam * (np.sum(P**2) + np.sum(Q**2) + bu @ bu + bi @ bi))
+            pen = n_u @ (np.sum(P**2, axis=1) + bu**2) + n_i @ (np.sum(Q**2, axis=1) + bi**2)
+            obj = float(resid @ resid + lam * pen)
             history.append(obj)
             if self.tol > 0 and len(history) > 1 and history[-2] - obj <= self.tol * history[-2]:
                 break
