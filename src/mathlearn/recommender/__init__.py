@@ -7,6 +7,7 @@ always) or anything it is built from (a SciPy sparse users x items matrix, a Dat
 """
 
 from ._als import ALS
+from ._cocluster import CoClustering
 from ._content import ContentBased
 from ._implicit import ImplicitALS
 from ._knn import ItemKNN, UserKNN
@@ -19,6 +20,7 @@ from ._ratings import Ratings, leave_k_out_split, temporal_split, train_test_spl
 __all__ = [
     "ALS",
     "BayesianProbabilisticMatrixFactorization",
+    "CoClustering",
     "ContentBased",
     "ImplicitALS",
     "ItemKNN",
