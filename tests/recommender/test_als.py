@@ -106,7 +106,7 @@ def test_surprise_als_baseline_style_comparison():
         ours = ALS(n_components=2, regularization=0.01, max_iter=30, random_state=0).fit(r)
     u = np.repeat(np.arange(200), 100)
     i = np.tile(np.arange(100), 200)
-    theirs = np.array([svd.predict(a, b).est for a, b in zip(u[::7], i[::7])])
+    theirs = np.array([svd.predict(a, b).est for a, b in zip(u[::7], i[::7], strict=False)])
     # Both estimate the same mean function; ours is no further from the truth.
     assert rmse(truth(u[::7], i[::7]), ours.predict(u[::7], i[::7])) <= 1.05 * rmse(
         truth(u[::7], i[::7]), theirs

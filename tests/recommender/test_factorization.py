@@ -38,7 +38,7 @@ def test_sgd_batch_one_is_the_notes_update_rule():
     Q = 0.1 * rng.standard_normal((r.shape[1], k))
     bu, bi, mu = np.zeros(r.shape[0]), np.zeros(r.shape[1]), r.values.mean()
     for _ in range(2):
-        for u, i, y in zip(r.users, r.items, r.values):
+        for u, i, y in zip(r.users, r.items, r.values, strict=False):
             e = y - mu - bu[u] - bi[i] - P[u] @ Q[i]
             bu[u] += lr * (e - lam * bu[u])
             bi[i] += lr * (e - lam * bi[i])
@@ -99,9 +99,11 @@ def test_pmf_map_is_a_minimum_of_the_posterior():
     # From a random start L-BFGS reaches a point with the same objective (rank-invariant
     # predictions up to the local minimum reached).
     rng = np.random.default_rng(1)
-    res2 = scipy.optimize.minimize(_pmf_objective, 0.1 * rng.standard_normal(theta.size),
-                                   args=args, jac=True, method="L-BFGS-B",
-                                   options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000})  # fmt: skip
+    opts = {"ftol": 1e-15, "gtol": 1e-10, "maxiter": 20000}
+    start = 0.1 * rng.standard_normal(theta.size)
+    res2 = scipy.optimize.minimize(
+        _pmf_objective, start, args=args, jac=True, method="L-BFGS-B", options=opts
+    )
     assert res2.fun == pytest.approx(f, rel=1e-5)
 
 
@@ -214,5 +216,5 @@ def test_surprise_svd_no_better_than_sgd_on_the_same_data():
                                   random_state=0).fit(r)  # fmt: skip
     u = np.repeat(np.arange(100), 60)[::3]
     i = np.tile(np.arange(60), 100)[::3]
-    est = np.array([theirs.predict(a, b).est for a, b in zip(u, i)])
+    est = np.array([theirs.predict(a, b).est for a, b in zip(u, i, strict=False)])
     assert rmse(truth(u, i), ours.predict(u, i)) <= 1.05 * rmse(truth(u, i), est)

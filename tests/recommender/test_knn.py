@@ -92,7 +92,7 @@ def test_user_knn_matches_naive(kind):
     model = UserKNN(n_neighbors=3, similarity=kind).fit(r)
     qu, qi = np.nonzero(~mask)
     got = model.predict(qu, qi)
-    want = [_naive_user_knn(Y, mask, a, b, 3, kind) for a, b in zip(qu, qi)]
+    want = [_naive_user_knn(Y, mask, a, b, 3, kind) for a, b in zip(qu, qi, strict=False)]
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
@@ -157,6 +157,6 @@ def test_surprise_knn_with_means_cosine():
         ours = cls(n_neighbors=5, similarity="cosine").fit(Ratings.from_sparse(
             sp.csr_array((Y[u, i], (u, i)), shape=Y.shape)))  # fmt: skip
         qu, qi = np.nonzero(~mask)
-        theirs = [algo.predict(a, b).est for a, b in zip(qu, qi)]
+        theirs = [algo.predict(a, b).est for a, b in zip(qu, qi, strict=False)]
         # surprise clips to the rating scale; our predictions lie inside it here
         np.testing.assert_allclose(ours.predict(qu, qi), theirs, rtol=1e-10)

@@ -12,10 +12,10 @@ from ._content import ContentBased
 from ._implicit import ImplicitALS
 from ._knn import ItemKNN, UserKNN
 from ._metrics import mae, map_at_k, ndcg_at_k, precision_at_k, recall_at_k, rmse
-from ._sgd import SGDMatrixFactorization
-from ._svd import TruncatedSVDRecommender
 from ._pmf import BayesianProbabilisticMatrixFactorization, ProbabilisticMatrixFactorization
 from ._ratings import Ratings, leave_k_out_split, temporal_split, train_test_split
+from ._sgd import SGDMatrixFactorization
+from ._svd import TruncatedSVDRecommender
 
 __all__ = [
     "ALS",

@@ -140,7 +140,7 @@ class CoClustering(RecommenderBase):
         Rt, Et = sp.csr_array(R.T), sp.csr_array(E.T)
         total_sq = float(R.data @ R.data)
         rng = check_random_state(self.random_state)
-        best = None
+        best: tuple | None = None
         for _ in range(int(self.n_init)):
             rl = rng.permutation(np.arange(n_users) % kr)
             cl = rng.permutation(np.arange(n_items) % kc)
@@ -157,6 +157,7 @@ class CoClustering(RecommenderBase):
                     break
             if best is None or history[-1] < best[2][-1]:
                 best = (rl, cl, history, n_iter)
+        assert best is not None
         rl, cl, history, n_iter = best
         S, N = _block_stats(R, E, rl, cl, kr, kc)
         self.block_means_ = np.where(N > 0, S / np.maximum(N, 1), self.global_mean_)

@@ -3,6 +3,7 @@ similarity over co-rated entries."""
 
 from __future__ import annotations
 
+import itertools
 from numbers import Integral, Real
 
 import numpy as np
@@ -106,7 +107,7 @@ class _KNNBase(RecommenderBase):
         order = np.argsort(u, kind="stable")
         us = u[order]
         bounds = np.flatnonzero(np.r_[True, us[1:] != us[:-1], True])
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        for a, b in itertools.pairwise(bounds):
             scores = self._score_user(int(us[a]))
             out[order[a:b]] = scores[i[order[a:b]]]
         return out

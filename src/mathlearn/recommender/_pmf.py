@@ -33,7 +33,8 @@ class ProbabilisticMatrixFactorization(FactorModel):
     pairs. The negative log posterior is, up to a constant,
 
     ``(1 / (2 sigma^2)) [sum (r_ui - mu - p_u^T q_i)^2 + lambda_u ||P||_F^2
-    + lambda_i ||Q||_F^2]``, ``lambda_u = sigma^2 / sigma_u^2``, ``lambda_i = sigma^2 / sigma_i^2``,
+    + lambda_i ||Q||_F^2]``, with ``lambda_u = sigma^2 / sigma_u^2`` and
+    ``lambda_i = sigma^2 / sigma_i^2``,
 
     the ALS objective (6.7); it is minimised by alternating the exact ridge solves.
 

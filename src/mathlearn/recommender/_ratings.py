@@ -17,7 +17,7 @@ def _id_map(ids: Sequence[Hashable]) -> tuple[np.ndarray, dict]:
     """Distinct ids in sorted order when they can be sorted, else in order of appearance."""
     distinct = list(dict.fromkeys(ids))
     try:
-        distinct = sorted(distinct)
+        distinct = sorted(distinct)  # type: ignore[type-var]
     except TypeError:
         pass
     arr = np.empty(len(distinct), dtype=object)
@@ -497,7 +497,7 @@ def train_test_split(
     if ratings.nnz < 2:
         raise ValueError(f"Cannot split {ratings.nnz} rating(s) into train and test.")
     rng = check_random_state(random_state)
-    n_test = min(max(int(round(test_size * ratings.nnz)), 1), ratings.nnz - 1)
+    n_test = min(max(round(test_size * ratings.nnz), 1), ratings.nnz - 1)
     test = np.zeros(ratings.nnz, dtype=bool)
     test[rng.permutation(ratings.nnz)[:n_test]] = True
     return ratings.subset(~test), ratings.subset(test)
@@ -580,7 +580,7 @@ def temporal_split(ratings: Ratings, test_size: float = 0.2) -> tuple[Ratings, R
         raise ValueError(f"test_size must be in (0, 1); got {test_size}.")
     if ratings.nnz < 2:
         raise ValueError(f"Cannot split {ratings.nnz} rating(s) into train and test.")
-    n_test = min(max(int(round(test_size * ratings.nnz)), 1), ratings.nnz - 1)
+    n_test = min(max(round(test_size * ratings.nnz), 1), ratings.nnz - 1)
     order = np.argsort(ratings.timestamps, kind="stable")
     test = np.zeros(ratings.nnz, dtype=bool)
     test[order[ratings.nnz - n_test :]] = True
