@@ -14,6 +14,21 @@ from ..utils.validation import check_random_state
 from ._factor import FactorModel, pair_dots
 
 
+# Ratings x epochs from which plain SGD (batch_size=1) runs compiled: below it the Python
+# loop takes under about a second, less than the kernel's first compilation.
+_COMPILED_WORK = 200_000
+
+
+def _scatter_add(target, idx, delta, marker, pos):
+    """``target[idx] += delta`` with repeated indices summed (np.add.at semantics); the
+    plain fancy-index update, much faster, when the batch has no repeated index."""
+    marker[idx] = pos
+    if np.array_equal(marker[idx], pos):
+        target[idx] += delta
+    else:
+        np.add.at(target, idx, delta)
+
+
 class SGDMatrixFactorization(FactorModel):
     """Biased matrix factorisation ``r_ui ~ mu + b_u + c_i + p_u^T q_i`` fitted by SGD.
 
@@ -40,8 +55,10 @@ class SGDMatrixFactorization(FactorModel):
         Learn b_u and c_i (mu is the training mean); ``False``: r_ui ~ p_u^T q_i.
     max_iter : int, default=20
         Epochs (passes over the ratings).
-    batch_size : int, default=256
-        Ratings per vectorised step.
+    batch_size : int, default=1
+        Ratings per step. 1 is plain SGD (compiled with numba on large problems: one
+        rating's update depends on the previous one's); larger batches are vectorised in
+        NumPy.
     shuffle : bool, default=True
         Visit the ratings in a fresh random order each epoch (else in stored order).
     tol : float, default=0.0
@@ -114,7 +131,7 @@ class SGDMatrixFactorization(FactorModel):
         regularization: float = 0.02,
         biases: bool = True,
         max_iter: int = 20,
-        batch_size: int = 256,
+        batch_size: int = 1,
         shuffle: bool = True,
         tol: float = 0.0,
         init_std: float = 0.1,
@@ -130,6 +147,17 @@ class SGDMatrixFactorization(FactorModel):
         self.tol = tol
         self.init_std = init_std
         self.random_state = random_state
+
+    def _python_epoch(self, users, items, values, order, P, Q, bu, bi, mu, lr, lam):
+        for idx in order.tolist():
+            u, i = users[idx], items[idx]
+            pu, qi = P[u].copy(), Q[i].copy()
+            e = values[idx] - mu - bu[u] - bi[i] - float(pu @ qi)
+            if self.biases:
+                bu[u] += lr * (e - lam * bu[u])
+                bi[i] += lr * (e - lam * bi[i])
+            P[u] = pu + lr * (e * qi - lam * pu)
+            Q[i] = qi + lr * (e * pu - lam * qi)
 
     @_fit_context
     def fit(self, ratings, y=None) -> SGDMatrixFactorization:
@@ -158,20 +186,32 @@ class SGDMatrixFactorization(FactorModel):
         B = int(self.batch_size)
         n_u = np.bincount(users, minlength=n_users).astype(float)
         n_i = np.bincount(items, minlength=n_items).astype(float)
+        positions = np.arange(B)
+        mark_u = np.empty(n_users, dtype=np.int64)
+        mark_i = np.empty(n_items, dtype=np.int64)
         history: list[float] = []
         n_iter = 0
+        compiled = B == 1 and data.nnz * int(self.max_iter) >= _COMPILED_WORK
+        if compiled:
+            from ._sgd_kernels import sgd_epoch
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
             order = rng.permutation(data.nnz) if self.shuffle else np.arange(data.nnz)
-            for s in range(0, order.size, B):
+            if compiled:
+                sgd_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam,
+                          bool(self.biases))  # fmt: skip
+            elif B == 1:
+                self._python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam)
+            for s in range(0, order.size if B > 1 else 0, B):
                 idx = order[s : s + B]
                 u, i = users[idx], items[idx]
                 pu, qi = P[u], Q[i]
                 e = values[idx] - mu - bu[u] - bi[i] - np.einsum("nk,nk->n", pu, qi)
+                pos = positions[: idx.size]
                 if self.biases:
-                    np.add.at(bu, u, lr * (e - lam * bu[u]))
-                    np.add.at(bi, i, lr * (e - lam * bi[i]))
-                np.add.at(P, u, lr * (e[:, None] * qi - lam * pu))
-                np.add.at(Q, i, lr * (e[:, None] * pu - lam * qi))
+                    _scatter_add(bu, u, lr * (e - lam * bu[u]), mark_u, pos)
+                    _scatter_add(bi, i, lr * (e - lam * bi[i]), mark_i, pos)
+                _scatter_add(P, u, lr * (e[:, None] * qi - lam * pu), mark_u, pos)
+                _scatter_add(Q, i, lr * (e[:, None] * pu - lam * qi), mark_i, pos)
             if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
                 raise FloatingPointError(
                     "SGD diverged (factors overflowed); lower learning_rate or rescale the "
