@@ -218,3 +218,17 @@ def test_surprise_svd_no_better_than_sgd_on_the_same_data():
     i = np.tile(np.arange(60), 100)[::3]
     est = np.array([theirs.predict(a, b).est for a, b in zip(u, i, strict=False)])
     assert rmse(truth(u, i), ours.predict(u, i)) <= 1.05 * rmse(truth(u, i), est)
+
+
+def test_compiled_sgd_route_matches_the_python_loop(monkeypatch):
+    import mathlearn.recommender._sgd as sgd_module
+
+    r = _small(9)
+    kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
+    loop = SGDMatrixFactorization(3, **kw).fit(r)
+    monkeypatch.setattr(sgd_module, "_COMPILED_WORK", 1)
+    compiled = SGDMatrixFactorization(3, **kw).fit(r)
+    # Same updates in the same order; only the summation order of the k-term dot product
+    # may differ (BLAS against a plain loop).
+    np.testing.assert_allclose(compiled.user_factors_, loop.user_factors_, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(compiled.item_bias_, loop.item_bias_, rtol=1e-10, atol=1e-13)
