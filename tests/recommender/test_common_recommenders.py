@@ -99,3 +99,24 @@ def test_not_fitted(cls):
 
     with pytest.raises(NotFittedError):
         cls().predict([0], [0])
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("scale, shift", [(1e300, 0.0), (1e150, 0.0), (1e-300, 0.0), (1.0, 1e10)])
+def test_extreme_scales_answer_or_refuse(cls, scale, shift):
+    base = _data(positive=True)
+    r = rec.Ratings(base.users, base.items, base.values * scale + shift, base.user_ids,
+                    base.item_ids)  # fmt: skip
+    model = cls(**FAST.get(cls.__name__, {}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if scale != 1.0:
+            with pytest.raises(ValueError, match="rescale the ratings"):
+                _fit(model, r)
+            return
+        pred = _fit(model, r).predict(base.users, base.items)
+    assert np.all(np.isfinite(pred))
+    if cls.__name__ != "ImplicitALS":  # preferences, not ratings
+        # Far from the origin the models still work on the deviations: predictions are near
+        # the data, not pulled to 0.
+        assert np.max(np.abs(pred - r.values)) < 1e-6 * 1e10

@@ -14,6 +14,9 @@ from ..utils.linalg import cholesky_batched, solve_psd_batched
 from ._ratings import Ratings, as_ratings
 
 _CHUNK = 4096
+# Ratings are modelled in their own units (initial factors, regularisation, learning rates,
+# confidences): magnitudes outside this range overflow the squared errors or drown in them.
+_MAX_ABS, _MIN_SPREAD = 1e100, 1e-100
 
 
 def _prepare(ratings) -> Ratings:
@@ -22,6 +25,14 @@ def _prepare(ratings) -> Ratings:
         raise ValueError(
             f"The ratings matrix is empty ({ratings.shape[0]} users x {ratings.shape[1]} "
             "items, no ratings): there is nothing to fit."
+        )
+    big = float(np.max(np.abs(ratings.values)))
+    spread = float(np.max(np.abs(ratings.values - ratings.values[0])))
+    if big > _MAX_ABS or 0.0 < spread < _MIN_SPREAD:
+        raise ValueError(
+            f"Ratings of magnitude {big:.3g} varying by {spread:.3g}: the models work in "
+            f"rating units and need |r| <= {_MAX_ABS:g} and differences >= {_MIN_SPREAD:g} "
+            "(or none); rescale the ratings."
         )
     return ratings
 
