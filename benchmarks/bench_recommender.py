@@ -17,7 +17,8 @@
   one ALS sweep (rank 8), against the 40 GB a dense matrix would take.
 
 BLAS is limited to one thread throughout (threadpoolctl), so all libraries run on one core.
-Run: ``python benchmarks/run.py recommender`` (or ``python benchmarks/bench_recommender.py``).
+Run: ``python benchmarks/run.py recommender`` (or ``python benchmarks/bench_recommender.py
+[knn] [implicit] [explicit] [--full] [--memory]``).
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def bench_explicit(full=False):
     return t_als, t_sgd
 
 
-def _implicit_data(n_users=5_000, n_items=2_000, rank=16, seed=0):
+def _implicit_data(n_users=3_000, n_items=1_500, rank=16, seed=0):
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n_users, rank)) / rank**0.25
     B = rng.standard_normal((n_items, rank)) / rank**0.25
@@ -206,11 +207,14 @@ def bench_memory():
           f"{dense / 2**30:.0f} GiB)", flush=True)  # fmt: skip
 
 
-def main(large=True, full=False, memory=False):
+def main(large=True, full=False, memory=False, only=("knn", "implicit", "explicit")):
     with threadpool_limits(1):
-        bench_item_knn()
-        bench_implicit()
-        bench_explicit(full)
+        if "knn" in only:
+            bench_item_knn()
+        if "implicit" in only:
+            bench_implicit()
+        if "explicit" in only:
+            bench_explicit(full)
         if memory:
             bench_memory()
 
@@ -219,4 +223,6 @@ if __name__ == "__main__":
     from _harness import HEADER, machine
 
     print(f"machine: {machine()}\n\n{HEADER}")
-    main(full="--full" in sys.argv, memory="--memory" in sys.argv)
+    parts = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(full="--full" in sys.argv, memory="--memory" in sys.argv,
+         only=parts or ("knn", "implicit", "explicit"))  # fmt: skip

@@ -15,7 +15,8 @@ from ..utils.validation import check_random_state
 from ._base import ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
-_CG_CHUNK = 1 << 18
+# Entries x rank per chunk of the batched CG: its (entries, k) temporaries stay near 8 MB.
+_CG_CHUNK = 1 << 20
 
 
 def cg_rows(
@@ -26,11 +27,12 @@ def cg_rows(
     ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``, all rows at once (chunked)."""
     X = X.copy()
     n_rows = R.shape[0]
+    per_chunk = max(_CG_CHUNK // max(Y.shape[1], 1), 1)
     indptr, indices = R.indptr, R.indices
     a = 0
     while a < n_rows:
-        # Rows [a, b) with about _CG_CHUNK entries (at least one row).
-        b = int(np.searchsorted(indptr, indptr[a] + _CG_CHUNK, side="right")) - 1
+        # Rows [a, b) with about per_chunk entries (at least one row).
+        b = int(np.searchsorted(indptr, indptr[a] + per_chunk, side="right")) - 1
         b = min(max(b, a + 1), n_rows)
         lo, hi = indptr[a], indptr[b]
         Yg = Y[indices[lo:hi]]

@@ -13,7 +13,6 @@ from ..utils._param_validation import Interval
 from ..utils.validation import check_random_state
 from ._factor import FactorModel, pair_dots
 
-
 # Ratings x epochs from which plain SGD (batch_size=1) runs compiled: below it the Python
 # loop takes under about a second, less than the kernel's first compilation.
 _COMPILED_WORK = 200_000
