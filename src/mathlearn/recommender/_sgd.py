@@ -104,7 +104,7 @@ class SGDMatrixFactorization(FactorModel):
     >>> from mathlearn.datasets import make_low_rank_ratings
     >>> from mathlearn.recommender import SGDMatrixFactorization
     >>> r = make_low_rank_ratings(100, 50, 2000, rank=2, random_state=0)
-    >>> m = SGDMatrixFactorization(n_components=2, max_iter=30, random_state=0).fit(r)
+    >>> m = SGDMatrixFactorization(2, max_iter=30, batch_size=64, random_state=0).fit(r)
     >>> bool(m.objective_[-1] < m.objective_[0])
     True
     """
