@@ -15,8 +15,8 @@ from ..utils.validation import check_random_state
 from ._base import ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
-# Entries x rank per chunk of the batched CG: its (entries, k) temporaries stay near 8 MB.
-_CG_CHUNK = 1 << 20
+# Entries x rank per chunk of the batched CG: its (entries, k) temporaries stay near 2 MB.
+_CG_CHUNK = 1 << 18
 
 
 def cg_rows(
@@ -37,14 +37,17 @@ def cg_rows(
         lo, hi = indptr[a], indptr[b]
         Yg = Y[indices[lo:hi]]
         local = indptr[a : b + 1] - lo
-        owner = np.repeat(np.arange(b - a), np.diff(local))
+        counts = np.diff(local)
         ar = np.arange(hi - lo)
-        W = sp.csr_array((w[lo:hi], ar, local), shape=(b - a, hi - lo))
+        wl = w[lo:hi]
+        # One operator, whose data are rewritten per product: sum_i w_ui (y_i . v_u) y_i.
+        W = sp.csr_array((wl.copy(), ar, local), shape=(b - a, hi - lo))
         rhs = sp.csr_array((c[lo:hi], ar, local), shape=(b - a, hi - lo)) @ Yg
 
-        def matvec(V, Yg=Yg, owner=owner, W=W):
-            dots = np.einsum("mk,mk->m", Yg, V[owner])
-            return V @ base + W @ (Yg * dots[:, None])
+        def matvec(V, Yg=Yg, counts=counts, W=W, wl=wl):
+            dots = np.einsum("mk,mk->m", Yg, np.repeat(V, counts, axis=0))
+            np.multiply(wl, dots, out=W.data)
+            return V @ base + W @ Yg
 
         x = X[a:b]
         r = rhs - matvec(x)
