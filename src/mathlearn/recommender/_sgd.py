@@ -196,7 +196,7 @@ class SGDMatrixFactorization(FactorModel):
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
             order = rng.permutation(data.nnz) if self.shuffle else np.arange(data.nnz)
             if compiled:
-                sgd_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam,
+                sgd_epoch(users[order], items[order], values[order], P, Q, bu, bi, mu, lr, lam,
                           bool(self.biases))  # fmt: skip
             elif B == 1:
                 self._python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam)

@@ -12,11 +12,11 @@ from ..utils._jit import njit
 
 
 @njit(cache=True, nogil=True)
-def sgd_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases):  # pragma: no cover
-    """One pass of updates (6.3)-(6.4) with biases, in the given order, in place."""
+def sgd_epoch(users, items, values, P, Q, bu, bi, mu, lr, lam, biases):  # pragma: no cover
+    """One pass of updates (6.3)-(6.4) with biases over the ratings in the order given (the
+    caller permutes the arrays: sequential reads, no cache miss per rating), in place."""
     k = P.shape[1]
-    for t in range(order.shape[0]):
-        idx = order[t]
+    for idx in range(values.shape[0]):
         u = users[idx]
         i = items[idx]
         dot = 0.0
