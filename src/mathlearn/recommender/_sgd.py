@@ -63,6 +63,9 @@ class SGDMatrixFactorization(FactorModel):
     tol : float, default=0.0
         Stop when the objective falls by less than ``tol`` times its value over an epoch;
         0 runs ``max_iter`` epochs.
+    monitor_objective : bool, default=True
+        Evaluate the objective after every epoch (a pass over the ratings); ``False``
+        evaluates it after the last epoch only (unless ``tol > 0`` needs it).
     init_std : float, default=0.1
         Standard deviation of the random initial factors (biases start at 0).
     random_state : int, Generator or None, default=None
@@ -79,7 +82,8 @@ class SGDMatrixFactorization(FactorModel):
     global_mean_ : float
         Mean training rating.
     objective_ : list of float
-        After each epoch, the objective the per-rating steps descend:
+        After each epoch (the last only, with ``monitor_objective=False``), the objective the
+        per-rating steps descend:
         ``sum e^2 + lambda (sum_u n_u (||p_u||^2 + b_u^2) + sum_i n_i (||q_i||^2 + c_i^2))``,
         with n_u, n_i the rating counts (the regularisation is applied once per rating, so
         it is weighted by the counts, as in :class:`ALS`'s default).
@@ -118,6 +122,7 @@ class SGDMatrixFactorization(FactorModel):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "monitor_objective": ["boolean"],
         "init_std": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
@@ -133,6 +138,7 @@ class SGDMatrixFactorization(FactorModel):
         batch_size: int = 1,
         shuffle: bool = True,
         tol: float = 0.0,
+        monitor_objective: bool = True,
         init_std: float = 0.1,
         random_state=None,
     ) -> None:
@@ -144,6 +150,7 @@ class SGDMatrixFactorization(FactorModel):
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.tol = tol
+        self.monitor_objective = monitor_objective
         self.init_std = init_std
         self.random_state = random_state
 
@@ -216,6 +223,9 @@ class SGDMatrixFactorization(FactorModel):
                     "SGD diverged (factors overflowed); lower learning_rate or rescale the "
                     "ratings."
                 )
+            last = n_iter == int(self.max_iter)
+            if not (self.monitor_objective or self.tol > 0 or last):
+                continue
             resid = values - mu - bu[users] - bi[items] - pair_dots(P, Q, users, items)
             pen = n_u @ (np.sum(P**2, axis=1) + bu**2) + n_i @ (np.sum(Q**2, axis=1) + bi**2)
             obj = float(resid @ resid + lam * pen)
