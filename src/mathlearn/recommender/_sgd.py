@@ -200,7 +200,7 @@ class SGDMatrixFactorization(FactorModel):
         compiled = B == 1 and data.nnz * int(self.max_iter) >= _COMPILED_WORK
         if compiled:
             from ._sgd_kernels import sgd_epoch
-        for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
+        for n_iter in range(1, int(self.max_iter) + 1):
             order = rng.permutation(data.nnz) if self.shuffle else np.arange(data.nnz)
             if compiled:
                 sgd_epoch(users[order], items[order], values[order], P, Q, bu, bi, mu, lr, lam,
