@@ -14,8 +14,8 @@ from ..utils.validation import check_random_state
 from ._factor import FactorModel, pair_dots
 
 # Ratings x epochs from which plain SGD (batch_size=1) runs compiled: below it the Python
-# loop takes under about a second, less than the kernel's first compilation.
-_COMPILED_WORK = 200_000
+# loop takes a few seconds at most, no more than the kernel's first compilation.
+_COMPILED_WORK = 1_000_000
 
 
 def _scatter_add(target, idx, delta, marker, pos):
