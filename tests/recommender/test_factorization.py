@@ -212,7 +212,8 @@ def test_surprise_svd_no_better_than_sgd_on_the_same_data():
     theirs = surprise.SVD(n_factors=2, n_epochs=120, lr_all=0.01, random_state=0).fit(
         data.build_full_trainset()
     )
-    ours = SGDMatrixFactorization(2, learning_rate=0.01, max_iter=120, random_state=0).fit(r)
+    ours = SGDMatrixFactorization(2, learning_rate=0.01, max_iter=120, batch_size=64,
+                                  random_state=0).fit(r)  # fmt: skip
     u = np.repeat(np.arange(100), 60)[::3]
     i = np.tile(np.arange(60), 100)[::3]
     est = np.array([theirs.predict(a, b).est for a, b in zip(u, i, strict=False)])
