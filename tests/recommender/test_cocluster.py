@@ -65,3 +65,33 @@ def test_fixed_point_each_user_in_its_best_cluster():
             np.sum((Y[a, M[a]] - mu[c, m.item_labels_[M[a]]]) ** 2) for c in range(mu.shape[0])
         ]
         assert costs[m.user_labels_[a]] <= min(costs) + 1e-9
+
+
+def test_spectral_coclustering_matches_scikit_learn():
+    from sklearn.cluster import SpectralCoclustering as SkSpectral
+
+    from mathlearn.recommender import SpectralCoClustering
+
+    rng = np.random.default_rng(3)
+    rows, cols = rng.integers(0, 3, 45), rng.integers(0, 3, 36)
+    A = np.where(rows[:, None] == cols[None, :], 5.0, 0.5) + rng.uniform(0, 1.0, (45, 36))
+    import scipy.sparse as sp
+
+    r = Ratings.from_sparse(sp.csr_array(A))
+    ours = SpectralCoClustering(3, random_state=0).fit(r)
+    theirs = SkSpectral(3, random_state=0).fit(A)
+    assert adjusted_rand_score(theirs.row_labels_, ours.user_labels_) == 1.0
+    assert adjusted_rand_score(theirs.column_labels_, ours.item_labels_) == 1.0
+    assert adjusted_rand_score(rows, ours.user_labels_) == 1.0
+    # co-clusters pair users with items: each user cluster's own items have the high block
+    own = ours.block_means_[ours.user_labels_[0], ours.user_labels_[0]]
+    assert own == ours.block_means_.max(axis=1)[ours.user_labels_[0]]
+
+
+def test_spectral_coclustering_bad_input():
+    import pytest
+
+    from mathlearn.recommender import SpectralCoClustering
+
+    with pytest.raises(ValueError, match="non-negative"):
+        SpectralCoClustering(2).fit(Ratings.from_triples([0, 1, 2], [0, 1, 2], [1.0, -1, 2]))

@@ -26,6 +26,7 @@ FAST = {
     "ImplicitALS": {"n_components": 2, "max_iter": 2},
     "TruncatedSVDRecommender": {"n_components": 2},
     "CoClustering": {"n_user_clusters": 2, "n_item_clusters": 2, "max_iter": 3},
+    "SpectralCoClustering": {"n_clusters": 2, "n_init": 2},
 }
 
 
@@ -49,7 +50,7 @@ def _data(positive=False):
 def test_constraints_cover_init_and_are_enforced(cls):
     params = set(inspect.signature(cls.__init__).parameters) - {"self"}
     assert set(cls._parameter_constraints) == params
-    r = _data(cls.__name__ == "ImplicitALS")
+    r = _data(cls.__name__ in {"ImplicitALS", "SpectralCoClustering"})
     for name, constraints in cls._parameter_constraints.items():
         bad = [type("BadType", (), {})()]
         for c in map(make_constraint, constraints):
@@ -68,7 +69,7 @@ def test_constraints_cover_init_and_are_enforced(cls):
 
 @pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
 def test_api_clone_refit_and_outputs(cls):
-    r = _data(cls.__name__ == "ImplicitALS")
+    r = _data(cls.__name__ in {"ImplicitALS", "SpectralCoClustering"})
     model = cls(**FAST.get(cls.__name__, {}))
     if "random_state" in model.get_params():
         model.set_params(random_state=0)

@@ -7,7 +7,7 @@ always) or anything it is built from (a SciPy sparse users x items matrix, a Dat
 """
 
 from ._als import ALS
-from ._cocluster import CoClustering
+from ._cocluster import CoClustering, SpectralCoClustering
 from ._content import ContentBased
 from ._implicit import ImplicitALS
 from ._knn import ItemKNN, UserKNN
@@ -27,6 +27,7 @@ __all__ = [
     "ProbabilisticMatrixFactorization",
     "Ratings",
     "SGDMatrixFactorization",
+    "SpectralCoClustering",
     "TruncatedSVDRecommender",
     "UserKNN",
     "leave_k_out_split",
