@@ -13,7 +13,9 @@ from ..base import BaseEstimator
 from ..utils.linalg import cholesky_batched
 from ._ratings import Ratings, as_ratings
 
-_CHUNK = 4096
+# Rows per batched solve: (chunk, k, k) stacks of a few MB (fresh large arrays cost page
+# faults).
+_CHUNK = 512
 # Ratings are modelled in their own units (initial factors, regularisation, learning rates,
 # confidences): magnitudes outside this range overflow the squared errors or drown in them.
 _MAX_ABS, _MIN_SPREAD = 1e100, 1e-100
@@ -86,13 +88,12 @@ def ridge_rows(
     X = np.zeros((n_rows, k))
     counts = np.diff(R.indptr)
     active = np.flatnonzero((counts > 0) | (base_gram is not None))
-    eye = np.eye(k)
     for start in range(0, active.size, _CHUNK):
         rows = active[start : start + _CHUNK]
         G = _row_grams(R, V, rows, weights)
         if base_gram is not None:
             G += base_gram
-        G += reg[rows, None, None] * eye
+        G.reshape(rows.size, k * k)[:, :: k + 1] += reg[rows, None]
         # The Cholesky factorisation certifies positive definiteness (and names a member
         # that is not); the solve then runs as one batched LAPACK gesv on the exactly
         # symmetric G, a third of the time of two triangular solves through gesv.
