@@ -3,10 +3,13 @@
 Committees of models (PRML §14.2-14.3; Stuttgart "Introduction to Machine Learning" §2.6):
 ``BaggingClassifier`` / ``BaggingRegressor`` average models fitted on bootstrap samples;
 ``RandomForestClassifier`` / ``RandomForestRegressor`` and ``ExtraTreesClassifier`` bag
-randomised CART trees; ``AdaBoostClassifier`` is discrete SAMME boosting.
+randomised CART trees; ``AdaBoostClassifier`` is discrete SAMME boosting;
+``GradientBoostingRegressor`` / ``GradientBoostingClassifier`` boost regression trees on the
+gradient of a loss.
 """
 
 from ._bagging import BaggingClassifier, BaggingRegressor
+from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._forest import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 from ._weight_boosting import AdaBoostClassifier
 
@@ -15,6 +18,8 @@ __all__ = [
     "BaggingClassifier",
     "BaggingRegressor",
     "ExtraTreesClassifier",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
 ]
