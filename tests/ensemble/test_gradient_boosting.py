@@ -10,6 +10,8 @@ Predictions are sums of ``n_estimators`` rounded terms of size ``|y|``, so they 
 ``n_estimators * |y| * a few eps``; ``1e-9 * max|y|`` leaves room for that.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy.special import expit
@@ -94,7 +96,7 @@ def _best_stump(x, r):
     """Least-squares stump on one feature by brute force: (threshold, left mask)."""
     xs = np.unique(x)
     best = None
-    for lo, hi in zip(xs[:-1], xs[1:], strict=True):
+    for lo, hi in itertools.pairwise(xs):
         t = (lo + hi) / 2
         left = x <= t
         sse = ((r[left] - r[left].mean()) ** 2).sum() + ((r[~left] - r[~left].mean()) ** 2).sum()
@@ -216,7 +218,7 @@ def test_shrinkage_and_subsample_reduce_training_loss(reg_data):
 def test_bad_inputs():
     X = np.arange(20.0)[:, None]
     y = np.r_[np.zeros(10), np.ones(10)]
-    with pytest.raises(ValueError, match="NaN|infinity"):
+    with pytest.raises(ValueError, match=r"NaN|infinity"):
         GradientBoostingRegressor().fit(np.where(X > 5, np.nan, X), y)
     with pytest.raises(InvalidParameterError):
         GradientBoostingRegressor(max_depth=0).fit(X, y)

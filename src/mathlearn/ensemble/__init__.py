@@ -9,8 +9,8 @@ gradient of a loss.
 """
 
 from ._bagging import BaggingClassifier, BaggingRegressor
-from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._forest import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from ._weight_boosting import AdaBoostClassifier
 
 __all__ = [
