@@ -11,6 +11,7 @@ gradient of a loss.
 from ._bagging import BaggingClassifier, BaggingRegressor
 from ._forest import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
 from ._gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from ._hist_gradient_boosting import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from ._weight_boosting import AdaBoostClassifier
 
 __all__ = [
@@ -20,6 +21,8 @@ __all__ = [
     "ExtraTreesClassifier",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
 ]

@@ -205,7 +205,8 @@ class MultinomialLoss:
     def init(self, y, w):
         p = np.array([np.average(y == k, weights=w) for k in range(self.K)])
         logp = np.log(p)
-        return logp - logp.mean()
+        # Equal priors give exactly zero (rounding of the mean would break the tie).
+        return np.zeros(self.K) if np.all(logp == logp[0]) else logp - logp.mean()
 
     def negative_gradient(self, y, F):
         P = np.exp(F - logsumexp(F, axis=1, keepdims=True))

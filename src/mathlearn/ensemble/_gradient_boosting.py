@@ -9,7 +9,7 @@ import numpy as np
 from ..base import BaseClassifier, BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
 from ..tree._tree import Tree, build_tree
 from ..utils._param_validation import Interval, RealNotInt, StrOptions
-from ..utils.extmath import log_softmax, softmax
+from ..utils.extmath import softmax
 from ..utils.validation import check_random_state, check_sample_weight, validate_data
 from . import _gb_losses as L
 
@@ -524,8 +524,8 @@ class GradientBoostingClassifier(BaseClassifier, _BaseGradientBoosting):
     ``gamma = sum w r / sum w p (1 - p)`` with ``r = y - p``; for ``K`` classes each class's
     tree gets ``(K - 1)/K`` times that ratio for its own ``r_k, p_k``. A leaf whose total
     hessian ``sum w p (1 - p)`` is below ``1e-150`` of its weight (all probabilities already
-    0 or 1 in double precision) gets 0. ``decision_function`` is ``F`` for two classes and the
-    log posteriors ``log softmax(F)`` otherwise.
+    0 or 1 in double precision) gets 0. ``decision_function`` is the raw ``F``: the log-odds for two
+    classes, the ``K`` scores otherwise.
 
     Examples
     --------
@@ -610,6 +610,22 @@ class GradientBoostingClassifier(BaseClassifier, _BaseGradientBoosting):
         F = self._raw_predict(X)
         return np.column_stack([np.zeros(X.shape[0]), F[:, 0]]) if F.shape[1] == 1 else F
 
+    def decision_function(self, X) -> np.ndarray:
+        """Raw scores ``F(x)``: the log-odds for two classes, shape (n_samples,); otherwise
+        the ``K`` scores whose softmax is ``predict_proba``, shape (n_samples, n_classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        F = self._raw_predict(self._validate_X_predict(X))
+        return F[:, 0] if F.shape[1] == 1 else F
+
     def _staged_jll(self, X):
         for F in self._raw_stages(self._validate_X_predict(X)):
             yield np.column_stack([np.zeros(F.shape[0]), F[:, 0]]) if F.shape[1] == 1 else F
@@ -627,10 +643,7 @@ class GradientBoostingClassifier(BaseClassifier, _BaseGradientBoosting):
         """
         check_is_fitted(self)
         for jll in self._staged_jll(X):
-            if jll.shape[1] == 2:
-                yield jll[:, 1] - jll[:, 0]
-            else:
-                yield log_softmax(jll, axis=1)
+            yield jll[:, 1] - jll[:, 0] if jll.shape[1] == 2 else jll.copy()
 
     def staged_predict_proba(self, X):
         """Class probabilities after each stage.
