@@ -524,8 +524,8 @@ class GradientBoostingClassifier(BaseClassifier, _BaseGradientBoosting):
     ``gamma = sum w r / sum w p (1 - p)`` with ``r = y - p``; for ``K`` classes each class's
     tree gets ``(K - 1)/K`` times that ratio for its own ``r_k, p_k``. A leaf whose total
     hessian ``sum w p (1 - p)`` is below ``1e-150`` of its weight (all probabilities already
-    0 or 1 in double precision) gets 0. ``decision_function`` is the raw ``F``: the log-odds for two
-    classes, the ``K`` scores otherwise.
+    0 or 1 in double precision) gets 0. ``decision_function`` is the raw ``F``: the log-odds
+    for two classes, the ``K`` scores otherwise.
 
     Examples
     --------
