@@ -415,7 +415,7 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
     --------
     >>> import numpy as np
     >>> from mathlearn.ensemble import HistGradientBoostingRegressor
-    >>> X = np.linspace(0, 6, 200)[:, None]
+    >>> X = np.linspace(0, 6, 2000)[:, None]
     >>> reg = HistGradientBoostingRegressor(max_iter=50).fit(X, np.sin(X[:, 0]))
     >>> bool(np.max(np.abs(reg.predict(X) - np.sin(X[:, 0]))) < 0.1)
     True
