@@ -140,3 +140,22 @@ def test_scale_of_target_and_bad_inputs(data):
         HistGradientBoostingClassifier().fit(X, np.zeros(600))
     const = HistGradientBoostingRegressor(max_iter=3).fit(np.ones((30, 2)), np.arange(30.0))
     np.testing.assert_allclose(const.predict(np.ones((2, 2))), 14.5)
+
+
+def test_compiled_route_agrees_with_numpy(monkeypatch):
+    """Above a size threshold histograms and gains come from numba kernels; same sums, same
+    order, so the same trees and bit-identical predictions."""
+    from mathlearn.ensemble import _hist_gradient_boosting as hgb
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((400, 5))
+    y = np.digitize(X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.standard_normal(400), [0.0, 1.0])
+    kw = dict(max_iter=5, early_stopping=False, max_leaf_nodes=8)
+    small = HistGradientBoostingClassifier(**kw).fit(X, y).predict_proba(X)
+    yr = X[:, 0] - X[:, 2]
+    small_r = HistGradientBoostingRegressor(**kw).fit(X, yr).predict(X)
+    monkeypatch.setattr(hgb, "_KERNEL_MIN_SIZE", 0)
+    large = HistGradientBoostingClassifier(**kw).fit(X, y).predict_proba(X)
+    large_r = HistGradientBoostingRegressor(**kw).fit(X, yr).predict(X)
+    np.testing.assert_array_equal(small, large)
+    np.testing.assert_array_equal(small_r, large_r)

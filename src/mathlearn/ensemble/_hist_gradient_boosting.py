@@ -17,6 +17,10 @@ __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
 # Rows used to place the quantile bin edges of a feature.
 _BIN_SUBSAMPLE = 200_000
+# From this many (rows x features) on, histograms and split gains use the compiled kernels
+# of ._hgb_kernels (compiled once, then cached); below it NumPy is as fast and compiles
+# nothing. The benchmark (benchmarks/bench_trees.py) puts the crossover near 20 000 x 20.
+_KERNEL_MIN_SIZE = 400_000
 
 
 def bin_edges(X: np.ndarray, max_bins: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -61,9 +65,16 @@ class _Grower:
         self.msl = min_samples_leaf
         self.l2 = l2
         self.min_hess = min_hess
+        self.kernels = None
+        if self.n * self.d >= _KERNEL_MIN_SIZE:
+            from . import _hgb_kernels
+
+            self.kernels = _hgb_kernels
 
     def histogram(self, idx, g, h, const_h):
-        """(d, B) sums of g, h and counts over the rows ``idx``, one bincount each."""
+        """(3, d, B) sums of g, h and counts over the rows ``idx``, one bincount each."""
+        if self.kernels is not None:
+            return self.kernels.histogram(self.Xb, idx, g, h, self.B, float(const_h))
         flat = (self.Xb[idx].astype(np.intp) + self.offsets).ravel()
         size = self.d * self.B
         cnt = np.bincount(flat, minlength=size).reshape(self.d, self.B).astype(np.float64)
@@ -76,6 +87,13 @@ class _Grower:
 
     def best_split(self, hist):
         """``(gain, feature, bin)`` maximising the gain of ``x_j <= bin``, or None."""
+        if self.kernels is not None:
+            gain, j, b, parent = self.kernels.best_split(
+                hist, float(self.msl), float(self.min_hess), float(self.l2)
+            )
+            if j < 0 or not gain > 1e-12 * abs(parent) or not np.isfinite(gain):
+                return None
+            return float(gain), int(j), int(b)
         cum = np.cumsum(hist[:, :, :-1], axis=2)
         tot = hist[:, 0].sum(axis=1)  # (3,) totals, identical for every feature
         GL, HL, nL = cum
