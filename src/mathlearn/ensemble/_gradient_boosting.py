@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..base import BaseClassifier, BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
-from ..tree._tree import Tree, build_tree
+from ..tree._tree import build_tree
 from ..utils._param_validation import Interval, RealNotInt, StrOptions
 from ..utils.extmath import softmax
 from ..utils.validation import check_random_state, check_sample_weight, validate_data
@@ -147,7 +147,7 @@ class _BaseGradientBoosting(BaseEstimator):
         full_order = np.argsort(X, axis=0, kind="stable")
         n_inbag = max(1, int(self.subsample * n))
         do_oob = self.subsample < 1.0
-        trees: list[list[Tree]] = []
+        trees = []
         train_score, oob_scores, oob_improvement = [], [], []
         if self.n_iter_no_change is not None:
             F_val = np.tile(self.init_, (X_val.shape[0], 1))

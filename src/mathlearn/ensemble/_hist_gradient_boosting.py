@@ -124,7 +124,7 @@ class _Grower:
         nodes = []  # dicts: idx, hist, depth, split, children
         root = {"idx": idx_root, "hist": self.histogram(idx_root, g, h, const_h), "depth": 0}
         nodes.append(root)
-        heap: list = []
+        heap = []
 
         def consider(node_id):
             node = nodes[node_id]

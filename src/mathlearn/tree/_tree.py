@@ -272,6 +272,7 @@ def build_tree(
     # Stack of (sample ids, depth, parent id, is_left); pushing right before left numbers
     # nodes in pre-order.
     presorted = splitter == "best"
+    root: np.ndarray
     if not presorted:
         root = np.arange(n_samples)
     elif presorted_order is not None:
