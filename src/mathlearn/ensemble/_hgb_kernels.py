@@ -73,3 +73,91 @@ def best_split(hist, msl, min_hess, lam):  # pragma: no cover - compiled
             if gain > best:
                 best, bj, bb = gain, j, b
     return best, bj, bb, parent
+
+
+@njit(cache=True, nogil=True)
+def _evaluate(hist, t, count, depth, max_depth, msl, min_hess, lam, gain, split_j, split_b):
+    if depth[t] >= max_depth or count < 2 * msl:
+        return False
+    g, j, b, parent = best_split(hist[t], float(msl), min_hess, lam)
+    if j < 0 or not g > 1e-12 * abs(parent) or not np.isfinite(g):
+        return False
+    gain[t], split_j[t], split_b[t] = g, j, b
+    return True
+
+
+@njit(cache=True, nogil=True)
+def grow_tree(
+    Xb, g, h, const_h, n_bins, max_leaf_nodes, max_depth, msl, min_hess, lam
+):  # pragma: no cover - compiled
+    """Grow one tree leaf-wise, as ``_Grower.grow`` does, in one compiled call.
+
+    Samples are kept in ``order`` with node ``t`` owning ``order[start[t]:end[t]]``; a split
+    partitions that range stably (so every node's samples stay in increasing index order,
+    the order the NumPy route sums them in). Of two children only the smaller one's
+    histogram is summed; the larger one's is the parent's minus it. The leaf with the
+    largest gain is split next (the lowest node id on ties).
+
+    Returns ``order, start, end, depth, left, right, split_j, split_b, gain, n_nodes``.
+    """
+    n = Xb.shape[0]
+    d = Xb.shape[1]
+    max_nodes = 2 * max_leaf_nodes - 1
+    order = np.arange(n)
+    buf = np.empty(n, dtype=np.int64)
+    start = np.zeros(max_nodes, dtype=np.int64)
+    end = np.zeros(max_nodes, dtype=np.int64)
+    depth = np.zeros(max_nodes, dtype=np.int64)
+    left = np.full(max_nodes, -1, dtype=np.int64)
+    right = np.full(max_nodes, -1, dtype=np.int64)
+    split_j = np.full(max_nodes, -1, dtype=np.int64)
+    split_b = np.full(max_nodes, -1, dtype=np.int64)
+    gain = np.full(max_nodes, -np.inf)
+    cand = np.zeros(max_nodes, dtype=np.bool_)
+    hist = np.empty((max_nodes, 3, d, n_bins))
+    end[0] = n
+    hist[0] = histogram(Xb, order, g, h, n_bins, const_h)
+    cand[0] = _evaluate(hist, 0, n, depth, max_depth, msl, min_hess, lam, gain, split_j, split_b)
+    n_nodes = 1
+    n_leaves = 1
+    while n_leaves < max_leaf_nodes:
+        t = -1
+        for s in range(n_nodes):
+            if cand[s] and (t < 0 or gain[s] > gain[t]):
+                t = s
+        if t < 0:
+            break
+        cand[t] = False
+        j, b = split_j[t], split_b[t]
+        lo, hi = start[t], end[t]
+        nl = 0
+        nr = 0
+        for p in range(lo, hi):
+            i = order[p]
+            if Xb[i, j] <= b:
+                order[lo + nl] = i
+                nl += 1
+            else:
+                buf[nr] = i
+                nr += 1
+        for q in range(nr):
+            order[lo + nl + q] = buf[q]
+        L, R = n_nodes, n_nodes + 1
+        left[t], right[t] = L, R
+        start[L], end[L], start[R], end[R] = lo, lo + nl, lo + nl, hi
+        depth[L] = depth[R] = depth[t] + 1
+        if nl <= nr:
+            hist[L] = histogram(Xb, order[lo : lo + nl], g, h, n_bins, const_h)
+            hist[R] = hist[t] - hist[L]
+        else:
+            hist[R] = histogram(Xb, order[lo + nl : hi], g, h, n_bins, const_h)
+            hist[L] = hist[t] - hist[R]
+        n_nodes += 2
+        n_leaves += 1
+        cand[L] = _evaluate(
+            hist, L, nl, depth, max_depth, msl, min_hess, lam, gain, split_j, split_b
+        )
+        cand[R] = _evaluate(
+            hist, R, nr, depth, max_depth, msl, min_hess, lam, gain, split_j, split_b
+        )
+    return order, start, end, depth, left, right, split_j, split_b, gain, n_nodes

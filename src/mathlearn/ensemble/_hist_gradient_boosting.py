@@ -121,6 +121,8 @@ class _Grower:
         return float(gain[j, b]), j, b
 
     def grow(self, g, h, const_h, idx_root):
+        if self.kernels is not None:
+            return self._grow_compiled(g, h, const_h)
         nodes = []  # dicts: idx, hist, depth, split, children
         root = {"idx": idx_root, "hist": self.histogram(idx_root, g, h, const_h), "depth": 0}
         nodes.append(root)
@@ -158,6 +160,31 @@ class _Grower:
             consider(len(nodes) - 2)
             consider(len(nodes) - 1)
             n_leaves += 1
+        return nodes
+
+    def _grow_compiled(self, g, h, const_h):
+        """The same tree from one compiled call, as the list of node dicts of :meth:`grow`."""
+        max_depth = np.iinfo(np.int64).max if self.max_depth is np.inf else int(self.max_depth)
+        out = self.kernels.grow_tree(
+            self.Xb,
+            np.ascontiguousarray(g, dtype=np.float64),
+            np.ascontiguousarray(h, dtype=np.float64),
+            float(const_h),
+            self.B,
+            int(self.max_leaf_nodes),
+            max_depth,
+            int(self.msl),
+            float(self.min_hess),
+            float(self.l2),
+        )
+        order, start, end, depth, left, right, sj, sb, gain, n_nodes = out
+        nodes = []
+        for t in range(n_nodes):
+            node = {"idx": order[start[t] : end[t]], "depth": int(depth[t])}
+            if left[t] >= 0:
+                node["split"] = (float(gain[t]), int(sj[t]), int(sb[t]))
+                node["children"] = (int(left[t]), int(right[t]))
+            nodes.append(node)
         return nodes
 
 
