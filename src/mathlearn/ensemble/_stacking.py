@@ -37,7 +37,7 @@ _NOTES = """
 """
 
 _CONSTRAINTS = {
-    "estimators": [list],
+    "estimators": [list, None],
     "final_estimator": [HasMethods(["fit", "predict"]), None],
     "cv": [Interval(Integral, 2, None, closed="left"), HasMethods(["split"]), list],
     "passthrough": ["boolean"],
@@ -45,7 +45,7 @@ _CONSTRAINTS = {
 
 
 def _check_estimators(estimators):
-    if not estimators:
+    if estimators is None or len(estimators) == 0:
         raise ValueError("estimators must be a non-empty list of (name, estimator) pairs.")
     names = []
     for item in estimators:
@@ -66,6 +66,7 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
             feats.append(self._as_columns(oof, method))
             self.estimators_.append(clone(est).fit(X, y))
         self.stack_method_ = list(methods)
+        self._n_columns = [f.shape[1] for f in feats]
         Z = np.hstack(feats + ([X] if self.passthrough else []))
         self.final_estimator_ = clone(self._final()).fit(Z, y)
         return self
@@ -98,6 +99,30 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         ]
         return np.hstack(feats + ([X] if self.passthrough else []))
 
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of :meth:`transform`'s columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Names of the input features (used with ``passthrough``).
+
+        Returns
+        -------
+        names : ndarray of str
+            The estimator's name for a one-column output, ``name0, name1, ...`` otherwise,
+            then the input features with ``passthrough``.
+        """
+        from sklearn.utils.validation import _check_feature_names_in
+
+        check_is_fitted(self)
+        names = []
+        for (name, _), k in zip(self.estimators, self._n_columns, strict=True):
+            names.extend([name] if k == 1 else [f"{name}{i}" for i in range(k)])
+        if self.passthrough:
+            names.extend(_check_feature_names_in(self, input_features))
+        return np.asarray(names, dtype=object)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -109,8 +134,9 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     Parameters
     ----------
-    estimators : list of (str, regressor)
-        The base models ``f_m``.
+    estimators : list of (str, regressor) or None, default=None
+        The base models ``f_m`` (required; ``None`` only so that the class can be built
+        without arguments, as scikit-learn's tools do).
     final_estimator : regressor or None, default=None
         The combiner ``g``; ``None`` is :class:`~mathlearn.linear_model.Ridge` with
         ``alpha=1`` (a linear combination, shrunk because the base predictions are
@@ -163,7 +189,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     def __init__(
         self,
-        estimators: list,
+        estimators: list | None = None,
         final_estimator=None,
         *,
         cv=5,
@@ -207,7 +233,8 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     Parameters
     ----------
-    estimators : list of (str, classifier)
+    estimators : list of (str, classifier) or None, default=None
+        The base models (required).
     final_estimator : classifier or None, default=None
         ``None`` is :class:`~mathlearn.linear_model.LogisticRegression`.
     cv : int, cross-validation generator or iterable, default=5
@@ -263,7 +290,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def __init__(
         self,
-        estimators: list,
+        estimators: list | None = None,
         final_estimator=None,
         *,
         cv=5,
