@@ -16,24 +16,25 @@ from ..utils._jit import njit
 
 @njit(cache=True, nogil=True)
 def histogram(Xb, idx, g, h, n_bins, const_h):  # pragma: no cover - compiled
-    """(3, d, B) sums of ``g``, ``h`` and counts over the rows ``idx``.
+    """(d, B, 3) sums of ``g``, ``h`` and counts over the rows ``idx`` (a bin's three sums
+    share a cache line).
 
     ``const_h > 0`` means every hessian equals it (squared error with equal weights); the
     hessian sums are then ``const_h`` times the counts.
     """
     d = Xb.shape[1]
-    hist = np.zeros((3, d, n_bins))
+    hist = np.zeros((d, n_bins, 3))
     if const_h > 0.0:
         for t in range(idx.shape[0]):
             i = idx[t]
             gi = g[i]
             for j in range(d):
                 b = Xb[i, j]
-                hist[0, j, b] += gi
-                hist[2, j, b] += 1.0
+                hist[j, b, 0] += gi
+                hist[j, b, 2] += 1.0
         for j in range(d):
             for b in range(n_bins):
-                hist[1, j, b] = hist[2, j, b] * const_h
+                hist[j, b, 1] = hist[j, b, 2] * const_h
     else:
         for t in range(idx.shape[0]):
             i = idx[t]
@@ -41,29 +42,30 @@ def histogram(Xb, idx, g, h, n_bins, const_h):  # pragma: no cover - compiled
             hi = h[i]
             for j in range(d):
                 b = Xb[i, j]
-                hist[0, j, b] += gi
-                hist[1, j, b] += hi
-                hist[2, j, b] += 1.0
+                hist[j, b, 0] += gi
+                hist[j, b, 1] += hi
+                hist[j, b, 2] += 1.0
     return hist
 
 
 @njit(cache=True, nogil=True)
 def best_split(hist, msl, min_hess, lam):  # pragma: no cover - compiled
-    """``(gain, feature, bin)`` of the best ``bin <= b`` split; feature -1 if none is valid."""
-    d, B = hist.shape[1], hist.shape[2]
+    """``(gain, feature, bin, parent term)`` of the best ``bin <= b`` split of a (d, B, 3)
+    histogram; feature -1 if none is valid."""
+    d, B = hist.shape[0], hist.shape[1]
     G, H, N = 0.0, 0.0, 0.0
     for b in range(B):
-        G += hist[0, 0, b]
-        H += hist[1, 0, b]
-        N += hist[2, 0, b]
+        G += hist[0, b, 0]
+        H += hist[0, b, 1]
+        N += hist[0, b, 2]
     parent = G * G / (H + lam)
     best, bj, bb = -np.inf, -1, -1
     for j in range(d):
         GL, HL, NL = 0.0, 0.0, 0.0
         for b in range(B - 1):
-            GL += hist[0, j, b]
-            HL += hist[1, j, b]
-            NL += hist[2, j, b]
+            GL += hist[j, b, 0]
+            HL += hist[j, b, 1]
+            NL += hist[j, b, 2]
             GR, HR, NR = G - GL, H - HL, N - NL
             if NL < msl or NR < msl or HL < min_hess or HR < min_hess:
                 continue
@@ -114,7 +116,7 @@ def grow_tree(
     split_b = np.full(max_nodes, -1, dtype=np.int64)
     gain = np.full(max_nodes, -np.inf)
     cand = np.zeros(max_nodes, dtype=np.bool_)
-    hist = np.empty((max_nodes, 3, d, n_bins))
+    hist = np.empty((max_nodes, d, n_bins, 3))
     end[0] = n
     hist[0] = histogram(Xb, order, g, h, n_bins, const_h)
     cand[0] = _evaluate(hist, 0, n, depth, max_depth, msl, min_hess, lam, gain, split_j, split_b)

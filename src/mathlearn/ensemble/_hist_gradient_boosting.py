@@ -17,9 +17,9 @@ __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
 # Rows used to place the quantile bin edges of a feature.
 _BIN_SUBSAMPLE = 200_000
-# From this many (rows x features) on, histograms and split gains use the compiled kernels
-# of ._hgb_kernels (compiled once, then cached); below it NumPy is as fast and compiles
-# nothing. The benchmark (benchmarks/bench_trees.py) puts the crossover near 20 000 x 20.
+# From this many (rows x features) on, each tree is grown by the compiled kernel of
+# ._hgb_kernels (compiled once, then cached in the user's cache directory); below it the
+# NumPy route compiles nothing (benchmarks/bench_trees.py times both sides of it).
 _KERNEL_MIN_SIZE = 400_000
 
 
@@ -73,8 +73,6 @@ class _Grower:
 
     def histogram(self, idx, g, h, const_h):
         """(3, d, B) sums of g, h and counts over the rows ``idx``, one bincount each."""
-        if self.kernels is not None:
-            return self.kernels.histogram(self.Xb, idx, g, h, self.B, float(const_h))
         flat = (self.Xb[idx].astype(np.intp) + self.offsets).ravel()
         size = self.d * self.B
         cnt = np.bincount(flat, minlength=size).reshape(self.d, self.B).astype(np.float64)
@@ -87,13 +85,6 @@ class _Grower:
 
     def best_split(self, hist):
         """``(gain, feature, bin)`` maximising the gain of ``x_j <= bin``, or None."""
-        if self.kernels is not None:
-            gain, j, b, parent = self.kernels.best_split(
-                hist, float(self.msl), float(self.min_hess), float(self.l2)
-            )
-            if j < 0 or not gain > 1e-12 * abs(parent) or not np.isfinite(gain):
-                return None
-            return float(gain), int(j), int(b)
         cum = np.cumsum(hist[:, :, :-1], axis=2)
         tot = hist[:, 0].sum(axis=1)  # (3,) totals, identical for every feature
         GL, HL, nL = cum
@@ -212,16 +203,21 @@ def _to_tree(nodes, edges, g, h, l2, learning_rate):
         i = new_id[t]
         node = nodes[t]
         idx = node["idx"]
-        G, H = g[idx].sum(), h[idx].sum()
-        count[i], hess[i] = idx.shape[0], H
-        value[i, 0] = -learning_rate * G / (H + l2) if H + l2 > 0 else 0.0
+        count[i] = idx.shape[0]
         if "children" in node:
             _, j, b = node["split"]
             cl, cr = node["children"]
             left[i], right[i] = new_id[cl], new_id[cr]
             feat[i], thr[i] = j, edges[j][b]
         else:
+            # Only leaves predict; internal nodes keep value 0 and their children's hessians.
+            G, H = g[idx].sum(), h[idx].sum()
+            hess[i] = H
+            value[i, 0] = -learning_rate * G / (H + l2) if H + l2 > 0 else 0.0
             leaves.append((idx, value[i, 0]))
+    for i in range(m - 1, -1, -1):
+        if left[i] >= 0:
+            hess[i] = hess[left[i]] + hess[right[i]]
     tree = Tree(
         children_left=left,
         children_right=right,
