@@ -33,13 +33,18 @@ def bin_edges(X: np.ndarray, max_bins: int, rng: np.random.Generator) -> list[np
     if X.shape[0] > _BIN_SUBSAMPLE:
         X = X[rng.choice(X.shape[0], _BIN_SUBSAMPLE, replace=False)]
     edges = []
+    n = X.shape[0]
+    # Quantile positions q (n - 1); the "midpoint" quantile averages the two order
+    # statistics around each.
+    pos = np.linspace(0.0, 1.0, max_bins + 1)[1:-1] * (n - 1)
+    lo, hi = np.floor(pos).astype(np.intp), np.ceil(pos).astype(np.intp)
     for j in range(X.shape[1]):
-        u = np.unique(X[:, j])
+        s = np.sort(X[:, j])
+        u = s[np.r_[True, s[1:] != s[:-1]]]
         if u.shape[0] <= max_bins:
             e = u[:-1] / 2.0 + u[1:] / 2.0
         else:
-            q = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
-            e = np.unique(np.quantile(X[:, j], q, method="midpoint"))
+            e = np.unique(s[lo] / 2.0 + s[hi] / 2.0)
         edges.append(e)
     return edges
 
@@ -48,7 +53,7 @@ def apply_bins(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
     """Bin index of every entry: ``x`` goes to bin ``b`` when ``e[b-1] < x <= e[b]``."""
     Xb = np.empty(X.shape, dtype=np.uint8)
     for j, e in enumerate(edges):
-        Xb[:, j] = np.searchsorted(e, X[:, j], side="left")
+        Xb[:, j] = np.searchsorted(e, np.ascontiguousarray(X[:, j]), side="left")
     return Xb
 
 
@@ -321,8 +326,8 @@ class _BaseHGB(BaseEstimator):
                     F[idx, k] += v
                 stage.append(tree)
             predictors.append(stage)
-            train_scores.append(self._loss(kind, y, F, w))
             if X_val is not None:
+                train_scores.append(self._loss(kind, y, F, w))
                 for k, tree in enumerate(stage):
                     F_val[:, k] += tree.value[tree.apply(X_val), 0]
                 val_scores.append(self._loss(kind, y_val, F_val, w_val))
@@ -438,8 +443,10 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
     n_iter_ : int
         Iterations run.
     n_trees_per_iteration_ : int
-    train_score_ : ndarray of shape (n_iter_,)
-        Weighted mean loss ``(y - F)^2 / 2`` on the training part after each iteration.
+    train_score_ : ndarray of shape (n_iter_,) or (0,)
+        Weighted mean loss ``(y - F)^2 / 2`` on the training part after each iteration,
+        recorded with early stopping only (empty otherwise, as it costs a pass over the
+        data per iteration).
     validation_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
         Held-out loss before and after each iteration (empty without early stopping).
     n_features_in_ : int
@@ -559,8 +566,8 @@ class HistGradientBoostingClassifier(BaseClassifier, _BaseHGB):
     classes_ : ndarray of shape (n_classes,)
     n_iter_ : int
     n_trees_per_iteration_ : int
-    train_score_ : ndarray of shape (n_iter_,)
-        Mean log-loss on the training part after each iteration.
+    train_score_ : ndarray of shape (n_iter_,) or (0,)
+        Mean log-loss on the training part after each iteration (with early stopping).
     validation_score_ : ndarray
     n_features_in_ : int
 
