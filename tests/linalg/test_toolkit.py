@@ -1,5 +1,5 @@
 """The teaching linear-algebra toolkit against NumPy/SciPy, exact arithmetic and the notes'
-worked examples (Imperial "Mathematics for Inference and Machine Learning" Appendix and §1.6;
+worked examples (Imperial "Mathematics for Inference and Machine Learning" Appendix and §1.4.1.2;
 Imperial "Mathematics for Machine Learning")."""
 
 from fractions import Fraction
@@ -324,7 +324,7 @@ def _f(v):
 
 
 def _series(x, y):
-    # Imperial notes §1.6, eq. 1.103 (corrected).
+    # Imperial notes §1.4.1.2, eq. 1.103 (corrected).
     dx, dy = x - 1, y - 2
     return 13 + 6 * dx + 14 * dy + dx**2 + 2 * dx * dy + 6 * dy**2 + dy**3
 

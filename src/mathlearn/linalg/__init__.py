@@ -4,7 +4,7 @@ Subspaces from the SVD (rank, null space, range, pseudo-inverse), determinants b
 expansion and by blocks, the block inverse, inner products with their norms, angles and
 projections, the Woodbury, Kailath and Searle identities as solvers, the Rayleigh quotient
 and the condition number, ``vec`` in column-major order, and Taylor polynomials by automatic
-differentiation (Imperial "Mathematics for Inference and Machine Learning" §1.6, §2.3 and
+differentiation (Imperial "Mathematics for Inference and Machine Learning" §1.4.1.2, §2.1.3 and
 its Appendix; Imperial "Mathematics for Machine Learning").
 
 The library's own numerical kernels (Cholesky with jitter, SPD solves, log-determinants) are

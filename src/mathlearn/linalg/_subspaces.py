@@ -1,7 +1,7 @@
 """Rank, null space, range and pseudo-inverse from the singular value decomposition.
 
 With ``U^T A V = Sigma = diag(sigma_1, ..., sigma_p)``, ``sigma_1 >= ... >= sigma_p >= 0``
-(Imperial "Mathematics for Inference and Machine Learning" §2.3, eqs. 2.20-2.25):
+(Imperial "Mathematics for Inference and Machine Learning" §2.1.3, eqs. 2.20-2.25):
 the rank is the number ``r`` of non-zero singular values, ``null(A) = span{v_{r+1}, ...,
 v_n}``, ``ran(A) = span{u_1, ..., u_r}``, and the pseudo-inverse is
 ``A^+ = V_r Sigma_r^{-1} U_r^T``. For a matrix of full column rank ``A^+`` equals the left

@@ -1,6 +1,6 @@
 """Taylor polynomials of a function by automatic differentiation.
 
-Imperial "Mathematics for Inference and Machine Learning" §1.6 (eqs. 1.83-1.88): the
+Imperial "Mathematics for Inference and Machine Learning" §1.4.1.2 (eqs. 1.83-1.88): the
 degree-``n`` Taylor polynomial of ``f`` at ``x0`` is
 
     T_n(x) = sum_{k=0}^{n} D^k f(x0)[h, ..., h] / k!,     h = x - x0,
@@ -75,7 +75,7 @@ def taylor_polynomial(f: Callable, x0: ArrayLike, order: int = 2) -> Callable[[A
 
     Examples
     --------
-    The worked example of the Imperial notes (§1.6, eqs. 1.89-1.103, corrected):
+    The worked example of the Imperial notes (§1.4.1.2, eqs. 1.89-1.103, corrected):
     ``f(x, y) = x^2 + 2 x y + y^3`` at ``(1, 2)``; a cubic equals its degree-3 expansion.
 
     >>> from mathlearn.linalg import taylor_polynomial

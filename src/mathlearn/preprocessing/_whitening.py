@@ -4,10 +4,10 @@ Standardisation (Imperial "Mathematics for Machine Learning", the practical PCA 
 Stuttgart "Introduction to Machine Learning" §2, feature scaling) maps each feature to mean 0
 and variance 1: ``z_d = (x_d - mu_d) / s_d``.
 
-Whitening (PRML §12.1.3; Imperial "Mathematics for Inference and Machine Learning" §2.4)
-maps the data to identity sample covariance: ``z = W (x - mu)`` with ``W S W^T = I`` for the
-sample covariance ``S = Xc^T Xc / (N - 1)``. ``W`` is determined up to a rotation; three
-choices are standard:
+Whitening (PRML §12.1.3; Imperial "Mathematics for Inference and Machine Learning" §2.1.4,
+Fig. 2.1) maps the data to identity sample covariance: ``z = W (x - mu)`` with
+``W S W^T = I`` for the sample covariance ``S = Xc^T Xc / (N - 1)``. ``W`` is determined up
+to a rotation; three choices are standard:
 
 * ``"pca"``: ``W = Lambda^{-1/2} U^T`` (rotate onto the principal axes, then scale), with
   ``S = U Lambda U^T``; the same as PCA with ``whiten=True`` keeping every component;

@@ -24,7 +24,7 @@ from mathlearn.report import experiment
     ),
     source=(
         "PRML §12.1.3 (whitening); Imperial 'Mathematics for Inference and Machine Learning' "
-        "§2.4; Imperial 'Mathematics for Machine Learning' (the practical PCA recipe)"
+        "§2.1.4 (Fig. 2.1); Imperial 'Mathematics for Machine Learning' (the practical PCA recipe)"
     ),
 )
 def whitening_scatter(ctx):
