@@ -371,3 +371,25 @@ def test_bad_input():
         Y
     )
     assert np.all(np.isfinite(bgm.score_samples(Y)))
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+def test_sample_moments_match_the_fitted_mixture(covariance_type):
+    rng = np.random.default_rng(0)
+    X = np.vstack(
+        [rng.normal(size=(200, 2)) + np.array([4.0, 0.0]), rng.normal(size=(200, 2)) * 0.5]
+    )
+    m = BayesianGaussianMixture(
+        n_components=2, covariance_type=covariance_type, random_state=0
+    ).fit(X)
+    n = 40_000
+    S, labels = m.sample(n, random_state=1)
+    assert S.shape == (n, 2) and labels.shape == (n,)
+    w = m.weights_ / m.weights_.sum()
+    mean = w @ m.means_
+    # The mixture mean; each coordinate's sample mean has standard error sd / sqrt(n).
+    sd = np.sqrt(np.var(S, axis=0))
+    np.testing.assert_array_less(np.abs(S.mean(0) - mean), 5 * sd / np.sqrt(n))
+    for k in range(2):
+        frac = np.mean(labels == k)
+        assert abs(frac - w[k]) <= 5 * np.sqrt(w[k] * (1 - w[k]) / n)

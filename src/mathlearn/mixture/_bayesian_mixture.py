@@ -734,3 +734,45 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         float
         """
         return float(np.mean(self.score_samples(X)))
+
+    def sample(self, n_samples: int = 1, random_state=None):
+        """Draw from the mixture at its posterior-mean parameters (as scikit-learn does).
+
+        A component is drawn with probability ``weights_``, then a point from
+        ``N(means_k, covariances_k)`` (``E[Lambda_k]^{-1}``). These are not draws from the
+        posterior predictive (a mixture of Student t densities, :meth:`score_samples`).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of draws.
+        random_state : int, Generator or None
+            Seed (default: the estimator's ``random_state``).
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            The draws, grouped by component.
+        y : ndarray of shape (n_samples,)
+            The component of each draw (sorted).
+        """
+        check_is_fitted(self)
+        if not isinstance(n_samples, Integral) or n_samples < 1:
+            raise ValueError(f"n_samples must be an int >= 1; got {n_samples!r}.")
+        rng = check_random_state(self.random_state if random_state is None else random_state)
+        w = np.asarray(self.weights_, dtype=float)
+        counts = rng.multinomial(int(n_samples), w / w.sum())
+        means, cov = self.means_, self.covariances_
+        d = means.shape[1]
+        parts = []
+        for k, c in enumerate(counts):
+            if c == 0:
+                continue
+            z = rng.standard_normal((c, d))
+            if self.covariance_type == "full":
+                L = cholesky_batched(cov[k][None])[0]
+                parts.append(means[k] + z @ L.T)
+            else:
+                parts.append(means[k] + z * np.sqrt(cov[k]))
+        X = np.vstack(parts)
+        return X, np.repeat(np.arange(len(counts)), counts)
