@@ -28,7 +28,10 @@ def _t16_net():
 
 
 def test_t16_forward_backward_and_one_sgd_step():
-    """PRML notes T16: forward values, deltas, gradients, sign flip, loss after one step."""
+    """Hand-computed example (PRML §5.3).
+
+    Forward values, deltas, gradients, sign flip, loss after one step.
+    """
     net = _t16_net()
     x, t = np.array([[0.5, -1.0]]), np.array([[1.0]])
 

@@ -1,4 +1,7 @@
-"""User- and item-based CF against the notes' toy table (D1) and a NumPy re-implementation."""
+"""User- and item-based CF against the notes' toy table and a NumPy re-implementation.
+
+The toy ratings table of Oxford "Advanced Topics in Statistical Machine Learning" §6.1.
+"""
 
 import math
 

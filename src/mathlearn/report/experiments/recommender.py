@@ -58,7 +58,7 @@ def toy_table(ctx):
             row.append(f"{K[[a], [b]][0]:+.6f}" if b in idx else ("-" if a != b else ""))
         rows.append(row)
     ctx.table(["user", "mean", *names], rows, "User means and Pearson similarities.")
-    exact = {1: "2 (Bob)", 2: "19/6 = 3.166667", 3: "2.872038 (D1)"}
+    exact = {1: "2 (Bob)", 2: "19/6 = 3.166667", 3: "2.872038 (derived by eqs. 6.9-6.10)"}
     preds = [
         [k, float(UserKNN(n_neighbors=k).fit(r).predict(["Alice"], ["Happy Gilmore"])[0]),
          exact[k]]
