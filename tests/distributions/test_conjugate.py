@@ -273,7 +273,7 @@ def test_normal_wishart_entropy_against_monte_carlo():
     ids=lambda v: type(v).__name__ if not isinstance(v, np.ndarray) else "",
 )
 def test_sequential_equals_batch_and_chain_rule(model, data):
-    """Updating in two batches equals one batch (001 P8); the evidence factorises into the
+    """Updating in two batches equals one batch (PRML §2.1.1); the evidence factorises into the
     one-step predictives, log p(D) = sum_i log p(x_i | x_<i)."""
     split = len(data) // 2
     batch = model.update(data)

@@ -70,7 +70,7 @@ def test_t16_forward_backward_and_one_sgd_step():
 
 @pytest.mark.parametrize("unit", [0, 1, 2])
 def test_p19_tanh_sign_flip_of_one_unit(unit):
-    """P19: negating one tanh unit's input weights and bias and its outgoing weights (not
+    """PRML §5.1.1: negating one tanh unit's input weights and bias and its outgoing weights (not
     the output bias) leaves the network function unchanged."""
     rng = np.random.default_rng(unit)
     net = nn.Sequential(
@@ -94,7 +94,7 @@ def test_p19_tanh_sign_flip_of_one_unit(unit):
     "act", [nn.Tanh(), nn.ReLU(), nn.LeakyReLU(0.1), nn.Sigmoid(), nn.GELU(), nn.Identity()]
 )
 def test_p20_backprop_equals_finite_differences(act):
-    """P20: the gradient of a deep MLP with respect to every weight, against central
+    """PRML §5.3: the gradient of a deep MLP with respect to every weight, against central
     differences (float64)."""
     rng = np.random.default_rng(1)
     net = nn.Sequential(
