@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import warnings
 
-import dask
 import numpy as np
+
+import dask
 
 from ..exceptions import ConvergenceWarning
 from ..linear_model._dask import _reduce
@@ -124,7 +125,11 @@ def _frame(X, sw):
 
     def second(B, wb=None):
         if wb is None:
-            return float(np.max(np.abs(B), initial=0.0)), B.sum(axis=0), np.einsum("ij,ij->j", B, B)
+            return (
+                float(np.max(np.abs(B), initial=0.0)),
+                B.sum(axis=0),
+                np.einsum("ij,ij->j", B, B),
+            )
         C = B - wmean
         return float(np.max(np.abs(B), initial=0.0)), wb @ C, wb @ (C * C)
 
@@ -168,7 +173,9 @@ def _relocate_empty_dask(Xw, centers_old, sums, counts, sw):
             dist = np.where(wb == 0, 0.0, dist)
         top = np.argsort(-dist, kind="stable")[:e]
         w = np.ones(top.size) if wb is None else wb[top]
-        return [(float(dist[i]), B[i].copy(), int(labels[i]), float(w[i])) for i in range(top.size)]
+        return [
+            (float(dist[i]), B[i].copy(), int(labels[i]), float(w[i])) for i in range(top.size)
+        ]
 
     def merge(a, b):
         return sorted(a + b, key=lambda r: -r[0])[:e]
@@ -251,7 +258,9 @@ def _kmeans_parallel(Xw, k, rng, sw):
         blocks = Xw.to_delayed()[:, 0].tolist()
         wblocks = [None] * len(blocks) if sw is None else sw.to_delayed().tolist()
         f = dask.delayed(sample, pure=True)
-        picked = dask.compute(*[f(b, s, wb) for b, s, wb in zip(blocks, seeds, wblocks, strict=True)])
+        picked = dask.compute(
+            *[f(b, s, wb) for b, s, wb in zip(blocks, seeds, wblocks, strict=True)]
+        )
         new = np.vstack([C, *picked])
         if new.shape[0] == C.shape[0]:
             break

@@ -18,9 +18,10 @@ data far from the origin keep their digits.
 
 from __future__ import annotations
 
-import dask
 import dask.array as da
 import numpy as np
+
+import dask
 
 from ..linear_model._dask import tsqr
 from ..utils._backend import block_sums, check_dask_input, map_row_blocks, raise_if_not_finite

@@ -388,8 +388,19 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             # the N x M design already gives the mean at O(N^2 M).
             coef = spec.posterior_mean(alpha, beta)
             offset = prep.y_offset - float(prep.x_offset @ coef)
-        self._store(spec, coef, offset, alpha, beta, log_ev, g, h, prep, np.max(np.abs(X)),
-                    np.max(np.abs(y)))
+        self._store(
+            spec,
+            coef,
+            offset,
+            alpha,
+            beta,
+            log_ev,
+            g,
+            h,
+            prep,
+            np.max(np.abs(X)),
+            np.max(np.abs(y)),
+        )
         return self
 
     def _store(self, spec, coef, offset, alpha, beta, log_ev, g, h, prep, x_max, y_max):
@@ -465,8 +476,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         Ur, s, Vt = np.linalg.svd(Raug[:m, :m])
         rss_out = float(Raug[m, m] ** 2) if Raug.shape[0] > m else 0.0
         spec = _Spectrum(sw_sum, m, s, Ur.T @ Raug[:m, m], rss_out, Vt)
-        t_sum, t_sq = da.compute(t.sum(), (t * t).sum())
-        var_t = float(t_sq / n - (t_sum / n) ** 2) if r is None else float(t_sq) / sw_sum
+        # ||t||^2 = ||Q^T t||^2 (t is centred: its mean is a rounding error)
+        t_sq = float(Raug[: m + 1, m] @ Raug[: m + 1, m])
+        var_t = t_sq / n if r is None else t_sq / sw_sum
         alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
         # The mean: the augmented least-squares problem of _posterior_mean, by TSQR.
         cols = [Xs]

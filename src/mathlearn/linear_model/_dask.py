@@ -23,10 +23,11 @@ its left singular vectors: both are sums over row blocks (the latter through the
 
 from __future__ import annotations
 
-import dask
 import numpy as np
-from dask import delayed
 from scipy.linalg import lapack
+
+import dask
+from dask import delayed
 
 from ..utils._backend import block_sums, raise_if_not_finite
 from . import _refinement as _ref
@@ -392,7 +393,8 @@ def data_scales(col_max, y_max, *, per_column: bool):
         x_scale = pow2_scale(col_max) if per_column else np.full(m, pow2_scale(col_max.max()))
     if _needs_scaling(y_max):
         y_scale = float(pow2_scale(y_max))
-    return Prepared(None, None, np.zeros(m), 0.0, x_scale, y_scale, None, 0.0)
+    empty = np.zeros((0, m))
+    return Prepared(empty, empty[:, 0], np.zeros(m), 0.0, x_scale, y_scale, None, 0.0)
 
 
 def predict_dask(estimator, X, func, out_cols=None):

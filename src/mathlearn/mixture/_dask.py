@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import warnings
 
-import dask
 import dask.array as da
 import numpy as np
+
+import dask
 
 from ..exceptions import ConvergenceWarning
 from ..linear_model._dask import _reduce

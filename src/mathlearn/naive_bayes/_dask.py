@@ -37,7 +37,7 @@ def nb_fit_dask(est, X, y, sample_weight):
     unit_weights = sample_weight is None
     X, y, sw = _prepare(est, X, y, sample_weight)
     classes = est.classes_
-    K, d = len(classes), X.shape[1]
+    K, _d = len(classes), X.shape[1]
     if isinstance(est, GaussianNB):
         amax = _reduce(
             lambda B: float(np.max(np.abs(B), initial=0.0)) if np.isfinite(B).all() else np.inf,

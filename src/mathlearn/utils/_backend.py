@@ -157,7 +157,12 @@ def check_dask_input(
         y = _as_array(y, "y", y_dtype)
     else:
         y = np.asarray(y) if y_dtype is None else np.asarray(y, dtype=y_dtype)
-        y = da.from_array(y, chunks=(X.chunks[0],) + y.shape[1:])
+        if y.shape[:1] != (n,):
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{n}, {y.shape[0] if y.ndim else 1}]"
+            )
+        y = da.from_array(y, chunks=(X.chunks[0], *y.shape[1:]))
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -289,9 +294,7 @@ def dask_sample_weight(sample_weight, X):
     else:
         sw = da.from_array(np.asarray(sample_weight, dtype=np.float64), chunks=(X.chunks[0],))
     if sw.ndim != 1 or sw.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"sample_weight.shape == {sw.shape}, expected ({X.shape[0]},)!"
-        )
+        raise ValueError(f"sample_weight.shape == {sw.shape}, expected ({X.shape[0]},)!")
     if sw.chunks[0] != X.chunks[0]:
         sw = sw.rechunk((X.chunks[0],))
     import dask
