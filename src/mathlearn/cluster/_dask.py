@@ -255,8 +255,8 @@ def _kmeans_parallel(Xw, k, rng, sw):
             keep = np.random.default_rng(int(seed)).random(B.shape[0]) < p
             return B[keep].copy()
 
-        blocks = Xw.to_delayed()[:, 0].tolist()
-        wblocks = [None] * len(blocks) if sw is None else sw.to_delayed().tolist()
+        blocks = Xw.to_delayed(optimize_graph=False)[:, 0].tolist()
+        wblocks = [None] * len(blocks) if sw is None else sw.to_delayed(optimize_graph=False).tolist()
         f = dask.delayed(sample, pure=True)
         picked = dask.compute(
             *[f(b, s, wb) for b, s, wb in zip(blocks, seeds, wblocks, strict=True)]

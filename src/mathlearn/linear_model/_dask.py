@@ -37,12 +37,12 @@ __all__ = ["accurate_lstsq_dask", "first_pass", "moment_pass", "ridge_stats", "t
 
 def _row_blocks(A, *aligned):
     """Delayed row blocks of ``A`` (all columns) and of 1-D arrays chunked like its rows."""
-    blocks = A.to_delayed()[:, 0].tolist()
+    blocks = A.to_delayed(optimize_graph=False)[:, 0].tolist()
     out = [blocks]
     for a in aligned:
         if a.chunks[0] != A.chunks[0]:
             a = a.rechunk({0: A.chunks[0]})
-        out.append(a.to_delayed().tolist())
+        out.append(a.to_delayed(optimize_graph=False).tolist())
     return out
 
 

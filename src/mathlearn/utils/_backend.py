@@ -222,14 +222,16 @@ def block_sums(
     import dask
     from dask import delayed
 
-    blocks = X.to_delayed()[:, 0].tolist()
+    # Unoptimised graphs keep the keys of shared inputs (``y`` computed from ``X``, say), so
+    # each block of the data is computed once per pass.
+    blocks = X.to_delayed(optimize_graph=False)[:, 0].tolist()
     others = []
     for a in aligned:
         if a.chunks[0] != X.chunks[0]:
             a = a.rechunk({0: X.chunks[0]})
         if a.ndim == 2 and len(a.chunks[1]) > 1:
             a = a.rechunk({1: -1})
-        d = a.to_delayed()
+        d = a.to_delayed(optimize_graph=False)
         others.append(d[:, 0].tolist() if a.ndim == 2 else d.tolist())
     f = delayed(func, pure=True)
     parts = [f(b, *(o[i] for o in others)) for i, b in enumerate(blocks)]
