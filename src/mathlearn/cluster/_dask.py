@@ -256,7 +256,9 @@ def _kmeans_parallel(Xw, k, rng, sw):
             return B[keep].copy()
 
         blocks = Xw.to_delayed(optimize_graph=False)[:, 0].tolist()
-        wblocks = [None] * len(blocks) if sw is None else sw.to_delayed(optimize_graph=False).tolist()
+        wblocks = (
+            [None] * len(blocks) if sw is None else sw.to_delayed(optimize_graph=False).tolist()
+        )
         f = dask.delayed(sample, pure=True)
         picked = dask.compute(
             *[f(b, s, wb) for b, s, wb in zip(blocks, seeds, wblocks, strict=True)]

@@ -234,6 +234,26 @@ def _stage_c(blocks: _Blocks, Ab, yb, rb, z, top):
     return dr if rb is None else rb + dr
 
 
+def _stage_ca(blocks: _Blocks, Ab, yb, rb, z_old, top, z):
+    """:func:`_stage_c` (the block's residual after the last correction), then
+    :func:`_stage_a` at the new coefficients ``z``, with one local QR."""
+    As, qr, tau, kb = blocks.qr(Ab)
+    f = np.array(yb, dtype=np.float64) if rb is None else blocks.residuals(As, yb, rb, z_old)[0]
+    w = _apply(qr, tau, f, b"T")
+    w[:kb] = top
+    dr = _apply(qr, tau, w, b"N")
+    r_new = dr if rb is None else rb + dr
+    f, g = blocks.residuals(As, yb, r_new, z)
+    w = _apply(qr, tau, f, b"T")
+    return r_new, (w[:kb], float(w[kb:] @ w[kb:]), g, None)
+
+
+def _stage_c_rss(blocks: _Blocks, Ab, yb, rb, z, top):
+    """``||r_b||^2`` of the block's residual after the last correction."""
+    r = _stage_c(blocks, Ab, yb, rb, z, top)
+    return float(r @ r)
+
+
 def _column_sumsq(A):
     return block_sums(lambda Ab: np.einsum("ij,ij->j", Ab, Ab), A)
 
@@ -308,14 +328,21 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
     size = scale = 0.0
     rss = rest
     if refine:
-        # The residual of the plain QR solution, r = Q [0; H[k:]; bottoms], kept per block.
+        # One pass per step: each block first updates its part of the residual with the
+        # previous step's correction (r_b += Q_b [top; bottom], starting from the residual
+        # of the plain QR solution, r = Q [0; H[k:]; bottoms]), then computes the next
+        # step's doubled-precision residuals from it; r stays on the workers.
+        sca = delayed(_stage_ca, pure=True, nout=2)
         H[:k] = 0.0
         tops = np.split(q2(H), cuts)
-        r = [sc(blocks, Ad[i], yd[i], None, None, tops[i]) for i in range(len(Ad))]
-        r = list(dask.persist(*r))
+        r: list = [None] * len(Ad)
+        z_old = None
         prev = np.max(np.abs(d * z))
         for it in range(1, max_iter + 1):
-            parts = dask.compute(*[sa(blocks, Ad[i], yd[i], r[i], z) for i in range(len(Ad))])
+            outs = [sca(blocks, Ad[i], yd[i], r[i], z_old, tops[i], z) for i in range(len(Ad))]
+            outs = dask.persist(*outs)
+            parts = dask.compute(*[o[1] for o in outs])
+            r = [o[0] for o in outs]
             g = parts[0][2]
             for p in parts[1:]:
                 g = _add_pairs(g, p[2])
@@ -325,9 +352,7 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
             dz = r_solve(H[:k] - u)
             H[:k] = u
             tops = np.split(q2(H), cuts)
-            r = [sc(blocks, Ad[i], yd[i], r[i], z, tops[i]) for i in range(len(Ad))]
-            r = list(dask.persist(*r))
-            z = z + dz
+            z_old, z = z, z + dz
             size = np.max(np.abs(d * dz))
             scale = np.max(np.abs(d * z))
             n_iter = it
@@ -336,7 +361,19 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
             if size > 0.5 * prev:
                 break
             prev = size
-        rss = float(sum(dask.compute(*[delayed(lambda v: float(v @ v))(ri) for ri in r])))
+        # the last correction of r, summed into the residual sum of squares on the workers
+        rss = float(
+            sum(
+                dask.compute(
+                    *[
+                        delayed(_stage_c_rss, pure=True)(
+                            blocks, Ad[i], yd[i], r[i], z_old, tops[i]
+                        )
+                        for i in range(len(Ad))
+                    ]
+                )
+            )
+        )
     if size > np.sqrt(_ref._EPS) * scale:
         if borderline:
             return _svd_fallback_dask(A, y, intercept)
