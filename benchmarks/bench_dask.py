@@ -11,8 +11,8 @@
     size), generated lazily by ``dask.array.random`` (never materialised: each pass draws
     its blocks again), fitted by LinearRegression, PCA(10) and KMeans(10) on a
     ``LocalCluster`` of 2 worker processes (1 thread each) with a memory limit of
-    ``max(size / 10, 1)`` GB each (32 MB row blocks) (4 GB at the issue's size: the design is 5x the workers'
-    memory),
+    ``max(size / 10, 1)`` GB each (4 GB at the issue's size: the design is 5x the workers'
+    memory), in row blocks of 32 MB,
     against dask-ml's equivalents on the same lazy design in the same cluster:
     ``dask_ml.linear_model.LinearRegression`` (its default ADMM solver, ``max_iter=100``,
     as shipped), ``dask_ml.decomposition.PCA(10)`` (its "auto" solver) and

@@ -289,7 +289,6 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
     blocks = _Blocks(d, intercept)
     Ad, yd = _row_blocks(A, y)
     sa = delayed(_stage_a, pure=True)
-    sc = delayed(_stage_c, pure=True)
     parts = dask.compute(*[sa(blocks, Ad[i], yd[i], None, None) for i in range(len(Ad))])
     sizes = [p[0].shape[0] for p in parts]
     cuts = np.cumsum(sizes)[:-1]
