@@ -38,7 +38,7 @@ import numpy as np
 from _harness import compare, machine
 
 
-def bench_memory(gb: float = 1.0) -> None:
+def bench_memory(gb: float = 1.0, only: str | None = None) -> None:
     import dask.array as da
 
     import dask
@@ -57,13 +57,16 @@ def bench_memory(gb: float = 1.0) -> None:
     init = X[:10].copy()
     print(f"in memory: {n} x {d} float64 = {X.nbytes / 1e9:.2f} GB, blocks of {rows} rows")
     with dask.config.set(scheduler="threads"):
-        compare(
-            "LinearRegression, Dask / NumPy",
-            lambda: LinearRegression().fit(Xd, yd),
-            lambda: LinearRegression().fit(X, y),
-            repeats=1,
-            target=2.0,
-        )
+        if only in (None, "LinearRegression"):
+            compare(
+                "LinearRegression, Dask / NumPy",
+                lambda: LinearRegression().fit(Xd, yd),
+                lambda: LinearRegression().fit(X, y),
+                repeats=1,
+                target=2.0,
+            )
+        if only is not None:
+            return
         compare(
             "PCA(10), Dask / NumPy",
             lambda: PCA(10).fit(Xd),
@@ -205,11 +208,13 @@ def main() -> None:
     parser.add_argument("--part", choices=["memory", "ooc", "all"], default="all")
     parser.add_argument("--size", type=float, default=40.0, help="out-of-core design, GB")
     parser.add_argument("--memory-size", type=float, default=1.0, help="in-memory array, GB")
-    parser.add_argument("--only", default=None, help="one out-of-core estimator")
+    parser.add_argument(
+        "--only", default=None, help="one estimator (LinearRegression only for --part memory)"
+    )
     args = parser.parse_args()
     print(machine(), f"(load average {os.getloadavg()[0]:.1f})")
     if args.part in ("memory", "all"):
-        bench_memory(args.memory_size)
+        bench_memory(args.memory_size, only=args.only)
     if args.part in ("ooc", "all"):
         bench_out_of_core(args.size, only=args.only)
 
