@@ -143,7 +143,7 @@ def bench_out_of_core(size_gb: float, d: int = 20, only: str | None = None) -> N
         processes=True,
         host="127.0.0.1",
         memory_limit=f"{mem:.3f}GB",
-        dashboard_address=None,
+        dashboard_address=":0",  # a free port: never the default 8787 another cluster holds
         silence_logs=40,
     )
     client = Client(cluster)
@@ -169,10 +169,6 @@ def bench_out_of_core(size_gb: float, d: int = 20, only: str | None = None) -> N
     )
     print("| --- | --- | --- | --- | --- | --- |")
     cases = {
-        "LinearRegression": (
-            lambda: LinearRegression().fit(X, y),
-            lambda: dask_ml.linear_model.LinearRegression().fit(X, y),
-        ),
         "PCA(10)": (
             lambda: PCA(10).fit(X),
             lambda: dask_ml.decomposition.PCA(10, random_state=0).fit(X),
@@ -180,6 +176,10 @@ def bench_out_of_core(size_gb: float, d: int = 20, only: str | None = None) -> N
         "KMeans(10)": (
             lambda: KMeans(10, random_state=0, n_init=1).fit(X),
             lambda: dask_ml.cluster.KMeans(10, random_state=0).fit(X),
+        ),
+        "LinearRegression": (
+            lambda: LinearRegression().fit(X, y),
+            lambda: dask_ml.linear_model.LinearRegression().fit(X, y),
         ),
     }
     for name, (ours, peer) in cases.items():

@@ -33,7 +33,7 @@ def client():
         processes=True,
         host="127.0.0.1",
         memory_limit="1GiB",
-        dashboard_address=None,
+        dashboard_address=":0",  # a free port: never the default 8787 another cluster holds
     )
     c = distributed.Client(cluster)
     yield c
