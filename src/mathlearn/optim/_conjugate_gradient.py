@@ -2,7 +2,7 @@
 
 Minimising the quadratic ``f(x) = 1/2 x^T A x - b^T x`` (gradient ``A x - b``) for SPD ``A``
 is solving ``A x = b``. Conjugate gradients (Hestenes and Stiefel 1952; named among the
-optimisers of Imperial "Mathematics for Inference and Machine Learning" §1.5) take steps along
+optimisers of Imperial "Mathematics for Inference and Machine Learning" §1.6.4) take steps along
 directions ``p_k`` that are ``A``-conjugate, ``p_i^T A p_j = 0``:
 
     r_0 = b - A x_0,  z_0 = M^{-1} r_0,  p_0 = z_0

@@ -1,7 +1,8 @@
 """The subgradient method for convex functions that are not differentiable.
 
-Named among the optimisers of Imperial "Mathematics for Inference and Machine Learning" §1.5;
-the method of Shor (1962). For convex ``f`` and any subgradient ``g_k in df(x_k)``,
+Named among the optimisers of Imperial "Mathematics for Inference and Machine Learning" §1.6.4;
+the method of Shor (1962; the notes cite Shor 1985). For convex ``f`` and any subgradient
+``g_k in df(x_k)``,
 
     x_{k+1} = x_k - gamma_k g_k.
 
