@@ -5,17 +5,19 @@ Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
 
 from ._bayes import BayesianLinearRegression
 from ._bayes_logistic import BayesianLogisticRegression
-from ._coordinate_descent import Lasso, lasso_path
+from ._coordinate_descent import ElasticNet, Lasso, lasso_path
 from ._least_squares_classifier import LeastSquaresClassifier, one_hot
 from ._linear_regression import LinearRegression
 from ._logistic import LogisticRegression
 from ._perceptron import Perceptron
 from ._ridge import Ridge
 from ._sgd import SGDRegressor
+from ._variational import VariationalLinearRegression
 
 __all__ = [
     "BayesianLinearRegression",
     "BayesianLogisticRegression",
+    "ElasticNet",
     "Lasso",
     "LeastSquaresClassifier",
     "LinearRegression",
@@ -23,6 +25,7 @@ __all__ = [
     "Perceptron",
     "Ridge",
     "SGDRegressor",
+    "VariationalLinearRegression",
     "lasso_path",
     "one_hot",
 ]

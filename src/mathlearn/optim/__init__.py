@@ -9,7 +9,10 @@ schedules (``constant_schedule``,
 :func:`minimize_stochastic` does minibatch SGD with the notes' ``N/M`` scaling. Second order:
 :func:`newton` and the L-BFGS-B bridge :func:`lbfgs`. Constrained: :func:`solve_equality_qp`
 (the KKT system), :func:`projected_gradient` with :func:`check_kkt`, and
-:func:`norm_constrained_least_squares` (the ridge correspondence).
+:func:`norm_constrained_least_squares` (the ridge correspondence). Also: linear
+:func:`conjugate_gradient` with a preconditioner, the fixed-matrix :func:`precondition`
+transformation with :func:`max_stable_step` (``2 / lambda_max(P^{-1} H)``), and the
+:func:`subgradient_method` for non-differentiable convex objectives.
 
 Parameters may be an array or a dict (list, tuple) of arrays.
 
@@ -25,6 +28,7 @@ array([1., 1.])
 """
 
 from ._adaptive_lr import adagrad, adam, nadam, rmsprop
+from ._conjugate_gradient import conjugate_gradient
 from ._equality_qp import solve_equality_qp
 from ._gd import momentum, nesterov, sgd
 from ._lbfgs import lbfgs
@@ -35,6 +39,7 @@ from ._norm_constrained import (
     norm_constrained_least_squares,
     ridge_squared_norm,
 )
+from ._preconditioning import max_stable_step, precondition
 from ._projection import (
     KKTResult,
     check_kkt,
@@ -45,6 +50,7 @@ from ._projection import (
 from ._rprop import rprop
 from ._schedules import constant_schedule, exponential_decay, inverse_scaling, robbins_monro
 from ._step_control import adaptive_step, backtracking_line_search
+from ._subgradient import subgradient_method
 from ._transform import (
     GradientTransformation,
     apply_updates,
@@ -68,11 +74,13 @@ __all__ = [
     "check_kkt",
     "clip",
     "clip_by_global_norm",
+    "conjugate_gradient",
     "constant_schedule",
     "exponential_decay",
     "global_norm",
     "inverse_scaling",
     "lbfgs",
+    "max_stable_step",
     "minibatch_gradient",
     "minimize",
     "minimize_stochastic",
@@ -81,6 +89,7 @@ __all__ = [
     "nesterov",
     "newton",
     "norm_constrained_least_squares",
+    "precondition",
     "project_box",
     "project_l2_ball",
     "projected_gradient",
@@ -91,4 +100,5 @@ __all__ = [
     "scale",
     "sgd",
     "solve_equality_qp",
+    "subgradient_method",
 ]
