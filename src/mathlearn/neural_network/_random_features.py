@@ -104,6 +104,8 @@ class RandomFeatureClassifier(_RandomBody, BaseClassifier):
         The fitted output layer on ``phi(x)``.
     classes_ : ndarray of shape (n_classes,)
         Class labels.
+    n_iter_ : ndarray of shape (1,)
+        Newton iterations of the output layer.
     n_features_in_ : int
         Number of input features.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -172,6 +174,7 @@ class RandomFeatureClassifier(_RandomBody, BaseClassifier):
         self.body_ = self._build_body(X.shape[1])
         self.head_ = LogisticRegression(C=self.C, solver="newton", max_iter=self.max_iter)
         self.head_.fit(self._features(X), y)
+        self.n_iter_ = self.head_.n_iter_
         return self
 
     def _joint_log_likelihood(self, X):
@@ -236,11 +239,6 @@ class RandomFeatureRegressor(RegressorMixin, _RandomBody):
         self.alpha = alpha
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
-
     @_fit_context
     def fit(self, X, y):
         """Draw the hidden layers and fit the output layer.
@@ -249,7 +247,7 @@ class RandomFeatureRegressor(RegressorMixin, _RandomBody):
         ----------
         X : array-like of shape (n_samples, n_features)
             Inputs.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        y : array-like of shape (n_samples,)
             Targets.
 
         Returns
@@ -257,7 +255,7 @@ class RandomFeatureRegressor(RegressorMixin, _RandomBody):
         self : RandomFeatureRegressor
             The fitted regressor.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self.body_ = self._build_body(X.shape[1])
         self.head_ = Ridge(alpha=self.alpha).fit(self._features(X), y)
         return self
@@ -272,7 +270,7 @@ class RandomFeatureRegressor(RegressorMixin, _RandomBody):
 
         Returns
         -------
-        ndarray of shape (n_samples,) or (n_samples, n_targets)
+        ndarray of shape (n_samples,)
             Predictions.
         """
         check_is_fitted(self, "head_")
