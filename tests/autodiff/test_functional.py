@@ -1,7 +1,8 @@
 """The functional API, the engine's guarantees, and the worked examples of the notes.
 
-Closed forms from spec 003 §2.1-2.2 and §3 (T2, T3, T5, T6, T10, the matrix identities) and
-the computation-graph example of Stuttgart "Introduction to Machine Learning" §4.1.
+Closed forms and worked examples of Imperial "Mathematics for Machine Learning" (the matrix
+calculus lectures: derivatives of matrix products, traces and inverses, the matrix identities)
+and the computation-graph example of Stuttgart "Introduction to Machine Learning" §4.1.
 """
 
 import numpy as np

@@ -1,5 +1,5 @@
 """MultivariateNormal and the Gaussian algebra: densities against scipy, identities on random
-inputs (hypothesis), worked examples of spec 001 (T3-T5) and 004 (exercise 11.2)."""
+inputs (hypothesis), hand-computed examples of PRML §2.3 and the Stuttgart notes' exercise 11.2."""
 
 import numpy as np
 import pytest
