@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -18,7 +18,7 @@ from ..base import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import centred_linear_map
-from ..utils.linalg import cho_solve, cholesky
+from ..utils.linalg import cholesky
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["FisherLDA", "scatter_matrices"]
@@ -95,6 +95,126 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     return A.T @ A, B.T @ B
 
 
+class FisherDirections(NamedTuple):
+    """Result of :func:`fisher_directions`."""
+
+    scalings: np.ndarray
+    eigenvalues: np.ndarray
+    explained_variance_ratio: np.ndarray
+    solver: str
+    means: np.ndarray
+    xbar: np.ndarray
+
+
+def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e-10):
+    """Fisher's discriminant directions, shared by :class:`FisherLDA` and
+    :class:`LinearDiscriminantAnalysis` (one implementation of the projection).
+
+    ``X`` is validated float64 data, ``y_idx`` class indices ``0 .. C - 1``, ``k`` the number
+    of directions; ``solver``, ``scatter`` and ``tol`` as in :class:`FisherLDA`. Returns the
+    directions scaled so that the projections have identity ML within-class covariance.
+    """
+    n, d = X.shape
+    xbar = X.mean(axis=0)
+    # Features in units of their within-class standard deviation (their total one for a
+    # feature constant within every class; 1 for a constant feature): the criterion is
+    # invariant under this rescaling, and S_w is then as well conditioned as the
+    # correlations allow.
+    _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
+    sd = _rms(X - means[y_idx])
+    total_sd = _rms(X - xbar)
+    sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
+    Xs = X / sd
+    A, B, _, _ = _scatter_factors(Xs, y_idx, C, scatter)
+    if solver in ("auto", "eigen"):
+        # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
+        # D x D matrices are never formed (the faces case, D >> N).
+        ok = d <= n - C
+        if ok:
+            Sw, Sb = A.T @ A, B.T @ B
+            try:
+                cholesky(Sw, jitter=None, name="S_w")
+                cond = np.linalg.cond(Sw)
+                ok = bool(np.isfinite(cond) and cond * tol * 1e-3 < 1.0)
+            except np.linalg.LinAlgError:
+                ok = False
+        if not ok:
+            if solver == "eigen":
+                raise ValueError(
+                    "the within-class scatter S_w is singular (n_features > n_samples - "
+                    "n_classes, or constant/collinear features); use solver="
+                    "'simultaneous' or 'pca'."
+                )
+            solver = "simultaneous"
+        else:
+            solver = "eigen"
+    if solver == "eigen":
+        w, W = sla.eigh(Sb, Sw, check_finite=False)
+        w, W = w[::-1], W[:, ::-1]
+    elif solver == "simultaneous":
+        U = _whiten_within(A, tol)
+        BU = B @ U
+        w, Q = sla.eigh(BU.T @ BU, check_finite=False)
+        w, Q = w[::-1], Q[:, ::-1]
+        W = U @ Q
+    else:
+        r = min(n - C, d)
+        Xc = Xs - Xs.mean(axis=0)
+        _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
+        P = Vt[:r].T
+        AP, BP = A @ P, B @ P
+        Swr = AP.T @ AP
+        try:
+            w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "S_w is singular even after PCA to n_samples - n_classes dimensions "
+                "(collinear data); use solver='simultaneous'."
+            ) from None
+        w, Q = w[::-1], Q[:, ::-1]
+        W = P @ Q
+    if W.shape[1] < k:
+        # The simultaneous route keeps the range of S_w only.
+        raise ValueError(
+            f"the within-class scatter has rank {W.shape[1]} < n_components={k} on these "
+            "data (classes that are single points, or collinear features); lower "
+            "n_components."
+        )
+    w = np.clip(w, 0.0, None)
+    total = w[: C - 1].sum()
+    W = W[:, :k]
+    # Scale so that the ML estimate of the shared within-class covariance of the
+    # projections is I (W^T S_w W = I holds before this for the pooled convention).
+    AW = ((X - means[y_idx]) / sd) @ W
+    norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
+    norms[norms == 0] = 1.0
+    W = W / norms / sd[:, None]  # back to the original units
+    idx = np.argmax(np.abs(W), axis=0)
+    signs = np.sign(W[idx, np.arange(k)])
+    signs[signs == 0] = 1.0
+    return FisherDirections(
+        W * signs, w[:k], w[:k] / total if total > 0 else np.zeros(k), solver, means, xbar
+    )
+
+
+def _whiten_within(A, tol):
+    """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
+    n, d = A.shape
+    if n < d:
+        # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
+        # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
+        g, V = sla.eigh(A @ A.T, check_finite=False)
+        keep = g > tol * max(g[-1], 0.0)
+        if not keep.any():
+            raise ValueError("the within-class scatter is zero (every class is one point).")
+        return (A.T @ V[:, keep]) / g[keep]
+    g, V = sla.eigh(A.T @ A, check_finite=False)
+    keep = g > tol * max(g[-1], 0.0)
+    if not keep.any():
+        raise ValueError("the within-class scatter is zero (every class is one point).")
+    return V[:, keep] / np.sqrt(g[keep])
+
+
 class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     """Fisher's linear discriminant: projection maximising between- over within-class scatter.
 
@@ -147,6 +267,8 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     intercept_ : ndarray of shape (n_classes,), or (1,) for two classes
     solver_ : str
         The solver actually used.
+    classifier_ : LinearDiscriminantAnalysis
+        The classifier: linear discriminant analysis fitted to the projections.
     n_components_ : int
     n_features_in_ : int
 
@@ -166,7 +288,9 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     computed for features in units of their within-class standard deviation and mapped back:
     a feature in units of ``1e8`` then costs no accuracy and no rank.
 
-    The classifier on top is Gaussian with a shared covariance in the projected space,
+    The classifier on top is :class:`LinearDiscriminantAnalysis` on the projections
+    (``classifier_``; one implementation of the Gaussian classifier, not two), a Gaussian
+    with a shared covariance in the projected space,
     ``log p(c | z) = -0.5 (z - nu_c)^T Sigma_z^{-1} (z - nu_c) + log pi_c + const``; with
     ``n_components = C - 1`` and the pooled convention it gives the same predictions and
     probabilities as full-dimensional linear discriminant analysis (the discarded directions
@@ -235,127 +359,35 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
             self.priors_ = counts / n
         else:
             pri = np.asarray(self.priors, dtype=float)
-            if pri.shape != (C,) or np.any(pri < 0) or not np.isclose(pri.sum(), 1.0):
-                raise ValueError(f"priors must be {C} non-negative numbers summing to 1.")
+            if pri.shape != (C,) or np.any(pri <= 0) or not np.isclose(pri.sum(), 1.0):
+                raise ValueError(f"priors must be {C} positive numbers summing to 1.")
             self.priors_ = pri
-        # Features in units of their within-class standard deviation (their total one for a
-        # feature constant within every class; 1 for a constant feature): the criterion is
-        # invariant under this rescaling, and S_w is then as well conditioned as the
-        # correlations allow.
-        _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
-        self.means_ = means
-        sd = _rms(X - means[y_idx])
-        total_sd = _rms(X - self.xbar_)
-        sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
-        Xs = X / sd
-        A, B, _, _ = _scatter_factors(Xs, y_idx, C, self.scatter)
-        solver = self.solver
-        if solver in ("auto", "eigen"):
-            # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
-            # D x D matrices are never formed (the faces case, D >> N).
-            ok = d <= n - C
-            if ok:
-                Sw, Sb = A.T @ A, B.T @ B
-                try:
-                    cholesky(Sw, jitter=None, name="S_w")
-                    cond = np.linalg.cond(Sw)
-                    ok = bool(np.isfinite(cond) and cond * self.tol * 1e-3 < 1.0)
-                except np.linalg.LinAlgError:
-                    ok = False
-            if not ok:
-                if solver == "eigen":
-                    raise ValueError(
-                        "the within-class scatter S_w is singular (n_features > n_samples - "
-                        "n_classes, or constant/collinear features); use solver="
-                        "'simultaneous' or 'pca'."
-                    )
-                solver = "simultaneous"
-            else:
-                solver = "eigen"
-        if solver == "eigen":
-            w, W = sla.eigh(Sb, Sw, check_finite=False)
-            w, W = w[::-1], W[:, ::-1]
-        elif solver == "simultaneous":
-            U = self._whiten_within(A)
-            BU = B @ U
-            w, Q = sla.eigh(BU.T @ BU, check_finite=False)
-            w, Q = w[::-1], Q[:, ::-1]
-            W = U @ Q
-        else:
-            r = min(n - C, d)
-            Xc = Xs - Xs.mean(axis=0)
-            _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
-            P = Vt[:r].T
-            AP, BP = A @ P, B @ P
-            Swr = AP.T @ AP
-            try:
-                w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
-            except np.linalg.LinAlgError:
-                raise ValueError(
-                    "S_w is singular even after PCA to n_samples - n_classes dimensions "
-                    "(collinear data); use solver='simultaneous'."
-                ) from None
-            w, Q = w[::-1], Q[:, ::-1]
-            W = P @ Q
-        if W.shape[1] < k:
-            # The simultaneous route keeps the range of S_w only.
-            raise ValueError(
-                f"the within-class scatter has rank {W.shape[1]} < n_components={k} on these "
-                "data (classes that are single points, or collinear features); lower "
-                "n_components."
-            )
-        w = np.clip(w, 0.0, None)
-        total = w[: C - 1].sum()
-        W = W[:, :k]
-        # Scale so that the ML estimate of the shared within-class covariance of the
-        # projections is I (W^T S_w W = I holds before this for the pooled convention).
-        AW = ((X - means[y_idx]) / sd) @ W
-        norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
-        norms[norms == 0] = 1.0
-        W = W / norms / sd[:, None]  # back to the original units
-        idx = np.argmax(np.abs(W), axis=0)
-        signs = np.sign(W[idx, np.arange(k)])
-        signs[signs == 0] = 1.0
-        self.scalings_ = W * signs
-        self.eigenvalues_ = w[:k]
-        self.explained_variance_ratio_ = w[:k] / total if total > 0 else np.zeros(k)
-        self.solver_ = solver
+        fd = fisher_directions(
+            X, y_idx, C, k, solver=self.solver, scatter=self.scatter, tol=self.tol
+        )
+        self.means_ = fd.means
+        self.scalings_ = fd.scalings
+        self.eigenvalues_ = fd.eigenvalues
+        self.explained_variance_ratio_ = fd.explained_variance_ratio
+        self.solver_ = fd.solver
         self.n_components_ = k
-        Z = (X - means[y_idx]) @ self.scalings_
-        cov = Z.T @ Z / n
-        self._cov_chol = cholesky(cov + 1e-12 * np.eye(k), jitter="auto", warn=False)
-        self._centroids = (means - self.xbar_) @ self.scalings_
-        # The class scores are linear in x once the quadratic term z^T Sigma_z^{-1} z, shared
+        # The classifier is linear discriminant analysis on the projections z = (x - xbar) W:
+        # Gaussian class conditionals with a shared covariance in the projected space.
+        from ._gaussian import LinearDiscriminantAnalysis
+
+        Z = centred_linear_map(X, self.xbar_, lambda Xc: Xc @ self.scalings_, what="z")
+        self.classifier_ = LinearDiscriminantAnalysis(priors=self.priors_).fit(Z, y_idx)
+        # The class scores are linear in z once the quadratic term z^T Sigma_z^{-1} z, shared
         # by all classes, is dropped: coef_c = W Sigma_z^{-1} nu_c.
-        P = cho_solve(self._cov_chol, self._centroids.T)  # (k, C)
+        P = self.classifier_._coef_all.T / self.classifier_._unit  # (k, C)
         self._score_weights = P
-        with np.errstate(divide="ignore"):
-            self._score_offsets = -0.5 * np.einsum("ck,kc->c", self._centroids, P) + np.log(
-                self.priors_
-            )
+        self._score_offsets = self.classifier_._intercept_all
         coef = (self.scalings_ @ P).T
         intercept = self._score_offsets - coef @ self.xbar_
         if C == 2:
             coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         self.coef_, self.intercept_ = coef, intercept
         return self
-
-    def _whiten_within(self, A):
-        """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
-        n, d = A.shape
-        if n < d:
-            # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
-            # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
-            g, V = sla.eigh(A @ A.T, check_finite=False)
-            keep = g > self.tol * max(g[-1], 0.0)
-            if not keep.any():
-                raise ValueError("the within-class scatter is zero (every class is one point).")
-            return (A.T @ V[:, keep]) / g[keep]
-        g, V = sla.eigh(A.T @ A, check_finite=False)
-        keep = g > self.tol * max(g[-1], 0.0)
-        if not keep.any():
-            raise ValueError("the within-class scatter is zero (every class is one point).")
-        return V[:, keep] / np.sqrt(g[keep])
 
     def transform(self, X):
         """Project onto the discriminant directions: ``(X - xbar_) @ scalings_``."""
