@@ -63,8 +63,13 @@ def _objective_reference(X, y01, sw, C, gamma):
         r = C * sw * (p - y01)
         return val, np.concatenate([L.T @ r + u, [r.sum()]])
 
-    res = minimize(fun, np.zeros(len(X) + 1), jac=True, method="L-BFGS-B",
-                   options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    res = minimize(
+        fun,
+        np.zeros(len(X) + 1),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000},
+    )
     return L @ res.x[:-1] + res.x[-1], res.fun
 
 
@@ -90,8 +95,9 @@ def test_newton_and_lbfgs_agree_rbf():
     X, y, sw = _data(2, n=60, seed=2)
     kernel = RBF(length_scale=1.5)
     a = KernelLogisticRegression(C=1.0, kernel=kernel, tol=1e-10).fit(X, y, sample_weight=sw)
-    b = KernelLogisticRegression(C=1.0, kernel=kernel, solver="lbfgs", tol=1e-8,
-                                 max_iter=5000).fit(X, y, sample_weight=sw)
+    b = KernelLogisticRegression(
+        C=1.0, kernel=kernel, solver="lbfgs", tol=1e-8, max_iter=5000
+    ).fit(X, y, sample_weight=sw)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
     assert kernel.length_scale == 1.5  # the user's kernel is not mutated
 

@@ -15,7 +15,12 @@ from mathlearn.naive_bayes import GaussianNB
 
 def _data(n_classes, n=150, seed=0):
     X, y = make_classification(
-        n, 4, n_informative=3, n_redundant=0, n_classes=n_classes, n_clusters_per_class=1,
+        n,
+        4,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=n_classes,
+        n_clusters_per_class=1,
         random_state=seed,
     )
     return X, y
@@ -30,7 +35,9 @@ def test_same_as_sklearn_with_the_same_base(meta, n_classes):
     # The same base estimator object (ours) inside both meta-estimators: the strategies
     # must agree to the base estimator's own rounding.
     X, y = _data(n_classes)
-    ours_cls, ref_cls = (OneVsRestClassifier, SkOvR) if meta == "ovr" else (OneVsOneClassifier, SkOvO)
+    ours_cls, ref_cls = (
+        (OneVsRestClassifier, SkOvR) if meta == "ovr" else (OneVsOneClassifier, SkOvO)
+    )
     ours = ours_cls(BASE).fit(X, y)
     ref = ref_cls(BASE).fit(X, y)
     assert len(ours.estimators_) == len(ref.estimators_)

@@ -94,8 +94,7 @@ class OneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         targets = [1] if K == 2 else range(K)
         self.estimators_ = [
-            fit_binary(self.estimator, X, (y_idx == k).astype(int), sample_weight)
-            for k in targets
+            fit_binary(self.estimator, X, (y_idx == k).astype(int), sample_weight) for k in targets
         ]
         return self
 
