@@ -129,5 +129,5 @@ def test_batch_during_design_and_kriging_believer_fantasy_is_the_mean():
     xs = opt.ask(n_points=3)  # the last design point, then two model-based ones
     assert xs.shape == (3, 1) and len({round(float(x[0]), 12) for x in xs}) == 3
     gp = opt.surrogate_
-    U, y = opt._with_fantasies(gp, opt._U, opt.y, [np.array([0.37])])
+    _, y = opt._with_fantasies(gp, opt._U, opt.y, [np.array([0.37])])
     np.testing.assert_allclose(y[-1], gp.predict(np.array([[0.37]]))[0], rtol=1e-12)

@@ -46,7 +46,7 @@ def test_linear_kernel_equals_logistic_regression(solver, n_classes, fit_interce
     bound = 10 * tol * 0.7 * sw.sum() * np.abs(X).max() * (1 + np.abs(X).sum(1).max())
     np.testing.assert_allclose(klr.decision_function(X), lr.decision_function(X), atol=bound)
     w = np.atleast_2d(klr.dual_coef_) @ X
-    np.testing.assert_allclose(w, lr.coef_ if n_classes > 2 else lr.coef_, atol=bound)
+    np.testing.assert_allclose(w, lr.coef_, atol=bound)
     np.testing.assert_allclose(klr.predict_proba(X), lr.predict_proba(X), atol=bound)
 
 

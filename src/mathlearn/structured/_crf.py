@@ -28,7 +28,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 
 from .. import optim
@@ -300,7 +299,7 @@ class LinearChainCRF(BaseClassifier):
         U = self._unary(X)
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         out = np.empty(len(lengths))
-        for T, rows in _chains_by_length(lengths):
+        for _, rows in _chains_by_length(lengths):
             out[np.isin(starts, rows[:, 0])] = _forward_backward(U[rows], self.transitions_)[0]
         return out
 
