@@ -181,3 +181,49 @@ def test_refinement_residual_routes_agree(monkeypatch):
     eps = np.finfo(float).eps
     np.testing.assert_allclose(f0, f1, rtol=2 * eps, atol=0)
     np.testing.assert_allclose(g0, d * g1, rtol=2 * eps, atol=0)
+
+
+def test_smo_selection_routes_agree(rng, monkeypatch):
+    # Both routes evaluate the same expressions in the same order and break ties on the first
+    # index; with continuous random scores there are no ties, so they pick the same pair.
+    from mathlearn.svm import _smo
+
+    n = 400
+    score = rng.normal(size=n)
+    can_up, can_down = rng.random(n) < 0.7, rng.random(n) < 0.7
+    diag = 1.0 + rng.random(n)
+    K = rng.normal(size=(n, n)) * 0.1
+    cache = _smo.ColumnCache(_smo_gram(K), np.arange(n), 10.0)
+    for groups in ((None,), (can_up ^ can_down, ~(can_up ^ can_down))):
+        small = _smo._select_pair(score, can_up, can_down, diag, groups, 1e-3, cache, np.arange(n))
+        monkeypatch.setattr(_smo, "_KERNEL_MIN_VARS", 0)
+        large = _smo._select_pair(score, can_up, can_down, diag, groups, 1e-3, cache, np.arange(n))
+        monkeypatch.setattr(_smo, "_KERNEL_MIN_VARS", 10**9)
+        assert small[0][:2] == large[0][:2]
+        assert small[1] == large[1]
+
+
+def _smo_gram(K):
+    class Gram:
+        def columns_over(self, rows):
+            return lambda point: K[rows, point]
+
+    return Gram()
+
+
+@pytest.mark.parametrize("kind", ["SVC", "SVR", "NuSVC"])
+def test_smo_solver_routes_agree(rng, monkeypatch, kind):
+    # Solved to a KKT gap of 1e-10, the two routes' solutions agree far below the tolerance
+    # of the solver (the dual is strictly convex in the free variables here).
+    from mathlearn import svm
+    from mathlearn.svm import _smo
+
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=150) > 0).astype(float)
+    target = X @ np.array([1.0, -1.0, 0.5, 0.0]) if kind == "SVR" else y
+    small = getattr(svm, kind)(tol=1e-10).fit(X, target)
+    monkeypatch.setattr(_smo, "_KERNEL_MIN_VARS", 0)
+    large = getattr(svm, kind)(tol=1e-10).fit(X, target)
+    np.testing.assert_array_equal(small.support_, large.support_)
+    np.testing.assert_allclose(small.dual_coef_, large.dual_coef_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)

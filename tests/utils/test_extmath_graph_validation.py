@@ -75,6 +75,24 @@ def test_knn_graph_symmetric_and_laplacian_errors(rng):
         laplacian(-np.ones((2, 2)))
 
 
+def test_semidefinite_threshold_is_relative_to_the_diagonal():
+    # A rank-deficient Gram matrix computed in floating point has eigenvalues of order
+    # -n eps max|K_ii| where exact arithmetic gives 0: accepted at any scale. An eigenvalue of
+    # -1e-6 max|K_ii| is far beyond rounding (tau = 10 rtol max|K_ii| = 1e-9 max|K_ii|): refused.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    for scale in (1e-150, 1.0, 1e150):
+        K = scale * (X @ X.T)
+        check_symmetric_psd(K, strict=False)
+        Q, _ = np.linalg.qr(rng.standard_normal((40, 40)))
+        w = np.linspace(0.0, 1.0, 40) * scale
+        w[0] = -1e-6 * np.max(w)
+        A = (Q * w) @ Q.T
+        A = 0.5 * (A + A.T)
+        with pytest.raises(ValueError, match="semi-definite"):
+            check_symmetric_psd(A, strict=False)
+
+
 def test_validation_messages():
     with pytest.raises(ValueError, match="not positive definite"):
         check_symmetric_psd(np.diag([1.0, -2.0]), "covariance")

@@ -23,6 +23,7 @@ defined, ``sample(size, rng)``, ``mean``, ``var`` (or ``cov``) and ``entropy()``
   :func:`bayes_factor`.
 """
 
+from ._bayesian_network import BayesianNetwork
 from ._categorical import Categorical, Multinomial
 from ._conjugate import (
     BetaBernoulliModel,
@@ -66,6 +67,7 @@ from ._univariate import (
 from ._wishart import Wishart
 
 __all__ = [
+    "BayesianNetwork",
     "Bernoulli",
     "Beta",
     "BetaBernoulliModel",

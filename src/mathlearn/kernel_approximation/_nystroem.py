@@ -15,8 +15,8 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
-from ..kernel_ridge._kernel_ridge import build_kernel
 from ..kernels import KERNEL_NAMES, Kernel
+from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state, validate_data
 

@@ -8,67 +8,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
-from ..kernels import KERNEL_NAMES, Kernel, get_kernel
+from ..kernels import KERNEL_NAMES, Kernel
+from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
-from ..utils.validation import check_sample_weight, validate_data
+from ..utils.validation import check_sample_weight, check_symmetric_psd, validate_data
 
 __all__ = ["KernelRidge"]
-
-# Named kernels that take scikit-learn's ``gamma`` / ``degree`` / ``coef0`` (with
-# ``gamma=None`` meaning ``1 / n_features``, as scikit-learn's pairwise kernels do).
-_GAMMA_DEFAULTS_TO_INV_FEATURES = {"rbf", "poly", "polynomial", "sigmoid"}
-
-
-def build_kernel(kernel, gamma, degree, coef0, kernel_params, n_features) -> Kernel | None:
-    """A kernel object from scikit-learn-style arguments (``None`` for ``"precomputed"``).
-
-    Shared by the kernel estimators that take ``kernel``, ``gamma``, ``degree``, ``coef0``
-    and ``kernel_params`` as scikit-learn's ``KernelRidge`` and ``Nystroem`` do: ``gamma``
-    is ``exp(-gamma ||x - y||^2)`` for ``"rbf"`` and the scale of ``x^T y`` for ``"poly"`` and
-    ``"sigmoid"`` (``None``: ``1 / n_features``); ``degree`` and ``coef0`` go to the
-    polynomial and sigmoid kernels; ``kernel_params`` go to the kernel as they are (any
-    name of :func:`mathlearn.kernels.get_kernel`, or a kernel object's own parameters).
-    """
-    params = dict(kernel_params or {})
-    if isinstance(kernel, Kernel):
-        return get_kernel(kernel, **params)
-    if kernel == "precomputed":
-        return None
-    if kernel in _GAMMA_DEFAULTS_TO_INV_FEATURES:
-        params.setdefault("gamma", 1.0 / n_features if gamma is None else float(gamma))
-    elif kernel == "exponential" and gamma is not None:
-        params.setdefault("gamma", float(gamma))
-    if kernel in ("poly", "polynomial"):
-        params.setdefault("degree", degree)
-        params.setdefault("coef0", coef0)
-    elif kernel == "sigmoid":
-        params.setdefault("coef0", coef0)
-    return get_kernel(kernel, **params)
-
-
-def check_precomputed_psd(K: np.ndarray, name: str = "precomputed kernel matrix") -> None:
-    """Raise a ``ValueError`` unless ``K`` is square, symmetric and positive semi-definite.
-
-    Semi-definiteness is tested by a Cholesky factorisation of ``K + tau I`` with ``tau =
-    n eps max|K_ii|`` (the rounding error of a PSD Gram matrix): it succeeds exactly when
-    the smallest eigenvalue of ``K`` is above ``-tau`` (up to that rounding), so a kernel
-    matrix with a clearly negative eigenvalue is refused, at the cost of one factorisation.
-    """
-    n = K.shape[0]
-    if K.ndim != 2 or K.shape[1] != n:
-        raise ValueError(f"the {name} must be square (n_samples, n_samples); got {K.shape}.")
-    scale = float(np.max(np.abs(K))) if K.size else 0.0
-    if np.max(np.abs(K - K.T), initial=0.0) > 1e3 * np.finfo(float).eps * max(scale, 1e-300):
-        raise ValueError(f"the {name} is not symmetric.")
-    tau = n * np.finfo(float).eps * max(float(np.max(np.abs(np.diag(K)))), 1e-300)
-    try:
-        cholesky(K + tau * np.eye(n), jitter=None, name=name)
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            f"the {name} is not positive semi-definite (it has an eigenvalue below "
-            f"-{tau:.3g}); a kernel matrix must be."
-        ) from None
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -229,7 +175,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params, X.shape[1]
         )
         if self.kernel_ is None:
-            check_precomputed_psd(X)
+            check_symmetric_psd(X, "the precomputed kernel matrix", strict=False)
         K = self._gram(X)
         sw = None if sample_weight is None else check_sample_weight(sample_weight, X)
 

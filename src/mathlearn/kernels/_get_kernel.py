@@ -89,3 +89,35 @@ def get_kernel(kernel: str | Kernel, **params) -> Kernel:
     out = cls()
     out.set_params(**params)
     return out
+
+
+# Named kernels that take scikit-learn's ``gamma`` / ``degree`` / ``coef0`` (with
+# ``gamma=None`` meaning ``1 / n_features``, as scikit-learn's pairwise kernels do).
+_GAMMA_DEFAULTS_TO_INV_FEATURES = {"rbf", "poly", "polynomial", "sigmoid"}
+
+
+def build_kernel(kernel, gamma, degree, coef0, kernel_params, n_features) -> Kernel | None:
+    """A kernel object from scikit-learn-style arguments (``None`` for ``"precomputed"``).
+
+    Shared by the kernel estimators that take ``kernel``, ``gamma``, ``degree``, ``coef0``
+    and ``kernel_params`` as scikit-learn's ``KernelRidge`` and ``Nystroem`` do: ``gamma``
+    is ``exp(-gamma ||x - y||^2)`` for ``"rbf"`` and the scale of ``x^T y`` for ``"poly"`` and
+    ``"sigmoid"`` (``None``: ``1 / n_features``); ``degree`` and ``coef0`` go to the
+    polynomial and sigmoid kernels; ``kernel_params`` go to the kernel as they are (any
+    name of :func:`mathlearn.kernels.get_kernel`, or a kernel object's own parameters).
+    """
+    params = dict(kernel_params or {})
+    if isinstance(kernel, Kernel):
+        return get_kernel(kernel, **params)
+    if kernel == "precomputed":
+        return None
+    if kernel in _GAMMA_DEFAULTS_TO_INV_FEATURES:
+        params.setdefault("gamma", 1.0 / n_features if gamma is None else float(gamma))
+    elif kernel == "exponential" and gamma is not None:
+        params.setdefault("gamma", float(gamma))
+    if kernel in ("poly", "polynomial"):
+        params.setdefault("degree", degree)
+        params.setdefault("coef0", coef0)
+    elif kernel == "sigmoid":
+        params.setdefault("coef0", coef0)
+    return get_kernel(kernel, **params)

@@ -5,7 +5,7 @@ Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
 
 from ._bayes import BayesianLinearRegression
 from ._bayes_logistic import BayesianLogisticRegression
-from ._coordinate_descent import Lasso, lasso_path
+from ._coordinate_descent import ElasticNet, Lasso, lasso_path
 from ._kernel_logistic import KernelLogisticRegression
 from ._least_squares_classifier import LeastSquaresClassifier, one_hot
 from ._linear_regression import LinearRegression
@@ -17,6 +17,7 @@ from ._sgd import SGDRegressor
 __all__ = [
     "BayesianLinearRegression",
     "BayesianLogisticRegression",
+    "ElasticNet",
     "KernelLogisticRegression",
     "Lasso",
     "LeastSquaresClassifier",

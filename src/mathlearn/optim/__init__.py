@@ -8,7 +8,10 @@ and ``clip``/``clip_by_global_norm``; step sizes may be schedules (``constant_sc
 :func:`minimize_stochastic` does minibatch SGD with the notes' ``N/M`` scaling. Second order:
 :func:`newton` and the L-BFGS-B bridge :func:`lbfgs`. Constrained: :func:`solve_equality_qp`
 (the KKT system), :func:`projected_gradient` with :func:`check_kkt`, and
-:func:`norm_constrained_least_squares` (the ridge correspondence).
+:func:`norm_constrained_least_squares` (the ridge correspondence). Also: linear
+:func:`conjugate_gradient` with a preconditioner, the fixed-matrix :func:`precondition`
+transformation with :func:`max_stable_step` (``2 / lambda_max(P^{-1} H)``), and the
+:func:`subgradient_method` for non-differentiable convex objectives.
 
 Parameters may be an array or a dict (list, tuple) of arrays.
 
@@ -24,6 +27,7 @@ array([1., 1.])
 """
 
 from ._adaptive_lr import adagrad, adam, nadam, rmsprop
+from ._conjugate_gradient import conjugate_gradient
 from ._equality_qp import solve_equality_qp
 from ._gd import momentum, nesterov, sgd
 from ._lbfgs import lbfgs
@@ -34,6 +38,7 @@ from ._norm_constrained import (
     norm_constrained_least_squares,
     ridge_squared_norm,
 )
+from ._preconditioning import max_stable_step, precondition
 from ._projection import (
     KKTResult,
     check_kkt,
@@ -43,6 +48,7 @@ from ._projection import (
 )
 from ._schedules import constant_schedule, exponential_decay, inverse_scaling, robbins_monro
 from ._step_control import adaptive_step, backtracking_line_search
+from ._subgradient import subgradient_method
 from ._transform import (
     GradientTransformation,
     apply_updates,
@@ -66,11 +72,13 @@ __all__ = [
     "check_kkt",
     "clip",
     "clip_by_global_norm",
+    "conjugate_gradient",
     "constant_schedule",
     "exponential_decay",
     "global_norm",
     "inverse_scaling",
     "lbfgs",
+    "max_stable_step",
     "minibatch_gradient",
     "minimize",
     "minimize_stochastic",
@@ -79,6 +87,7 @@ __all__ = [
     "nesterov",
     "newton",
     "norm_constrained_least_squares",
+    "precondition",
     "project_box",
     "project_l2_ball",
     "projected_gradient",
@@ -88,4 +97,5 @@ __all__ = [
     "scale",
     "sgd",
     "solve_equality_qp",
+    "subgradient_method",
 ]

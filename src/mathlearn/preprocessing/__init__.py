@@ -1,4 +1,4 @@
-"""Basis functions (feature maps) for linear-in-parameters models.
+"""Basis functions (feature maps) for linear-in-parameters models; standardisation and whitening.
 
 A basis turns inputs ``x`` into features ``phi(x)``; a linear model on the features,
 ``y = w^T phi(x)``, is then fitted by least squares, MAP or Bayesian regression
@@ -13,6 +13,7 @@ from ._univariate import (
     PiecewiseLinearBasis,
     SigmoidBasis,
 )
+from ._whitening import StandardScaler, Whitening
 
 __all__ = [
     "FourierBasis",
@@ -21,4 +22,6 @@ __all__ = [
     "PiecewiseLinearBasis",
     "PolynomialBasis",
     "SigmoidBasis",
+    "StandardScaler",
+    "Whitening",
 ]

@@ -9,8 +9,8 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..base import BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
-from ..kernel_ridge._kernel_ridge import build_kernel
 from ..kernels import KERNEL_NAMES, Kernel
+from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
 from ..utils.validation import check_array, validate_data

@@ -9,6 +9,7 @@ import numpy as np
 from ..base import BaseEstimator, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, get_kernel
+from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_symmetric_psd, validate_data
@@ -76,13 +77,7 @@ class _BaseKernelSVM(BaseEstimator):
             return None, None
         if isinstance(kernel, str):
             gamma = _gamma_value(self.gamma, X)
-            params = {
-                "linear": {},
-                "rbf": {"gamma": gamma},
-                "poly": {"degree": self.degree, "gamma": gamma, "coef0": self.coef0},
-                "sigmoid": {"gamma": gamma, "coef0": self.coef0},
-            }[kernel]
-            obj = get_kernel(kernel, **params)
+            obj = build_kernel(kernel, gamma, self.degree, self.coef0, None, X.shape[1])
             self._gamma = gamma
             return obj, obj.diag
         if isinstance(kernel, Kernel):

@@ -71,17 +71,29 @@ class ColumnCache:
     def reset(self, rows: np.ndarray) -> None:
         """Start over with a new set of rows (after the active set grew back)."""
         self._rows = rows
-        self._compute = self._gram.columns_over(rows)
+        self._compute = self._columns(rows)
         self._cols.clear()
         self._capacity = max(2, int(self._budget // max(8 * rows.shape[0], 1)))
 
     def shrink(self, keep: np.ndarray) -> None:
         """Keep only the rows ``keep`` (a boolean mask over the current rows)."""
         self._rows = self._rows[keep]
-        self._compute = self._gram.columns_over(self._rows)
+        self._compute = self._columns(self._rows)
         for t, col in self._cols.items():
             self._cols[t] = col[keep]
         self._capacity = max(2, int(self._budget // max(8 * self._rows.shape[0], 1)))
+
+    def _columns(self, rows: np.ndarray):
+        """``point -> K[rows, point]``, evaluating the kernel once per distinct row point.
+
+        The two variables ``a_t`` and ``a_t*`` of a regression machine share a point: their
+        kernel entries are computed once and copied.
+        """
+        distinct, row_of = np.unique(rows, return_inverse=True)
+        if distinct.shape[0] == rows.shape[0]:
+            return self._gram.columns_over(rows)
+        compute = self._gram.columns_over(distinct)
+        return lambda point: compute(point)[row_of]
 
     def column(self, point: int) -> np.ndarray:
         """``K[rows, point]``."""
@@ -123,7 +135,11 @@ class DualResult:
 
 
 def _full_score(gram, sign, index, p, alpha, rows_var, chunk_entries=2**22):
-    """``score_t = -s_t G_t = -s_t p_t - sum_u K_tu s_u a_u`` for the variables ``rows_var``."""
+    """``score_t = -s_t G_t = -s_t p_t - sum_u K_tu s_u a_u`` for the variables ``rows_var``.
+
+    The kernel rows are computed once per distinct point: the two variables ``a_t`` and
+    ``a_t*`` of a regression machine share theirs.
+    """
     nz = np.flatnonzero(alpha)
     out = -sign[rows_var] * p[rows_var]
     if nz.size == 0 or rows_var.size == 0:
@@ -131,10 +147,13 @@ def _full_score(gram, sign, index, p, alpha, rows_var, chunk_entries=2**22):
     pts, inverse = np.unique(index[nz], return_inverse=True)
     weights = np.zeros(pts.shape[0])
     np.add.at(weights, inverse, sign[nz] * alpha[nz])
+    row_pts, row_of = np.unique(index[rows_var], return_inverse=True)
+    kw = np.empty(row_pts.shape[0])
     step = max(1, chunk_entries // pts.shape[0])
-    for start in range(0, rows_var.size, step):
+    for start in range(0, row_pts.size, step):
         sl = slice(start, start + step)
-        out[sl] -= gram.block(index[rows_var[sl]], pts) @ weights
+        kw[sl] = gram.block(row_pts[sl], pts) @ weights
+    out -= kw[row_of]
     return out
 
 
@@ -218,6 +237,7 @@ def solve_dual(
     pos = s > 0
     can_up = np.where(pos, a < c, a > 0)
     can_down = np.where(pos, a > 0, a < c)
+    compiled = n_var >= _KERNEL_MIN_VARS
     shrink_every = min(n_var, 1000)
     counter = shrink_every
     unshrunk = False
@@ -273,7 +293,7 @@ def solve_dual(
                 continue
         else:
             step_pair, gap = _select_pair(
-                score, can_up, can_down, d, groups_of(pos), tol, cache, pts
+                score, can_up, can_down, d, groups_of(pos), tol, cache, pts, compiled
             )
         if step_pair is None:
             if act.size == n_var:
@@ -330,11 +350,40 @@ def solve_dual(
     return DualResult(alpha, grad, objective, n_iter, converged, float(max(gap, 0.0)))
 
 
-def _select_pair(score, can_up, can_down, diag, groups, tol, cache, pts):
-    """Second-order working-set selection; ``(None, gap)`` when the KKT gap is below tol."""
+# Above this many active variables the working-set selection runs as two compiled passes
+# (``_smo_kernels``) instead of about fifteen NumPy passes with temporaries; below it the
+# NumPy route is as fast and compiles nothing.
+_KERNEL_MIN_VARS = 6000
+
+
+def _select_pair(score, can_up, can_down, diag, groups, tol, cache, pts, compiled=None):
+    """Second-order working-set selection; ``(None, gap)`` when the KKT gap is below tol.
+
+    ``compiled`` picks the route (default: the compiled one from ``_KERNEL_MIN_VARS``
+    variables); the solver decides once per problem, from its full size.
+    """
+    if compiled is None:
+        compiled = score.shape[0] >= _KERNEL_MIN_VARS
+    if compiled:
+        from ._smo_kernels import extremes, second_order_partner
     best = None
     gap = -np.inf
     for group in groups:
+        if compiled:
+            mask = can_up if group is None else group  # any bool array when unused
+            i, g_max, g_min = extremes(score, can_up, can_down, mask, group is not None)
+            if i < 0 or not np.isfinite(g_min):
+                continue
+            gap = max(gap, g_max - g_min)
+            if g_max - g_min < tol:
+                continue
+            k_it = cache.column(pts[i])
+            j, gain_j = second_order_partner(
+                score, can_down, mask, group is not None, k_it, diag, diag[i], g_max
+            )
+            if best is None or gain_j > best[0]:
+                best = (gain_j, (i, j, k_it))
+            continue
         up = can_up if group is None else can_up & group
         if not up.any():
             continue

@@ -22,7 +22,15 @@ from numpy.typing import ArrayLike
 
 from .extmath import _scaled_squared_distances
 
-__all__ = ["kneighbors", "knn_graph", "laplacian", "rbf_affinity"]
+__all__ = [
+    "cut",
+    "epsilon_graph",
+    "kneighbors",
+    "knn_graph",
+    "laplacian",
+    "ratio_cut",
+    "rbf_affinity",
+]
 
 
 def rbf_affinity(X, gamma: float) -> np.ndarray:
@@ -96,13 +104,20 @@ def kneighbors(
 
 
 def knn_graph(
-    X: ArrayLike, n_neighbors: int, *, mode: str = "connectivity", gamma: float | None = None
+    X: ArrayLike,
+    n_neighbors: int,
+    *,
+    mode: str = "connectivity",
+    gamma: float | None = None,
+    mutual: bool = False,
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph as a sparse matrix.
 
     ``i`` and ``j`` are joined when either is among the other's ``n_neighbors`` nearest
-    points (the "or" symmetrisation). ``mode="connectivity"`` gives weight 1; ``mode="rbf"``
-    gives ``exp(-gamma d_ij^2)``; ``mode="distance"`` gives ``d_ij``.
+    points (the "or" symmetrisation), or, with ``mutual=True``, when each is among the
+    other's (the mutual k-NN graph, "and"; Oxford "Advanced Topics in Statistical Machine
+    Learning" §4). ``mode="connectivity"`` gives weight 1; ``mode="rbf"`` gives
+    ``exp(-gamma d_ij^2)``; ``mode="distance"`` gives ``d_ij``.
 
     Parameters
     ----------
@@ -114,6 +129,8 @@ def knn_graph(
         The edge weights.
     gamma : float, optional
         Width of the ``"rbf"`` weights (required with it).
+    mutual : bool, default=False
+        Keep only the edges whose two ends are among each other's neighbours.
 
     Returns
     -------
@@ -124,6 +141,10 @@ def knn_graph(
     --------
     >>> import numpy as np
     >>> from mathlearn.utils.graph import knn_graph
+    >>> knn_graph(np.array([[0.0], [1.0], [3.0]]), 1, mutual=True).toarray()
+    array([[0., 1., 0.],
+           [1., 0., 0.],
+           [0., 0., 0.]])
     >>> knn_graph(np.array([[0.0], [1.0], [3.0]]), 1).toarray()
     array([[0., 1., 0.],
            [1., 0., 1.],
@@ -143,7 +164,149 @@ def knn_graph(
     else:
         raise ValueError(f"mode must be 'connectivity', 'distance' or 'rbf'; got {mode!r}.")
     W = sp.csr_matrix((vals, (rows, ind.ravel())), shape=(n, n))
+    if mutual:
+        return W.minimum(W.T).tocsr()
     return W.maximum(W.T).tocsr()
+
+
+def epsilon_graph(X: ArrayLike, eps: float, *, mode: str = "connectivity") -> sp.csr_matrix:
+    """The epsilon-neighbourhood graph: ``i`` and ``j`` joined when ``||x_i - x_j|| <= eps``.
+
+    Oxford "Advanced Topics in Statistical Machine Learning" §4 (usually unweighted).
+    Neighbours come from a radius query of :class:`mathlearn.neighbors.KDTree`.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points (finite).
+    eps : float
+        Radius, ``> 0`` (inclusive).
+    mode : {"connectivity", "distance"}, default="connectivity"
+        Edge weights 1, or the distances.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (N, N)
+        The symmetric adjacency, no self-loops.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import epsilon_graph
+    >>> epsilon_graph(np.array([[0.0], [1.0], [3.0]]), 1.5).toarray()
+    array([[0., 1., 0.],
+           [1., 0., 0.],
+           [0., 0., 0.]])
+    """
+    from ..neighbors import KDTree  # neighbors imports utils: import on use
+
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be a finite number > 0; got {eps}.")
+    if mode not in ("connectivity", "distance"):
+        raise ValueError(f"mode must be 'connectivity' or 'distance'; got {mode!r}.")
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array; got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity.")
+    n = X.shape[0]
+    ind, dist = KDTree(X).query_radius(X, eps, return_distance=True)
+    counts = np.array([len(i) for i in ind])
+    rows = np.repeat(np.arange(n), counts)
+    cols = np.concatenate(ind) if n else np.zeros(0, dtype=int)
+    vals = np.concatenate(dist) if mode == "distance" else np.ones(cols.size)
+    keep = rows != cols
+    W = sp.csr_matrix((vals[keep], (rows[keep], cols[keep])), shape=(n, n))
+    if mode == "distance":
+        W.data[W.data == 0] = np.finfo(float).tiny  # duplicate points stay joined
+    return W.maximum(W.T).tocsr()
+
+
+def _partition(W, labels):
+    W = sp.csr_matrix(W) if sp.issparse(W) else np.asarray(W, dtype=float)
+    labels = np.asarray(labels)
+    n = W.shape[0]
+    if W.ndim != 2 or W.shape != (n, n):
+        raise ValueError(f"W must be a square adjacency matrix; got shape {W.shape}.")
+    if labels.shape != (n,):
+        raise ValueError(f"labels must have one entry per vertex, ({n},); got {labels.shape}.")
+    _, codes = np.unique(labels, return_inverse=True)
+    H = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, codes.max() + 1))
+    within = np.asarray((H.T @ (W @ H)).diagonal()).ravel()  # sum_{i, j in C_k} w_ij
+    degree = np.asarray(W.sum(axis=1)).ravel()
+    volume = np.asarray(H.T @ degree).ravel()  # sum_{i in C_k} d_i
+    sizes = np.bincount(codes)
+    return volume - within, sizes  # cut(C_k, complement of C_k), |C_k|
+
+
+def cut(W: Any, labels: ArrayLike) -> float:
+    """``cut(C_1, ..., C_K) = sum_k cut(C_k, C_k-bar)``, ``cut(A, B) = sum_{A x B} w_ij``.
+
+    Oxford "Advanced Topics in Statistical Machine Learning" §4.1.1. Each edge between two
+    clusters is counted once from each side (the notes' convention; ``W`` symmetric).
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (N, N)
+        Symmetric non-negative adjacency.
+    labels : array-like of shape (N,)
+        Cluster of each vertex.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    ratio_cut
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import cut
+    >>> W = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]], dtype=float)
+    >>> cut(W, [0, 0, 1])          # the edge 0-2 (weight 1) counted from both sides
+    2.0
+    """
+    c, _ = _partition(W, labels)
+    return float(c.sum())
+
+
+def ratio_cut(W: Any, labels: ArrayLike) -> float:
+    """``RatioCut(C_1, ..., C_K) = sum_k cut(C_k, C_k-bar) / |C_k|``.
+
+    Lemma 17 of the Oxford notes ("Advanced Topics in Statistical Machine Learning" §4.1.1):
+    with ``h_k = 1{i in C_k} / sqrt(|C_k|)``, ``RatioCut = sum_k h_k^T L h_k`` for the
+    unnormalised Laplacian ``L = D - W``; for two clusters and
+    ``f_i = sqrt(|B| / |A|)`` on ``A``, ``-sqrt(|A| / |B|)`` on ``B``, ``f^T L f = n RatioCut``
+    (Stuttgart "Introduction to Machine Learning", exercise sheet 9, exercise 3). This is why
+    the eigenvectors of ``L`` relax the RatioCut problem in spectral clustering.
+
+    Parameters
+    ----------
+    W : array-like or sparse matrix of shape (N, N)
+        Symmetric non-negative adjacency.
+    labels : array-like of shape (N,)
+        Cluster of each vertex.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    cut, laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import ratio_cut
+    >>> W = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]], dtype=float)
+    >>> ratio_cut(W, [0, 0, 1])    # 1 / 2 + 1 / 1
+    1.5
+    """
+    c, sizes = _partition(W, labels)
+    return float(np.sum(c / sizes))
 
 
 def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
