@@ -25,7 +25,7 @@ CHECKPOINTS = (15, 30)
 
 
 def branin(x):
-    a, b, c = 1.0, 5.1 / (4 * np.pi**2), 5 / np.pi
+    b, c = 5.1 / (4 * np.pi**2), 5 / np.pi
     r, s, t = 6.0, 10.0, 1 / (8 * np.pi)
     return float((x[1] - b * x[0] ** 2 + c * x[0] - r) ** 2 + s * (1 - t) * np.cos(x[0]) + s)
 

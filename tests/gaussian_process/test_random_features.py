@@ -72,9 +72,13 @@ def test_evidence_maximisation_is_a_stationary_point():
     sf2, s2 = gp.signal_variance_, gp.noise_variance_
 
     def lml(a, b):
-        return RandomFeatureGaussianProcessRegressor(
-            40, length_scale=1.0, signal_variance=a, noise_variance=b, random_state=0
-        ).fit(X, y).log_marginal_likelihood_value_
+        return (
+            RandomFeatureGaussianProcessRegressor(
+                40, length_scale=1.0, signal_variance=a, noise_variance=b, random_state=0
+            )
+            .fit(X, y)
+            .log_marginal_likelihood_value_
+        )
 
     h = 1e-4
     g_a = (lml(sf2 * np.exp(h), s2) - lml(sf2 * np.exp(-h), s2)) / (2 * h)

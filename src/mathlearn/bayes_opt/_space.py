@@ -51,7 +51,8 @@ class Real:
             raise ValueError(
                 f"a Real dimension needs finite bounds with low < high; got ({low!r}, {high!r})."
             )
-        self.low, self.high = float(low), float(high)
+        self.low: float = float(low)
+        self.high: float = float(high)
 
     def __repr__(self) -> str:
         return f"Real({self.low!r}, {self.high!r})"
@@ -98,7 +99,8 @@ class Integer:
             raise ValueError(
                 f"an Integer dimension needs integers low < high; got ({low!r}, {high!r})."
             )
-        self.low, self.high = int(low), int(high)
+        self.low: int = int(low)
+        self.high: int = int(high)
 
     def __repr__(self) -> str:
         return f"Integer({self.low!r}, {self.high!r})"

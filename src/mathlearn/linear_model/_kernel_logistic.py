@@ -23,8 +23,8 @@ from scipy.special import expit
 
 from ..base import BaseClassifier, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
-from ..kernel_ridge._kernel_ridge import build_kernel
 from ..kernels import KERNEL_NAMES, Kernel
+from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
 from ..utils.validation import check_sample_weight, validate_data
