@@ -39,8 +39,6 @@ PENDING = {
     "mathlearn.kernels.Sum": "kernels work in progress",
     "mathlearn.losses.Loss": "losses work in progress",
     "mathlearn.losses.get_loss": "losses work in progress",
-    "mathlearn.mixture.EMModel": "its hooks become public names (EM driver work)",
-    "mathlearn.mixture.EMResult": "history and convergence names unified (EM driver work)",
 }
 
 

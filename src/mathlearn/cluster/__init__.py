@@ -8,6 +8,7 @@ from ._dpmeans import DPMeans
 from ._kmeans import KMeans, MiniBatchKMeans
 from ._kmeans_common import kmeans_plusplus
 from ._kmedoids import KMedoids
+from ._soft_kmeans import SoftKMeans
 from ._spectral import SpectralClustering
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "KMeans",
     "KMedoids",
     "MiniBatchKMeans",
+    "SoftKMeans",
     "SpectralClustering",
     "kmeans_plusplus",
     "linkage_tree",

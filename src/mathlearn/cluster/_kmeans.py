@@ -17,6 +17,7 @@ from ..base import (
     check_is_fitted,
 )
 from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight, validate_data
@@ -441,6 +442,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         -------
         self : KMeans
         """
+        if is_dask(X):
+            from ._dask import kmeans_fit_dask
+
+            return kmeans_fit_dask(self, X, sample_weight)
         X, sample_weight = _check_fit_data(self, X, sample_weight)
         check_n_clusters(self.n_clusters, X.shape[0], sample_weight)
         _check_finite_range(X)
@@ -502,6 +507,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import kmeans_predict_dask
+
+            return kmeans_predict_dask(self, X, distances=False)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _nearest(X, self.cluster_centers_)
 
@@ -513,6 +522,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         distances : ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import kmeans_predict_dask
+
+            return kmeans_predict_dask(self, X, distances=True)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _distances(X, self.cluster_centers_)
 

@@ -16,6 +16,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..utils._backend import is_dask
 from ..utils._param_validation import (
     Interval,
     RealNotInt,
@@ -234,6 +235,19 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             return "randomized"
         return "full"
 
+    def _checked_k(self, n, d):
+        k = self.n_components
+        if isinstance(k, Integral):
+            if k > min(n, d):
+                raise ValueError(
+                    f"n_components={k} must be between 1 and {min(n, d)} "
+                    "(min(n_samples, n_features) for these data)."
+                )
+            k = int(k)
+        elif k is not None:
+            k = float(k)
+        return k
+
     @_fit_context
     def fit(self, X, y=None):
         """Fit the principal axes to ``X`` of shape (n_samples, n_features); returns self."""
@@ -252,6 +266,8 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         return Z
 
     def _fit(self, X):
+        if is_dask(X):
+            return self._fit_dask(X)
         X = validate_data(self, X, dtype=[np.float64, np.float32])
         n, d = X.shape
         if n < 2:
@@ -261,16 +277,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self._unit = unit = unit_of(X)
         if unit != 1.0:
             X = X / unit
-        k = self.n_components
-        if isinstance(k, Integral):
-            if k > min(n, d):
-                raise ValueError(
-                    f"n_components={k} must be between 1 and {min(n, d)} "
-                    "(min(n_samples, n_features) for these data)."
-                )
-            k = int(k)
-        elif k is not None:
-            k = float(k)
+        k = self._checked_k(n, d)
         solver = self._choose_solver(n, d, k)
         # Our own centred copy (the solvers below may overwrite it), with one refinement of
         # the mean: the mean of the centred data is the rounding error of the first mean,
@@ -324,6 +331,15 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             )
             s_all = None
             total_var = float(np.einsum("ij,ij->", X, X)) / (n - 1)
+        return self._finish(U, s, Vt, s_all, total_var, n, d, k, solver, X.dtype, unit)
+
+    def _fit_dask(self, X):
+        from ._dask import pca_fit_dask
+
+        return pca_fit_dask(self, X)
+
+    def _finish(self, U, s, Vt, s_all, total_var, n, d, k, solver, dtype, unit):
+        """The fitted attributes from the spectrum (``s_all`` None: only the top ``k``)."""
         ev_all = None if s_all is None else s_all**2 / (n - 1)
         if total_var is None:
             total_var = float(np.sum(ev_all))
@@ -334,7 +350,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             k = int(np.searchsorted(ratio_cum, k, side="right") + 1)
             k = min(k, len(ev_all))
         signs = flip_rows(Vt[:k])
-        self.components_ = (Vt[:k] * signs[:, None]).astype(X.dtype, copy=False)
+        self.components_ = (Vt[:k] * signs[:, None]).astype(dtype, copy=False)
         self.singular_values_ = s[:k].copy()
         self.explained_variance_ = ev_k = s[:k] ** 2 / (n - 1)
         if total_var > 0:
@@ -380,8 +396,13 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """Project ``X`` onto the principal axes: ``(X - mean_) @ components_.T``.
 
         Whitened (``whiten=True``) projections are divided by ``sqrt(explained_variance_)``.
+        A Dask array gives a lazy Dask array.
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import pca_transform_dask
+
+            return pca_transform_dask(self, X)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         if self.whiten:
             scale = self._std_unit()

@@ -92,6 +92,68 @@ class NormalGamma(Distribution):
         """Marginal of ``tau``: ``Gamma(shape=a, rate=b)``."""
         return Gamma(self._a, self._b)
 
+    def expected_log_precision(self) -> float:
+        """``E[log tau] = psi(a) - log b`` (``E[tau] = a / b`` is ``mean[1]``).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from mathlearn.distributions import NormalGamma
+        >>> round(NormalGamma(0.0, 1.0, 1.0, 1.0).expected_log_precision(), 10)
+        -0.5772156649
+        """
+        return float(digamma(self._a) - np.log(self._b))
+
+    def expected_quadratic(self, x):
+        r"""``E[tau (x - mu)^2] = 1 / kappa + (a / b) (x - m)^2`` at points ``x``.
+
+        With :meth:`expected_log_precision` the expected sufficient statistics of a
+        Gaussian likelihood under ``q(mu, tau)`` (PRML §10.1.3, eq. 10.28 for the scalar
+        case of eq. 10.64).
+
+        Parameters
+        ----------
+        x : float or array-like
+
+        Returns
+        -------
+        float or ndarray
+
+        Examples
+        --------
+        >>> from mathlearn.distributions import NormalGamma
+        >>> NormalGamma(0.0, 2.0, 3.0, 1.0).expected_quadratic(1.0)
+        3.5
+        """
+        x = np.asarray(x, dtype=float)
+        out = 1.0 / self._kappa + (self._a / self._b) * (x - self._m) ** 2
+        return float(out) if out.ndim == 0 else out
+
+    def expected_log_likelihood(self, x):
+        r"""``E[log N(x | mu, 1/tau)] = (E[log tau] - log 2 pi - E[tau (x - mu)^2]) / 2``.
+
+        Parameters
+        ----------
+        x : float or array-like
+
+        Returns
+        -------
+        float or ndarray
+
+        Examples
+        --------
+        >>> from mathlearn.distributions import NormalGamma
+        >>> round(NormalGamma(0.0, 1.0, 1.0, 1.0).expected_log_likelihood(0.0), 6)
+        -1.707546
+        """
+        out = 0.5 * (
+            self.expected_log_precision() - _LOG_2PI - np.asarray(self.expected_quadratic(x))
+        )
+        return float(out) if np.ndim(out) == 0 else out
+
     def logpdf(self, mu, tau=None):
         """Log-density at ``(mu, tau)``; or pass one array with last axis ``[mu, tau]``."""
         if tau is None:
@@ -198,6 +260,92 @@ class NormalWishart(Distribution):
 
     def marginal_precision(self) -> Wishart:
         return Wishart(self._df, self._W)
+
+    def expected_precision(self) -> np.ndarray:
+        """``E[Lambda] = nu W`` (PRML eq. B.80).
+
+        Returns
+        -------
+        ndarray of shape (d, d)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mathlearn.distributions import NormalWishart
+        >>> NormalWishart(np.zeros(2), 1.0, 3.0, np.eye(2)).expected_precision()
+        array([[3., 0.],
+               [0., 3.]])
+        """
+        return self._df * self._W
+
+    def expected_logdet_precision(self) -> float:
+        r"""``E[log |Lambda|] = sum_i psi((nu + 1 - i) / 2) + d log 2 + log |W|`` (PRML
+        eq. 10.65).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mathlearn.distributions import NormalWishart
+        >>> round(NormalWishart(np.zeros(1), 1.0, 1.0, np.eye(1)).expected_logdet_precision(), 10)
+        -1.2703628455
+        """
+        return self.marginal_precision().expected_logdet()
+
+    def expected_quadratic(self, x) -> float | np.ndarray:
+        r"""``E[(x - mu)^T Lambda (x - mu)] = d / kappa + nu (x - m)^T W (x - m)`` (PRML
+        eq. 10.64), one value per row of ``x``.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d) or (d,)
+
+        Returns
+        -------
+        ndarray of shape (n,), or float for a single point
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mathlearn.distributions import NormalWishart
+        >>> NormalWishart(np.zeros(2), 2.0, 3.0, np.eye(2)).expected_quadratic([1.0, 0.0])
+        4.0
+        """
+        x = np.asarray(x, dtype=float)
+        d = self.dim
+        if x.shape[-1:] != (d,):
+            raise ValueError(f"x must have last dimension {d}; got shape {x.shape}.")
+        # (x - m)^T W (x - m) = |L^T (x - m)|^2 with W = L L^T.
+        z = (x - self._m) @ self._LW
+        out = d / self._kappa + self._df * np.sum(z * z, axis=-1)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def expected_log_likelihood(self, x) -> float | np.ndarray:
+        r"""``E[log N(x | mu, Lambda^-1)] = (E log|Lambda| - d log 2 pi - E[(x - mu)^T
+        Lambda (x - mu)]) / 2`` (PRML eq. 10.46 with 10.64-10.65), per row of ``x``.
+
+        Parameters
+        ----------
+        x : array-like of shape (n, d) or (d,)
+
+        Returns
+        -------
+        ndarray of shape (n,), or float for a single point
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mathlearn.distributions import NormalWishart
+        >>> nw = NormalWishart(np.zeros(1), 1.0, 1.0, np.eye(1))
+        >>> round(nw.expected_log_likelihood([0.0]), 6)
+        -2.05412
+        """
+        q = np.asarray(self.expected_quadratic(x))
+        out = 0.5 * (self.expected_logdet_precision() - self.dim * _LOG_2PI - q)
+        return float(out) if out.ndim == 0 else out
 
     def marginal_mean(self) -> MultivariateStudentT:
         d = self.dim

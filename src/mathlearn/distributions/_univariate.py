@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.stats as st
+from scipy.special import digamma
 
-from ._scipy_backed import ScipyBacked, check_param
+from ._scipy_backed import ScipyBacked, _out, check_param
 
 __all__ = [
     "Bernoulli",
@@ -219,6 +220,24 @@ class Gamma(ScipyBacked):
     @property
     def rate(self):
         return self._params()["rate"]
+
+    def expected_log(self):
+        r"""``E[log tau] = psi(a) - log b``: the expected sufficient statistic of variational
+        updates (PRML eq. B.30; Oxford "Advanced Topics in Statistical Machine Learning"
+        §2.8). ``E[tau] = a / b`` is :attr:`mean`.
+
+        Returns
+        -------
+        float or ndarray
+            One value per batch element.
+
+        Examples
+        --------
+        >>> from mathlearn.distributions import Gamma
+        >>> round(Gamma(1.0, 1.0).expected_log(), 10)  # minus the Euler-Mascheroni constant
+        -0.5772156649
+        """
+        return _out(digamma(self.shape) - np.log(self.rate))
 
 
 class Exponential(ScipyBacked):

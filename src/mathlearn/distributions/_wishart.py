@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.stats as st
+from scipy.special import digamma
 
 from ..utils.validation import check_random_state
 from ._base import Distribution, _frozen_array, _size_tuple
@@ -83,6 +84,30 @@ class Wishart(Distribution):
         s = self._scale
         d = np.diag(s)
         return self._df * (s**2 + np.outer(d, d))
+
+    def expected_logdet(self) -> float:
+        r"""``E[log |Lambda|] = sum_{i=1}^d psi((nu + 1 - i) / 2) + d log 2 + log |W|``.
+
+        PRML eq. B.81 (and 10.65); with :attr:`mean` ``E[Lambda] = nu W`` these are the
+        expected sufficient statistics of the Wishart.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from mathlearn.distributions import Wishart
+        >>> round(Wishart(1.0, np.eye(1)).expected_logdet(), 10)  # chi^2_1: psi(1/2) + log 2
+        -1.2703628455
+        """
+        d = self.dim
+        return float(
+            np.sum(digamma(0.5 * (self._df + 1 - np.arange(1, d + 1))))
+            + d * np.log(2.0)
+            + 2.0 * np.sum(np.log(np.diag(self._L)))
+        )
 
     def _rv(self):
         return st.wishart(df=self._df, scale=self._scale)

@@ -13,6 +13,7 @@ from ._logistic import LogisticRegression
 from ._perceptron import Perceptron
 from ._ridge import Ridge
 from ._sgd import SGDRegressor
+from ._variational import VariationalLinearRegression
 
 __all__ = [
     "BayesianLinearRegression",
@@ -26,6 +27,7 @@ __all__ = [
     "Perceptron",
     "Ridge",
     "SGDRegressor",
+    "VariationalLinearRegression",
     "lasso_path",
     "one_hot",
 ]

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..utils._backend import is_dask
 from ..utils._rowscale import _SAFE_HIGH, _SAFE_LOW, pow2_scale
 from ..utils.validation import check_sample_weight, validate_data
 
@@ -167,6 +168,11 @@ class LinearModel(RegressorMixin, BaseEstimator):
 
     def _decision_function(self, X):
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import predict_dask
+
+            coef, intercept = self.coef_, self.intercept_
+            return predict_dask(self, X, lambda B: B @ coef + intercept)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 

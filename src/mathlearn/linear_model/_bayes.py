@@ -14,6 +14,7 @@ from ..base import ProbabilisticRegressorMixin, _fit_context, check_is_fitted
 from ..distributions import MultivariateNormal
 from ..exceptions import ConvergenceWarning
 from ..optim import lbfgs
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils.linalg import cholesky, logdet_from_cholesky
 from ..utils.validation import check_random_state, validate_data
@@ -341,6 +342,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         -------
         self
         """
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
@@ -372,7 +375,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             r = prep.sqrt_sw
             Xg, xo, t = (Xs - prep.x_offset) * r[:, None], np.zeros(m), (ts - prep.y_offset) * r
         spec = _spectrum(Xg, xo, t, prep.sw_sum)
-        alpha, beta, log_ev = self._evidence(spec, t, prep.sqrt_sw, alpha, beta)
+        var_t = float(np.var(t)) if prep.sqrt_sw is None else float(t @ t) / spec.n
+        alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
         # Fixed precisions take the same route as evidence maximisation (one factorisation
         # of the design, no normal equations): on ill-conditioned designs the posterior
         # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
@@ -384,6 +388,24 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             # the N x M design already gives the mean at O(N^2 M).
             coef = spec.posterior_mean(alpha, beta)
             offset = prep.y_offset - float(prep.x_offset @ coef)
+        self._store(
+            spec,
+            coef,
+            offset,
+            alpha,
+            beta,
+            log_ev,
+            g,
+            h,
+            prep,
+            np.max(np.abs(X)),
+            np.max(np.abs(y)),
+        )
+        return self
+
+    def _store(self, spec, coef, offset, alpha, beta, log_ev, g, h, prep, x_max, y_max):
+        """The fitted attributes, in the data's units, from the fit in scaled units."""
+        m = spec.m
         cov, P = spec.posterior_cov(alpha, beta)
         self.effective_params_ = float(m - alpha * np.trace(cov))
         a, b = g / h, h / g
@@ -399,11 +421,82 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             except FloatingPointError:
                 raise ValueError(
                     "BayesianLinearRegression: at the scale of these data (largest |x| = "
-                    f"{np.max(np.abs(X)):.3g}, largest |y| = {np.max(np.abs(y)):.3g}) the "
+                    f"{x_max:.3g}, largest |y| = {y_max:.3g}) the "
                     "posterior (its precisions or covariance) is outside the range of "
                     "float64; rescale X or y."
                 ) from None
         self._x_offset = prep.x_offset / g
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same fit on Dask arrays (see :mod:`._dask`): the spectrum of the centred
+        design from its TSQR, the mean from the refined augmented least squares."""
+        import dask.array as da
+
+        from ..utils._backend import check_dask_input, dask_sample_weight
+        from ._dask import accurate_lstsq_dask, data_scales, first_pass, tsqr
+
+        X, y = check_dask_input(self, X, y)
+        sw = dask_sample_weight(sample_weight, X)
+        n, m = X.shape
+        if n < m:
+            # A wide design has few rows: its SVD is computed in memory.
+            Xn, yn = X.compute(), y.compute()
+            return self.fit(Xn, yn, sample_weight=None if sw is None else sw.compute())
+        fit_intercept = bool(self.fit_intercept)
+        col_max, y_max, _, _, sx, sy, sw_sum = first_pass(X, y, sw)
+        prep = data_scales(col_max, y_max, per_column=False)
+        g, h = float(prep.x_scale[0]), prep.y_scale
+        Xs = X * g if g != 1.0 else X
+        ts = y * h if h != 1.0 else y
+        if g != 1.0 or h != 1.0:
+            _, _, _, _, sx, sy, sw_sum = first_pass(Xs, ts, sw)
+        x_offset = sx / sw_sum if fit_intercept else np.zeros(m)
+        y_offset = float(sy / sw_sum) if fit_intercept else 0.0
+        alpha_user, beta_user = self.prior_precision, self.noise_precision
+        if alpha_user is not None and g > 1.0:
+            g_cap = float(pow2_scale(np.sqrt(alpha_user) / h))
+            if g_cap < g:
+                Xs = Xs * (g_cap / g)
+                x_offset = x_offset * (g_cap / g)
+                g = g_cap
+        prep = prep._replace(
+            x_offset=x_offset, y_offset=y_offset, x_scale=np.full(m, g), sw_sum=sw_sum
+        )
+        to_s = {"prior_precision": g * g / (h * h), "noise_precision": 1.0 / (h * h)}
+        alpha, beta = (
+            None if v is None else self._to_scaled(v, to_s[name], name)
+            for name, v in (("prior_precision", alpha_user), ("noise_precision", beta_user))
+        )
+        r = None if sw is None else da.sqrt(sw)
+        Phi, t = Xs - x_offset, ts - y_offset
+        if r is not None:
+            Phi, t = Phi * r[:, None], t * r
+        # Phi = Q R and [Phi, t] = Q' R': R' = [R, Q^T t; 0, ||t - P_Phi t||].
+        Raug = tsqr(da.concatenate([Phi, t[:, None]], axis=1).rechunk({1: -1}))
+        Ur, s, Vt = np.linalg.svd(Raug[:m, :m])
+        rss_out = float(Raug[m, m] ** 2) if Raug.shape[0] > m else 0.0
+        spec = _Spectrum(sw_sum, m, s, Ur.T @ Raug[:m, m], rss_out, Vt)
+        # ||t||^2 = ||Q^T t||^2 (t is centred: its mean is a rounding error)
+        t_sq = float(Raug[: m + 1, m] @ Raug[: m + 1, m])
+        var_t = t_sq / n if r is None else t_sq / sw_sum
+        alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
+        # The mean: the augmented least-squares problem of _posterior_mean, by TSQR.
+        cols = [Xs]
+        if fit_intercept:
+            cols.append(da.ones((n, 1), chunks=(X.chunks[0], (1,))))
+        A = da.concatenate(cols, axis=1).rechunk({1: -1}) if fit_intercept else Xs
+        b = ts
+        if r is not None:
+            A, b = A * r[:, None], b * r
+        k = m + int(fit_intercept)
+        pen = np.zeros((m, k))
+        pen[np.arange(m), np.arange(m)] = np.sqrt(alpha / beta)
+        A = da.concatenate([A, da.from_array(pen, chunks=(m, k))], axis=0)
+        b = da.concatenate([b, da.zeros(m, chunks=m)])
+        coef = accurate_lstsq_dask(A, b, intercept=False)[0]
+        offset = float(coef[m]) if fit_intercept else 0.0
+        self._store(spec, coef[:m], offset, alpha, beta, log_ev, g, h, prep,
+                    float(col_max.max()), y_max)  # fmt: skip
         return self
 
     @staticmethod
@@ -417,14 +510,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             )
         return scaled
 
-    def _evidence(self, spec, t, sqrt_sw, alpha, beta):
-        """Joint MacKay/Bishop re-estimation on the spectrum of the design."""
+    def _evidence(self, spec, var_t, alpha, beta):
+        """Joint MacKay/Bishop re-estimation on the spectrum of the design.
+
+        ``var_t`` is the variance of the (centred, weighted) targets, which sets the scale
+        of the starting points.
+        """
         fix_alpha, fix_beta = alpha is not None, beta is not None
-        if sqrt_sw is None:
-            var_t = float(np.var(t))
-        else:
-            # t is centred with the weighted mean and multiplied by sqrt(s_n)
-            var_t = float(t @ t) / spec.n
         scale = 1.0 / var_t if var_t > 0 else 1.0
         # The fixed-point iteration climbs to a local maximum of the evidence, which can be
         # a poor one (all variance explained as noise). It is started from scikit-learn's
@@ -650,6 +742,20 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         std : ndarray of shape (n_samples,), only if ``return_std``
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import predict_dask
+
+            coef, b0, xo, S = self.coef_, self.intercept_, self._x_offset, self.coef_cov_
+            noise = self._predictive_noise_variance()
+            mean = predict_dask(self, X, lambda B: B @ coef + b0)
+            if not return_std:
+                return mean
+
+            def std(B):
+                C = B - xo
+                return np.sqrt(np.maximum(np.einsum("ij,ij->i", C @ S, C), 0.0) + noise)
+
+            return mean, predict_dask(self, X, std)
         mean, var = self._predict_mean_cov(X)
         if return_std:
             return mean, np.sqrt(var + self._predictive_noise_variance())

@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import _fit_context
+from ..utils._backend import is_dask
 from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 from ._refinement import accurate_lstsq
 
@@ -91,6 +92,8 @@ class LinearRegression(LinearModel):
         -------
         self
         """
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
@@ -110,10 +113,15 @@ class LinearRegression(LinearModel):
             if fit_intercept:
                 A = np.hstack([A, r[:, None]])
             coef, resid, inv_diag, rank, n_iter = accurate_lstsq(A, t * r, intercept=False)
+        self._store(coef, float(resid @ resid), inv_diag, rank, n_iter, m, n_eff, prep)
+        return self
+
+    def _store(self, coef, rss, inv_diag, rank, n_iter, m, n_eff, prep):
+        """The fitted attributes from the solution of the scaled problem."""
+        fit_intercept = bool(self.fit_intercept)
         k = m + int(fit_intercept)
         self.coef_ = coef[:m] * (prep.x_scale / prep.y_scale)
         self.intercept_ = float(coef[m]) / prep.y_scale if fit_intercept else 0.0
-        rss = float(resid @ resid)
         self.noise_variance_ = rss / n_eff / prep.y_scale**2
         if inv_diag is None or n_eff <= k:
             se = np.full(k, np.inf)
@@ -123,4 +131,37 @@ class LinearRegression(LinearModel):
         self.intercept_std_error_ = float(se[m]) if fit_intercept else 0.0
         self.rank_ = int(rank)
         self.n_iter_ = int(n_iter)
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same fit on Dask arrays: TSQR and refinement by row blocks (see ``_dask``)."""
+        from ..utils._backend import check_dask_input, dask_sample_weight
+        from ._dask import accurate_lstsq_dask, data_scales, first_pass
+
+        X, y = check_dask_input(self, X, y)
+        sw = dask_sample_weight(sample_weight, X)
+        fit_intercept = bool(self.fit_intercept)
+        n, m = X.shape
+        col_max, y_max, _, sumsq, _, _, sw_sum = first_pass(X, y, sw)
+        prep = data_scales(col_max, y_max, per_column=True)
+        scaled = np.any(prep.x_scale != 1.0)
+        A = X * prep.x_scale if scaled else X
+        t = y * prep.y_scale if prep.y_scale != 1.0 else y
+        if sw is None:
+            n_eff = n
+            intercept = fit_intercept
+        else:
+            import dask.array as da
+
+            n_eff = sw_sum
+            r = da.sqrt(sw)
+            A = A * r[:, None]
+            t = t * r
+            if fit_intercept:
+                A = da.concatenate([A, r[:, None]], axis=1).rechunk({1: -1})
+                sumsq = np.append(sumsq, sw_sum)
+            intercept = False
+        coef, rss, inv_diag, rank, n_iter = accurate_lstsq_dask(
+            A, t, intercept=intercept, sumsq=None if scaled else sumsq
+        )
+        self._store(coef, rss, inv_diag, rank, n_iter, m, n_eff, prep)
         return self

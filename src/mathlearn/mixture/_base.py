@@ -10,6 +10,7 @@ import numpy as np
 from ..base import BaseEstimator, DensityMixin, _fit_context, check_is_fitted
 from ..cluster import KMeans, kmeans_plusplus
 from ..exceptions import ConvergenceWarning
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils._rowscale import check_log_density
 from ..utils.validation import (
@@ -238,6 +239,10 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         -------
         labels : ndarray of shape (n_samples,)
         """
+        if is_dask(X):
+            from ._dask import mixture_fit_dask
+
+            return mixture_fit_dask(self, X, sample_weight)
         X = self._check_X(X, reset=True)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
@@ -292,6 +297,10 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         log_prob : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="score")
         X_user = self._check_X(X, reset=False)
         X = self._to_working(X_user)
         log_norm = self._log_norm_and_resp(X)[0] - self._log_jacobian()
@@ -306,12 +315,20 @@ class _BaseMixture(DensityMixin, BaseEstimator):
     def predict_proba(self, X):
         """Responsibilities ``p(z_n = k | x_n)``, shape (n_samples, n_components)."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="proba")
         X = self._to_working(self._check_X(X, reset=False))
         return np.exp(self._log_norm_and_resp(X)[1])
 
     def predict(self, X):
         """Most responsible component of each row of ``X``."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="labels")
         X = self._to_working(self._check_X(X, reset=False))
         return self._log_norm_and_resp(X)[1].argmax(axis=1)
 

@@ -19,15 +19,11 @@ decreases. An M-step that only increases ``E_q[log p]`` (generalised EM) keeps t
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Protocol
 
-import numpy as np
-
-from ..exceptions import NumericalWarning
+from ..inference._coordinate_ascent import CoordinateAscentResult, check_bound, coordinate_ascent
 from ..utils._param_validation import Interval, validate_params
 
 __all__ = ["EMModel", "EMResult", "em"]
@@ -62,6 +58,19 @@ class EMModel(Protocol):
 
     Earlier versions named the hooks ``_e_step`` and ``_m_step``; models that still do are
     accepted.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: a protocol describes methods; it is not instantiated.
+
+    Examples
+    --------
+    Every fitted mixture qualifies (it implements both steps itself):
+
+    >>> from mathlearn.mixture import GaussianMixture
+    >>> all(callable(getattr(GaussianMixture, name)) for name in ("e_step", "m_step"))
+    True
     """
 
     def e_step(self, X) -> tuple[float, Any]: ...
@@ -81,9 +90,8 @@ def _hooks(model):
     return e_step, m_step
 
 
-@dataclass
-class EMResult:
-    """Outcome of :func:`em`.
+class EMResult(CoordinateAscentResult):
+    """Outcome of :func:`em` (a :class:`~mathlearn.inference.CoordinateAscentResult`).
 
     Attributes
     ----------
@@ -94,16 +102,46 @@ class EMResult:
         Whether the change of the bound fell below ``tol``.
     n_iter : int
         Number of E/M iterations run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.mixture import EMResult
+    >>> EMResult(np.array([-1.5, -1.2]), True, 2).lower_bound
+    -1.2
     """
 
-    lower_bounds: np.ndarray
-    converged: bool
-    n_iter: int
 
-    @property
-    def lower_bound(self) -> float:
-        """The last recorded bound."""
-        return float(self.lower_bounds[-1]) if self.lower_bounds.size else -np.inf
+_EM_DECREASE_HINT = (
+    "the M-step did not increase the expected complete-data log-likelihood: it is not "
+    "an exact maximiser (e.g. GaussianMixture's reg_covar is not small against "
+    "the data's variances: rescale the data or lower reg_covar) or there is "
+    "numerical trouble (e.g. a collapsing component). Later decreases of this run "
+    "are not reported."
+)
+
+
+class _EMSweep:
+    """EM as one coordinate-ascent sweep: the E-step (whose bound is recorded), then the
+    M-step. A non-finite bound raises before the M-step, so the model keeps the parameters
+    of that E-step."""
+
+    def __init__(self, e_step, m_step):
+        self.e_step, self.m_step, self.t = e_step, m_step, 0
+
+    def step(self, X) -> float:
+        self.t += 1
+        bound, posterior = self.e_step(X)
+        bound = check_bound(
+            bound,
+            self.t,
+            "EM",
+            "the log-likelihood of the data under the current parameters is not a finite "
+            "float (e.g. data of extreme magnitude, a point of zero density, or parameters "
+            "that became NaN). Rescale the data or check the initialisation.",
+        )
+        self.m_step(X, posterior)
+        return bound
 
 
 @validate_params(
@@ -152,6 +190,11 @@ def em(
     -------
     EMResult
 
+    See Also
+    --------
+    mathlearn.inference.coordinate_ascent : The driver :func:`em` runs on (the E- and M-steps
+        form one sweep; the bound is compared in absolute, per-sample units).
+
     Raises
     ------
     ValueError
@@ -187,40 +230,17 @@ def em(
     >>> np.round(model.means, 4).tolist()
     [-1.0, 5.0]
     """
-    e_step, m_step = _hooks(model)
-    lower_bounds = []
-    prev = -np.inf
-    converged = False
-    warned = False
-    for t in range(1, int(max_iter) + 1):
-        bound, posterior = e_step(X)
-        bound = float(bound)
-        if not np.isfinite(bound):
-            raise ValueError(
-                f"EM's lower bound is {bound} at iteration {t}: the log-likelihood of the data "
-                "under the current parameters is not a finite float (e.g. data of extreme "
-                "magnitude, a point of zero density, or parameters that became NaN). Rescale "
-                "the data or check the initialisation."
-            )
-        m_step(X, posterior)
-        lower_bounds.append(bound)
-        if callback is not None:
-            callback(model, t, bound)
-        if not warned and bound < prev - monotone_rtol * max(1.0, abs(prev)):
-            # Once per run: a systematic cause would otherwise repeat it every iteration.
-            warned = True
-            warnings.warn(
-                f"EM lower bound decreased at iteration {t} ({prev:.12g} -> {bound:.12g}); the "
-                "M-step did not increase the expected complete-data log-likelihood: it is not "
-                "an exact maximiser (e.g. GaussianMixture's reg_covar is not small against "
-                "the data's variances: rescale the data or lower reg_covar) or there is "
-                "numerical trouble (e.g. a collapsing component). Later decreases of this run "
-                "are not reported.",
-                NumericalWarning,
-                stacklevel=2,
-            )
-        if abs(bound - prev) < tol:
-            converged = True
-            break
-        prev = bound
-    return EMResult(np.asarray(lower_bounds, dtype=float), converged, len(lower_bounds))
+    steps = _EMSweep(*_hooks(model))
+    result = coordinate_ascent(
+        steps,
+        X,
+        max_iter=max_iter,
+        tol=tol,
+        criterion="absolute",
+        monotone_rtol=monotone_rtol,
+        on_decrease="warn",
+        callback=None if callback is None else (lambda _, t, bound: callback(model, t, bound)),
+        name="EM",
+        decrease_hint=_EM_DECREASE_HINT,
+    )
+    return EMResult(result.lower_bounds, result.converged, result.n_iter)

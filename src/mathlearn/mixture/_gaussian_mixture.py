@@ -296,9 +296,10 @@ class GaussianMixture(_BaseMixture):
         self._set_means(means_w)
         self._set_covariances(cov_w)
 
-    def _initialize(self, X, rng, sample_weight=None):
+    def _initialize(self, X, rng, sample_weight=None, estimate=None):
         """Initial ``pi, mu, Sigma`` (working units) from ``init_params`` and the ``*_init``
-        overrides (user units)."""
+        overrides (user units). ``estimate()``, when given, returns the ``(pi, mu, Sigma)`` of
+        the initial responsibilities (the Dask path computes them by blocks)."""
         d = X.shape[1]
         k = self.n_components
         weights = self._checked_weights_init()
@@ -308,8 +309,11 @@ class GaussianMixture(_BaseMixture):
             covariances = self._covariances_from_precisions(self.precisions_init, k, d)
             covariances = covariances / self._frame_scale / self._frame_scale
         if weights is None or means is None or covariances is None:
-            resp = self._initial_responsibilities(X, rng, sample_weight)
-            w0, m0, c0 = self._estimate_parameters(X, resp)
+            if estimate is None:
+                resp = self._initial_responsibilities(X, rng, sample_weight)
+                w0, m0, c0 = self._estimate_parameters(X, resp)
+            else:
+                w0, m0, c0 = estimate()
             weights = w0 if weights is None else weights
             covariances = c0 if covariances is None else covariances
             means = m0 if means is None else self._to_working(means)
@@ -379,6 +383,66 @@ class GaussianMixture(_BaseMixture):
                 cov = cov.mean(axis=1)
         weights = nk / nk.sum()
         return weights, means, cov
+
+    def _suff_stats(self, X, resp, ref):
+        """Sums over rows that the M-step needs (they add across row blocks): ``N_k``,
+        ``sum_n r_nk x_n`` and the second moments about reference means ``ref`` (the
+        current ones: near convergence the correction ``N_k (mu_k - ref_k)^2`` is tiny, so
+        the moments keep their digits), or ``X^T diag(sum_k r_nk) X`` for a tied covariance.
+        """
+        nk = resp.sum(axis=0)
+        sx = resp.T @ X
+        ct = self.covariance_type
+        if ct == "tied":
+            second = (resp.sum(axis=1) * X.T) @ X
+        elif ct == "full":
+            second = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
+            for k in range(resp.shape[1]):
+                diff = X - ref[k]
+                second[k] = (resp[:, k] * diff.T) @ diff
+        else:
+            second = np.empty((resp.shape[1], X.shape[1]))
+            for k in range(resp.shape[1]):
+                diff = X - ref[k]
+                second[k] = resp[:, k] @ (diff * diff)
+        return nk, sx, second
+
+    def _params_from_stats(self, stats, ref):
+        """``(pi, mu, Sigma)`` from :meth:`_suff_stats` summed over all rows (the maximisers
+        of :meth:`_estimate_parameters`)."""
+        n_true, sx, second = stats
+        d = sx.shape[1]
+        nk = n_true + 10 * np.finfo(float).eps
+        means = sx / nk[:, None]
+        reg = self.reg_covar / self._frame_scale / self._frame_scale
+        ct = self.covariance_type
+        if ct == "tied":
+            cov = second - (nk * means.T) @ means
+            cov /= nk.sum()
+            cov.flat[:: d + 1] += reg
+        elif ct == "full":
+            delta = means - ref
+            cov = second - n_true[:, None, None] * delta[:, :, None] * delta[:, None, :]
+            cov /= nk[:, None, None]
+            for k in range(cov.shape[0]):
+                cov[k].flat[:: d + 1] += reg
+        else:
+            delta = means - ref
+            cov = (second - n_true[:, None] * delta * delta) / nk[:, None]
+            cov += reg
+            if ct == "spherical":
+                cov = cov.mean(axis=1)
+        return nk / nk.sum(), means, cov
+
+    def _maximize_stats(self, stats, ref):
+        weights, means, cov = self._params_from_stats(stats, ref)
+        self.weights_ = weights
+        self._set_means(means)
+        self._set_covariances(cov)
+
+    def _stats_reference(self):
+        """The means the second moments of the next E-step are taken about."""
+        return self._means_w.copy()
 
     def _maximize(self, X, resp):
         weights, means, cov = self._estimate_parameters(X, resp)

@@ -26,6 +26,7 @@ from numbers import Real
 import numpy as np
 
 from ..base import _fit_context
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils.validation import check_sample_weight, validate_data
 from ._base import _BaseNB
@@ -85,6 +86,10 @@ class _DiscreteNB(_BaseNB):
         -------
         self
         """
+        if is_dask(X):
+            from ._dask import nb_fit_dask
+
+            return nb_fit_dask(self, X, y, sample_weight)
         y_arr = np.asarray(y)
         return self._fit_batch(
             X, y, np.unique(y_arr) if y_arr.ndim == 1 else y, sample_weight, True

@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 
 from ..base import _fit_context, check_is_fitted
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
 from ..utils.extmath import logsumexp
@@ -176,6 +177,11 @@ class GaussianNB(_BaseNB):
                 mu[k],
                 v[k],
             )
+        self._finish_batch()
+        return self
+
+    def _finish_batch(self):
+        """``epsilon_``, ``var_`` and the class prior from the merged moments."""
         self.epsilon_ = eps = float(self.var_smoothing) * float(np.max(self._v_all))
         self.var_ = var = self._raw_var + eps
         seen = self.class_count_ > 0
@@ -187,7 +193,6 @@ class GaussianNB(_BaseNB):
                 "var_smoothing > 0 or drop constant features."
             )
         self._update_class_log_prior()
-        return self
 
     @_fit_context
     def fit(self, X, y, sample_weight=None):
@@ -203,6 +208,10 @@ class GaussianNB(_BaseNB):
         -------
         self
         """
+        if is_dask(X):
+            from ._dask import nb_fit_dask
+
+            return nb_fit_dask(self, X, y, sample_weight)
         y_arr = np.asarray(y)
         return self._fit_batch(
             X, y, np.unique(y_arr) if y_arr.ndim == 1 else y, sample_weight, True
@@ -258,6 +267,10 @@ class GaussianNB(_BaseNB):
 
     def _posterior(self, X, log):
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import nb_predict_dask
+
+            return nb_predict_dask(self, X, "log_proba" if log else "proba")
         X = self._validate_X_predict(X)
         jll = self._joint_log_likelihood(X)
         logp = jll - logsumexp(jll, axis=1, keepdims=True)
@@ -283,6 +296,10 @@ class GaussianNB(_BaseNB):
     def predict(self, X):
         """The class with the largest posterior probability."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import nb_predict_dask
+
+            return nb_predict_dask(self, X, "labels")
         jll = self._joint_log_likelihood(self._validate_X_predict(X))
         return self.classes_[np.argmax(jll, axis=1)]
 
