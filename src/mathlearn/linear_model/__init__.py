@@ -7,6 +7,7 @@ Stuttgart "Introduction to Machine Learning" ch. 2.
 from ._bayes import BayesianLinearRegression
 from ._bayes_logistic import BayesianLogisticRegression
 from ._coordinate_descent import ElasticNet, Lasso, lasso_path
+from ._kernel_logistic import KernelLogisticRegression
 from ._least_squares_classifier import LeastSquaresClassifier, one_hot
 from ._linear_regression import LinearRegression
 from ._logistic import LogisticRegression
@@ -19,6 +20,7 @@ __all__ = [
     "BayesianLinearRegression",
     "BayesianLogisticRegression",
     "ElasticNet",
+    "KernelLogisticRegression",
     "Lasso",
     "LeastSquaresClassifier",
     "LinearRegression",

@@ -45,6 +45,25 @@ def _merge(n_a, mu_a, v_a, n_b, mu_b, v_b):
     return n, mu, v
 
 
+_BLOCK = 4096
+
+
+def _class_sums(X, y_idx, sw, K, center=None):
+    """``Σ_i s_i [y_i = k] x_i`` (or of ``(x_i - center_k)²``), shape (K, d), by blocks."""
+    out = np.zeros((K, X.shape[1]))
+    for a in range(0, X.shape[0], _BLOCK):
+        rows = slice(a, a + _BLOCK)
+        yb = y_idx[rows]
+        onehot = np.zeros((K, yb.shape[0]))
+        onehot[yb, np.arange(yb.shape[0])] = sw[rows]
+        if center is None:
+            out += onehot @ X[rows]
+        else:
+            dev = X[rows] - center[yb]
+            out += onehot @ (dev * dev)
+    return out
+
+
 class GaussianNB(_BaseNB):
     r"""Naive Bayes with a Gaussian per feature and class (maximum likelihood).
 
@@ -131,35 +150,32 @@ class GaussianNB(_BaseNB):
                     "set by the first partial_fit batch."
                 )
         theta = GaussianNB.theta_.fitted(self)
-        # Overall (weighted) variance of every sample seen, for epsilon. scikit-learn uses the
-        # unweighted variance; weighting keeps a weight equivalent to repeating the sample.
-        unit = sample_weight is None
-        n_b = float(sw.sum())
-        mu_b = X.mean(axis=0) if unit else (sw @ X) / n_b
-        v_b = X.var(axis=0) if unit else (sw @ (X - mu_b) ** 2) / n_b
-        self._n_all, self._mu_all, self._v_all = _merge(
-            np.float64(self._n_all), self._mu_all, self._v_all, np.float64(n_b), mu_b, v_b
-        )
-        for k in np.unique(y_idx):
-            mask = y_idx == k
-            w = sw[mask]
-            nk = float(w.sum())
-            if nk == 0:
-                continue
-            Xk = X[mask]
-            if unit:
-                mu, v = Xk.mean(axis=0), Xk.var(axis=0)
-            else:
-                mu = (w @ Xk) / nk
-                dev = Xk - mu
-                v = (w @ (dev * dev)) / nk
+        # Class sums and then squared deviations from the class means (a two-pass variance),
+        # by products with the weighted one-hot matrix over blocks of rows that stay in
+        # cache: no per-class masked copies of X and no temporaries of its size.
+        counts = np.bincount(y_idx, weights=sw, minlength=K)
+        has = counts > 0
+        safe = np.where(has, counts, 1.0)[:, None]
+        mu = _class_sums(X, y_idx, sw, K) / safe
+        v = _class_sums(X, y_idx, sw, K, center=mu) / safe
+        # Overall (weighted) variance of every sample seen, for epsilon: within- plus
+        # between-class parts of this batch. scikit-learn uses the unweighted variance;
+        # weighting keeps a weight equivalent to repeating the sample.
+        n_b = float(counts.sum())
+        if n_b > 0:
+            mu_b = counts[has] @ mu[has] / n_b
+            v_b = counts[has] @ (v[has] + (mu[has] - mu_b) ** 2) / n_b
+            self._n_all, self._mu_all, self._v_all = _merge(
+                np.float64(self._n_all), self._mu_all, self._v_all, np.float64(n_b), mu_b, v_b
+            )
+        for k in np.flatnonzero(has):
             self.class_count_[k], theta[k], self._raw_var[k] = _merge(
                 np.float64(self.class_count_[k]),
                 theta[k],
                 self._raw_var[k],
-                np.float64(nk),
-                mu,
-                v,
+                np.float64(counts[k]),
+                mu[k],
+                v[k],
             )
         self._finish_batch()
         return self
