@@ -6,6 +6,12 @@
 * RandomForestClassifier, 100 trees, max_features="sqrt", bootstrap: N = 1 000 and 50 000,
   D = 20, the same ``n_jobs`` on both sides (2, the machine's cores).
 * DecisionTreeRegressor, N = 100 000, D = 20.
+* GradientBoostingClassifier / Regressor, 100 stages of depth-3 trees: N = 1 000 and 20 000,
+  D = 20 (scikit-learn's exact-split gradient boosting).
+* HistGradientBoostingClassifier, 100 iterations, no early stopping: N = 1 000, 20 000 and
+  200 000, D = 20, scikit-learn's on one OpenMP thread (ours is single-threaded; on a
+  loaded machine scikit-learn's OpenMP threads stall and its times would mean nothing) and
+  on two.
 
 Run: ``python benchmarks/run.py trees``.
 """
@@ -20,7 +26,12 @@ from sklearn.datasets import make_classification, make_regression
 
 from _harness import compare
 from _sweep_cases import Case
-from mathlearn.ensemble import RandomForestClassifier
+from mathlearn.ensemble import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -69,12 +80,55 @@ def bench_forest(sizes, n_jobs=2):
         )
 
 
+def bench_gradient_boosting(sizes):
+    for n in sizes:
+        X, y = _classification(n)
+        compare(
+            f"GradientBoostingClassifier 100 stages {n}x20",
+            lambda X=X, y=y: GradientBoostingClassifier(random_state=0).fit(X, y),
+            lambda X=X, y=y: ske.GradientBoostingClassifier(random_state=0).fit(X, y),
+            repeats=1,
+        )
+        Xr, yr = make_regression(n, 20, noise=10.0, random_state=0)
+        compare(
+            f"GradientBoostingRegressor 100 stages {n}x20",
+            lambda X=Xr, y=yr: GradientBoostingRegressor(random_state=0).fit(X, y),
+            lambda X=Xr, y=yr: ske.GradientBoostingRegressor(random_state=0).fit(X, y),
+            repeats=1,
+        )
+
+
+def bench_hist_gradient_boosting(sizes, threads=(1, 2)):
+    from threadpoolctl import threadpool_limits
+
+    for n in sizes:
+        X, y = _classification(n)
+        for t in threads:
+
+            def peer(X=X, y=y, t=t):
+                with threadpool_limits(t):
+                    m = ske.HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
+                    return m.fit(X, y)
+
+            compare(
+                f"HistGradientBoostingClassifier 100 iter {n}x20 (sklearn {t} thread)",
+                lambda X=X, y=y: HistGradientBoostingClassifier(
+                    max_iter=100, early_stopping=False
+                ).fit(X, y),
+                peer,
+                repeats=1,
+                target=1.0,
+            )
+
+
 def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bench_tree([100, 1_000, 100_000])
         bench_regressor()
         bench_forest([1_000, 50_000])
+        bench_gradient_boosting([1_000, 20_000])
+        bench_hist_gradient_boosting([1_000, 20_000, 200_000])
 
 
 SWEEP_CASES = [

@@ -1,7 +1,8 @@
 """The functional API, the engine's guarantees, and the worked examples of the notes.
 
-Closed forms from spec 003 §2.1-2.2 and §3 (T2, T3, T5, T6, T10, the matrix identities) and
-the computation-graph example of spec 004 §4.1.
+Closed forms and worked examples of Imperial "Mathematics for Machine Learning" (the matrix
+calculus lectures: derivatives of matrix products, traces and inverses, the matrix identities)
+and the computation-graph example of Stuttgart "Introduction to Machine Learning" §4.1.
 """
 
 import numpy as np
@@ -37,9 +38,10 @@ def test_t3_chain_rule(t, expected):
 def test_t4_t5_linear_identities(rng):
     A = rng.standard_normal((3, 4))
     x, y = rng.standard_normal(4), rng.standard_normal(3)
-    # T4: d(Ax)/dx = A.
+    # Imperial "Mathematics for Machine Learning" lecture 1.4: d(Ax)/dx = A.
     np.testing.assert_allclose(ad.jacobian(lambda x: A @ x)(x), A)
-    # T5: L = 1/2 ||y - Ax||^2, dL/dx = -(y - Ax)^T A.
+    # Imperial "Mathematics for Machine Learning" lecture 1.4: L = 1/2 ||y - Ax||^2, dL/dx = -(y -
+    # Ax)^T A.
     g = ad.grad(lambda x: 0.5 * ad.sum((y - A @ x) ** 2))(x)
     np.testing.assert_allclose(g, -(y - A @ x) @ A, rtol=1e-12)
 
@@ -51,7 +53,8 @@ def test_t6_composite_with_sin():
     value, g = ad.value_and_grad(lambda x: 0.5 * ad.sum((y - A @ ad.sin(x)) ** 2))(x)
     assert value == pytest.approx(6.9103732, abs=1e-7)
     np.testing.assert_allclose(g, [-6.7483494, -10.2422224], atol=1e-7)
-    # The sum in the notes (L285): dL/dx_j = sum_n (y_n - sum_i A_ni sin x_i)(-A_nj cos x_j).
+    # The sum in the notes (Imperial "Mathematics for Machine Learning" lecture 2): dL/dx_j = sum_n
+    # (y_n - sum_i A_ni sin x_i)(-A_nj cos x_j).
     e = y - A @ np.sin(x)
     np.testing.assert_allclose(g, [np.sum(e * -A[:, j] * np.cos(x[j])) for j in range(2)])
     # dc/dx = diag(cos x): the Jacobian of an elementwise function is diagonal.
@@ -59,14 +62,15 @@ def test_t6_composite_with_sin():
 
 
 def test_t9_derivative_of_ax_wrt_a(rng):
-    # df_i / dA_jk = delta_ij x_k (rank-3 tensor), i.e. row-major block diag of x^T (L454).
+    # df_i / dA_jk = delta_ij x_k (rank-3 tensor), i.e. row-major block diag of x^T (lecture 2).
     N, M = 3, 4
     A, x = rng.standard_normal((N, M)), rng.standard_normal(M)
     J = ad.jacobian(lambda A: A @ x)(A)
     assert J.shape == (N, N, M)
     np.testing.assert_allclose(J, np.einsum("ij,k->ijk", np.eye(N), x))
     np.testing.assert_allclose(J.reshape(N, N * M), np.kron(np.eye(N), x))  # I (x) x^T
-    # Column-major vec(A): d(Ax)/dvec(A) = x^T (x) I (spec 003 §6.1 item 6).
+    # Column-major vec(A): d(Ax)/dvec(A) = x^T (x) I (corrected from Imperial
+    # "Mathematics for Machine Learning" lecture 2).
     J_col = J.transpose(0, 2, 1).reshape(N, N * M)
     np.testing.assert_allclose(J_col, np.kron(x, np.eye(N)))
 
@@ -108,7 +112,8 @@ def test_matrix_identities(rng):
 
 
 def test_computation_graph_partial_vs_total():
-    # spec 004 §4.1: f(x, g) = 3x + 2g, g(x) = 2x: partial df/dx = 3, total df/dx = 7.
+    # Stuttgart "Introduction to Machine Learning" §4.1: f(x, g) = 3x + 2g, g(x) = 2x: partial
+    # df/dx = 3, total df/dx = 7.
     assert ad.grad(lambda x: 3 * x + 2 * (2 * x))(np.array(1.5)) == pytest.approx(7.0)
     assert ad.grad(lambda x, g: 3 * x + 2 * g)(np.array(1.5), np.array(3.0)) == pytest.approx(3.0)
 
@@ -170,7 +175,8 @@ def test_hvp_is_hessian_times_v(rng):
     x, v = rng.standard_normal(4) * 0.3, rng.standard_normal(4)
     H = ad.hessian(f)(x)
     np.testing.assert_allclose(ad.hvp(f, x, v), H @ v, rtol=1e-9, atol=1e-10)
-    # Second directional derivative v^T H v (notes 003 L247) by finite differences.
+    # Second directional derivative v^T H v (Imperial "Mathematics for Machine Learning" lecture
+    # 1.5) by finite differences.
     g = ad.grad(f)
     eps = 1e-5
     vHv_fd = (g(x + eps * v) - g(x - eps * v)) @ v / (2 * eps)
@@ -312,7 +318,8 @@ def test_comparisons_are_masks():
 
 
 def test_directional_derivative_is_jacobian_times_v(rng):
-    # nabla_v f = (df/dtheta) v = lim (f(theta + h v) - f(theta)) / h  (notes 003 L90-112).
+    # nabla_v f = (df/dtheta) v = lim (f(theta + h v) - f(theta)) / h  (Imperial
+    # "Mathematics for Machine Learning" lecture 1.3).
     W = rng.standard_normal((3, 4))
 
     def f(x):
@@ -323,7 +330,7 @@ def test_directional_derivative_is_jacobian_times_v(rng):
     h = 1e-6
     fd = (np.asarray(f(x + h * v)) - np.asarray(f(x - h * v))) / (2 * h)
     np.testing.assert_allclose(J @ v, fd, rtol=1e-7, atol=1e-9)
-    # The steepest-ascent direction is the gradient (beta = 0, L114).
+    # The steepest-ascent direction is the gradient (beta = 0, lecture 1.3).
     g = ad.grad(lambda x: ad.sum(f(x)))(x)
     dirs = rng.standard_normal((200, 4))
     dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)

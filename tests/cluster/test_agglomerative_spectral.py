@@ -152,7 +152,8 @@ def test_spectral_rbf_moons_matches_sklearn():
 
 def test_spectral_disconnected_graph_eigenvectors_are_indicators():
     # Two cliques: L has eigenvalue 0 twice, eigenvectors spanned by the component indicators
-    # (spec 002 M24), so the clustering is exactly the components for every Laplacian.
+    # (Oxford "Advanced Topics in Statistical Machine Learning" ch. 4), so the clustering is
+    # exactly the components for every Laplacian.
     W = np.zeros((6, 6))
     W[:3, :3] = 1.0
     W[3:, 3:] = 1.0

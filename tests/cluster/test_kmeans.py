@@ -1,5 +1,5 @@
 """k-means, mini-batch k-means: reference = scikit-learn from the same centres, the notes'
-worked examples (spec 001 T21) and closed forms."""
+hand-computed examples (PRML §9.1) and closed forms."""
 
 import warnings
 
@@ -16,7 +16,7 @@ from mathlearn.exceptions import ConvergenceWarning, NumericalWarning
 
 
 def test_worked_example_1d():
-    # Spec 001 T21: x = [1, 2, 10, 11], mu = [1, 2] -> mu = [1.5, 10.5], J = 1.
+    # Hand-computed (PRML §9.1): x = [1, 2, 10, 11], mu = [1, 2] -> mu = [1.5, 10.5], J = 1.
     X = np.array([[1.0], [2.0], [10.0], [11.0]])
     km = KMeans(2, init=X[:2], n_init=1).fit(X)
     np.testing.assert_allclose(km.cluster_centers_.ravel(), [1.5, 10.5])
@@ -25,7 +25,7 @@ def test_worked_example_1d():
 
 
 def test_worked_example_2d_iterations():
-    # Spec 001 T21 (2-D): iteration 1 gives mu = [[.5, 0], [4, 4.25]]; final J = 8/3.
+    # Hand-computed (PRML §9.1), 2-D: iteration 1 gives mu = [[.5, 0], [4, 4.25]]; final J = 8/3.
     X = np.array([[0, 0], [0, 1], [1, 0], [5, 5], [5, 6], [6, 5]], dtype=float)
     one = KMeans(2, init=X[:2], n_init=1, max_iter=1)
     with pytest.warns(ConvergenceWarning):
@@ -208,7 +208,7 @@ def test_fewer_distinct_points_than_clusters(k):
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), k=st.integers(1, 6))
 def test_distortion_never_increases(seed, k):
-    # Spec 001 P29: J after t Lloyd iterations is non-increasing in t (notes 001 L753).
+    # PRML §9.1: J after t Lloyd iterations is non-increasing in t (ibid.).
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(60, 2))
     init = X[rng.choice(60, k, replace=False)]
@@ -244,9 +244,10 @@ def test_far_from_origin_matches_sklearn():
 
 
 def test_kmeans_plusplus_seed_distribution_is_exact():
-    # Spec 002 M3 (eq. 1.17): P(mu_1 = x_i) = 1/N, then P(next = x_j) = rho_j^2 / sum rho^2
-    # with rho the distance to the nearest chosen centre. Exact probabilities of the ordered
-    # triples against the frequencies of 6000 draws (chi-square goodness of fit).
+    # Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (eq. 1.17): P(mu_1 = x_i) =
+    # 1/N, then P(next = x_j) = rho_j^2 / sum rho^2 with rho the distance to the nearest chosen
+    # centre. Exact probabilities of the ordered triples against the frequencies of 6000 draws
+    # (chi-square goodness of fit).
     from itertools import permutations
 
     from scipy.stats import chisquare

@@ -70,8 +70,9 @@ def test_kmedoids_bad_input():
 
 
 def test_dpmeans_hand_example():
-    # Spec 002 M4 by hand: mean 2.55; x=0 has 6.5 > 1 -> new cluster; 0.1 joins it;
-    # x=5 has min(6.0, 25) > 1 -> new cluster; 5.1 joins it; the mean's cluster is empty.
+    # DP-means (Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2) by hand: mean
+    # 2.55; x=0 has 6.5 > 1 -> new cluster; 0.1 joins it; x=5 has min(6.0, 25) > 1 -> new cluster;
+    # 5.1 joins it; the mean's cluster is empty.
     X = np.array([[0.0], [0.1], [5.0], [5.1]])
     dp = DPMeans(penalty=1.0).fit(X)
     assert dp.n_clusters_ == 2
@@ -123,9 +124,9 @@ def test_kmedoids_duplicates_and_one_sample():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), penalty=st.floats(0.05, 20.0))
 def test_dpmeans_objective_monotone_on_random_data(seed, penalty):
-    # Spec 002 M4: every step (assign or open, update, drop empty) lowers W_lambda (eq. 1.19),
-    # so the recorded history never increases; at the end each centre is its cluster's mean
-    # and W_lambda equals its definition.
+    # Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2: every step (assign or open,
+    # update, drop empty) lowers W_lambda (eq. 1.19), so the recorded history never increases; at
+    # the end each centre is its cluster's mean and W_lambda equals its definition.
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(40, 2)) * rng.uniform(0.5, 3.0)
     dp = DPMeans(penalty=penalty, max_iter=200).fit(X)

@@ -6,7 +6,7 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 from mathlearn.decomposition import PCA, KernelPCA
 from mathlearn.kernels import RBF, Polynomial
 
-T17 = np.array([[2, 1], [0, 3], [-2, -1], [0, -3], [1, 1], [-1, -1]], dtype=float)
+X_SIX = np.array([[2, 1], [0, 3], [-2, -1], [0, -3], [1, 1], [-1, -1]], dtype=float)
 
 
 def assert_same_up_to_sign(A, B, **kw):
@@ -16,7 +16,7 @@ def assert_same_up_to_sign(A, B, **kw):
 
 
 def test_worked_example_t20():
-    # Spec 001 T20: RBF with sigma = 1, eigenvalues of the centred Gram matrix.
+    # Derived example for PRML §12.3: RBF with sigma = 1, eigenvalues of the centred Gram matrix.
     X = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [3, 3]], dtype=float)
     kpca = KernelPCA(kernel="rbf", gamma=0.5).fit(X)
     np.testing.assert_allclose(
@@ -27,18 +27,20 @@ def test_worked_example_t20():
 
 
 def test_linear_kernel_is_pca():
-    # Spec 001 T17: eigenvalues of K~/N and the projection of x = (1, 2), +-2.230442497387.
-    n = len(T17)
-    kpca = KernelPCA(n_components=2, kernel="linear").fit(T17)
+    # Derived example for PRML §12.3: eigenvalues of K~/N and the projection of x = (1, 2),
+    # +-2.230442497387.
+    n = len(X_SIX)
+    kpca = KernelPCA(n_components=2, kernel="linear").fit(X_SIX)
     np.testing.assert_allclose(kpca.eigenvalues_ / n, [4.08088022904, 1.252453104294])
     assert abs(kpca.transform([[1.0, 2.0]])[0, 0]) == pytest.approx(2.230442497387)
-    pca = PCA(n_components=2).fit(T17)
-    assert_same_up_to_sign(kpca.transform(T17), pca.transform(T17), atol=1e-12)
-    assert_same_up_to_sign(kpca.fit_transform(T17), pca.transform(T17), atol=1e-12)
+    pca = PCA(n_components=2).fit(X_SIX)
+    assert_same_up_to_sign(kpca.transform(X_SIX), pca.transform(X_SIX), atol=1e-12)
+    assert_same_up_to_sign(kpca.fit_transform(X_SIX), pca.transform(X_SIX), atol=1e-12)
 
 
 def test_normalisation_of_dual_coefficients(rng):
-    # a_i^T K~ a_i = 1 (unit-norm feature-space eigenvector; spec 001 M35, 002 M20).
+    # a_i^T K~ a_i = 1 (unit-norm feature-space eigenvector; PRML §12.3; Oxford
+    # "Advanced Topics in Statistical Machine Learning" §3.6).
     X = rng.normal(size=(30, 3))
     kpca = KernelPCA(n_components=4, kernel="rbf", gamma=0.3).fit(X)
     K = RBF(np.sqrt(0.5 / 0.3))(X)

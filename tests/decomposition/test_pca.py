@@ -11,7 +11,7 @@ from sklearn.model_selection import GridSearchCV
 
 from mathlearn.decomposition import PCA
 
-T17 = np.array([[2, 1], [0, 3], [-2, -1], [0, -3], [1, 1], [-1, -1]], dtype=float)
+X_SIX = np.array([[2, 1], [0, 3], [-2, -1], [0, -3], [1, 1], [-1, -1]], dtype=float)
 
 
 def assert_same_up_to_sign(A, B, **kw):
@@ -35,25 +35,26 @@ def low_rank(rng):
 
 
 def test_worked_example_t17():
-    # Spec 001 T17: S = [[5/3, 1], [1, 11/3]] (1/N), eigenvalues 8/3 +- sqrt(2).
-    n = len(T17)
-    pca = PCA(n_components=2, svd_solver="full").fit(T17)
+    # Derived example for PRML §12.1: S = [[5/3, 1], [1, 11/3]] (1/N), eigenvalues 8/3 +- sqrt(2).
+    n = len(X_SIX)
+    pca = PCA(n_components=2, svd_solver="full").fit(X_SIX)
     np.testing.assert_allclose(
         pca.explained_variance_ * (n - 1) / n, [8 / 3 + np.sqrt(2), 8 / 3 - np.sqrt(2)]
     )
     np.testing.assert_allclose(np.abs(pca.components_[0]), [0.382683432365, 0.923879532511])
-    pca1 = PCA(n_components=1).fit(T17)
+    pca1 = PCA(n_components=1).fit(X_SIX)
     coef = [1.689246397241, 2.771638597534, -1.689246397241, -2.771638597534,
             1.306562964876, -1.306562964876]  # fmt: skip
-    z = pca1.transform(T17)[:, 0]
+    z = pca1.transform(X_SIX)[:, 0]
     assert_same_up_to_sign(z[:, None], np.array(coef)[:, None], rtol=1e-10)
     # Distortion = mean reconstruction error = the discarded eigenvalue (1/N scaling).
-    assert pca1.reconstruction_error(T17) == pytest.approx(1.2524531042935714, rel=1e-10)
+    assert pca1.reconstruction_error(X_SIX) == pytest.approx(1.2524531042935714, rel=1e-10)
 
 
 def test_worked_example_spec003():
-    # Spec 003 §3 (lectures 7-8): centred points (2,0), (-2,0), (0,1), (0,-1); S = diag(2, 0.5)
-    # with the 1/N scaling, PC 1 = e_1, and the M = 1 reconstruction loss is 0.5.
+    # Imperial "Mathematics for Machine Learning" lectures 7-8: centred points (2,0), (-2,0),
+    # (0,1), (0,-1); S = diag(2, 0.5) with the 1/N scaling, PC 1 = e_1, and the M = 1
+    # reconstruction loss is 0.5.
     X = np.array([[2.0, 0.0], [-2.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
     for solver in ("full", "gram", "covariance"):
         pca = PCA(n_components=1, svd_solver=solver).fit(X)
@@ -63,7 +64,8 @@ def test_worked_example_spec003():
 
 
 def test_worked_example_t18_gram_route():
-    # Spec 001 T18: N = 3 < D = 5; non-zero eigenvalues of X^T X / N and X X^T / N.
+    # Derived example for PRML §12.1.4: N = 3 < D = 5; non-zero eigenvalues of X^T X / N and X X^T
+    # / N.
     X = np.array([[1, 2, 0, 1, 3], [0, 1, 1, 2, 0], [2, 0, 1, 0, 1]], dtype=float)
     pca = PCA(n_components=2).fit(X)
     assert pca.solver_ == "gram"
@@ -216,8 +218,9 @@ def test_bad_input():
     seed=st.integers(0, 2**16),
 )
 def test_solvers_agree_property(n, d, seed):
-    # Spec 000 §3.4: PCA by eigendecomposition, by SVD and by the Gram trick agree up to sign,
-    # and whitened training features are the right singular vectors scaled by sqrt(N - 1).
+    # Imperial "Mathematics for Inference and Machine Learning" §2.1.4: PCA by eigendecomposition,
+    # by SVD and by the Gram trick agree up to sign, and whitened training features are the right
+    # singular vectors scaled by sqrt(N - 1).
     X = np.random.default_rng(seed).normal(size=(n, d))
     k = min(n - 1, d)
     ref = PCA(n_components=k, svd_solver="full").fit(X)
@@ -235,7 +238,7 @@ def test_solvers_agree_property(n, d, seed):
 
 @pytest.mark.parametrize("k", [2, 5, 30])
 def test_ppca_score_matches_sklearn(low_rank, rng, k):
-    # scikit-learn's PCA.score: the likelihood of the PPCA model (spec 001 M34) with
+    # scikit-learn's PCA.score: the likelihood of the PPCA model (PRML §12.2) with
     # sigma^2 = noise_variance_; also against scipy's Gaussian density of get_covariance().
     X = low_rank
     Xt = rng.normal(size=(15, 30)) * 2

@@ -32,8 +32,9 @@ def test_matches_sklearn(pls_data, scale, multi):
 
 
 def test_hastie_algorithm_single_target(pls_data):
-    # Spec 004 §6.1 (Hastie Alg. 3.3, with the corrected deflation X <- (I - Z_i) X):
-    # standardise X, then z_i = X_i X_i^T y, y_hat += (z_i z_i^T / z_i^T z_i) y.
+    # Stuttgart "Introduction to Machine Learning" §6.1 (Hastie Alg. 3.3, with the corrected
+    # deflation X <- (I - Z_i) X): standardise X, then z_i = X_i X_i^T y, y_hat += (z_i z_i^T /
+    # z_i^T z_i) y.
     X, Y = pls_data
     y = Y[:, 1]
     Xs = (X - X.mean(0)) / X.std(0, ddof=1)

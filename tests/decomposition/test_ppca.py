@@ -6,7 +6,7 @@ from sklearn.decomposition import PCA as SkPCA
 from mathlearn.decomposition import PCA, ProbabilisticPCA
 from mathlearn.exceptions import ConvergenceWarning
 
-T19 = np.array(
+X_PPCA = np.array(
     [[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, 0, 0], [0, -1, 0], [0, 0, -1], [2, 2, 0], [-2, -2, 0]],
     dtype=float,
 )
@@ -20,13 +20,14 @@ def ppca_data(rng):
 
 
 def test_worked_example_t19():
-    # Spec 001 T19: sigma^2 = 0.25, W = +-[1, 1, 0], C = S, log-likelihood -26.2078907728.
-    m = ProbabilisticPCA(n_components=1).fit(T19)
+    # Derived example for PRML §12.2: sigma^2 = 0.25, W = +-[1, 1, 0], C = S, log-likelihood
+    # -26.2078907728.
+    m = ProbabilisticPCA(n_components=1).fit(X_PPCA)
     assert m.noise_variance_ == pytest.approx(0.25)
     np.testing.assert_allclose(m.components_, [[1.0, 1.0, 0.0]], atol=1e-12)
-    S = T19.T @ T19 / len(T19)
+    S = X_PPCA.T @ X_PPCA / len(X_PPCA)
     np.testing.assert_allclose(m.get_covariance(), S, atol=1e-12)
-    assert m.score(T19) * len(T19) == pytest.approx(-26.207890772818335, rel=1e-12)
+    assert m.score(X_PPCA) * len(X_PPCA) == pytest.approx(-26.207890772818335, rel=1e-12)
     mean, cov = m.posterior(np.array([[1.0, 1.0, 0.0]]))
     assert mean[0, 0] == pytest.approx(2 / 2.25)
     assert cov[0, 0] == pytest.approx(1 / 9)
@@ -129,7 +130,8 @@ def test_sigma_to_zero_recovers_whitened_pca(rng):
     X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, 5)) + 1e-5 * rng.normal(size=(n, 5))
     m = ProbabilisticPCA(n_components=2).fit(X)
     pca = PCA(n_components=2, whiten=True).fit(X)
-    # Lambda_N^{-1/2} U^T (x - mu) with the 1/N eigenvalues (spec 000 M63).
+    # Lambda_N^{-1/2} U^T (x - mu) with the 1/N eigenvalues (Imperial
+    # "Mathematics for Inference and Machine Learning" §2.2.1.1).
     np.testing.assert_allclose(m.transform(X), pca.transform(X) * np.sqrt(n / (n - 1)), atol=1e-6)
 
 

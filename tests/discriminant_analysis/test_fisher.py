@@ -19,7 +19,8 @@ def unit(v):
 
 
 def test_worked_example_tv02():
-    # Spec 000 TV-02 (notes §2.1.5, the 1/N_c class covariances).
+    # The worked example of Imperial "Mathematics for Inference and Machine Learning" §2.1.5.1
+    # (the 1/N_c class covariances).
     Sw, Sb = scatter_matrices(X_TV02, Y_TV02, scatter="normalized")
     np.testing.assert_allclose(Sw, [[2.64, -0.44], [-0.44, 5.28]], atol=1e-12)
     # The notes' two-class S_b = (mu1 - mu2)(mu1 - mu2)^T is twice the multi-class form.
@@ -77,7 +78,8 @@ def test_priors_and_two_class_decision_function(rng):
 
 
 def test_simultaneous_diagonalisation_when_d_exceeds_n(rng):
-    # D = 50 > N = 30: S_w is singular (rank N - C = 27, erratum 10), Algorithm 2 applies.
+    # D = 50 > N = 30: S_w is singular (rank N - C = 27; the notes print N - (C + 1)), Algorithm 2
+    # applies.
     means = rng.normal(size=(3, 50)) * 3
     y = np.repeat([0, 1, 2], 10)
     X = means[y] + rng.normal(size=(30, 50))

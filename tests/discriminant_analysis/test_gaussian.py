@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.datasets import make_classification
+from sklearn.datasets import make_blobs, make_classification
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
 from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
 
@@ -105,3 +105,40 @@ def test_string_labels_and_bad_inputs():
     QuadraticDiscriminantAnalysis(reg_param=0.1).fit(Xs, ys)  # regularised: fine
     with pytest.raises(ValueError, match="at least 2 samples"):
         QuadraticDiscriminantAnalysis().fit(np.vstack([X, X[:1]]), np.r_[y, 7])
+
+
+def test_lda_transform_is_fishers_projection_and_matches_sklearn():
+    from sklearn.datasets import load_iris
+
+    from mathlearn.discriminant_analysis import FisherLDA
+
+    X, y = load_iris(return_X_y=True)
+    ours = LinearDiscriminantAnalysis().fit(X, y)
+    ref = SkLDA(solver="svd").fit(X, y)
+    Z, Zr = ours.transform(X), ref.transform(X)
+    signs = np.sign(np.sum(Z * Zr, axis=0))
+    np.testing.assert_allclose(Z * signs, Zr, atol=1e-10)
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_, ref.explained_variance_ratio_, rtol=1e-10
+    )
+    # One implementation: FisherLDA's projection is the same, and its classifier is this
+    # estimator fitted to the projections (with C - 1 directions, the same posteriors).
+    fisher = FisherLDA().fit(X, y)
+    np.testing.assert_array_equal(fisher.transform(X), Z)
+    assert isinstance(fisher.classifier_, LinearDiscriminantAnalysis)
+    np.testing.assert_allclose(fisher.predict_proba(X), ours.predict_proba(X), atol=1e-10)
+    one = LinearDiscriminantAnalysis(n_components=1).fit(X, y)
+    np.testing.assert_allclose(one.transform(X), Z[:, :1], rtol=1e-12, atol=1e-12)
+    assert one.get_feature_names_out().tolist() == ["lineardiscriminantanalysis0"]
+    with pytest.raises(ValueError, match="n_components"):
+        LinearDiscriminantAnalysis(n_components=3).fit(X, y)
+
+
+@pytest.mark.parametrize("e", [997, -997])
+def test_lda_transform_in_extreme_units(e):
+    X, y = make_blobs(n_samples=60, n_features=3, centers=3, random_state=0)
+    c = 2.0**e
+    ref = LinearDiscriminantAnalysis().fit(X, y)
+    got = LinearDiscriminantAnalysis().fit(X * c, y)
+    # The projection is invariant under the (exact) power-of-two rescaling of the data.
+    np.testing.assert_allclose(got.transform(X * c), ref.transform(X), rtol=1e-12, atol=1e-12)

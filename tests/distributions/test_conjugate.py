@@ -44,7 +44,8 @@ def test_beta_bernoulli_against_grid():
     # Posterior predictive P(x=1 | D) = posterior mean of mu.
     pred = model.update(FLIPS).predictive()
     assert pred.p == pytest.approx(integrate.trapezoid(mu * unnorm, mu) / z, rel=1e-7)
-    # Spec 000 eq. 1.56 / TV-21: posterior Beta(h + a, t + b).
+    # Imperial "Mathematics for Inference and Machine Learning" §1.2.4, eq. 1.56: posterior Beta(h
+    # + a, t + b).
     assert (post.a, post.b) == (2.0 + h, 3.0 + t)
     # MAP = posterior mode; ML = fraction of ones; uniform prior makes them equal.
     assert model.map_estimate(FLIPS) == pytest.approx(mu[np.argmax(unnorm)], abs=1e-4)
@@ -137,7 +138,8 @@ def test_normal_known_variance_against_grid():
     assert model.log_marginal_likelihood(X) == pytest.approx(direct.logpdf(X), rel=1e-12)
     pred = model.update(X).predictive()
     assert pred.var == pytest.approx(post.var + 0.7)
-    # MAP -> ML as the prior variance grows (spec 000 §3.4).
+    # MAP -> ML as the prior variance grows (Imperial
+    # "Mathematics for Inference and Machine Learning" §1.5.4).
     assert NormalKnownVarianceModel(0.0, 1e12, 0.7).map_estimate(X) == pytest.approx(X.mean())
 
 
@@ -271,7 +273,7 @@ def test_normal_wishart_entropy_against_monte_carlo():
     ids=lambda v: type(v).__name__ if not isinstance(v, np.ndarray) else "",
 )
 def test_sequential_equals_batch_and_chain_rule(model, data):
-    """Updating in two batches equals one batch (001 P8); the evidence factorises into the
+    """Updating in two batches equals one batch (PRML §2.1.1); the evidence factorises into the
     one-step predictives, log p(D) = sum_i log p(x_i | x_<i)."""
     split = len(data) // 2
     batch = model.update(data)

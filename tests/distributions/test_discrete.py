@@ -1,5 +1,6 @@
 """Categorical, multinomial, Dirichlet families; discrete tables, Bayes' rule and the
-information quantities, with the worked examples of spec 004 (9:14-9:18, sheet 11.1)."""
+information quantities, with the worked examples of Stuttgart "Introduction to Machine Learning"
+(slides 9:14-9:18, exercise sheet 11.1)."""
 
 import numpy as np
 import pytest
@@ -167,7 +168,8 @@ def test_entropy_cross_entropy_mutual_information(rng):
     q = np.array([0.3, 0.3, 0.4])
     assert entropy(p) == pytest.approx(-np.sum(p * np.log(p)))
     assert entropy([1.0, 0.0]) == 0.0
-    # Gibbs' inequality: H(p, q) >= H(p), with the gap KL(p || q) (004 9:42-9:43).
+    # Gibbs' inequality: H(p, q) >= H(p), with the gap KL(p || q) (Stuttgart
+    # "Introduction to Machine Learning" slides 9:42-9:43).
     assert cross_entropy(p, q) == pytest.approx(entropy(p) + st.entropy(p, q))
     assert cross_entropy([0.5, 0.5], [1.0, 0.0]) == np.inf
     joint = rng.random((3, 4))

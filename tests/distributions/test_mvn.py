@@ -1,5 +1,5 @@
 """MultivariateNormal and the Gaussian algebra: densities against scipy, identities on random
-inputs (hypothesis), worked examples of spec 001 (T3-T5) and 004 (exercise 11.2)."""
+inputs (hypothesis), hand-computed examples of PRML §2.3 and the Stuttgart notes' exercise 11.2."""
 
 import numpy as np
 import pytest
@@ -51,12 +51,14 @@ def test_worked_examples_spec_001_t3_t4_t5():
     p = MultivariateNormal([0.0, 0.0], [[2.0, 1.0], [1.0, 2.0]])
     assert p.mahalanobis([1.0, -1.0]) ** 2 == pytest.approx(2.0, rel=1e-14)
     assert p.pdf([1.0, -1.0]) == pytest.approx(0.03380376099157291, rel=1e-13)
-    # T4: conditional of x_a given x_b = 1: N(0.5, 1.5); marginal N(0, 2); precision.
+    # Derived example for PRML §2.3.1-2.3.2: conditional of x_a given x_b = 1: N(0.5, 1.5);
+    # marginal N(0, 2); precision.
     c = p.condition([1], [1.0])
     assert c.mean[0] == pytest.approx(0.5) and c.cov[0, 0] == pytest.approx(1.5)
     assert p.marginal([0]).cov[0, 0] == pytest.approx(2.0)
     np.testing.assert_allclose(p.precision, [[2 / 3, -1 / 3], [-1 / 3, 2 / 3]], atol=1e-14)
-    # T5: linear-Gaussian, mu = 1, Lambda = 2, A = 3, b = 1, L = 4 (precisions).
+    # Derived example for PRML §2.3.3: linear-Gaussian, mu = 1, Lambda = 2, A = 3, b = 1, L = 4
+    # (precisions).
     prior = MultivariateNormal([1.0], [[1 / 2]])
     marg = linear_gaussian_marginal(prior, [[3.0]], 1 / 4, b=1.0)
     assert marg.mean[0] == pytest.approx(4.0) and marg.cov[0, 0] == pytest.approx(4.75)
@@ -92,7 +94,7 @@ def test_condition_matches_schur_complement_and_precision_form(seed, d):
     np.testing.assert_allclose(
         c.cov, S[np.ix_(a, a)] - Sab @ np.linalg.solve(Sbb, Sab.T), atol=1e-8
     )
-    # Precision (Lambda) form of spec 001 M8: Sigma_a|b = Lambda_aa^-1,
+    # Precision (Lambda) form of PRML §2.3.1: Sigma_a|b = Lambda_aa^-1,
     # mu_a|b = mu_a - Lambda_aa^-1 Lambda_ab (x_b - mu_b).
     Lam = np.linalg.inv(S)
     Laa, Lab = Lam[np.ix_(a, a)], Lam[np.ix_(a, b)]
@@ -112,14 +114,14 @@ def test_marginal_affine_sum_product(seed, d):
     mg = p.marginal(idx)
     np.testing.assert_allclose(mg.mean, p.mean[idx])
     np.testing.assert_allclose(mg.cov, p.cov[np.ix_(idx, idx)], atol=1e-10)
-    # Affine map (spec 000 eq. 1.17-1.18).
+    # Affine map (Imperial "Mathematics for Inference and Machine Learning" eq. 1.17-1.18).
     A, b = rng.normal(size=(d - 1, d)), rng.normal(size=d - 1)
     y = p.affine(A, b)
     np.testing.assert_allclose(y.mean, A @ p.mean + b, atol=1e-10)
     np.testing.assert_allclose(y.cov, A @ p.cov @ A.T, atol=1e-8)
-    # Transformation identity (004 9:35): for invertible F,
-    # N(F x + f | a, A) = N(x | F^-1 (a - f), F^-1 A F^-T) / |det F|, i.e. the density of
-    # y = F x + f at F x + f is that of x at x divided by |det F|.
+    # Transformation identity (Stuttgart "Introduction to Machine Learning" slide 9:35): for
+    # invertible F, N(F x + f | a, A) = N(x | F^-1 (a - f), F^-1 A F^-T) / |det F|, i.e. the
+    # density of y = F x + f at F x + f is that of x at x divided by |det F|.
     F, f = rng.normal(size=(d, d)) + 2 * np.eye(d), rng.normal(size=d)
     x = rng.normal(size=(3, d))
     lhs = p.affine(F, f).logpdf(x @ F.T + f)
@@ -150,7 +152,8 @@ def test_canonical_form_round_trip(seed, d):
     back = MultivariateNormal.from_canonical(h, J)
     np.testing.assert_allclose(back.mean, p.mean, atol=1e-8)
     np.testing.assert_allclose(back.cov, p.cov, atol=1e-8)
-    # Canonical product (004 9:35): N[x|a,A] N[x|b,B] is proportional to N[x|a+b, A+B].
+    # Canonical product (Stuttgart "Introduction to Machine Learning" slide 9:35): N[x|a,A]
+    # N[x|b,B] is proportional to N[x|a+b, A+B].
     q, _ = random_mvn(seed + 7, d)
     h2, J2 = q.to_canonical()
     prod = MultivariateNormal.from_canonical(h + h2, J + J2)
@@ -171,7 +174,8 @@ def test_linear_gaussian_joint_and_posterior(seed, d, k):
     np.testing.assert_allclose(joint.cov, expected, atol=1e-8)
     y = rng.normal(size=k)
     post = linear_gaussian_posterior(prior, A, R, y, b)
-    # Spec 001 M9 (corrected): Sigma = (Lambda + A^T L A)^-1, mean Sigma (A^T L (y-b) + Lambda mu).
+    # PRML eq. 2.116 (the notes print A mu for Lambda mu): Sigma = (Lambda + A^T L A)^-1, mean
+    # Sigma (A^T L (y-b) + Lambda mu).
     Lam, L = np.linalg.inv(S0), np.linalg.inv(R)
     Sig = np.linalg.inv(Lam + A.T @ L @ A)
     np.testing.assert_allclose(post.cov, Sig, atol=1e-8)
@@ -179,7 +183,8 @@ def test_linear_gaussian_joint_and_posterior(seed, d, k):
 
 
 def test_affine_moments_by_monte_carlo_tv28(rng):
-    # TV-28 of spec 000: the affine-transformation proof "left as an exercise".
+    # Imperial "Mathematics for Inference and Machine Learning" §1.2.1.2: the affine-transformation
+    # proof "left as an exercise".
     p = MultivariateNormal([1.0, -1.0], [[1.0, 0.3], [0.3, 0.5]])
     A, b = np.array([[2.0, 1.0], [0.0, 3.0], [1.0, -1.0]]), np.array([0.5, 0.0, -2.0])
     n = 20_000

@@ -65,13 +65,14 @@ def test_sample_moments_within_five_standard_errors(dist, ref, x):
 
 
 def test_closed_forms_of_the_notes():
-    # Gamma in the RATE parametrisation: mean a/b, var a/b^2 (spec 000 eq. 1.50-1.51).
+    # Gamma in the RATE parametrisation: mean a/b, var a/b^2 (Imperial
+    # "Mathematics for Inference and Machine Learning" eq. 1.50-1.51).
     g = Gamma(shape=3.0, rate=2.0)
     assert g.mean == 1.5 and g.var == 0.75
     tau = 0.7
     closed = 3.0 * np.log(2.0) - gammaln(3.0) + 2.0 * np.log(tau) - 2.0 * tau
     assert g.logpdf(tau) == pytest.approx(closed, rel=1e-13)
-    # Beta mean/var (1.33) and mode (004 9:22).
+    # Beta mean/var (1.33) and mode (Stuttgart "Introduction to Machine Learning" slide 9:22).
     b = Beta(3.0, 5.0)
     assert b.mean == pytest.approx(3 / 8)
     assert b.var == pytest.approx(15 / (64 * 9))
@@ -83,29 +84,30 @@ def test_closed_forms_of_the_notes():
     x = np.linspace(0.1, 5, 7)
     np.testing.assert_allclose(Exponential(2.0).logpdf(x), Gamma(1.0, 2.0).logpdf(x))
     np.testing.assert_allclose(ChiSquared(3.0).logpdf(x), Gamma(1.5, 0.5).logpdf(x))
-    # Laplace (004 9:49).
+    # Laplace (Stuttgart "Introduction to Machine Learning" slide 9:49).
     assert Laplace(1.0, 2.0).pdf(2.0) == pytest.approx(np.exp(-0.5) / 4)
 
 
 def test_worked_examples_spec_000_tv08_and_001_t2():
-    # TV-08: U[0.5, 1] and U[0, 2] have densities 2 and 0.5; mean/var 0.75/(1/48), 1/(1/3).
+    # Imperial "Mathematics for Inference and Machine Learning" §1.2.3.1, Fig. 1.2: U[0.5, 1] and
+    # U[0, 2] have densities 2 and 0.5; mean/var 0.75/(1/48), 1/(1/3).
     u1, u2 = Uniform(0.5, 1.0), Uniform(0.0, 2.0)
     assert u1.pdf(0.7) == pytest.approx(2.0)
     assert u2.pdf(1.3) == pytest.approx(0.5)
     assert (u1.mean, u1.var) == pytest.approx((0.75, 1 / 48))
     assert (u2.mean, u2.var) == pytest.approx((1.0, 1 / 3))
-    # T2 of spec 001: Gaussian pdf values.
+    # Derived values for PRML §1.2.4: Gaussian pdf values.
     assert Normal(0.0, 1.0).pdf(0.0) == pytest.approx(0.3989422804014327, rel=1e-12)
     assert Normal(0.0, 1.0).pdf(1.0) == pytest.approx(0.24197072451914337, rel=1e-12)
     assert Normal(1.0, 4.0).pdf(2.0) == pytest.approx(0.17603266338214976, rel=1e-12)
 
 
 def test_ml_fit_and_the_bias_of_the_ml_variance():
-    # T1 of spec 001: x = 1..5 -> mu 3, sigma^2_ML 2, unbiased 2.5.
+    # Derived example for PRML §1.2.4: x = 1..5 -> mu 3, sigma^2_ML 2, unbiased 2.5.
     fit = Normal.fit([1, 2, 3, 4, 5])
     assert (fit.mean, fit.var) == (3.0, 2.0)
     assert Normal.fit([1, 2, 3, 4, 5], unbiased=True).var == pytest.approx(2.5, rel=1e-15)
-    # E[sigma^2_ML] = (N-1)/N sigma^2 (001 M6, L79-81): Monte Carlo over many samples.
+    # E[sigma^2_ML] = (N-1)/N sigma^2 (PRML §1.2.4): Monte Carlo over many samples.
     rng = np.random.default_rng(3)
     N, reps, sigma2 = 5, 40_000, 2.0
     X = rng.normal(0.0, np.sqrt(sigma2), size=(reps, N))

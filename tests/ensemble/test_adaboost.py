@@ -45,7 +45,7 @@ def test_t23_every_round():
     )
     staged = [p.tolist() for p in clf.staged_predict(X)]
     assert staged == [[1, 1, -1, -1, -1], [1, 1, -1, -1, -1], [1, 1, -1, -1, 1]]
-    # P32: normalised weights equal normalised exp(-t f_3), f_3 = 1/2 sum alpha y.
+    # PRML §14.3.1: normalised weights equal normalised exp(-t f_3), f_3 = 1/2 sum alpha y.
     f3 = 0.5 * clf.decision_function(X)
     w = clf.sample_weights_[-1] / clf.sample_weights_[-1].sum()
     np.testing.assert_allclose(w, [0.25, 0.25, 0.15, 0.15, 0.2], rtol=1e-14)
@@ -54,7 +54,7 @@ def test_t23_every_round():
 
 
 def test_exponential_error_identity_on_random_data():
-    """P32 on many rounds of real stumps: w^(m+1) is proportional to exp(-t f_m)."""
+    """PRML §14.3.1 on many rounds of real stumps: w^(m+1) is proportional to exp(-t f_m)."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((200, 3))
     t = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(200) > 0, 1, -1)

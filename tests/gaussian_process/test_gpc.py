@@ -58,16 +58,19 @@ def test_property_t22_t23_t27(rng):
     K = k(X)
     pi = expit(gpc.f_)
     D = pi * (1 - pi)
-    # T22: eig(B) in [1, 1 + n max K / 4] for the logistic link.
+    # Oxford "Advanced Topics in Statistical Machine Learning" §9.5: eig(B) in [1, 1 + n max K / 4]
+    # for the logistic link.
     B = np.eye(len(X)) + np.sqrt(D)[:, None] * K * np.sqrt(D)[None, :]
     ev = np.linalg.eigvalsh(B)
     n = len(X)
     assert ev.min() >= 1 - 1e-12 and ev.max() <= 1 + n * K.max() / 4 + 1e-12
-    # T27: (K^{-1} + D)^{-1} = K - K (K + D^{-1})^{-1} K
+    # Oxford "Advanced Topics in Statistical Machine Learning" §9.4: (K^{-1} + D)^{-1} = K - K (K +
+    # D^{-1})^{-1} K
     lhs = np.linalg.inv(np.linalg.inv(K + 1e-12 * 0) + np.diag(D))
     rhs = K - K @ np.linalg.solve(K + np.diag(1 / D), K)
     np.testing.assert_allclose(lhs, rhs, atol=1e-8 * np.abs(K).max())
-    # T23: Laplace predictive variance >= plug-in variance k** - k*^T K^{-1} k*.
+    # Oxford "Advanced Topics in Statistical Machine Learning" §9.4: Laplace predictive variance >=
+    # plug-in variance k** - k*^T K^{-1} k*.
     Xs = rng.normal(size=(15, 2)) * 2
     _, var = gpc.predict_latent(Xs)
     Ks = k(Xs, X)

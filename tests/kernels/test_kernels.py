@@ -28,7 +28,8 @@ def test_rbf_matches_sklearn(data):
 
 
 def test_rbf_closed_form_value():
-    # The notes' form exp(-||x - y||^2 / r^2) with r^2 = 2 l^2 (spec 000 M59, erratum 11).
+    # The notes' form exp(-||x - y||^2 / r^2) with r^2 = 2 l^2 (Imperial
+    # "Mathematics for Inference and Machine Learning" §2.2.1; the notes drop the minus sign).
     x, y = np.array([[1.0, 2.0]]), np.array([[0.0, 0.0]])
     r2 = 3.0
     assert RBF(np.sqrt(r2 / 2))(x, y)[0, 0] == pytest.approx(np.exp(-5.0 / r2), rel=1e-14)
@@ -50,7 +51,8 @@ def test_polynomial_sigmoid_linear_match_sklearn(data):
 
 
 def test_degree_two_feature_map(rng):
-    # Spec 000 M59 (erratum 12): the explicit map R^3 -> R^10 has inner product (1 + x^T y)^2.
+    # Imperial "Mathematics for Inference and Machine Learning" §2.2.1 (corrected: the notes say
+    # R^8): the explicit map R^3 -> R^10 has inner product (1 + x^T y)^2.
     def phi(x):
         s = np.sqrt(2.0)
         return np.array(

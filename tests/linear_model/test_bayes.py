@@ -10,7 +10,7 @@ from mathlearn.linear_model import BayesianLinearRegression, Ridge
 from mathlearn.preprocessing import PolynomialBasis
 
 X4 = np.array([[0.0], [1.0], [2.0], [3.0]])
-T4 = np.array([1.0, 3.0, 2.0, 5.0])
+Y4 = np.array([1.0, 3.0, 2.0, 5.0])
 PHI4 = np.hstack([np.ones((4, 1)), X4])
 
 
@@ -20,7 +20,8 @@ def _sin_design(n=25, degree=5, seed=0):
 
 
 def _direct_log_evidence(Phi, t, alpha, beta):
-    """ln N(t | 0, I/beta + Phi Phi^T / alpha) (seeds/000 eq. 1.205–1.207)."""
+    """ln N(t | 0, I/beta + Phi Phi^T / alpha) (Imperial "Mathematics for Inference and Machine
+    Learning" eq. 1.205–1.207)."""
     cov = np.eye(len(t)) / beta + Phi @ Phi.T / alpha
     return multivariate_normal(np.zeros(len(t)), cov).logpdf(t)
 
@@ -28,22 +29,22 @@ def _direct_log_evidence(Phi, t, alpha, beta):
 def test_worked_example_spec_001_T8_T9():
     m = BayesianLinearRegression(
         fit_intercept=False, prior_precision=1.0, noise_precision=1.0
-    ).fit(PHI4, T4)
+    ).fit(PHI4, Y4)
     np.testing.assert_allclose(m.coef_cov_, [[5 / 13, -2 / 13], [-2 / 13, 5 / 39]], rtol=1e-12)
     np.testing.assert_allclose(m.coef_, [11 / 13, 44 / 39], rtol=1e-12)
     mean, std = m.predict(np.array([[1.0, 1.5]]), return_std=True)
     assert mean[0] == pytest.approx(99 / 39, rel=1e-12)
     assert std[0] ** 2 == pytest.approx(1 + 8.25 / 39, rel=1e-12)
     assert m.log_evidence_ == pytest.approx(-7.94343239178095, rel=1e-12)
-    assert m.log_evidence_ == pytest.approx(_direct_log_evidence(PHI4, T4, 1.0, 1.0), rel=1e-12)
-    # MAP = ridge with lambda = alpha / beta (spec 001 P7)
-    r = Ridge(alpha=1.0, fit_intercept=False).fit(PHI4, T4)
+    assert m.log_evidence_ == pytest.approx(_direct_log_evidence(PHI4, Y4, 1.0, 1.0), rel=1e-12)
+    # MAP = ridge with lambda = alpha / beta (PRML §3.3.1)
+    r = Ridge(alpha=1.0, fit_intercept=False).fit(PHI4, Y4)
     np.testing.assert_allclose(m.coef_, r.coef_, rtol=1e-12)
 
 
 def test_worked_example_spec_001_T10_fixed_point():
-    # the spec suggests 1e-6; the values are converged to |delta| < 1e-14, and so are ours
-    m = BayesianLinearRegression(fit_intercept=False, tol=1e-14).fit(PHI4, T4)
+    # a tolerance of 1e-6 would do; the values are converged to |delta| < 1e-14, and so are ours
+    m = BayesianLinearRegression(fit_intercept=False, tol=1e-14).fit(PHI4, Y4)
     assert m.prior_precision_ == pytest.approx(0.7538380327536456, rel=1e-10)
     assert m.noise_precision_ == pytest.approx(0.8681942296599582, rel=1e-10)
     assert m.effective_params_ == pytest.approx(1.528985605605064, rel=1e-10)
@@ -59,7 +60,8 @@ def test_posterior_completing_the_square(shape):
     m = BayesianLinearRegression(
         fit_intercept=False, prior_precision=alpha, noise_precision=beta
     ).fit(Phi, t)
-    A = alpha * np.eye(shape[1]) + beta * Phi.T @ Phi  # seeds/000 eq. 1.243
+    # Imperial "Mathematics for Inference and Machine Learning" eq. 1.243
+    A = alpha * np.eye(shape[1]) + beta * Phi.T @ Phi
     S = np.linalg.inv(A)
     np.testing.assert_allclose(m.coef_cov_, S, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(m.coef_, beta * S @ Phi.T @ t, rtol=1e-10)
@@ -78,7 +80,7 @@ def test_evidence_maximisation_is_a_stationary_point(shape):
     m = BayesianLinearRegression(fit_intercept=False, tol=1e-12, max_iter=10000).fit(Phi, t)
     a, b = m.prior_precision_, m.noise_precision_
     assert m.log_evidence_ == pytest.approx(_direct_log_evidence(Phi, t, a, b), rel=1e-10)
-    # spec 001 P11: d ln p / d ln alpha = d ln p / d ln beta = 0 at the fixed point
+    # PRML §3.5.2: d ln p / d ln alpha = d ln p / d ln beta = 0 at the fixed point
     h = 1e-5
     for da, db in ((h, 0), (0, h)):
         up = _direct_log_evidence(Phi, t, a * np.exp(da), b * np.exp(db))
@@ -138,7 +140,7 @@ def test_sequential_equals_batch():
 
 
 def test_predictive_variance_shrinks_with_data():
-    # spec 001 P9: sigma_N^2(x) >= 1/beta and non-increasing as data arrive
+    # PRML §3.3.2: sigma_N^2(x) >= 1/beta and non-increasing as data arrive
     Phi, y = _sin_design(15, 3, seed=4)
     grid = PolynomialBasis(degree=3).fit_transform(np.linspace(0, 1, 7)[:, None])
     m = BayesianLinearRegression(fit_intercept=False, prior_precision=1.0, noise_precision=25.0)
@@ -297,7 +299,8 @@ def test_fixed_precisions_on_ill_conditioned_design_mpmath(alpha):
     ).fit(Phi, y)
     with mpmath.workdps(100):
         M = mpmath.matrix(Phi.tolist())
-        A = alpha * mpmath.eye(11) + beta * (M.T * M)  # seeds/000 eq. 1.243
+        # Imperial "Mathematics for Inference and Machine Learning" eq. 1.243
+        A = alpha * mpmath.eye(11) + beta * (M.T * M)
         ref = mpmath.lu_solve(A, beta * (M.T * mpmath.matrix(y.tolist())))
         ref = np.array([float(v) for v in ref])
     np.testing.assert_allclose(m.coef_, ref, rtol=1e-4)

@@ -9,7 +9,7 @@ from mathlearn.linear_model import LeastSquaresClassifier, one_hot
 
 
 def test_one_hot():
-    # PRML notes P12.
+    # PRML §4.1.3.
     np.testing.assert_array_equal(one_hot([0, 1], 2), [[1, 0], [0, 1]])
     np.testing.assert_array_equal(one_hot(np.array([2, 0])), [[0, 0, 1], [1, 0, 0]])
     with pytest.raises(ValueError, match="below n_classes"):
@@ -25,7 +25,7 @@ def test_pseudo_inverse_solution_and_rows_sum_to_one(n_classes):
     )
     clf = LeastSquaresClassifier().fit(X, y)
     Xt = np.hstack([np.ones((60, 1)), X])
-    W = np.linalg.pinv(Xt) @ one_hot(y)  # PRML notes P14: W̃ = pinv(X̃) T
+    W = np.linalg.pinv(Xt) @ one_hot(y)  # PRML eq. 4.17: W̃ = pinv(X̃) T
     np.testing.assert_allclose(clf.intercept_, W[0], atol=1e-12)
     np.testing.assert_allclose(clf.coef_, W[1:].T, atol=1e-12)
     Xq = np.random.default_rng(1).standard_normal((10, 4)) * 5

@@ -29,7 +29,7 @@ def test_worked_example_spec_001_T6():
     m = LinearRegression().fit(X, y)
     np.testing.assert_allclose([m.intercept_, m.coef_[0]], [1.1, 1.1], rtol=1e-14)
     assert m.noise_variance_ == pytest.approx(0.675, rel=1e-14)
-    # the explicit-bias formula w0 = mean(t) - w1 mean(x) (spec 001 M13, corrected)
+    # the explicit-bias formula w0 = mean(t) - w1 mean(x) (PRML eq. 3.19)
     assert m.intercept_ == pytest.approx(y.mean() - m.coef_[0] * X.mean(), rel=1e-14)
     Phi = PolynomialBasis(degree=1).fit_transform(X)
     m2 = LinearRegression(fit_intercept=False).fit(Phi, y)

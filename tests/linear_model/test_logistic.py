@@ -95,8 +95,8 @@ def test_matches_sklearn(solver, n_classes, fit_intercept):
 
 @pytest.mark.parametrize("solver", ["newton", "lbfgs"])
 def test_prml_worked_example(solver):
-    # PRML notes T12: Φ = [[1,0],[1,1],[1,2],[1,3]], t = [0,1,0,1]; the ML estimate is
-    # w* = [-1.36227639384, 0.90818426256] (given to 12 digits).
+    # Hand-computed example (PRML §4.3.2): Φ = [[1,0],[1,1],[1,2],[1,3]], t = [0,1,0,1]; the ML
+    # estimate is w* = [-1.36227639384, 0.90818426256] (given to 12 digits).
     Phi = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
     t = np.array([0, 1, 0, 1])
     clf = LogisticRegression(penalty=None, fit_intercept=False, solver=solver, tol=TOL[solver])
@@ -113,7 +113,8 @@ def test_prml_worked_example(solver):
 
 @pytest.mark.parametrize("solver", ["newton", "lbfgs"])
 def test_separable_without_penalty_warns_and_stays_finite(solver):
-    # PRML notes T12, first data set t = [0,0,1,1]: separable, the ML estimate diverges.
+    # Hand-computed example (PRML §4.3.2), first data set t = [0,0,1,1]: separable, the ML estimate
+    # diverges.
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     t = np.array([0, 0, 1, 1])
     with pytest.warns(ConvergenceWarning, match="separable"):

@@ -15,7 +15,7 @@ from mathlearn.linear_model import BayesianLinearRegression, LinearRegression, R
     cuts=st.lists(st.integers(1, 24), max_size=4),
 )
 def test_sequential_posterior_equals_batch_for_any_split(seed, n, m, cuts):
-    # spec 001 P8: any split of the data into batches gives the batch posterior
+    # PRML §3.3.1: any split of the data into batches gives the batch posterior
     rng = np.random.default_rng(seed)
     Phi = rng.normal(size=(n, m))
     t = rng.normal(size=n)
@@ -41,7 +41,7 @@ def test_map_mean_is_ridge_and_residual_orthogonality(seed, n, m):
     blr = BayesianLinearRegression(
         fit_intercept=False, prior_precision=alpha, noise_precision=beta
     ).fit(X, y)
-    ridge = Ridge(alpha=alpha / beta, fit_intercept=False).fit(X, y)  # spec 001 P7
+    ridge = Ridge(alpha=alpha / beta, fit_intercept=False).fit(X, y)  # PRML §3.3.1
     np.testing.assert_allclose(blr.coef_, ridge.coef_, rtol=1e-8, atol=1e-10)
     if n > m:
         # least squares: the residual is orthogonal to every column (normal equations)

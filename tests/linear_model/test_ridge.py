@@ -24,7 +24,8 @@ def test_closed_form_map_and_intercept_not_penalised():
     X = rng.normal(size=(12, 3))
     y = rng.normal(size=12) + 100.0
     lam = 2.5
-    w = np.linalg.solve(X.T @ X + lam * np.eye(3), X.T @ y)  # seeds/000 eq. 1.180
+    # Imperial "Mathematics for Inference and Machine Learning" eq. 1.180
+    w = np.linalg.solve(X.T @ X + lam * np.eye(3), X.T @ y)
     np.testing.assert_allclose(Ridge(alpha=lam, fit_intercept=False).fit(X, y).coef_, w)
     # the offset is free: a huge alpha shrinks w to 0 and leaves intercept = mean(y)
     m = Ridge(alpha=1e12).fit(X, y)

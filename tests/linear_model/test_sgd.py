@@ -16,7 +16,8 @@ def data(rng):
 
 
 def test_t7_single_lms_step():
-    # spec 001 T7: w = [0, 0], eta = 0.1, one step on (x = 1, t = 3) gives w = [0.3, 0.3].
+    # Hand-computed LMS step (PRML §3.1.3): w = [0, 0], eta = 0.1, one step on (x = 1, t = 3) gives
+    # w = [0.3, 0.3].
     reg = SGDRegressor(learning_rate="constant", eta0=0.1, max_iter=1, tol=None, shuffle=False)
     reg.fit([[1.0]], [3.0])
     np.testing.assert_allclose(reg.coef_, [0.3])
@@ -58,7 +59,8 @@ def test_full_batch_reaches_least_squares_solution(data):
 
 def test_full_batch_follows_gradient_descent_recurrence(data):
     # Averaged full-batch LMS without intercept is GD on (1/2N) ||y - X w||^2:
-    # w_t = (I - eta/N X^T X)^t (w_0 - w*) + w*   (notes 003 L718 with sigma^2 = N).
+    # w_t = (I - eta/N X^T X)^t (w_0 - w*) + w*   (Imperial "Mathematics for Machine Learning"
+    # lecture 5 with sigma^2 = N).
     X, y = data
     n = len(y)
     w_star = np.linalg.lstsq(X, y, rcond=None)[0]
@@ -181,7 +183,7 @@ def test_partial_fit_continues_the_recurrence(data):
         ref.partial_fit(X, y)
     np.testing.assert_allclose(three.coef_, ref.coef_, rtol=1e-10)
     np.testing.assert_allclose(three.intercept_, ref.intercept_[0], rtol=1e-10)
-    # T7 as one online step, and partial_fit after fit continues from fit's weights.
+    # The same LMS step as one online step, and partial_fit after fit continues from fit's weights.
     reg = SGDRegressor(learning_rate="constant", eta0=0.1).partial_fit([[1.0]], [3.0])
     np.testing.assert_allclose([*reg.coef_, reg.intercept_], [0.3, 0.3])
     after = SGDRegressor(max_iter=2, tol=None, **kw).fit(X, y).partial_fit(X, y)

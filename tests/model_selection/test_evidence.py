@@ -21,7 +21,8 @@ def test_evidence_curve_matches_closed_form():
     sel = BayesianModelSelection(pipe, {"polynomialbasis__degree": degrees}).fit(X, y)
     for d, log_ev in zip(degrees, sel.log_evidences_, strict=True):
         Phi = PolynomialBasis(degree=d).fit_transform(X)
-        cov = np.eye(20) / beta + Phi @ Phi.T / alpha  # seeds/000 eq. 1.207
+        # Imperial "Mathematics for Inference and Machine Learning" eq. 1.207
+        cov = np.eye(20) / beta + Phi @ Phi.T / alpha
         assert log_ev == pytest.approx(multivariate_normal(np.zeros(20), cov).logpdf(y), rel=1e-10)
     assert sel.best_index_ == int(np.argmax(sel.log_evidences_))
     assert sel.model_posterior_.sum() == pytest.approx(1.0)

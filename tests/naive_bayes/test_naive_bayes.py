@@ -52,9 +52,9 @@ def test_discrete_match_sklearn(alpha, weighted):
 
 
 def test_bernoulli_bayesian_predictive_is_the_notes_formula():
-    # Oxford notes M42: p(y = k | x, D) ∝ (a_k + n_k)/(Σa + n) Π_j ((α + n_kj)/(2α + n_k))^{x_j}
-    # ((α + n_k - n_kj)/(2α + n_k))^{1 - x_j}, here with a Dirichlet(2) class prior and
-    # Beta(0.5, 0.5) feature priors; n_kj counted by hand.
+    # Oxford "Advanced Topics in Statistical Machine Learning" §7.2: p(y = k | x, D) ∝ (a_k +
+    # n_k)/(Σa + n) Π_j ((α + n_kj)/(2α + n_k))^{x_j} ((α + n_k - n_kj)/(2α + n_k))^{1 - x_j}, here
+    # with a Dirichlet(2) class prior and Beta(0.5, 0.5) feature priors; n_kj counted by hand.
     X = np.array([[1, 0, 1], [1, 1, 0], [0, 0, 1], [0, 1, 1], [1, 1, 1]])
     y = np.array([0, 0, 0, 1, 1])
     clf = BernoulliNB(alpha=0.5, binarize=None, class_prior_alpha=2.0).fit(X, y)

@@ -14,7 +14,9 @@ from mathlearn.exceptions import ConvergenceWarning
 def test_equality_qp_closest_point_on_a_line():
     x, nu = optim.solve_equality_qp(np.eye(2), np.zeros(2), [[1.0, 1.0]], [1.0])
     np.testing.assert_allclose(x, [0.5, 0.5])
-    np.testing.assert_allclose(nu, [-0.5])  # -grad f = nu grad h (level set tangent, L1821)
+    # -grad f = nu grad h (level set tangent, Imperial "Mathematics for Machine Learning" lecture
+    # 12)
+    np.testing.assert_allclose(nu, [-0.5])
 
 
 def test_equality_qp_against_closed_form_and_slsqp(rng):
@@ -66,10 +68,11 @@ def test_equality_qp_bad_input():
         optim.solve_equality_qp(np.eye(2), np.zeros(3), [[1.0, 0.0]], [1.0])
 
 
-# --- inequality constraints: T26/T27 and projected gradient -----------------------------------
+# --- inequality constraints: lecture 12's examples and projected gradient
+# -----------------------------------
 
 
-def _f(x):  # f(x) = x^2 - x - 2 (notes 003 L1720)
+def _f(x):  # f(x) = x^2 - x - 2 (Imperial "Mathematics for Machine Learning" lecture 12)
     return float(x[0] ** 2 - x[0] - 2), np.array([2 * x[0] - 1])
 
 
@@ -163,8 +166,9 @@ def test_projections():
 
 
 def test_t28_binding_and_redundant():
-    # X = I, y = [3, 4], sigma^2 = 1 (spec 003 §3.2): delta = 6.25 binds with lambda = 0.5
-    # (lambda' = 1) and theta = [1.5, 2]; delta = 30 is redundant.
+    # X = I, y = [3, 4], sigma^2 = 1 (derived for Imperial "Mathematics for Machine Learning"
+    # lecture 13): delta = 6.25 binds with lambda = 0.5 (lambda' = 1) and theta = [1.5, 2]; delta =
+    # 30 is redundant.
     res = optim.norm_constrained_least_squares(np.eye(2), [3.0, 4.0], 6.25)
     np.testing.assert_allclose(res.coef, [1.5, 2.0], rtol=1e-12)
     assert res.binding

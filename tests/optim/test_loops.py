@@ -56,7 +56,8 @@ def test_minimize_callback_stops():
 
 
 def test_minimize_with_autodiff_on_a_tanh_network(rng):
-    # A one-hidden-layer tanh net (spec 003 §2.2) trained with Adam through autodiff.
+    # A one-hidden-layer tanh net (Imperial "Mathematics for Machine Learning" lecture 2) trained
+    # with Adam through autodiff.
     X = rng.uniform(-2, 2, size=(64, 1))
     y = np.sin(2 * X[:, 0])
     params = {"A": rng.standard_normal((1, 16)), "b": rng.standard_normal(16), "w": np.zeros(16)}
@@ -86,7 +87,8 @@ def _ls_problem(rng, n=40, d=3):
 
 def test_minibatch_estimator_is_unbiased_with_the_notes_variance(rng):
     # Exact enumeration of the with-replacement scheme: each of the N^M index tuples has
-    # probability N^-M (L903). E[g_hat] = grad L and V[g_hat] = N^2/M V_m[grad L_m] (L919).
+    # probability N^-M (Imperial "Mathematics for Machine Learning" lecture 6). E[g_hat] = grad L
+    # and V[g_hat] = N^2/M V_m[grad L_m] (ibid.).
     N, M = 5, 3
     _, _, fgs = _ls_problem(rng, n=N)
     w = rng.standard_normal(3)

@@ -13,7 +13,8 @@ from mathlearn import autodiff as ad
 from mathlearn import optim
 from mathlearn.exceptions import ConvergenceWarning
 
-# The worked least-squares example (spec 003 §3.2): X, y, sigma^2 = 1.
+# The worked least-squares example (derived for Imperial "Mathematics for Machine Learning" lecture
+# 5): X, y, sigma^2 = 1.
 X_LS = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
 Y_LS = np.array([1.0, 2.0, 2.0])
 THETA_STAR = np.array([7 / 6, 1 / 2])
@@ -60,14 +61,15 @@ def _iterates(opt, fun_and_grad, x0, n):
 
 @pytest.mark.parametrize("gamma", [0.05, 0.2, 0.27])
 def test_gd_follows_closed_form_recurrence(gamma):
-    # theta_t = (I - gamma/sigma^2 X^T X)^t (theta_0 - theta*) + theta*  (notes 003 L718).
+    # theta_t = (I - gamma/sigma^2 X^T X)^t (theta_0 - theta*) + theta*  (Imperial
+    # "Mathematics for Machine Learning" lecture 5).
     theta0 = np.array([-1.0, 2.0])
     xs = _iterates(optim.sgd(gamma), ls_fun_and_grad, theta0, 60)
     A = np.eye(2) - gamma * X_LS.T @ X_LS
     for t in range(61):
         expected = np.linalg.matrix_power(A, t) @ (theta0 - THETA_STAR) + THETA_STAR
         np.testing.assert_allclose(xs[t], expected, rtol=1e-12, atol=1e-13)
-    # Per eigendirection: theta_t - theta* = sum_d alpha_d (1 - gamma lambda_d)^t q_d (L803).
+    # Per eigendirection: theta_t - theta* = sum_d alpha_d (1 - gamma lambda_d)^t q_d (lecture 5).
     lam, Q = np.linalg.eigh(X_LS.T @ X_LS)
     alpha = Q.T @ (theta0 - THETA_STAR)
     for t in (10, 60):
@@ -77,7 +79,7 @@ def test_gd_follows_closed_form_recurrence(gamma):
 
 
 def test_gd_step_size_bound():
-    # Converges iff gamma < 2 sigma^2 / lambda_max(X^T X) = 0.2792408 (L792).
+    # Converges iff gamma < 2 sigma^2 / lambda_max(X^T X) = 0.2792408 (lecture 5).
     res = optim.minimize(ls_fun_and_grad, np.zeros(2), optim.sgd(0.99 * 0.2792408), max_iter=3000)
     np.testing.assert_allclose(res.x, THETA_STAR, atol=1e-6)
     with pytest.warns(ConvergenceWarning):
@@ -85,7 +87,7 @@ def test_gd_step_size_bound():
             ls_fun_and_grad, np.zeros(2), optim.sgd(1.01 * 0.2792408), max_iter=3000
         )
     assert not res.success
-    # A start with no component on the diverging direction still converges (L805).
+    # A start with no component on the diverging direction still converges (lecture 5).
     _, Q = np.linalg.eigh(X_LS.T @ X_LS)
     x0 = THETA_STAR + Q[:, 0]
     res = optim.minimize(ls_fun_and_grad, x0, optim.sgd(1.01 * 0.2792408), max_iter=200, tol=1e-9)
@@ -104,9 +106,9 @@ def test_heavy_ball_matches_notes_recurrence(rng):
 
 
 def test_nesterov_matches_lookahead_recurrence():
-    # spec 004 §4 with Sutskever et al.'s look-ahead beta + alpha Delta:
-    # Delta <- alpha Delta - gamma grad L(beta + alpha Delta); beta <- beta + Delta.
-    # Our iterates are the look-ahead points beta_t + alpha Delta_t.
+    # Stuttgart "Introduction to Machine Learning" slide 4:17 with Sutskever et al.'s look-ahead
+    # beta + alpha Delta: Delta <- alpha Delta - gamma grad L(beta + alpha Delta); beta <- beta +
+    # Delta. Our iterates are the look-ahead points beta_t + alpha Delta_t.
     gamma, alpha = 0.1, 0.8
     xs = _iterates(optim.nesterov(gamma, alpha), ls_fun_and_grad, np.zeros(2), 30)
     beta, delta = np.zeros(2), np.zeros(2)
@@ -156,7 +158,8 @@ def test_adaptive_methods_match_reference_recurrences(name, rng):
 
 
 def test_adam_first_step_is_sign_of_gradient():
-    # spec 004 T12: at t = 1, m_hat = g and the step is -alpha sign(g).
+    # Derived from Stuttgart "Introduction to Machine Learning" slide 4:18: at t = 1, m_hat = g and
+    # the step is -alpha sign(g).
     opt = optim.adam()
     u, _ = opt.update(np.array([0.5, -2.0]), opt.init(np.zeros(2)))
     np.testing.assert_allclose(u, [-0.001, 0.001], rtol=1e-6)
@@ -339,8 +342,9 @@ def test_adaptive_step_undoes_and_shrinks():
     f2, g2 = fg(x2)
     u, state = opt.update(g2, state, x2, value=f2)  # accepted: grow to 0.75
     assert state.step == pytest.approx(0.75)
-    # Over many steps: the same trial points as the rule written as a plain loop (notes 000
-    # L1999: try x - step g(x); keep it and grow the step if f decreased, else shrink it).
+    # Over many steps: the same trial points as the rule written as a plain loop (Imperial
+    # "Mathematics for Inference and Machine Learning" §1.6.1: try x - step g(x); keep it and grow
+    # the step if f decreased, else shrink it).
     with pytest.warns(ConvergenceWarning):
         res = optim.minimize(
             rosenbrock_fun_and_grad,

@@ -37,7 +37,8 @@ def test_polynomial_multivariate_matches_sklearn(include_bias):
     ours = PolynomialBasis(degree=3, include_bias=include_bias).fit(X)
     ref = PolynomialFeatures(degree=3, include_bias=include_bias).fit(X)
     np.testing.assert_allclose(ours.transform(X), ref.transform(X), rtol=1e-13)
-    # notes 004: 1 + d + d(d+1)/2 + d(d+1)(d+2)/6 features for the cubic map
+    # Stuttgart "Introduction to Machine Learning" slide 2:7: 1 + d + d(d+1)/2 + d(d+1)(d+2)/6
+    # features for the cubic map
     assert ours.n_output_features_ == int(include_bias) + 3 + 6 + 10
     assert list(ours.get_feature_names_out(["a", "b", "c"]))[int(include_bias) + 3] == "a^2"
 
@@ -155,7 +156,8 @@ def test_gaussian_is_radial_in_several_dimensions():
     Phi = GaussianBasis(centres=C, width=0.7).fit_transform(X)
     d2 = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
     np.testing.assert_allclose(Phi, np.exp(-d2 / (2 * 0.49)), rtol=1e-12)
-    # "data": every training input is a centre (notes 004), with the bias column
+    # "data": every training input is a centre (Stuttgart "Introduction to Machine Learning" slide
+    # 2:9), with the bias column
     b = GaussianBasis(centres="data", include_bias=True).fit(X)
     Phi = b.transform(X)
     assert Phi.shape == (8, 9)

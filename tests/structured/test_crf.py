@@ -129,3 +129,23 @@ def test_bad_inputs():
     crf = LinearChainCRF().fit(X, names)
     assert set(crf.predict(X)) <= {"B", "I"}
     assert not hasattr(crf, "predict_proba")
+
+
+def test_chains_of_mixed_lengths_are_batched_exactly():
+    # Chains of equal length run through forward-backward together; the answers must be
+    # those of each chain alone, in the order given.
+    rng = np.random.default_rng(5)
+    lengths = [3, 5, 3, 1, 5, 2]
+    X = rng.normal(size=(sum(lengths), 2))
+    y = rng.integers(0, 3, sum(lengths))
+    crf = LinearChainCRF(alpha=0.5).fit(X, y, lengths=lengths)
+    starts = np.r_[0, np.cumsum(lengths)[:-1]]
+    alone = [
+        crf.log_partition(X[s : s + T], lengths=[T])[0]
+        for s, T in zip(starts, lengths, strict=True)
+    ]
+    np.testing.assert_allclose(crf.log_partition(X, lengths=lengths), alone, rtol=1e-14)
+    marg = np.vstack(
+        [crf.predict_marginals(X[s : s + T]) for s, T in zip(starts, lengths, strict=True)]
+    )
+    np.testing.assert_allclose(crf.predict_marginals(X, lengths=lengths), marg, atol=1e-14)

@@ -5,7 +5,9 @@ import scipy.linalg as sla
 from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.utils.linalg import gram_schmidt_qr, qr_eigh
 
-# Spec 000 TV-01 (notes eqs. 2.18-2.19; erratum 7: ||q~_2|| = 1/sqrt(2), Q[2, 2] = +1/sqrt(3)).
+# The worked example of Imperial "Mathematics for Inference and Machine Learning" §2.1.2.1, eqs.
+# 2.18-2.19 (corrected: ||q~_2|| = 1/sqrt(2) and Q[2, 2] = +1/sqrt(3); the notes print other
+# values).
 A_TV01 = np.array([[1.0, 1.0, 0.0], [1.0, 2.0, 1.0], [-2.0, -3.0, 1.0]])
 s2, s3, s6 = np.sqrt(2), np.sqrt(3), np.sqrt(6)
 Q_TV01 = np.array([[1 / s6, -1 / s2, 1 / s3], [1 / s6, 1 / s2, 1 / s3], [-2 / s6, 0.0, 1 / s3]])
@@ -18,7 +20,7 @@ def test_worked_example_tv01(modified, reorthogonalize):
     Q, R = gram_schmidt_qr(A_TV01, modified=modified, reorthogonalize=reorthogonalize)
     np.testing.assert_allclose(Q, Q_TV01, atol=1e-14)
     np.testing.assert_allclose(R, R_TV01, atol=1e-14)
-    # |det A| = |prod r_ii| (spec 000 M39).
+    # |det A| = |prod r_ii| (Imperial "Mathematics for Inference and Machine Learning" §2.1.2).
     assert abs(np.linalg.det(A_TV01)) == pytest.approx(np.prod(np.diag(R)))
 
 
@@ -34,7 +36,7 @@ def test_matches_householder_qr(rng):
 
 def test_loss_of_orthogonality_and_its_cures():
     # A Hilbert matrix (cond ~ 1e13): classical Gram-Schmidt loses orthogonality, modified
-    # loses less, reorthogonalised is orthogonal to machine precision (spec 000 §6.3).
+    # loses less, reorthogonalised is orthogonal to machine precision.
     A = sla.hilbert(10)
 
     def loss(Q):
@@ -58,7 +60,8 @@ def test_gram_schmidt_bad_input():
 
 
 def test_qr_iteration_well_separated_spectrum(rng):
-    # TV-27: a 3 x 3 matrix with spectrum {5, 3, 1} converges in 100 unshifted iterations.
+    # Imperial "Mathematics for Inference and Machine Learning" §2.1.2 (QR algorithm): a 3 x 3
+    # matrix with spectrum {5, 3, 1} converges in 100 unshifted iterations.
     Qr = sla.qr(rng.normal(size=(3, 3)))[0]
     A = Qr @ np.diag([5.0, 3.0, 1.0]) @ Qr.T
     w, V, _ = qr_eigh(A, shift=None, max_iter=100, tol=1e-10)
@@ -67,7 +70,8 @@ def test_qr_iteration_well_separated_spectrum(rng):
 
 
 def test_qr_iteration_unshifted_is_slow_as_the_notes_say(rng):
-    # TV-27: randn(100, 100), B = A A^T, 100 unshifted iterations leave a visible error.
+    # Imperial "Mathematics for Inference and Machine Learning" §2.1.2 (QR algorithm): randn(100,
+    # 100), B = A A^T, 100 unshifted iterations leave a visible error.
     A = rng.normal(size=(100, 100))
     B = A @ A.T
     with pytest.warns(ConvergenceWarning):

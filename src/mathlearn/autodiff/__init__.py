@@ -3,7 +3,8 @@
 A :class:`Tensor` records the operations applied to it; each operation is a primitive that
 defines its forward rule and its vector-Jacobian product in one place (``_primitives.py``);
 one reverse sweep over the recorded graph gives the gradient of a scalar with respect to
-every input (backpropagation, notes 003 L458-464, spec 004 §4.1).
+every input (backpropagation, Imperial "Mathematics for Machine Learning" lecture 2;
+Stuttgart "Introduction to Machine Learning" §4.1).
 
 Examples
 --------
@@ -19,6 +20,7 @@ array([-0.2539196,  0.0583322])
 
 from ._check import GradCheckResult, check_grad, numerical_grad
 from ._functional import grad, hessian, hvp, jacobian, value_and_grad
+from ._nn_primitives import avg_pool2d, conv2d, gru, lstm, max_pool2d, rnn
 from ._primitives import (
     abs,
     add,
@@ -28,8 +30,11 @@ from ._primitives import (
     cos,
     diagonal,
     divide,
+    erf,
     exp,
+    gelu,
     getitem,
+    leaky_relu,
     log,
     log_softmax,
     logdet,
@@ -65,27 +70,35 @@ __all__ = [
     "Tensor",
     "abs",
     "add",
+    "avg_pool2d",
     "backward",
     "broadcast_to",
     "check_grad",
     "cholesky",
     "concatenate",
+    "conv2d",
     "cos",
     "diagonal",
     "divide",
+    "erf",
     "exp",
+    "gelu",
     "getitem",
     "grad",
+    "gru",
     "hessian",
     "hvp",
     "is_grad_enabled",
     "jacobian",
+    "leaky_relu",
     "log",
     "log_softmax",
     "logdet",
     "logsumexp",
+    "lstm",
     "matmul",
     "max",
+    "max_pool2d",
     "mean",
     "multiply",
     "negative",
@@ -94,6 +107,7 @@ __all__ = [
     "power",
     "relu",
     "reshape",
+    "rnn",
     "sigmoid",
     "sin",
     "softmax",

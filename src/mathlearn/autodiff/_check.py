@@ -1,9 +1,10 @@
 """Finite-difference gradient checking.
 
-The derivative is a limit (notes 003 L21, L100-104): ``df/dx_i = lim (f(x + h e_i) - f(x)) / h``.
-The central difference ``(f(x + h e_i) - f(x - h e_i)) / 2h`` has error ``O(h^2)`` instead
-of ``O(h)``; with ``h ~ 1e-6`` (relative to ``|x_i|``) the truncation and the round-off
-errors are both around ``1e-10`` relative, far below any real mistake in a gradient.
+The derivative is a limit (Imperial "Mathematics for Machine Learning" lectures 1.2–1.3): ``df/dx_i
+= lim (f(x + h e_i) - f(x)) / h``. The central difference ``(f(x + h e_i) - f(x - h e_i)) / 2h``
+has error ``O(h^2)`` instead of ``O(h)``; with ``h ~ 1e-6`` (relative to ``|x_i|``) the truncation
+and the round-off errors are both around ``1e-10`` relative, far below any real mistake in a
+gradient.
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ def check_grad(
 
     Notes
     -----
-    Central differences (spec 003 §2.1 item 1, [DERIVED] there) are exact for quadratics up
-    to round-off, and have ``O(eps^2)`` truncation error in general.
+    Central differences (not in the notes; a standard refinement of the limit) are exact for
+    quadratics up to round-off, and have ``O(eps^2)`` truncation error in general.
 
     Examples
     --------

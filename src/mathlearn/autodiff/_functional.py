@@ -131,8 +131,8 @@ def jacobian(fun: Callable, argnums: int = 0) -> Callable:
     """Jacobian ``d fun / d x`` of an array-valued function of an array argument.
 
     Returns an array of shape ``out.shape + x.shape`` (the notes' ``M x N`` Jacobian for a
-    map ``R^N -> R^M``, spec 003 §2.1 item 8), built row by row with one reverse sweep per
-    output entry over a single recorded graph.
+    map ``R^N -> R^M``, Imperial "Mathematics for Machine Learning" lecture 1.4), built row by row
+    with one reverse sweep per output entry over a single recorded graph.
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ def hessian(fun: Callable) -> Callable:
     """Hessian ``d^2 fun / dx dx`` of a scalar function of one array, shape ``x.shape * 2``.
 
     Reverse over reverse: the gradient is computed with its own graph recorded, then
-    differentiated once per entry (spec 003 §2.1 item 12).
+    differentiated once per entry (Imperial "Mathematics for Machine Learning" lecture 1.5).
 
     Parameters
     ----------
@@ -236,7 +236,7 @@ def hvp(fun: Callable, x: Any, v: Any) -> np.ndarray:
     """Hessian-vector product ``H(x) v`` without forming ``H``.
 
     Differentiates ``<grad fun(x), v>`` once more (the second directional derivative of
-    spec 003 §2.1 item 12, ``d/dθ [df/dθ v] = v^T H``).
+    Imperial "Mathematics for Machine Learning" lecture 1.5, ``d/dθ [df/dθ v] = v^T H``).
 
     Parameters
     ----------

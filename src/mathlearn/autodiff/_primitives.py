@@ -2,9 +2,10 @@
 
 Every entry reads ``name = Primitive("name", forward, (vjp_wrt_arg0, vjp_wrt_arg1, ...))``;
 ``vjp(g, ans, *args)`` maps the cotangent ``g = dL/d ans`` to ``dL/d arg``. The rules are
-the derivative table of the notes in matrix form (spec 003 §2.1: elementwise functions have
-diagonal Jacobians, so their VJP is an elementwise product; ``d(Ax)/dx = A`` gives
-``g A``; matrix parameters get the outer product ``g x^T``, never a rank-3 tensor).
+the derivative table of the notes in matrix form (Imperial "Mathematics for Machine Learning"
+lectures 1.2–2: elementwise functions have diagonal Jacobians, so their VJP is an elementwise
+product; ``d(Ax)/dx = A`` gives ``g A``; matrix parameters get the outer product ``g x^T``, never a
+rank-3 tensor).
 
 Broadcasting: an operand that was broadcast (a bias ``b`` added to every row of ``XW``) has
 received the same contribution along every broadcast axis, so its gradient is the sum over
@@ -34,8 +35,11 @@ __all__ = [
     "cos",
     "diagonal",
     "divide",
+    "erf",
     "exp",
+    "gelu",
     "getitem",
+    "leaky_relu",
     "log",
     "log_softmax",
     "logdet",
@@ -109,7 +113,8 @@ multiply = Primitive(
         lambda g, ans, x, y: _unbroadcast(g * x, np.shape(y)),
     ),
 )
-# Quotient rule (notes 003 L49): d(x/y) = dx / y - x dy / y^2 = dx / y - ans dy / y.
+# Quotient rule (Imperial "Mathematics for Machine Learning" lecture 1.2):
+# d(x/y) = dx / y - x dy / y^2 = dx / y - ans dy / y.
 divide = Primitive(
     "divide",
     np.divide,
@@ -165,6 +170,43 @@ relu = Primitive("relu", lambda x: np.maximum(x, 0), (lambda g, ans, x: g * (_va
 softplus = Primitive("softplus", lambda x: np.logaddexp(0, x), (lambda g, ans, x: g * sigmoid(x),))
 
 
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+# d erf(x)/dx = 2 / sqrt(pi) exp(-x^2).
+erf = Primitive("erf", special.erf, (lambda g, ans, x: g * _TWO_OVER_SQRT_PI * exp(-x * x),))
+
+
+def _leaky_relu(x, negative_slope=0.01):
+    x = np.asarray(x)
+    return np.where(x > 0, x, x * np.asarray(negative_slope, dtype=x.dtype))
+
+
+def _leaky_relu_vjp(g, ans, x, negative_slope=0.01):
+    xv = np.asarray(_value(x))
+    return g * np.where(xv > 0, 1.0, negative_slope).astype(np.result_type(xv, np.float32))
+
+
+# max(a x, x) for 0 <= a < 1 (the notes' leaky ReLU has a = 0.01); the gradient at 0 is a.
+leaky_relu = Primitive("leaky_relu", _leaky_relu, (_leaky_relu_vjp,))
+
+_SQRT_HALF = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+
+
+def _gelu(x):
+    x = np.asarray(x)
+    return (0.5 * x * (1.0 + special.erf(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+
+def _gelu_vjp(g, ans, x):
+    # d/dx x Phi(x) = Phi(x) + x phi(x), Phi and phi the standard normal cdf and density;
+    # written with the primitives so that it can be differentiated again.
+    return g * (0.5 * (1.0 + erf(x * _SQRT_HALF)) + x * _INV_SQRT_2PI * exp(-0.5 * x * x))
+
+
+# The exact GELU x Phi(x) (Hendrycks and Gimpel, 2016), not the tanh approximation.
+gelu = Primitive("gelu", _gelu, (_gelu_vjp,))
+
+
 def _matmul_vjp_a(g, ans, a, b):
     if np.ndim(b) == 1:  # (..., m, k) @ (k,) -> (..., m): dA = g b^T
         if np.ndim(a) == 1:
@@ -189,7 +231,7 @@ def _matmul_vjp_b(g, ans, a, b):
     return _unbroadcast(matmul(swapaxes(a), g), np.shape(b))
 
 
-# d(Ax)/dx = A and dL/dA = g x^T (notes 003 L185-207 and L444-456).
+# d(Ax)/dx = A and dL/dA = g x^T (Imperial "Mathematics for Machine Learning" lectures 1.4 and 2).
 matmul = Primitive("matmul", np.matmul, (_matmul_vjp_a, _matmul_vjp_b))
 
 
@@ -611,6 +653,24 @@ _DOCS = {
         "Elementwise ``log(1 + exp(x))`` without overflow; its gradient is the sigmoid.",
         _UNARY,
         "ad.grad(lambda t: ad.sum(ad.softplus(t)))(np.zeros(1))",
+        "array([0.5])",
+    ),
+    "leaky_relu": (
+        "Elementwise ``max(a x, x)`` with slope ``a = negative_slope`` (default 0.01, the notes' value) for ``x < 0``; the gradient at 0 is ``a``.",  # noqa: E501
+        "x : array-like or Tensor\n    Input.\nnegative_slope : float, default=0.01\n    The slope ``a`` in ``[0, 1)`` left of 0.",  # noqa: E501
+        "ad.grad(lambda t: ad.sum(ad.leaky_relu(t)))(np.array([-1.0, 2.0]))",
+        "array([0.01, 1.  ])",
+    ),
+    "erf": (
+        "Elementwise error function ``2/sqrt(pi) int_0^x exp(-t^2) dt``.",
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.erf(t)))(np.zeros(1))",
+        "array([1.12837917])",
+    ),
+    "gelu": (
+        "Elementwise GELU ``x Phi(x)``, ``Phi`` the standard normal distribution function (the exact form, not the tanh approximation); ``d/dx = Phi(x) + x phi(x)``.",  # noqa: E501
+        _UNARY,
+        "ad.grad(lambda t: ad.sum(ad.gelu(t)))(np.zeros(1))",
         "array([0.5])",
     ),
     "matmul": (

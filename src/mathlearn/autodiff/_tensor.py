@@ -2,15 +2,16 @@
 
 A ``Tensor`` wraps a NumPy array. When an operation is applied to tensors that require a
 gradient, the result remembers the *primitive* that made it and its inputs: that is the
-computation graph of spec 004 §4.1 (a "deterministic Bayes net" ``x_i = f_i(x_parents)``).
+computation graph of Stuttgart "Introduction to Machine Learning" §4.1 (slides 4:25–4:28) (a
+"deterministic Bayes net" ``x_i = f_i(x_parents)``).
 
-Reverse mode (backpropagation, spec 003 §2.2 item 20) walks that graph once from the output
-back to the inputs, carrying the vector ``dL/dx`` ("all the partial gradients that are carried
-around are vectors", notes 003 L464). Each primitive only has to know how to multiply such a
-vector by its own Jacobian, its vector-Jacobian product (VJP); the backward chain rule
-``dL/dx = sum_{g : x in parents(g)} dL/dg * dg/dx`` (spec 004 §4.1) is the accumulation
-below. The sweep is a loop over a topological order, never a recursion, so a graph ten
-thousand operations deep is no problem.
+Reverse mode (backpropagation, Imperial "Mathematics for Machine Learning" lecture 2) walks that
+graph once from the output back to the inputs, carrying the vector ``dL/dx``
+("all the partial gradients that are carried around are vectors", ibid.). Each primitive only has
+to know how to multiply such a vector by its own Jacobian, its vector-Jacobian product (VJP); the
+backward chain rule ``dL/dx = sum_{g : x in parents(g)} dL/dg * dg/dx`` (Stuttgart
+"Introduction to Machine Learning" slide 4:28) is the accumulation below. The sweep is a loop over
+a topological order, never a recursion, so a graph ten thousand operations deep is no problem.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Bayesian optimisation: acquisition functions, an ask/tell optimiser and ``minimize``."""
+"""Bayesian optimisation: acquisition functions, an ask/tell optimiser and ``minimize``,
+over real, integer and categorical dimensions, one point or a batch at a time."""
 
 from ._acquisition import (
     expected_improvement,
@@ -11,9 +12,13 @@ from ._acquisition import (
     probability_of_improvement,
 )
 from ._optimizer import BayesianOptimizer, minimize
+from ._space import Categorical, Integer, Real
 
 __all__ = [
     "BayesianOptimizer",
+    "Categorical",
+    "Integer",
+    "Real",
     "expected_improvement",
     "expected_positive_part",
     "log_expected_improvement",

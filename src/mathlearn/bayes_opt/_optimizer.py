@@ -22,26 +22,12 @@ from ._acquisition import (
     noisy_probability_of_improvement,
     probability_of_improvement,
 )
+from ._space import Real, Space
 
 __all__ = ["BayesianOptimizer", "minimize"]
 
 _ACQUISITIONS = {"lcb", "pi", "ei", "log_ei", "noisy_ei", "noisy_pi"}
-
-
-def _check_bounds(bounds) -> np.ndarray:
-    try:
-        b = np.asarray(bounds, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a sequence of (low, high) pairs; got {bounds!r}."
-        ) from None
-    if b.ndim != 2 or b.shape[1] != 2 or b.shape[0] == 0:
-        raise ValueError(f"bounds must have shape (n_dims, 2); got {b.shape}.")
-    if not np.all(np.isfinite(b)):
-        raise ValueError("bounds must be finite.")
-    if not np.all(b[:, 0] < b[:, 1]):
-        raise ValueError(f"bounds must satisfy low < high in every dimension; got {b.tolist()}.")
-    return b
+_BATCH_STRATEGIES = {"kriging_believer", "cl_min", "cl_mean", "cl_max"}
 
 
 def _sobol(d: int, n: int, rng) -> np.ndarray:
@@ -51,17 +37,20 @@ def _sobol(d: int, n: int, rng) -> np.ndarray:
 
 
 class BayesianOptimizer:
-    """Ask/tell Bayesian optimisation of a black-box function over a box (minimisation).
+    """Ask/tell Bayesian optimisation of a black-box function (minimisation).
 
     Each ``ask`` refits a GP surrogate (Matérn 5/2 ARD times a constant, learned noise,
-    normalised targets, on inputs scaled to the unit cube) to the evaluations told so far and
-    returns the maximiser of the acquisition, found by L-BFGS-B from the best of
-    ``n_candidates`` Sobol points (``n_starts`` starts). The first ``n_initial`` points are a
-    scrambled Sobol design.
+    normalised targets) to the evaluations told so far and returns the maximiser of the
+    acquisition, found by L-BFGS-B from the best of ``n_candidates`` Sobol points
+    (``n_starts`` starts). The first ``n_initial`` points are a scrambled Sobol design.
 
     Parameters
     ----------
-    bounds : sequence of (low, high)
+    bounds : sequence of dimensions
+        One per input: a ``(low, high)`` pair or :class:`Real` (a real interval),
+        :class:`Integer` (the integers ``low..high``) or :class:`Categorical` (a finite set
+        of labels). Integer and categorical dimensions enter the surrogate rounded and
+        one-hot coded (see Notes).
     acquisition : {"ei", "log_ei", "pi", "lcb", "noisy_ei", "noisy_pi"}, default="ei"
         ``"lcb"`` is minimised, the others maximised (``log_ei`` is ``log EI``: the same
         maximiser, without underflow far from the incumbent). The noisy variants use the
@@ -73,22 +62,45 @@ class BayesianOptimizer:
     n_candidates : int, default=512
     n_starts : int, default=3
     kernel : Kernel or None
-        The surrogate's kernel (on unit-cube inputs).
+        The surrogate's kernel (on the kernel inputs: unit-cube reals and integers, one-hot
+        categories).
     noise_variance_bounds : (float, float) or "fixed", default=(1e-8, 1.0)
         On the normalised target's scale.
+    batch_strategy : {"kriging_believer", "cl_min", "cl_mean", "cl_max"}, \
+default="kriging_believer"
+        How ``ask(n_points=q)`` chooses ``q > 1`` points: after each choice, a fantasy
+        observation at the chosen point is added to the surrogate's data (with the same
+        hyperparameters) before the next choice — the posterior mean there (Kriging
+        believer) or the smallest, mean or largest value observed (constant liar).
     random_state : int, Generator, RandomState or None
 
     Attributes
     ----------
-    X : ndarray of shape (n_told, n_dims)
+    X : ndarray of shape (n_told, n_dims) or list of lists
+        The points told (an array when every dimension is real, else a list of rows).
     y : ndarray of shape (n_told,)
     surrogate_ : GaussianProcessRegressor or None
-        The last fitted surrogate.
+        The last surrogate fitted to the told evaluations (on kernel inputs).
+    space : Space
+        The search space (``space.to_kernel`` maps search coordinates to kernel inputs).
 
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §10 (the loop, GP-LCB, PI, EI
     with Lemma 24, noise-aware variants).
+
+    Integer and categorical inputs: the acquisition is optimised over a cube with one
+    coordinate per real or integer dimension and one per category, and the surrogate sees
+    ``T(u)``: integer coordinates rounded to their value, each categorical block replaced by
+    the one-hot code of its largest coordinate. The acquisition is then constant wherever the
+    evaluated point is the same, and never proposes a value that cannot be evaluated
+    (Garrido-Merchán and Hernández-Lobato, Neurocomputing 2020).
+
+    Batches: the Kriging believer and constant liar heuristics (Ginsbourger, Le Riche and
+    Carraro, "Kriging is well-suited to parallelize optimization", 2010): each fantasy
+    shrinks the posterior variance at its point, so the next maximiser of the acquisition
+    moves away from it. Points of a batch are distinct (for discrete spaces a candidate whose
+    kernel input was already chosen or evaluated is skipped).
 
     Examples
     --------
@@ -113,12 +125,18 @@ class BayesianOptimizer:
         n_starts: int = 3,
         kernel=None,
         noise_variance_bounds=(1e-8, 1.0),
+        batch_strategy: str = "kriging_believer",
         random_state=None,
     ):
-        self.bounds = _check_bounds(bounds)
+        self.space = Space(bounds)
         if acquisition not in _ACQUISITIONS:
             raise ValueError(
                 f"acquisition must be one of {sorted(_ACQUISITIONS)}; got {acquisition!r}."
+            )
+        if batch_strategy not in _BATCH_STRATEGIES:
+            raise ValueError(
+                f"batch_strategy must be one of {sorted(_BATCH_STRATEGIES)}; got "
+                f"{batch_strategy!r}."
             )
         for name, v in (
             ("n_initial", n_initial),
@@ -134,24 +152,33 @@ class BayesianOptimizer:
         self.n_starts = int(n_starts)
         self.kernel = kernel
         self.noise_variance_bounds = noise_variance_bounds
+        self.batch_strategy = batch_strategy
         self._rng = check_random_state(random_state)
-        d = self.bounds.shape[0]
-        self._initial = _sobol(d, self.n_initial, self._rng)
-        self._U = np.empty((0, d))
-        self.X = np.empty((0, d))
+        self._initial = _sobol(self.space.n_search, self.n_initial, self._rng)
+        self._U = np.empty((0, self.space.n_search))
+        self._X: list = []
         self.y = np.empty(0)
         self.surrogate_ = None
 
-    def _to_unit(self, X):
-        lo, hi = self.bounds[:, 0], self.bounds[:, 1]
-        return (np.asarray(X, dtype=float) - lo) / (hi - lo)
+    @property
+    def bounds(self) -> np.ndarray | None:
+        """``(n_dims, 2)`` bounds when every dimension is real, else ``None``."""
+        if all(isinstance(d, Real) for d in self.space.dims):
+            return np.array([[d.low, d.high] for d in self.space.dims])
+        return None
 
-    def _from_unit(self, U):
-        lo, hi = self.bounds[:, 0], self.bounds[:, 1]
-        return lo + np.clip(U, 0.0, 1.0) * (hi - lo)
+    @property
+    def X(self):
+        if self.space.numeric and self.bounds is not None:
+            return np.array(self._X, dtype=float).reshape(-1, self.space.n_dims)
+        return [list(r) for r in self._X]
+
+    def _user_point(self, u):
+        row = self.space.decode(u[None, :])[0]
+        return np.array(row, dtype=float) if self.bounds is not None else row
 
     def _fit_surrogate(self):
-        d = self.bounds.shape[0]
+        d = self.space.to_kernel(self._U[:1]).shape[1] if len(self._U) else self.space.n_search
         # Warm start: the previous surrogate's hyperparameters are the next fit's start.
         kernel = self.surrogate_.kernel_ if self.surrogate_ is not None else self.kernel
         if kernel is None:
@@ -170,19 +197,33 @@ class BayesianOptimizer:
             # A surrogate fit at a bound or with jitter is routine inside the loop.
             warnings.simplefilter("ignore", ConvergenceWarning)
             warnings.simplefilter("ignore", NumericalWarning)
-            gp.fit(self._U, self.y)
+            gp.fit(self.space.to_kernel(self._U), self.y)
         self.surrogate_ = gp
         return gp
 
-    def _score(self, gp, U, incumbent):
-        """Acquisition to *minimise* at unit-cube points ``U``."""
-        mu, sd = gp.predict(U, return_std=True)
+    @staticmethod
+    def _refit_fixed(gp, Z, y):
+        """The surrogate with the same hyperparameters on other data (fantasies added)."""
+        g = GaussianProcessRegressor(
+            gp.kernel_,
+            noise_variance=gp.noise_variance_,
+            noise_variance_bounds="fixed",
+            normalize_y=True,
+            optimizer=None,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            return g.fit(Z, y)
+
+    def _score(self, gp, Z, incumbent, y):
+        """Acquisition to *minimise* at kernel inputs ``Z``."""
+        mu, sd = gp.predict(Z, return_std=True)
         kind = self.acquisition
         if kind == "lcb":
             return lower_confidence_bound(mu, sd, alpha=self.alpha)
         if kind in ("noisy_ei", "noisy_pi"):
-            u_best, mu_best = incumbent
-            both = np.vstack([u_best[None, :], U])
+            z_best, mu_best = incumbent
+            both = np.vstack([z_best[None, :], Z])
             _, cov = gp.predict(both, return_cov=True)
             rho2 = np.diag(cov)[1:] + cov[0, 0] - 2.0 * cov[0, 1:]
             rho = np.sqrt(np.maximum(rho2, 0.0))
@@ -192,60 +233,159 @@ class BayesianOptimizer:
                 else noisy_probability_of_improvement
             )
             return -f(mu, mu_best, rho)
-        y_best = float(np.min(self.y))
+        y_best = float(np.min(y))
         if kind == "pi":
             return -probability_of_improvement(mu, sd, y_best)
         if kind == "ei":
             return -expected_improvement(mu, sd, y_best)
         return -log_expected_improvement(mu, sd, y_best)
 
-    def ask(self) -> np.ndarray:
-        """The next point to evaluate, shape (n_dims,)."""
-        n = self.y.shape[0]
-        if n < self.n_initial:
-            return self._from_unit(self._initial[n])
-        gp = self._fit_surrogate()
-        d = self.bounds.shape[0]
+    def _propose(self, gp, U_data, y_data):
+        """Maximise the acquisition of ``gp`` (fitted to ``U_data``, ``y_data``)."""
+        space = self.space
+        Z_data = space.to_kernel(U_data)
         incumbent = None
         if self.acquisition in ("noisy_ei", "noisy_pi"):
-            mu_data = gp.predict(self._U)
+            mu_data = gp.predict(Z_data)
             i = int(np.argmin(mu_data))
-            incumbent = (self._U[i], float(mu_data[i]))
-        cand = _sobol(d, self.n_candidates, self._rng)
-        cand = np.vstack([cand, self._U[np.argmin(self.y)][None, :]])
-        scores = self._score(gp, cand, incumbent)
+            incumbent = (Z_data[i], float(mu_data[i]))
+        cand = _sobol(space.n_search, self.n_candidates, self._rng)
+        cand = np.vstack([cand, U_data[np.argmin(y_data)][None, :]])
+        Zc = space.to_kernel(cand)
+        scores = self._score(gp, Zc, incumbent, y_data)
+        if not all(isinstance(d, Real) for d in space.dims):
+            # Discrete dimensions: a candidate that rounds to an evaluated (or already
+            # chosen) point would be wasted.
+            seen = {z.tobytes() for z in Z_data}
+            taken = np.array([z.tobytes() in seen for z in Zc])
+            if not taken.all():
+                scores = np.where(taken, np.inf, scores)
         order = np.argsort(scores)[: self.n_starts]
         best_u, best_s = cand[order[0]], float(scores[order[0]])
 
         def obj(u):
-            return float(self._score(gp, u[None, :], incumbent)[0])
+            return float(self._score(gp, space.to_kernel(u[None, :]), incumbent, y_data)[0])
 
-        for u0 in cand[order]:
+        for i in order:
+            if not np.isfinite(scores[i]):
+                continue
             res = _scipy_minimize(
-                obj, u0, method="L-BFGS-B", bounds=[(0.0, 1.0)] * d, options={"maxiter": 50}
+                obj,
+                cand[i],
+                method="L-BFGS-B",
+                bounds=[(0.0, 1.0)] * space.n_search,
+                options={"maxiter": 50},
             )
             if np.isfinite(res.fun) and res.fun < best_s:
-                best_u, best_s = np.clip(res.x, 0.0, 1.0), float(res.fun)
-        return self._from_unit(best_u)
+                z_new = space.to_kernel(np.clip(res.x, 0.0, 1.0)[None, :])[0]
+                if not any(np.array_equal(z_new, z) for z in Z_data):
+                    best_u, best_s = np.clip(res.x, 0.0, 1.0), float(res.fun)
+        return best_u
+
+    def ask(self, n_points: int | None = None):
+        """The next point to evaluate, or a batch of ``n_points`` distinct points.
+
+        Parameters
+        ----------
+        n_points : int or None, default=None
+            ``None``: one point. An integer ``q >= 1``: a list of ``q`` points chosen by
+            ``batch_strategy`` (the rest of the Sobol design first, while it lasts).
+
+        Returns
+        -------
+        x : ndarray of shape (n_dims,), or list
+            The point (a list of values when some dimension is not real); with ``n_points``
+            an array of shape (q, n_dims) or a list of ``q`` points.
+        """
+        q = 1 if n_points is None else n_points
+        if isinstance(q, bool) or not isinstance(q, Integral) or q < 1:
+            raise ValueError(f"n_points must be a positive integer or None; got {n_points!r}.")
+        n = self.y.shape[0]
+        chosen: list[np.ndarray] = []
+        gp = None
+        U, y = self._U, self.y
+        for j in range(q):
+            if n + j < self.n_initial:
+                u = self._initial[n + j]
+            elif n == 0:
+                # Nothing observed to fit a surrogate to: the next Sobol points.
+                u = _sobol(self.space.n_search, self.n_initial + q, self._rng)[self.n_initial + j]
+            else:
+                if gp is None:
+                    gp = self._fit_surrogate()
+                    base = gp
+                    if chosen:  # pending design points become fantasies
+                        U, y = self._with_fantasies(base, self._U, self.y, chosen)
+                        gp = self._refit_fixed(base, self.space.to_kernel(U), y)
+                u = self._propose(gp, U, y)
+                if j + 1 < q:
+                    U, y = self._with_fantasies(base, U, y, [u], gp=gp)
+                    gp = self._refit_fixed(base, self.space.to_kernel(U), y)
+            chosen.append(u)
+        points = [self._user_point(u) for u in chosen]
+        if n_points is None:
+            return points[0]
+        return np.array(points) if self.bounds is not None else points
+
+    def _with_fantasies(self, base, U, y, new, gp=None):
+        """``U``, ``y`` with fantasy observations at the search points ``new``."""
+        new = np.asarray(new, dtype=float).reshape(-1, self.space.n_search)
+        if self.batch_strategy == "kriging_believer":
+            model = gp if gp is not None else base
+            fant = model.predict(self.space.to_kernel(new))
+        else:
+            value = {"cl_min": np.min, "cl_mean": np.mean, "cl_max": np.max}[self.batch_strategy](
+                self.y
+            )
+            fant = np.full(len(new), float(value))
+        return np.vstack([U, new]), np.append(y, fant)
 
     def tell(self, x, y) -> None:
-        """Record the evaluation ``y = f(x)``."""
-        x = np.asarray(x, dtype=float).ravel()
-        if x.shape[0] != self.bounds.shape[0]:
-            raise ValueError(f"x must have {self.bounds.shape[0]} entries; got {x.shape[0]}.")
-        y = float(y)
-        if not np.isfinite(y) or not np.all(np.isfinite(x)):
-            raise ValueError(f"x and y must be finite; got x={x}, y={y}.")
-        self.X = np.vstack([self.X, x[None, :]])
-        self._U = np.vstack([self._U, self._to_unit(x)[None, :]])
-        self.y = np.append(self.y, y)
+        """Record the evaluation ``y = f(x)``, or a batch of them.
 
-    def best(self) -> tuple[np.ndarray, float]:
-        """The best evaluated point and its value."""
+        Parameters
+        ----------
+        x : array-like of shape (n_dims,) or a sequence of such points
+        y : float or sequence of floats
+            One value per point.
+        """
+        ys = np.atleast_1d(np.asarray(y, dtype=float))
+        if ys.ndim != 1:
+            raise ValueError("y must be a number or a 1-D sequence of numbers.")
+        if ys.shape[0] == 1 and np.ndim(y) == 0:
+            rows = [list(np.ravel(np.asarray(x, dtype=object)))]
+        else:
+            rows = [list(np.ravel(np.asarray(r, dtype=object))) for r in x]
+        if len(rows) != ys.shape[0]:
+            raise ValueError(f"got {len(rows)} points and {ys.shape[0]} values.")
+        for r in rows:
+            if len(r) != self.space.n_dims:
+                raise ValueError(f"x must have {self.space.n_dims} entries; got {len(r)}.")
+        if not np.all(np.isfinite(ys)):
+            raise ValueError(f"x and y must be finite; got y={ys}.")
+        try:
+            U = self.space.encode(rows)
+        except ValueError as exc:
+            if self.bounds is not None:
+                raise ValueError(f"x and y must be finite and inside the bounds; {exc}") from None
+            raise
+        self._U = np.vstack([self._U, U])
+        self._X.extend(rows)
+        self.y = np.append(self.y, ys)
+
+    def best(self) -> tuple:
+        """The best evaluated point and its value.
+
+        Returns
+        -------
+        x : ndarray of shape (n_dims,) or list
+        fun : float
+        """
         if self.y.shape[0] == 0:
             raise ValueError("No evaluation has been told yet.")
         i = int(np.argmin(self.y))
-        return self.X[i], float(self.y[i])
+        x = self._X[i]
+        return (np.array(x, dtype=float) if self.bounds is not None else list(x)), float(self.y[i])
 
 
 def minimize(

@@ -1,6 +1,7 @@
 """Clustering: k-means and its variants, hierarchical and spectral clustering.
 
-Spec 001 M40-M42, spec 002 M2-M4 and M23-M26, spec 004 §6.2.
+PRML §9.1; Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 and §4.1;
+Stuttgart "Introduction to Machine Learning" §6.2.
 """
 
 from ._agglomerative import AgglomerativeClustering, linkage_tree

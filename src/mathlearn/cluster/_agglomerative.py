@@ -1,4 +1,6 @@
-"""Agglomerative hierarchical clustering (spec 004 §6.2, notes 004 slides 6:43-6:44).
+"""Agglomerative hierarchical clustering.
+
+Stuttgart "Introduction to Machine Learning" slides 6:43-6:44.
 
 Ward, complete and average linkage use the nearest-neighbour chain algorithm with the
 Lance-Williams updates on the condensed distance matrix (``O(N^2)`` time and memory); single
@@ -281,7 +283,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 004 §6.2 (notes ``seeds/004_*`` slides 6:43-6:44): single, complete and
+    Stuttgart "Introduction to Machine Learning" §6.2 (slides 6:43-6:44): single, complete and
     group-average linkage; Ward's criterion is the standard fourth. Complete, average and Ward
     satisfy the reducibility property, so the nearest-neighbour chain algorithm finds the
     same merges as the naive ``O(N^3)`` procedure in ``O(N^2)``; after a merge the distances

@@ -1,4 +1,4 @@
-"""DP-means: k-means whose number of clusters grows with a penalty (spec 002 M4)."""
+"""DP-means: k-means whose number of clusters grows with a penalty."""
 
 from __future__ import annotations
 
@@ -88,10 +88,10 @@ class DPMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 002 M4 (notes ``seeds/002_*`` L240-255): start with ``K = 1`` and ``mu_1`` the
-    global mean; for each point in order, if ``min_k ||x_i - mu_k||^2 > lambda`` open cluster
-    ``K + 1`` at ``x_i``, else assign it to its nearest centre; then move every centre to the
-    mean of its points; repeat until the partition no longer changes. It is the
+    Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (DP-means): start with ``K =
+    1`` and ``mu_1`` the global mean; for each point in order, if ``min_k ||x_i - mu_k||^2 >
+    lambda`` open cluster ``K + 1`` at ``x_i``, else assign it to its nearest centre; then move
+    every centre to the mean of its points; repeat until the partition no longer changes. It is the
     small-variance limit of EM for a Dirichlet-process mixture. Clusters left empty by a pass
     are dropped (that lowers ``W_lambda`` by ``lambda``), so the starting global mean
     disappears once every point has opened or joined another cluster. Points are visited in

@@ -1,4 +1,4 @@
-"""k-means by Lloyd's algorithm and its mini-batch variant (spec 001 M40, spec 002 M2-M3)."""
+"""k-means by Lloyd's algorithm and its mini-batch variant."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from ..base import (
     check_is_fitted,
 )
 from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight, validate_data
@@ -210,7 +211,7 @@ def _tolerance(X, tol, sample_weight):
 
 
 def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weight=None):
-    """Lloyd's iterations from ``centers`` (spec 001 M40 steps 1-3).
+    """Lloyd's iterations from ``centers`` (PRML §9.1, steps 1-3).
 
     Stops when the partition no longer changes or the total squared centre shift is at most
     ``tol`` (absolute). Returns ``labels, inertia, centers, n_iter, converged``; the labels are
@@ -361,12 +362,12 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
 
     Notes
     -----
-    Spec 001 M40 (notes ``seeds/001_*`` L721-755) and spec 002 M2-M3 (Algorithm 1.1, k-means++
-    eq. 1.17). The assignment uses ``||x - mu||^2 = ||x||^2 - 2 x^T mu + ||mu||^2`` with one
-    matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
+    PRML §9.1 and Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (Algorithm 1.1,
+    k-means++ eq. 1.17). The assignment uses ``||x - mu||^2 = ||x||^2 - 2 x^T mu + ||mu||^2`` with
+    one matrix product per iteration, clipped at zero, on the data centred by their mean (a copy;
     far from the origin the expanded form would cancel); ties go to the lowest index. ``J`` never
     increases, so the algorithm stops at a local minimum. A cluster that becomes empty gets
-    the point farthest from its centre (the notes do not treat this case; spec 001 §6); with
+    the point farthest from its centre (the notes do not treat this case); with
     fewer distinct points than clusters the surplus clusters stay empty, keep their centres,
     and a :class:`~mathlearn.exceptions.ConvergenceWarning` gives the number found.
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
@@ -441,6 +442,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         -------
         self : KMeans
         """
+        if is_dask(X):
+            from ._dask import kmeans_fit_dask
+
+            return kmeans_fit_dask(self, X, sample_weight)
         X, sample_weight = _check_fit_data(self, X, sample_weight)
         check_n_clusters(self.n_clusters, X.shape[0], sample_weight)
         _check_finite_range(X)
@@ -502,6 +507,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import kmeans_predict_dask
+
+            return kmeans_predict_dask(self, X, distances=False)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _nearest(X, self.cluster_centers_)
 
@@ -513,6 +522,10 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         distances : ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import kmeans_predict_dask
+
+            return kmeans_predict_dask(self, X, distances=True)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return _distances(X, self.cluster_centers_)
 
@@ -561,7 +574,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
 
     Notes
     -----
-    The notes mention k-means "for large data" without an algorithm (spec 001 M40); this is
+    The notes mention k-means "for large data" without an algorithm (PRML §9.1); this is
     the stochastic version of Lloyd's update step: with ``batch_size >= n_samples`` and fresh
     counts one step is exactly one Lloyd iteration. Later full-batch steps keep averaging over
     the whole history, so on data smaller than a batch the centres creep towards the Lloyd

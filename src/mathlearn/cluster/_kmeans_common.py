@@ -141,7 +141,7 @@ def weighted_cluster_sums(X, labels, sample_weight, n_clusters: int):
 def kmeans_plusplus(
     X, n_clusters: int, random_state=None, *, n_local_trials: int = 1, sample_weight=None
 ):
-    """k-means++ seeding (spec 002 M3, eq. 1.17).
+    """k-means++ seeding (Oxford "Advanced Topics in Statistical Machine Learning" eq. 1.17).
 
     The first centre is a data point drawn uniformly; each next one is drawn with probability
     proportional to ``rho_i^2 = min_j ||x_i - mu_j||^2``, the squared distance to the nearest
@@ -170,9 +170,9 @@ def kmeans_plusplus(
 
     Notes
     -----
-    Spec 002 M3 (notes ``seeds/002_*`` L224-238); the expected distortion of the seeding is
-    within ``8 (log K + 2)`` of the optimum (eq. 1.18). Points whose ``rho_i = 0`` (duplicates
-    of a chosen centre) are never drawn; if all are, the draw is uniform.
+    Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (k-means++); the expected
+    distortion of the seeding is within ``8 (log K + 2)`` of the optimum (eq. 1.18). Points whose
+    ``rho_i = 0`` (duplicates of a chosen centre) are never drawn; if all are, the draw is uniform.
 
     Examples
     --------

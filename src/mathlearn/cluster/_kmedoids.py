@@ -1,4 +1,4 @@
-"""k-medoids: prototypes restricted to data points, any dissimilarity (spec 001 M41)."""
+"""k-medoids: prototypes restricted to data points, any dissimilarity (PRML §9.1)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ class KMedoids(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 001 M41 (notes ``seeds/001_*`` L757, PRML §9.1): the assignment step gives each point
+    PRML §9.1 (K-medoids): the assignment step gives each point
     its nearest medoid under ``V``; the update step replaces each medoid by the member of its
     cluster with the smallest summed dissimilarity to the other members, ``O(N_k^2)`` per
     cluster. Neither step increases ``J~``, and there are finitely many medoid sets, so the

@@ -1,4 +1,8 @@
-"""Spectral clustering (spec 002 §2.4 M23-M26, notes 002 §4.1; spec 004 §2.5)."""
+"""Spectral clustering.
+
+Oxford "Advanced Topics in Statistical Machine Learning" §4.1; Stuttgart
+"Introduction to Machine Learning" §6.1.
+"""
 
 from __future__ import annotations
 
@@ -54,7 +58,8 @@ def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str
     """Eigenvectors of the ``n_components`` smallest eigenvalues of a graph Laplacian.
 
     For ``kind="random_walk"`` these solve ``L u = lambda D u`` and are obtained as
-    ``D^{-1/2} v`` from the eigenvectors ``v`` of ``L_sym`` (Remark 18 of notes 002).
+    ``D^{-1/2} v`` from the eigenvectors ``v`` of ``L_sym`` (Remark 18 of Oxford
+    "Advanced Topics in Statistical Machine Learning" §4.1.2).
 
     Returns
     -------
@@ -106,8 +111,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 002 M23-M26 (notes ``seeds/002_*`` L1147-1217): for the indicator vectors
-    ``h_{k,i} = 1{i in C_k} / sqrt(|C_k|)``, ``RatioCut = sum_k h_k^T L h_k`` (Lemma 17);
+    Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and §4.1: for the indicator
+    vectors ``h_{k,i} = 1{i in C_k} / sqrt(|C_k|)``, ``RatioCut = sum_k h_k^T L h_k`` (Lemma 17);
     relaxing ``h`` to real orthonormal vectors gives the ``K`` eigenvectors of the smallest
     eigenvalues, and k-means on their rows rounds the relaxation back to a partition. The
     normalised Laplacians relax the normalised cut instead (Remark 18). A graph with ``c``

@@ -22,8 +22,8 @@ __all__ = ["make_sinusoidal", "make_sinusoidal_imperial"]
 def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=None):
     """Noisy samples of ``t = sin(2 pi x) + eps``, ``x ~ U[0, 1]``, ``eps ~ N(0, noise^2)``.
 
-    The curve-fitting data of Bishop's PRML §1.1 that notes 001 use for the polynomial and
-    Bayesian regression figures (spec 001 §4, experiments E1, E3, E4).
+    The curve-fitting data of Bishop's PRML §1.1 that the notes following PRML use for the
+    polynomial and Bayesian regression figures (PRML Figs. 1.4, 3.7–3.9).
 
     Parameters
     ----------
@@ -53,8 +53,8 @@ def make_sinusoidal(n_samples: int = 10, *, noise: float = 0.3, random_state=Non
 def make_sinusoidal_imperial(n_samples: int = 20, *, noise: float = 0.2, random_state=None):
     """Noisy samples of ``y = -sin(x / 5) + cos(x) + eps``, ``x ~ U[-5, 5]``.
 
-    The regression data of notes 000 (spec 000 §4, experiments E1–E5: N = 20, noise standard
-    deviation 0.2).
+    The regression data of Imperial "Mathematics for Inference and Machine Learning" §1.5 (the
+    polynomial-fit examples: N = 20, noise standard deviation 0.2).
 
     Parameters
     ----------

@@ -3,8 +3,10 @@
 ``PCA`` (SVD, Gram, covariance and randomised routes), ``ProbabilisticPCA`` (closed form and
 EM with missing values), ``KernelPCA``, ``FactorAnalysis`` (EM), ``FastICA``, ``NMF``
 (multiplicative updates), ``PLSRegression`` (NIPALS) and the
-``LatentDirichletAllocation`` topic model (variational inference). Spec 000 §2.H-2.I, spec 001
-M33-M39, spec 002 M1/M20/M32, spec 004 §6.1.
+``LatentDirichletAllocation`` topic model (variational inference). Imperial
+"Mathematics for Inference and Machine Learning" ch. 2; PRML ch. 12; Oxford
+"Advanced Topics in Statistical Machine Learning" §1.1.1, §3.6 and §5.5; Stuttgart
+"Introduction to Machine Learning" §6.1.
 """
 
 from ._factor_analysis import FactorAnalysis

@@ -9,7 +9,7 @@ import scipy.linalg as sla
 def flip_rows(V: np.ndarray) -> np.ndarray:
     """Make the largest-magnitude entry of each row positive (deterministic signs).
 
-    Eigenvectors and singular vectors are defined up to sign (spec 000 §6.3); fixing the
+    Eigenvectors and singular vectors are defined up to sign; fixing the
     sign this way makes every fit reproducible. It is scikit-learn's ``svd_flip`` convention
     for ``components_`` (decided by the rows of ``V^T``).
     """

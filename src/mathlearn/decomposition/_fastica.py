@@ -86,9 +86,10 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 004 §6.1 (slide 6:13): ``x = W z + mu + e`` with independent non-Gaussian ``z``; the
-    notes name no algorithm, so this is FastICA. After whitening ``x~ = K (x - mu)`` with
-    ``K = Lambda_k^{-1/2} U_k^T`` (PCA whitening, spec 000 M53), each row ``w`` of the
+    Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:13): ``x = W z + mu + e`` with
+    independent non-Gaussian ``z``; the notes name no algorithm, so this is FastICA. After
+    whitening ``x~ = K (x - mu)`` with ``K = Lambda_k^{-1/2} U_k^T`` (PCA whitening, Imperial
+    "Mathematics for Inference and Machine Learning" §2.1.4.3, eq. 2.58), each row ``w`` of the
     unmixing matrix is updated by the fixed point ``w <- E[x~ g(w^T x~)] - E[g'(w^T x~)] w``
     followed by decorrelation (symmetric, ``W <- (W W^T)^{-1/2} W``, or deflation). Sources are
     identified up to order, sign and scale.
@@ -164,10 +165,10 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             amax = float(np.max(np.abs(Xc)))
             unit = 2.0 ** np.round(np.log2(amax)) if not 1e-100 <= amax <= 1e100 else 1.0
             Xc = Xc / unit
-            # PCA whitening (spec 000 M53). The covariance's eigendecomposition resolves its
-            # eigenvalues only to eps * lambda_max and would call data with one feature in
-            # large units collinear; centred_spectrum then takes the singular values of X_c
-            # (accurate to eps * s_max) instead.
+            # PCA whitening (Imperial "Mathematics for Inference and Machine Learning" §2.1.4.3).
+            # The covariance's eigendecomposition resolves its eigenvalues only to eps * lambda_max
+            # and would call data with one feature in large units collinear; centred_spectrum then
+            # takes the singular values of X_c (accurate to eps * s_max) instead.
             lam, Vt = centred_spectrum(Xc, lambda w: w[k - 1] if k <= w.size else 0.0)
             sv = np.sqrt(np.clip(lam, 0.0, None) * n)
             if k > sv.size or sv[k - 1] <= sv[0] * max(n, d) * np.finfo(X.dtype).eps:

@@ -28,7 +28,10 @@ _KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
 
 
 def _center_fit(K: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """``K~ = (I - E) K (I - E)`` in place, ``E = 11^T / N`` (spec 000 M60, 001 M35)."""
+    """``K~ = (I - E) K (I - E)`` in place, ``E = 11^T / N``.
+
+    Imperial "Mathematics for Inference and Machine Learning" §2.2.1; PRML §12.3.
+    """
     col_means = K.mean(axis=0)
     grand = float(col_means.mean())
     K -= col_means[None, :]
@@ -77,12 +80,13 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     ----------
     eigenvalues_ : ndarray of shape (n_components_,)
         Eigenvalues ``mu_i`` of the centred Gram matrix, decreasing. The feature-space
-        covariance eigenvalues are ``mu_i / N`` (spec 001 M35).
+        covariance eigenvalues are ``mu_i / N`` (PRML §12.3).
     eigenvectors_ : ndarray of shape (n_samples, n_components_)
         Unit eigenvectors ``e_i`` of the centred Gram matrix.
     dual_coef_ : ndarray of shape (n_samples, n_components_)
         The expansion coefficients ``a_i = e_i / sqrt(mu_i)`` (so ``a_i^T K~ a_i = 1``, the
-        unit-norm condition of spec 001 M35 and 002 M20); ``transform(x) = k~(x)^T a``.
+        unit-norm condition of PRML §12.3 and Oxford
+        "Advanced Topics in Statistical Machine Learning" §3.6); ``transform(x) = k~(x)^T a``.
     X_fit_ : ndarray of shape (n_samples, n_features)
     X_transformed_fit_ : ndarray of shape (n_samples, n_components_)
         Training projections ``sqrt(mu_i) e_i``.
@@ -95,12 +99,14 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 000 M60-M61, spec 001 M35, spec 002 M20, spec 004 §6.1. With ``E = 11^T/N`` the
-    centred Gram matrix ``K~ = (I - E) K (I - E)`` is eigendecomposed, ``K~ = V Lambda V^T``;
-    a new point ``x`` with ``g(x) = [k(x_1, x), ..., k(x_N, x)]`` projects to
-    ``y = Lambda^{-1/2} V^T (I - E)(g(x) - K 1 / N)`` (spec 000 M61), i.e. ``g`` is centred
-    with the training column means and grand mean. Training projections are ``V
-    Lambda^{1/2}``. With the linear kernel the projections equal PCA's (spec 001 T17).
+    Imperial "Mathematics for Inference and Machine Learning" §2.2.1; PRML §12.3; Oxford
+    "Advanced Topics in Statistical Machine Learning" §3.6; Stuttgart
+    "Introduction to Machine Learning" §6.1 (slides 6:17–6:21). With ``E = 11^T/N`` the centred
+    Gram matrix ``K~ = (I - E) K (I - E)`` is eigendecomposed, ``K~ = V Lambda V^T``; a new point
+    ``x`` with ``g(x) = [k(x_1, x), ..., k(x_N, x)]`` projects to ``y = Lambda^{-1/2} V^T (I -
+    E)(g(x) - K 1 / N)`` (Imperial "Mathematics for Inference and Machine Learning" §2.2.1), i.e.
+    ``g`` is centred with the training column means and grand mean. Training projections are ``V
+    Lambda^{1/2}``. With the linear kernel the projections equal PCA's (PRML §12.3).
 
     The pre-image (``inverse_transform``) is learned as in Bakir, Weston & Schoelkopf (2004):
     kernel ridge regression from the projections back to ``X``, with the same kernel on the
@@ -244,7 +250,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             order = np.argsort(w)[::-1]
             w, V = w[order], V[:, order]
         # Components with non-positive eigenvalue carry no variance and cannot be normalised
-        # (division by sqrt(mu)); they are dropped (spec 000 §6.3).
+        # (division by sqrt(mu)); they are dropped.
         tol = max(w[0], 0.0) * n * np.finfo(float).eps if w.size else 0.0
         if k is None or self.remove_zero_eig:
             keep = w > tol
@@ -277,7 +283,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         return self.fit(X).X_transformed_fit_
 
     def transform(self, X):
-        """Project new points: ``k~(x)^T a`` with the training centring (spec 000 M61)."""
+        """Project new points: ``k~(x)^T a`` with the training centring."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.kernel_ is None:

@@ -150,11 +150,11 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 004 §6.1 (slides 6:31-6:33) writes ``X ~ Z W`` with ``Z`` (n x p) and ``W`` (p x d);
-    here, as in scikit-learn, ``W`` (n x k) are the per-sample weights and ``H`` (k x d) the
-    parts. Lee & Seung's multiplicative updates (2001) are, for the Frobenius objective,
-    ``W <- W * (X H^T) / (W H H^T)`` and ``H <- H * (W^T X) / (W^T W H)``; for KL (the updates of
-    the notes, with ``z = W`` and ``w = H``),
+    Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:31-6:33) writes ``X ~ Z W`` with
+    ``Z`` (n x p) and ``W`` (p x d); here, as in scikit-learn, ``W`` (n x k) are the per-sample
+    weights and ``H`` (k x d) the parts. Lee & Seung's multiplicative updates (2001) are, for the
+    Frobenius objective, ``W <- W * (X H^T) / (W H H^T)`` and ``H <- H * (W^T X) / (W^T W H)``; for
+    KL (the updates of the notes, with ``z = W`` and ``w = H``),
     ``W <- W * ((X / W H) H^T) / (1 H^T)`` and ``H <- H * (W^T (X / W H)) / (W^T 1)``. Each is
     the minimiser of an auxiliary function, so the objective never increases. Denominators
     and ``W H`` are floored at ``float32`` machine epsilon (the stability advice of the notes).

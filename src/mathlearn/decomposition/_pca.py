@@ -16,6 +16,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..utils._backend import is_dask
 from ..utils._param_validation import (
     Interval,
     RealNotInt,
@@ -119,15 +120,16 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         ``(0, 1)``: the fewest components whose explained variance ratio reaches that fraction;
         ``None``: ``min(n_samples, n_features)``.
     whiten : bool, default=False
-        Scale the projections to unit variance (spec 000 M53, 001 M38):
-        ``y = Lambda^{-1/2} U^T (x - mean)``.
+        Scale the projections to unit variance (Imperial
+        "Mathematics for Inference and Machine Learning" §2.1.4.3, eq. 2.58; PRML §12.1.3): ``y =
+        Lambda^{-1/2} U^T (x - mean)``.
     svd_solver : {"auto", "full", "gram", "covariance", "randomized"}, default="auto"
         ``"full"``: thin SVD of the centred ``(N, D)`` data (LAPACK ``gesdd``).
         ``"gram"``: eigendecomposition of the ``N x N`` Gram matrix ``X_c X_c^T`` and
-        ``U = X_c^T V Lambda^{-1/2}`` (spec 000 M52, Lemma 1 and Algorithm 1): ``O(N^2 D)``
-        time and no ``D x D`` matrix, the route for ``D >> N`` (the faces case). Components of
-        zero variance cannot be recovered this way; if more are asked for than the rank, the
-        thin SVD is used instead.
+        ``U = X_c^T V Lambda^{-1/2}`` (Imperial "Mathematics for Inference and Machine Learning"
+        §2.1.4.3, Lemma 1 and Algorithm 1): ``O(N^2 D)`` time and no ``D x D`` matrix, the route
+        for ``D >> N`` (the faces case). Components of zero variance cannot be recovered this way;
+        if more are asked for than the rank, the thin SVD is used instead.
         ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix
         ``X_c^T X_c`` of the centred data, the cheap route for ``N >> D`` (it squares the
         condition number: eigenvalues are accurate to about ``eps`` times the largest, so use
@@ -157,7 +159,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         that the largest-magnitude entry of each row is positive.
     explained_variance_ : ndarray of shape (n_components_,)
         Variance along each axis, ``s_i^2 / (N - 1)`` (scikit-learn's unbiased scaling; the
-        notes' ``1/N`` scaling, spec 001 M33, is ``explained_variance_ * (N - 1) / N``).
+        notes' ``1/N`` scaling, PRML §12.1, is ``explained_variance_ * (N - 1) / N``).
         For data of extreme magnitude (variances beyond float64, e.g. ``X * 1e300``) the
         fit runs in units of a power of two, and reading ``explained_variance_``,
         ``singular_values_`` or ``noise_variance_`` raises a ``ValueError`` when the value
@@ -181,15 +183,18 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     -----
     With centred data ``X_c = U S V^T`` (rows are samples), the principal axes are the rows of
     ``V^T``, the projections ``X_c V = U S`` and the eigenvalues of the covariance
-    ``S^2 / (N - 1)`` (spec 000 M50, M54; spec 002 M1). The reconstruction
+    ``S^2 / (N - 1)`` (Imperial "Mathematics for Inference and Machine Learning" §2.1.4.1 and
+    §2.1.4.4; Oxford "Advanced Topics in Statistical Machine Learning" §1.1.1). The reconstruction
     ``x~ = mean + V_k V_k^T (x - mean)`` minimises the squared error among rank-``k``
-    reconstructions (spec 000 M51, Eckart-Young M44); its mean squared error on the training
-    data is the sum of the discarded eigenvalues of the ``1/N`` covariance (spec 001 M33).
-    Lemma 1 of spec 000 M52: ``X_c X_c^T`` and ``X_c^T X_c`` share their positive eigenvalues
-    and ``U = X_c^T V Lambda^{-1/2}``; zero eigenvalues are discarded before the division.
+    reconstructions (Imperial "Mathematics for Inference and Machine Learning" §2.1.4.2;
+    Eckart-Young, §2.1.3.2, Theorem 1); its mean squared error on the training data is the sum of
+    the discarded eigenvalues of the ``1/N`` covariance (PRML §12.1.2). Lemma 1 of Imperial
+    "Mathematics for Inference and Machine Learning" §2.1.4.3: ``X_c X_c^T`` and ``X_c^T X_c``
+    share their positive eigenvalues and ``U = X_c^T V Lambda^{-1/2}``; zero eigenvalues are
+    discarded before the division.
 
     ``score``, ``score_samples`` and ``get_covariance`` read the fit as probabilistic PCA
-    (spec 001 M34) with ``sigma^2 = noise_variance_``, as scikit-learn's ``PCA.score`` does,
+    (PRML §12.2) with ``sigma^2 = noise_variance_``, as scikit-learn's ``PCA.score`` does,
     so ``GridSearchCV`` can choose ``n_components`` by held-out likelihood.
 
     Examples
@@ -257,6 +262,19 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             return 7 if k < 0.1 * min(n, d) else 4
         return int(self.iterated_power)
 
+    def _checked_k(self, n, d):
+        k = self.n_components
+        if isinstance(k, Integral):
+            if k > min(n, d):
+                raise ValueError(
+                    f"n_components={k} must be between 1 and {min(n, d)} "
+                    "(min(n_samples, n_features) for these data)."
+                )
+            k = int(k)
+        elif k is not None:
+            k = float(k)
+        return k
+
     @_fit_context
     def fit(self, X, y=None):
         """Fit the principal axes to ``X`` of shape (n_samples, n_features); returns self."""
@@ -275,6 +293,8 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         return Z
 
     def _fit(self, X):
+        if is_dask(X):
+            return self._fit_dask(X)
         X = validate_data(self, X, dtype=[np.float64, np.float32])
         n, d = X.shape
         if n < 2:
@@ -284,16 +304,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self._unit = unit = unit_of(X)
         if unit != 1.0:
             X = X / unit
-        k = self.n_components
-        if isinstance(k, Integral):
-            if k > min(n, d):
-                raise ValueError(
-                    f"n_components={k} must be between 1 and {min(n, d)} "
-                    "(min(n_samples, n_features) for these data)."
-                )
-            k = int(k)
-        elif k is not None:
-            k = float(k)
+        k = self._checked_k(n, d)
         solver = self._choose_solver(n, d, k)
         # Our own centred copy (the solvers below may overwrite it), with one refinement of
         # the mean: the mean of the centred data is the rounding error of the first mean,
@@ -312,7 +323,8 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             G = X @ X.T
             w, V = np.linalg.eigh(G)
             w, V = w[::-1], V[:, ::-1]
-            # Rank after centring is at most N - 1 (spec 000 M52): drop the (numerically)
+            # Rank after centring is at most N - 1 (Imperial
+            # "Mathematics for Inference and Machine Learning" §2.1.4.3): drop the (numerically)
             # zero eigenvalues before forming Lambda^{-1/2}.
             tol = max(w[0], 0.0) * max(n, d) * np.finfo(X.dtype).eps
             rank = int(np.sum(w > tol))
@@ -345,6 +357,15 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             )
             s_all = None
             total_var = float(np.einsum("ij,ij->", X, X)) / (n - 1)
+        return self._finish(U, s, Vt, s_all, total_var, n, d, k, solver, X.dtype, unit)
+
+    def _fit_dask(self, X):
+        from ._dask import pca_fit_dask
+
+        return pca_fit_dask(self, X)
+
+    def _finish(self, U, s, Vt, s_all, total_var, n, d, k, solver, dtype, unit):
+        """The fitted attributes from the spectrum (``s_all`` None: only the top ``k``)."""
         ev_all = None if s_all is None else s_all**2 / (n - 1)
         if total_var is None:
             total_var = float(np.sum(ev_all))
@@ -355,7 +376,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             k = int(np.searchsorted(ratio_cum, k, side="right") + 1)
             k = min(k, len(ev_all))
         signs = flip_rows(Vt[:k])
-        self.components_ = (Vt[:k] * signs[:, None]).astype(X.dtype, copy=False)
+        self.components_ = (Vt[:k] * signs[:, None]).astype(dtype, copy=False)
         self.singular_values_ = s[:k].copy()
         self.explained_variance_ = ev_k = s[:k] ** 2 / (n - 1)
         if total_var > 0:
@@ -401,8 +422,13 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """Project ``X`` onto the principal axes: ``(X - mean_) @ components_.T``.
 
         Whitened (``whiten=True``) projections are divided by ``sqrt(explained_variance_)``.
+        A Dask array gives a lazy Dask array.
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import pca_transform_dask
+
+            return pca_transform_dask(self, X)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         if self.whiten:
             scale = self._std_unit()
@@ -434,7 +460,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         ``n_components`` axes (default: all kept).
 
         On the training data this equals the sum of the discarded eigenvalues of the ``1/N``
-        covariance (the distortion of spec 001 M33).
+        covariance (the distortion of PRML §12.1.2).
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
@@ -468,7 +494,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
         ``lambda`` are ``explained_variance_`` (clipped below at ``sigma^2 =
         noise_variance_``), ``V`` the rows of ``components_``; as scikit-learn's
-        ``PCA.get_covariance`` without whitening (spec 001 M34; whitening does not change
+        ``PCA.get_covariance`` without whitening (PRML §12.2; whitening does not change
         the model here).
         """
         check_is_fitted(self)
@@ -484,7 +510,7 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
         ``C = V^T diag(lambda) V + sigma^2 (I - V^T V)`` has eigenvalues ``lambda`` along the
         kept axes and ``sigma^2`` across them, so ``ln|C|`` and ``x^T C^{-1} x`` need no
-        ``D x D`` matrix (spec 001 M34; scikit-learn's ``PCA.score_samples``).
+        ``D x D`` matrix (PRML §12.2; scikit-learn's ``PCA.score_samples``).
         """
         ev, s2 = self._ppca_spectrum()
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)

@@ -68,9 +68,9 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
 
     Notes
     -----
-    Spec 004 §6.1 (slides 6:14-6:16, Hastie et al. Alg. 3.3; note the erratum there: the
-    deflation is ``X <- (I - Z_i) X``). For component ``i``: the weights ``w`` are the first
-    left singular vector of ``X_i^T Y_i`` (by NIPALS power iteration; for one target
+    Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:14-6:16, after Hastie et al. Alg.
+    3.3; corrected: the deflation is ``X <- (I - Z_i) X``). For component ``i``: the weights ``w``
+    are the first left singular vector of ``X_i^T Y_i`` (by NIPALS power iteration; for one target
     ``w ~ X_i^T y``), the scores ``t = X_i w``, the loadings ``p = X_i^T t / t^T t`` and
     ``q = Y_i^T t / t^T t``, and the deflation ``X_{i+1} = X_i - t p^T``,
     ``Y_{i+1} = Y_i - t q^T``. For a single target the fitted values equal those of

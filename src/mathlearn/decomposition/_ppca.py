@@ -86,22 +86,24 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
 
     Notes
     -----
-    Spec 000 M63 (notes 000 eqs. 2.77-2.90), spec 001 M34, spec 002 M32. The ML solution is
+    Imperial "Mathematics for Inference and Machine Learning" §2.2.1.1 (eqs. 2.77-2.90);
+    PRML §12.2; Oxford "Advanced Topics in Statistical Machine Learning" §5.5. The ML solution is
     ``mu = mean(x)``, ``sigma^2 = (1/(D-k)) sum_{j>k} lambda_j`` and
     ``W = U_k (Lambda_k - sigma^2 I)^{1/2}``, where ``lambda_j`` are the eigenvalues of the
-    ``1/N`` covariance (spec 002 erratum 14). The posterior is
+    ``1/N`` covariance (the maximum-likelihood covariance, not the unbiased one). The posterior is
     ``p(z | x) = N(M^{-1} W^T (x - mu), sigma^2 M^{-1})`` with ``M = W^T W + sigma^2 I``
     (eq. 2.84); the log-likelihood uses Woodbury, ``C^{-1} = (I - W M^{-1} W^T) / sigma^2``,
     and ``ln|C| = (D - k) ln sigma^2 + ln|M|`` (eq. 2.86), so it costs ``O(N D k)`` and never a
     ``D x D`` inverse. As ``sigma^2 -> 0`` the posterior mean becomes whitened PCA,
-    ``Lambda_k^{-1/2} U_k^T (x - mu)`` (spec 000 M63, erratum 13).
+    ``Lambda_k^{-1/2} U_k^T (x - mu)`` (Imperial "Mathematics for Inference and Machine Learning"
+    §2.2.1.1; corrected: the notes' limit omits the ``U_k^T``).
 
-    EM (spec 002 M32, eqs. 5.19-5.22) for complete data: E-step ``b_i = M^{-1} W^T x_i``,
-    ``R = sigma^2 M^{-1}``; M-step ``W = (sum x_i b_i^T)(sum b_i b_i^T + N R)^{-1}`` and
-    ``sigma^2 = (1/(N D)) [sum ||x_i||^2 - 2 sum x_i^T W b_i + tr(W^T W (sum b_i b_i^T + N R))]``
-    with the new ``W``. With missing values the E-step conditions on each sample's observed
-    entries only (``M_i = W_o^T W_o + sigma^2 I``, batched over samples) and the M-step
-    solves, for each feature, the ``(k + 1) x (k + 1)`` normal equations of ``(w_j, mu_j)``
+    EM (Oxford "Advanced Topics in Statistical Machine Learning" §5.5, eqs. 5.19-5.22) for complete
+    data: E-step ``b_i = M^{-1} W^T x_i``, ``R = sigma^2 M^{-1}``; M-step ``W = (sum x_i b_i^T)(sum
+    b_i b_i^T + N R)^{-1}`` and ``sigma^2 = (1/(N D)) [sum ||x_i||^2 - 2 sum x_i^T W b_i + tr(W^T W
+    (sum b_i b_i^T + N R))]`` with the new ``W``. With missing values the E-step conditions on each
+    sample's observed entries only (``M_i = W_o^T W_o + sigma^2 I``, batched over samples) and the
+    M-step solves, for each feature, the ``(k + 1) x (k + 1)`` normal equations of ``(w_j, mu_j)``
     over the samples where it is observed (as in Ilin & Raiko, 2010); every step still
     increases the observed-data likelihood. Both run through the EM driver
     :func:`mathlearn.mixture.em`. EM is slow when ``sigma^2`` is small next to the
@@ -268,8 +270,8 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         # The spectrum of the covariance, from its eigendecomposition when that resolves
         # sigma^2 (the mean of the D - k trailing eigenvalues), else from the singular
         # values of X_c, which do not square the condition number. For D > N there are N
-        # non-trivial directions (spec 000 M52); the D - N remaining eigenvalues are 0 and
-        # enter sigma^2 as zeros.
+        # non-trivial directions (Imperial "Mathematics for Inference and Machine Learning"
+        # §2.1.4.3, Lemma 1); the D - N remaining eigenvalues are 0 and enter sigma^2 as zeros.
         lam, Vt = centred_spectrum(Xc, lambda w: np.sum(np.clip(w[k:], 0, None)) / (d - k))
         self._set_closed_form(lam, Vt, d, k, n)
         self.n_iter_ = 0

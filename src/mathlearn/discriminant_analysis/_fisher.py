@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -18,7 +18,7 @@ from ..base import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import centred_linear_map
-from ..utils.linalg import cho_solve, cholesky
+from ..utils.linalg import cholesky
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["FisherLDA", "scatter_matrices"]
@@ -34,13 +34,13 @@ def _scatter_factors(X, y_idx, n_classes, convention):
     means /= counts[:, None]
     A = X - means[y_idx]
     if convention == "pooled":
-        # Spec 000 §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
+        # Imperial MIML notes §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
         # S_t = S_w + S_b.
         m = X.mean(axis=0)
         B = np.sqrt(counts)[:, None] * (means - m)
     elif convention == "normalized":
-        # Spec 000 §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance; S_b around
-        # the (unweighted) mean of the class means.
+        # Imperial MIML notes §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance;
+        # S_b around the (unweighted) mean of the class means.
         A = A / np.sqrt(counts[y_idx])[:, None]
         B = means - means.mean(axis=0)
     else:
@@ -64,9 +64,10 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     scatter : {"pooled", "normalized"}, default="pooled"
-        ``"pooled"`` (spec 000 §2.2): ``S_w = sum_i (x_i - mu_{c_i})(x_i - mu_{c_i})^T`` and
+        ``"pooled"`` (Imperial "Mathematics for Inference and Machine Learning" §2.2):
+        ``S_w = sum_i (x_i - mu_{c_i})(x_i - mu_{c_i})^T`` and
         ``S_b = sum_j N_j (mu_j - m)(mu_j - m)^T``, so ``S_w + S_b = S_t``.
-        ``"normalized"`` (spec 000 §2.1.5, the convention of the worked example TV-02):
+        ``"normalized"`` (the same notes, §2.1.5, the convention of their worked example):
         ``S_w = sum_j S_j`` with ``S_j`` the class covariance (``1/N_j``) and
         ``S_b = sum_j (mu_j - m_bar)(mu_j - m_bar)^T`` around the mean of the class means (for
         two classes this is ``(mu_1 - mu_2)(mu_1 - mu_2)^T / 2``).
@@ -95,6 +96,126 @@ def scatter_matrices(X, y, *, scatter: str = "pooled") -> tuple[np.ndarray, np.n
     return A.T @ A, B.T @ B
 
 
+class FisherDirections(NamedTuple):
+    """Result of :func:`fisher_directions`."""
+
+    scalings: np.ndarray
+    eigenvalues: np.ndarray
+    explained_variance_ratio: np.ndarray
+    solver: str
+    means: np.ndarray
+    xbar: np.ndarray
+
+
+def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e-10):
+    """Fisher's discriminant directions, shared by :class:`FisherLDA` and
+    :class:`LinearDiscriminantAnalysis` (one implementation of the projection).
+
+    ``X`` is validated float64 data, ``y_idx`` class indices ``0 .. C - 1``, ``k`` the number
+    of directions; ``solver``, ``scatter`` and ``tol`` as in :class:`FisherLDA`. Returns the
+    directions scaled so that the projections have identity ML within-class covariance.
+    """
+    n, d = X.shape
+    xbar = X.mean(axis=0)
+    # Features in units of their within-class standard deviation (their total one for a
+    # feature constant within every class; 1 for a constant feature): the criterion is
+    # invariant under this rescaling, and S_w is then as well conditioned as the
+    # correlations allow.
+    _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
+    sd = _rms(X - means[y_idx])
+    total_sd = _rms(X - xbar)
+    sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
+    Xs = X / sd
+    A, B, _, _ = _scatter_factors(Xs, y_idx, C, scatter)
+    if solver in ("auto", "eigen"):
+        # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
+        # D x D matrices are never formed (the faces case, D >> N).
+        ok = d <= n - C
+        if ok:
+            Sw, Sb = A.T @ A, B.T @ B
+            try:
+                cholesky(Sw, jitter=None, name="S_w")
+                cond = np.linalg.cond(Sw)
+                ok = bool(np.isfinite(cond) and cond * tol * 1e-3 < 1.0)
+            except np.linalg.LinAlgError:
+                ok = False
+        if not ok:
+            if solver == "eigen":
+                raise ValueError(
+                    "the within-class scatter S_w is singular (n_features > n_samples - "
+                    "n_classes, or constant/collinear features); use solver="
+                    "'simultaneous' or 'pca'."
+                )
+            solver = "simultaneous"
+        else:
+            solver = "eigen"
+    if solver == "eigen":
+        w, W = sla.eigh(Sb, Sw, check_finite=False)
+        w, W = w[::-1], W[:, ::-1]
+    elif solver == "simultaneous":
+        U = _whiten_within(A, tol)
+        BU = B @ U
+        w, Q = sla.eigh(BU.T @ BU, check_finite=False)
+        w, Q = w[::-1], Q[:, ::-1]
+        W = U @ Q
+    else:
+        r = min(n - C, d)
+        Xc = Xs - Xs.mean(axis=0)
+        _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
+        P = Vt[:r].T
+        AP, BP = A @ P, B @ P
+        Swr = AP.T @ AP
+        try:
+            w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "S_w is singular even after PCA to n_samples - n_classes dimensions "
+                "(collinear data); use solver='simultaneous'."
+            ) from None
+        w, Q = w[::-1], Q[:, ::-1]
+        W = P @ Q
+    if W.shape[1] < k:
+        # The simultaneous route keeps the range of S_w only.
+        raise ValueError(
+            f"the within-class scatter has rank {W.shape[1]} < n_components={k} on these "
+            "data (classes that are single points, or collinear features); lower "
+            "n_components."
+        )
+    w = np.clip(w, 0.0, None)
+    total = w[: C - 1].sum()
+    W = W[:, :k]
+    # Scale so that the ML estimate of the shared within-class covariance of the
+    # projections is I (W^T S_w W = I holds before this for the pooled convention).
+    AW = ((X - means[y_idx]) / sd) @ W
+    norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
+    norms[norms == 0] = 1.0
+    W = W / norms / sd[:, None]  # back to the original units
+    idx = np.argmax(np.abs(W), axis=0)
+    signs = np.sign(W[idx, np.arange(k)])
+    signs[signs == 0] = 1.0
+    return FisherDirections(
+        W * signs, w[:k], w[:k] / total if total > 0 else np.zeros(k), solver, means, xbar
+    )
+
+
+def _whiten_within(A, tol):
+    """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
+    n, d = A.shape
+    if n < d:
+        # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
+        # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
+        g, V = sla.eigh(A @ A.T, check_finite=False)
+        keep = g > tol * max(g[-1], 0.0)
+        if not keep.any():
+            raise ValueError("the within-class scatter is zero (every class is one point).")
+        return (A.T @ V[:, keep]) / g[keep]
+    g, V = sla.eigh(A.T @ A, check_finite=False)
+    keep = g > tol * max(g[-1], 0.0)
+    if not keep.any():
+        raise ValueError("the within-class scatter is zero (every class is one point).")
+    return V[:, keep] / np.sqrt(g[keep])
+
+
 class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     """Fisher's linear discriminant: projection maximising between- over within-class scatter.
 
@@ -106,11 +227,12 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     solver : {"auto", "eigen", "simultaneous", "pca"}, default="auto"
         ``"eigen"``: the generalised symmetric eigenproblem ``S_b w = lambda S_w w``
         (``scipy.linalg.eigh(S_b, S_w)``, never inverting ``S_w``); needs ``S_w`` positive
-        definite. ``"simultaneous"``: simultaneous diagonalisation (spec 000 M58, Lemma 2 and
-        Algorithm 2): whiten ``S_w`` on its range through the cheaper of the ``N x N`` Gram
-        and ``D x D`` scatter, then diagonalise the whitened ``S_b``; works when ``D > N``.
-        ``"pca"``: PCA to ``min(N - C, D)`` dimensions, then the eigenproblem there (spec 000
-        M57; the notes warn that information can be lost). ``"auto"``: ``"eigen"`` when
+        definite. ``"simultaneous"``: simultaneous diagonalisation (Imperial "Mathematics for
+        Inference and Machine Learning" §2.2, Lemma 2 and Algorithm 2): whiten ``S_w`` on its
+        range through the cheaper of the ``N x N`` Gram and ``D x D`` scatter, then diagonalise
+        the whitened ``S_b``; works when ``D > N``.
+        ``"pca"``: PCA to ``min(N - C, D)`` dimensions, then the eigenproblem there (the same
+        notes, §2.2; they warn that information can be lost). ``"auto"``: ``"eigen"`` when
         ``S_w`` is positive definite, else ``"simultaneous"``; when ``D > N - C`` ``S_w``
         is singular by its rank, and ``"simultaneous"`` is chosen without forming any
         ``D x D`` matrix. When ``D >> N`` the class means can differ mostly in the null
@@ -147,12 +269,14 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     intercept_ : ndarray of shape (n_classes,), or (1,) for two classes
     solver_ : str
         The solver actually used.
+    classifier_ : LinearDiscriminantAnalysis
+        The classifier: linear discriminant analysis fitted to the projections.
     n_components_ : int
     n_features_in_ : int
 
     Notes
     -----
-    Spec 000 M55-M58. Two classes: maximise
+    Imperial "Mathematics for Inference and Machine Learning" §2.1.5-2.2. Two classes: maximise
     ``J(w) = (w^T S_b w) / (w^T S_w w)``, whose maximiser is ``w ~ S_w^{-1}(mu_1 - mu_2)``;
     ``C`` classes: ``max tr(W^T S_b W)`` s.t. ``W^T S_w W = I``, i.e. ``S_b W = S_w W Lambda``
     with at most ``C - 1`` non-zero eigenvalues. ``rank(S_w) = min(D, N - C)`` (erratum 10:
@@ -166,7 +290,9 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     computed for features in units of their within-class standard deviation and mapped back:
     a feature in units of ``1e8`` then costs no accuracy and no rank.
 
-    The classifier on top is Gaussian with a shared covariance in the projected space,
+    The classifier on top is :class:`LinearDiscriminantAnalysis` on the projections
+    (``classifier_``; one implementation of the Gaussian classifier, not two), a Gaussian
+    with a shared covariance in the projected space,
     ``log p(c | z) = -0.5 (z - nu_c)^T Sigma_z^{-1} (z - nu_c) + log pi_c + const``; with
     ``n_components = C - 1`` and the pooled convention it gives the same predictions and
     probabilities as full-dimensional linear discriminant analysis (the discarded directions
@@ -235,127 +361,35 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
             self.priors_ = counts / n
         else:
             pri = np.asarray(self.priors, dtype=float)
-            if pri.shape != (C,) or np.any(pri < 0) or not np.isclose(pri.sum(), 1.0):
-                raise ValueError(f"priors must be {C} non-negative numbers summing to 1.")
+            if pri.shape != (C,) or np.any(pri <= 0) or not np.isclose(pri.sum(), 1.0):
+                raise ValueError(f"priors must be {C} positive numbers summing to 1.")
             self.priors_ = pri
-        # Features in units of their within-class standard deviation (their total one for a
-        # feature constant within every class; 1 for a constant feature): the criterion is
-        # invariant under this rescaling, and S_w is then as well conditioned as the
-        # correlations allow.
-        _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
-        self.means_ = means
-        sd = _rms(X - means[y_idx])
-        total_sd = _rms(X - self.xbar_)
-        sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
-        Xs = X / sd
-        A, B, _, _ = _scatter_factors(Xs, y_idx, C, self.scatter)
-        solver = self.solver
-        if solver in ("auto", "eigen"):
-            # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
-            # D x D matrices are never formed (the faces case, D >> N).
-            ok = d <= n - C
-            if ok:
-                Sw, Sb = A.T @ A, B.T @ B
-                try:
-                    cholesky(Sw, jitter=None, name="S_w")
-                    cond = np.linalg.cond(Sw)
-                    ok = bool(np.isfinite(cond) and cond * self.tol * 1e-3 < 1.0)
-                except np.linalg.LinAlgError:
-                    ok = False
-            if not ok:
-                if solver == "eigen":
-                    raise ValueError(
-                        "the within-class scatter S_w is singular (n_features > n_samples - "
-                        "n_classes, or constant/collinear features); use solver="
-                        "'simultaneous' or 'pca'."
-                    )
-                solver = "simultaneous"
-            else:
-                solver = "eigen"
-        if solver == "eigen":
-            w, W = sla.eigh(Sb, Sw, check_finite=False)
-            w, W = w[::-1], W[:, ::-1]
-        elif solver == "simultaneous":
-            U = self._whiten_within(A)
-            BU = B @ U
-            w, Q = sla.eigh(BU.T @ BU, check_finite=False)
-            w, Q = w[::-1], Q[:, ::-1]
-            W = U @ Q
-        else:
-            r = min(n - C, d)
-            Xc = Xs - Xs.mean(axis=0)
-            _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
-            P = Vt[:r].T
-            AP, BP = A @ P, B @ P
-            Swr = AP.T @ AP
-            try:
-                w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
-            except np.linalg.LinAlgError:
-                raise ValueError(
-                    "S_w is singular even after PCA to n_samples - n_classes dimensions "
-                    "(collinear data); use solver='simultaneous'."
-                ) from None
-            w, Q = w[::-1], Q[:, ::-1]
-            W = P @ Q
-        if W.shape[1] < k:
-            # The simultaneous route keeps the range of S_w only.
-            raise ValueError(
-                f"the within-class scatter has rank {W.shape[1]} < n_components={k} on these "
-                "data (classes that are single points, or collinear features); lower "
-                "n_components."
-            )
-        w = np.clip(w, 0.0, None)
-        total = w[: C - 1].sum()
-        W = W[:, :k]
-        # Scale so that the ML estimate of the shared within-class covariance of the
-        # projections is I (W^T S_w W = I holds before this for the pooled convention).
-        AW = ((X - means[y_idx]) / sd) @ W
-        norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
-        norms[norms == 0] = 1.0
-        W = W / norms / sd[:, None]  # back to the original units
-        idx = np.argmax(np.abs(W), axis=0)
-        signs = np.sign(W[idx, np.arange(k)])
-        signs[signs == 0] = 1.0
-        self.scalings_ = W * signs
-        self.eigenvalues_ = w[:k]
-        self.explained_variance_ratio_ = w[:k] / total if total > 0 else np.zeros(k)
-        self.solver_ = solver
+        fd = fisher_directions(
+            X, y_idx, C, k, solver=self.solver, scatter=self.scatter, tol=self.tol
+        )
+        self.means_ = fd.means
+        self.scalings_ = fd.scalings
+        self.eigenvalues_ = fd.eigenvalues
+        self.explained_variance_ratio_ = fd.explained_variance_ratio
+        self.solver_ = fd.solver
         self.n_components_ = k
-        Z = (X - means[y_idx]) @ self.scalings_
-        cov = Z.T @ Z / n
-        self._cov_chol = cholesky(cov + 1e-12 * np.eye(k), jitter="auto", warn=False)
-        self._centroids = (means - self.xbar_) @ self.scalings_
-        # The class scores are linear in x once the quadratic term z^T Sigma_z^{-1} z, shared
+        # The classifier is linear discriminant analysis on the projections z = (x - xbar) W:
+        # Gaussian class conditionals with a shared covariance in the projected space.
+        from ._gaussian import LinearDiscriminantAnalysis
+
+        Z = centred_linear_map(X, self.xbar_, lambda Xc: Xc @ self.scalings_, what="z")
+        self.classifier_ = LinearDiscriminantAnalysis(priors=self.priors_).fit(Z, y_idx)
+        # The class scores are linear in z once the quadratic term z^T Sigma_z^{-1} z, shared
         # by all classes, is dropped: coef_c = W Sigma_z^{-1} nu_c.
-        P = cho_solve(self._cov_chol, self._centroids.T)  # (k, C)
+        P = self.classifier_._coef_all.T / self.classifier_._unit  # (k, C)
         self._score_weights = P
-        with np.errstate(divide="ignore"):
-            self._score_offsets = -0.5 * np.einsum("ck,kc->c", self._centroids, P) + np.log(
-                self.priors_
-            )
+        self._score_offsets = self.classifier_._intercept_all
         coef = (self.scalings_ @ P).T
         intercept = self._score_offsets - coef @ self.xbar_
         if C == 2:
             coef, intercept = coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         self.coef_, self.intercept_ = coef, intercept
         return self
-
-    def _whiten_within(self, A):
-        """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
-        n, d = A.shape
-        if n < d:
-            # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
-            # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
-            g, V = sla.eigh(A @ A.T, check_finite=False)
-            keep = g > self.tol * max(g[-1], 0.0)
-            if not keep.any():
-                raise ValueError("the within-class scatter is zero (every class is one point).")
-            return (A.T @ V[:, keep]) / g[keep]
-        g, V = sla.eigh(A.T @ A, check_finite=False)
-        keep = g > self.tol * max(g[-1], 0.0)
-        if not keep.any():
-            raise ValueError("the within-class scatter is zero (every class is one point).")
-        return V[:, keep] / np.sqrt(g[keep])
 
     def transform(self, X):
         """Project onto the discriminant directions: ``(X - xbar_) @ scalings_``."""

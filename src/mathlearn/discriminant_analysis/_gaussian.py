@@ -19,14 +19,26 @@ Regularisation: LDA shrinks each class covariance towards a multiple of the iden
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..base import BaseClassifier, _fit_context, check_is_fitted
+from ..base import (
+    BaseClassifier,
+    ComponentNamesMixin,
+    TransformerMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..utils._param_validation import Interval
-from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
+from ..utils._rowscale import (
+    InUnits,
+    centred_linear_map,
+    check_log_density,
+    gaussian_scores,
+    unit_of,
+)
 from ..utils.extmath import logsumexp
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import validate_data
@@ -57,8 +69,11 @@ def _class_stats(X, y_idx, n_classes):
     return counts, means
 
 
-class LinearDiscriminantAnalysis(BaseClassifier):
+class LinearDiscriminantAnalysis(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     r"""Gaussian class conditionals with a shared covariance: linear decision boundaries.
+
+    ``transform`` projects onto Fisher's discriminant directions (the same implementation as
+    :class:`FisherLDA`), as scikit-learn's ``LinearDiscriminantAnalysis`` does.
 
     Parameters
     ----------
@@ -66,6 +81,11 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         Class priors ``π_k``; ``None`` uses the class proportions (their ML estimate).
     shrinkage : float in [0, 1] or None, default=None
         Shrink each class covariance to ``(1 - s) S_k + s (tr S_k / d) I`` before pooling.
+        The classifier only: the projection of ``transform`` is Fisher's, from the unshrunk
+        scatter matrices.
+    n_components : int or None, default=None
+        Number of Fisher directions kept by ``transform``, at most ``min(n_classes - 1,
+        n_features)`` (``None``: that maximum).
 
     Attributes
     ----------
@@ -78,6 +98,14 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         ``Σ^{-1} μ_k`` per class; for two classes the difference of the two rows (the
         log-odds of ``classes_[1]``), scikit-learn's convention.
     intercept_ : ndarray of shape (1,) or (n_classes,)
+    scalings_ : ndarray of shape (n_features, n_components_)
+        Fisher's discriminant directions ``W`` (``S_b W = S_w W Λ``), scaled so that the
+        projections have identity within-class covariance (ML estimate).
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+        The Fisher ratios of the directions over their sum.
+    xbar_ : ndarray of shape (n_features,)
+        Overall mean; ``transform`` centres with it.
+    n_components_ : int
     n_features_in_ : int
 
     Notes
@@ -85,6 +113,12 @@ class LinearDiscriminantAnalysis(BaseClassifier):
     See the module docstring (PRML §4.2.2). ``Σ`` is factorised by Cholesky; a singular
     ``Σ`` (fewer samples than features, collinear features) gets jitter with a
     ``NumericalWarning`` — use ``shrinkage`` instead.
+
+    The projection maximises the Fisher criterion ``tr((Wᵀ S_w W)^{-1} Wᵀ S_b W)`` (PRML
+    §4.1.4-4.1.6; Imperial "Mathematics for Inference and Machine Learning" §2.2), computed by
+    :class:`FisherLDA`'s solver ``"auto"``. The classifier is invariant under it: with
+    ``n_components = n_classes - 1`` the class means differ only within the projected
+    subspace, so linear discriminant analysis of the projections gives the same posteriors.
 
     Examples
     --------
@@ -98,14 +132,25 @@ class LinearDiscriminantAnalysis(BaseClassifier):
     QuadraticDiscriminantAnalysis, mathlearn.discriminant_analysis.FisherLDA
     """
 
+    _n_features_out_attr = "scalings_"
+    _n_features_out_axis = 1
+
     _parameter_constraints = {
         "priors": ["array-like", None],
         "shrinkage": [Interval(Real, 0, 1, closed="both"), None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, *, priors=None, shrinkage: float | None = None):
+    def __init__(
+        self,
+        *,
+        priors=None,
+        shrinkage: float | None = None,
+        n_components: int | None = None,
+    ):
         self.priors = priors
         self.shrinkage = shrinkage
+        self.n_components = n_components
 
     @_fit_context
     def fit(self, X, y):
@@ -129,6 +174,13 @@ class LinearDiscriminantAnalysis(BaseClassifier):
         X = X / self._unit
         if n <= K:
             raise ValueError(f"LDA needs more samples than classes; got {n} for {K} classes.")
+        kmax = min(K - 1, d)
+        n_comp = kmax if self.n_components is None else int(self.n_components)
+        if n_comp > kmax:
+            raise ValueError(
+                f"n_components={self.n_components!r} must be an int in [1, min(n_classes - 1, "
+                f"n_features)] = [1, {kmax}]."
+            )
         counts, means = _class_stats(X, y_idx, K)
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
@@ -153,7 +205,31 @@ class LinearDiscriminantAnalysis(BaseClassifier):
             self.intercept_ = np.array([b[1] - b[0]])
         else:
             self.coef_, self.intercept_ = W, b
+        from ._fisher import fisher_directions
+
+        fd = fisher_directions(X, y_idx, K, n_comp)
+        self.scalings_ = fd.scalings
+        self.xbar_ = fd.xbar
+        self.explained_variance_ratio_ = fd.explained_variance_ratio
+        self.n_components_ = n_comp
         return self
+
+    def transform(self, X):
+        """Project onto Fisher's discriminant directions: ``(X - xbar_) @ scalings_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X = self._validate_X_predict(X) / self._unit
+        W = LinearDiscriminantAnalysis.scalings_.fitted(self)
+        xbar = LinearDiscriminantAnalysis.xbar_.fitted(self)
+        return centred_linear_map(X, xbar, lambda Xc: Xc @ W, what="the projection")
 
     def decision_function(self, X):
         """Linear scores ``X coef_^T + intercept_``: log-odds of ``classes_[1]`` for two
@@ -180,6 +256,8 @@ class LinearDiscriminantAnalysis(BaseClassifier):
     means_ = InUnits(1)
     covariance_ = InUnits(2)
     coef_ = InUnits(-1)
+    scalings_ = InUnits(-1)
+    xbar_ = InUnits(1)
 
 
 class QuadraticDiscriminantAnalysis(BaseClassifier):

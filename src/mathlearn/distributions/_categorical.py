@@ -45,7 +45,8 @@ class Categorical(Distribution):
     Notes
     -----
     :math:`P(D|\mu) = \prod_k \mu_k^{m_k}` with counts :math:`m_k`; the ML estimate is
-    :math:`\hat\mu = m / n` (spec 004, 9:25). Conjugate prior: Dirichlet.
+    :math:`\hat\mu = m / n` (Stuttgart "Introduction to Machine Learning" slide 9:25). Conjugate
+    prior: Dirichlet.
 
     Examples
     --------
@@ -149,7 +150,8 @@ class Multinomial(Distribution):
     Notes
     -----
     :math:`\mathrm{Mult}(m|n,\mu) = \frac{n!}{\prod_k m_k!}\prod_k \mu_k^{m_k}`, mean
-    :math:`n\mu`, covariance :math:`n(\mathrm{diag}\,\mu - \mu\mu^T)` (spec 004, 9:25).
+    :math:`n\mu`, covariance :math:`n(\mathrm{diag}\,\mu - \mu\mu^T)` (Stuttgart "Introduction to
+    Machine Learning" slide 9:25).
 
     Examples
     --------

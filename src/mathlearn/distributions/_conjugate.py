@@ -13,10 +13,11 @@ Every model exposes
   between models are one call (:func:`bayes_factor`);
 * ``map_estimate(data)`` and ``ml_estimate(data)`` – the MAP and ML point estimates.
 
-The update formulas are the standard conjugate ones (spec 000 M10 and table 1.1; 004 9:22,
+The update formulas are the standard conjugate ones (Imperial "Mathematics for Inference and
+Machine Learning" §1.2.4 and Table 1.1; Stuttgart "Introduction to Machine Learning" slides 9:22,
 9:26, 9:31, 9:36; Bishop §2.3.6 and Murphy, "Conjugate Bayesian analysis of the Gaussian
-distribution", for the Normal–Gamma and Normal–Wishart cases, which the notes name but do
-not derive).
+distribution", for the Normal–Gamma and Normal–Wishart cases, which the notes name but do not
+derive).
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ class BetaBernoulliModel(ConjugateModel):
     Notes
     -----
     With :math:`h` ones and :math:`t` zeros the posterior is :math:`\mathrm{Beta}(a+h, b+t)`
-    (spec 000 eq. 1.53–1.56, 004 9:22); the predictive is
+    (Imperial "Mathematics for Inference and Machine Learning" §1.2.4, eq. 1.53–1.56; Stuttgart
+    "Introduction to Machine Learning" slide 9:22); the predictive is
     :math:`\mathrm{Bernoulli}(a/(a+b))`; the evidence of the sequence is
     :math:`B(a+h, b+t)/B(a, b)`.
 
@@ -248,8 +250,8 @@ class DirichletCategoricalModel(ConjugateModel):
 
     Notes
     -----
-    Posterior :math:`\mathrm{Dir}(\alpha + m)` with counts :math:`m` (spec 004 9:26);
-    predictive :math:`\mathrm{Cat}(\alpha/\alpha_0)`; evidence
+    Posterior :math:`\mathrm{Dir}(\alpha + m)` with counts :math:`m` (Stuttgart "Introduction to
+    Machine Learning" slide 9:26); predictive :math:`\mathrm{Cat}(\alpha/\alpha_0)`; evidence
     :math:`\frac{\Gamma(\alpha_0)}{\Gamma(\alpha_0+n)}\prod_k
     \frac{\Gamma(\alpha_k+m_k)}{\Gamma(\alpha_k)}`.
 
@@ -382,8 +384,9 @@ class NormalKnownVarianceModel(ConjugateModel):
     Notes
     -----
     Posterior :math:`N(m_n, v_n)` with :math:`v_n^{-1} = v_0^{-1} + n/\sigma^2` and
-    :math:`m_n = v_n(m_0/v_0 + \sum_i x_i/\sigma^2)` (spec 004 9:36, with the prior term
-    that the notes omit; a product of Gaussians, spec 000 eq. 1.42–1.44). Predictive
+    :math:`m_n = v_n(m_0/v_0 + \sum_i x_i/\sigma^2)` (Stuttgart "Introduction to Machine Learning"
+    slide 9:36, with the prior term that the notes omit; a product of Gaussians, Imperial
+    "Mathematics for Inference and Machine Learning" §1.2.3.5, eq. 1.42–1.44). Predictive
     :math:`N(m_n, v_n + \sigma^2)`; evidence
     :math:`N(x | m_0 \mathbf 1, \sigma^2 I + v_0 \mathbf 1\mathbf 1^T)`.
 
@@ -449,9 +452,10 @@ class GammaPrecisionModel(ConjugateModel):
 
     Notes
     -----
-    Posterior :math:`\mathrm{Gam}(a + n/2, b + \tfrac12\sum_i(x_i-\mu)^2)` (spec 000 M8,
-    footnote 12; 004 9:31). Predictive Student t with :math:`2a` dof, location :math:`\mu`,
-    scale :math:`\sqrt{b/a}`. Evidence
+    Posterior :math:`\mathrm{Gam}(a + n/2, b + \tfrac12\sum_i(x_i-\mu)^2)` (Imperial "Mathematics
+    for Inference and Machine Learning" §1.2.3.6, footnote 12; Stuttgart "Introduction to Machine
+    Learning" slide 9:31). Predictive Student t with :math:`2a` dof, location :math:`\mu`, scale
+    :math:`\sqrt{b/a}`. Evidence
     :math:`\frac{\Gamma(a_n)}{\Gamma(a)}\frac{b^a}{b_n^{a_n}}(2\pi)^{-n/2}`.
 
     Examples
@@ -575,7 +579,7 @@ class NormalGammaModel(ConjugateModel):
     @staticmethod
     def ml_estimate(data) -> tuple[float, float]:
         r"""``(mean, precision) = (x_bar, 1 / sigma^2_ML)`` with the biased
-        :math:`\sigma^2_{ML} = \frac1N\sum(x_i-\bar x)^2` (spec 001 M6)."""
+        :math:`\sigma^2_{ML} = \frac1N\sum(x_i-\bar x)^2` (PRML §1.2.4)."""
         fit = Normal.fit(_real_data(data))
         return float(fit.mean), float(1.0 / fit.var)
 

@@ -35,7 +35,7 @@ class Dirichlet(Distribution):
     \prod_k \mu_k^{\alpha_k-1}`, :math:`\alpha_0 = \sum_k\alpha_k`; mean
     :math:`\alpha_k/\alpha_0`, mode :math:`(\alpha_k-1)/(\alpha_0-K)` for
     :math:`\alpha_k > 1`; the posterior after counts ``m`` is :math:`\mathrm{Dir}(\alpha+m)`
-    (spec 004, 9:26).
+    (Stuttgart "Introduction to Machine Learning" slide 9:26).
 
     Examples
     --------

@@ -19,7 +19,8 @@ class Empirical(Distribution):
         Particle locations.
     weights : array-like of shape (n,), optional
         Non-negative weights (normalised here); uniform by default. Importance sampling
-        produces such weighted sets (spec 004, 9:38 and 9:47).
+        produces such weighted sets (Stuttgart "Introduction to Machine Learning" slides 9:38 and
+        9:47).
 
     Attributes
     ----------

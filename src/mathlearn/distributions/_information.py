@@ -1,8 +1,8 @@
 """Entropy, cross-entropy, KL divergence and mutual information of discrete distributions.
 
-Definitions of spec 004 (9:42–9:43): :math:`H(p) = E_p[-\\log p]`, cross-entropy
-:math:`\\sum p(-\\log q) \\ge H(p)`, :math:`D(p\\|q) = \\sum p \\log(p/q) \\ge 0`. All in nats,
-with the convention :math:`0 \\log 0 = 0`.
+Definitions of Stuttgart "Introduction to Machine Learning" (slides 9:42–9:43): :math:`H(p) =
+E_p[-\\log p]`, cross-entropy :math:`\\sum p(-\\log q) \\ge H(p)`, :math:`D(p\\|q) = \\sum p
+\\log(p/q) \\ge 0`. All in nats, with the convention :math:`0 \\log 0 = 0`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def entropy(p: ArrayLike) -> float | np.ndarray:
 
     Notes
     -----
-    :math:`H(p) = E_p[-\log p]` (spec 004, 9:42), with :math:`0 \log 0 = 0`.
+    :math:`H(p) = E_p[-\log p]` (Stuttgart "Introduction to Machine Learning" slide 9:42), with
+    :math:`0 \log 0 = 0`.
 
     Examples
     --------
@@ -67,8 +68,8 @@ def cross_entropy(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
 
     Notes
     -----
-    Gibbs' inequality :math:`H(p, q) \ge H(p)`, with the gap :math:`D(p\|q)` (spec 004,
-    9:42–9:43).
+    Gibbs' inequality :math:`H(p, q) \ge H(p)`, with the gap :math:`D(p\|q)` (Stuttgart
+    "Introduction to Machine Learning" slide 9:42–9:43).
 
     Examples
     --------

@@ -1,8 +1,9 @@
 """Kullback–Leibler divergence ``KL(p || q)`` by a registry of closed forms per type pair.
 
-:math:`D(p\\|q) = \\int p \\log(p/q) \\ge 0` (spec 004, 9:43). Closed forms are registered
-for the pairs the notes use; any other pair raises ``NotImplementedError`` naming the pair,
-rather than silently falling back on a Monte Carlo estimate.
+:math:`D(p\\|q) = \\int p \\log(p/q) \\ge 0` (Stuttgart "Introduction to Machine Learning" slide
+9:43). Closed forms are registered for the pairs the notes use; any other pair raises
+``NotImplementedError`` naming the pair, rather than silently falling back on a Monte Carlo
+estimate.
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ def linear_gaussian_joint(
 
     Notes
     -----
-    Spec 001 M9 (PRML 2.113–2.117, with the errata corrected: precisions inverted) and
-    004 9:35 ("joint = marginal x conditional").
+    PRML §2.3.3 (eqs. 2.113–2.117, with the notes' errata corrected: precisions inverted) and
+    Stuttgart "Introduction to Machine Learning" slide 9:35 ("joint = marginal x conditional").
 
     Examples
     --------
@@ -83,7 +83,7 @@ def linear_gaussian_joint(
 def linear_gaussian_marginal(
     prior: Any, A: ArrayLike, noise_cov: ArrayLike, b: ArrayLike | None = None
 ) -> MultivariateNormal:
-    r"""Marginal :math:`p(y) = N(A\mu + b, L^{-1} + A\Lambda^{-1}A^T)` (spec 001 M9).
+    r"""Marginal :math:`p(y) = N(A\mu + b, L^{-1} + A\Lambda^{-1}A^T)` (PRML §2.3.3, eq. 2.115).
 
     Parameters
     ----------
@@ -97,7 +97,8 @@ def linear_gaussian_marginal(
     Notes
     -----
     The propagation identity :math:`\int N(y|Ax+b, L^{-1})N(x|\mu,\Lambda^{-1})dx`
-    (spec 004 9:35), taken as the trailing block of the joint's factor (a QR, no inverse).
+    (Stuttgart "Introduction to Machine Learning" slide 9:35), taken as the trailing block of the
+    joint's factor (a QR, no inverse).
 
     Examples
     --------
@@ -116,7 +117,7 @@ def linear_gaussian_posterior(
     r"""Posterior :math:`p(x | y)` of the linear-Gaussian model.
 
     :math:`p(x|y) = N(\Sigma\{A^T L (y - b) + \Lambda\mu\}, \Sigma)`,
-    :math:`\Sigma = (\Lambda + A^T L A)^{-1}` (spec 001 M9, corrected: "+Λμ", not "+Aμ"),
+    :math:`\Sigma = (\Lambda + A^T L A)^{-1}` (PRML eq. 2.116: "+Λμ"; the notes print "+Aμ"),
     computed by conditioning the joint on ``y`` (a QR of the joint factor; no inverse).
 
     Parameters
@@ -133,7 +134,7 @@ def linear_gaussian_posterior(
 
     Notes
     -----
-    Bayes' theorem for Gaussians (spec 001 M9 with the corrected mean; PRML 2.116–2.117).
+    Bayes' theorem for Gaussians (PRML §2.3.3, eqs. 2.116–2.117).
 
     Examples
     --------

@@ -2,8 +2,9 @@
 
 Notes
 -----
-The Gaussian identities implemented here are those of spec 000 §2.A (equations of the
-marginal and conditional Gaussian, the linear-Gaussian model), 001 M3 and 004 appendix A:
+The Gaussian identities implemented here are those of Imperial "Mathematics for Inference and
+Machine Learning" §1.2.3.5 (the marginal and conditional Gaussian, the linear-Gaussian model), PRML
+§2.3 and Stuttgart "Introduction to Machine Learning" appendix A:
 
 * marginal of ``x_a``: ``N(mu_a, Sigma_aa)``;
 * conditional ``x_a | x_b``: ``N(mu_a + Sigma_ab Sigma_bb^{-1} (x_b - mu_b),
@@ -164,7 +165,8 @@ class MultivariateNormal(Distribution):
     .. math:: \log N(x | \mu, \Sigma) = -\tfrac{d}{2}\log 2\pi - \sum_i \log L_{ii}
               - \tfrac12 \lVert L^{-1}(x - \mu) \rVert^2
 
-    (spec 000 §2.A, 001 M3). The log-density of a batch of points costs one triangular solve
+    (Imperial "Mathematics for Inference and Machine Learning" §1.2.3.5;
+    PRML §2.3). The log-density of a batch of points costs one triangular solve
     per distinct factor with all its points as right-hand sides.
 
     ``logpdf``, ``pdf`` and ``mahalanobis`` take ``x`` of shape ``(..., d)`` and return the
@@ -269,9 +271,10 @@ class MultivariateNormal(Distribution):
         r"""Maximum-likelihood fit to samples ``X`` of shape (n, d).
 
         :math:`\mu_{ML} = \bar x`, :math:`\Sigma_{ML} = \frac1N\sum_n (x_n-\bar x)
-        (x_n-\bar x)^T` (spec 001 M7, 004 9:36), biased by :math:`(N-1)/N` like the
-        univariate ML variance; ``unbiased=True`` divides by ``N - 1`` instead. The factor
-        comes from a QR of the centred data, never from forming the scatter matrix.
+        (x_n-\bar x)^T` (PRML §2.3.4; Stuttgart "Introduction to Machine Learning" slide 9:36),
+        biased by :math:`(N-1)/N` like the univariate ML variance; ``unbiased=True`` divides by ``N
+        - 1`` instead. The factor comes from a QR of the centred data, never from forming the
+        scatter matrix.
         """
         X = np.asarray(X, dtype=float)
         if X.ndim != 2:

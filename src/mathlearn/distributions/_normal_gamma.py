@@ -38,8 +38,10 @@ class NormalGamma(Distribution):
 
     Notes
     -----
-    Conjugate prior of a univariate Gaussian with unknown mean and precision (spec 000 M10,
-    table 1.1, "Gaussian/inverse-Gamma" written for the precision; 004 9:31). The marginal
+    Conjugate prior of a univariate Gaussian with unknown mean and precision
+    (Imperial "Mathematics for Inference and Machine Learning" §1.2.4, table 1.1,
+    "Gaussian/inverse-Gamma" written for the precision; Stuttgart "Introduction to Machine
+    Learning" slide 9:31). The marginal
     of :math:`\mu` is a Student t with :math:`2a` degrees of freedom, location :math:`m` and
     scale :math:`\sqrt{b/(a\kappa)}`.
 
@@ -210,10 +212,11 @@ class NormalWishart(Distribution):
 
     Notes
     -----
-    Conjugate prior of a multivariate Gaussian with unknown mean and covariance (spec 000
-    M10, "Gaussian/inverse-Wishart" written for the precision; 004 9:31 "Gauss-Wishart").
-    The marginal of :math:`\mu` is a multivariate Student t with :math:`\nu - d + 1` dof,
-    location :math:`m` and shape :math:`W^{-1} / (\kappa(\nu - d + 1))`.
+    Conjugate prior of a multivariate Gaussian with unknown mean and covariance (Imperial
+    "Mathematics for Inference and Machine Learning" §1.2.4, Table 1.1, "Gaussian/inverse-Wishart"
+    written for the precision; Stuttgart "Introduction to Machine Learning" slide 9:31
+    "Gauss-Wishart"). The marginal of :math:`\mu` is a multivariate Student t with :math:`\nu - d +
+    1` dof, location :math:`m` and shape :math:`W^{-1} / (\kappa(\nu - d + 1))`.
 
     Examples
     --------

@@ -1,6 +1,7 @@
 """Discrete probability tables: joint, marginal, conditional and Bayes' rule.
 
-The exercises of spec 004 (appendix A, 9:12–9:18; sheet 11.1) and 001 M1 work with small
+The exercises of Stuttgart "Introduction to Machine Learning" (appendix A, slides 9:12–9:18;
+exercise sheet 11.1) and PRML §1.2 work with small
 tables of discrete random variables. A ``ProbabilityTable`` is a joint distribution stored as
 an array with one named axis per variable.
 """
@@ -23,8 +24,9 @@ __all__ = ["ProbabilityTable", "bayes_rule"]
 def bayes_rule(prior: Any, likelihood: ArrayLike, *, log: bool = False) -> np.ndarray:
     r"""Posterior over hypotheses from a prior and the likelihood of the observed data.
 
-    :math:`p(h|D) = p(D|h)p(h) / \sum_{h'} p(D|h')p(h')` (spec 001 M1, 004 9:13), computed
-    in log space with log-sum-exp so that tiny likelihoods do not underflow.
+    :math:`p(h|D) = p(D|h)p(h) / \sum_{h'} p(D|h')p(h')` (PRML §1.2; Stuttgart "Introduction to
+    Machine Learning" slide 9:13), computed in log space with log-sum-exp so that tiny likelihoods
+    do not underflow.
 
     Parameters
     ----------
@@ -43,7 +45,8 @@ def bayes_rule(prior: Any, likelihood: ArrayLike, *, log: bool = False) -> np.nd
     Examples
     --------
     >>> from mathlearn.distributions import bayes_rule
-    >>> # spec 004 T7: P(B=1 | D=0) with P(D=1|B=1)=0.4, P(D=1|B=0)=0.01, P(B=1)=0.15
+    >>> # worked example of Stuttgart slide 9:14: P(B=1 | D=0) with P(D=1|B=1)=0.4,
+    >>> # P(D=1|B=0)=0.01, P(B=1)=0.15
     >>> round(float(bayes_rule([0.85, 0.15], [0.99, 0.6])[1]), 7)
     0.0966184
     """
@@ -85,7 +88,8 @@ class ProbabilityTable(Distribution):
     -----
     Marginal :math:`P(X_1) = \\sum_{X_{2:n}} P(X_{1:n})`, conditional
     :math:`P(X_1|X_{2:n}) = P(X_{1:n}) / P(X_{2:n})`, Bayes
-    :math:`P(X|Y) = P(Y|X)P(X)/P(Y)` (spec 004 9:12–9:13, 001 M1).
+    :math:`P(X|Y) = P(Y|X)P(X)/P(Y)` (Stuttgart "Introduction to Machine Learning" slides
+    9:12–9:13; PRML §1.2).
 
     Examples
     --------

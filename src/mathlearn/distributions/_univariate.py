@@ -3,7 +3,8 @@
 Every class validates its parameters at construction (a clear ``ValueError`` otherwise),
 broadcasts them into a batch, and delegates densities and sampling to ``scipy.stats``.
 Means, variances and entropies are those of scipy and agree with the closed forms of the
-notes (spec 000 §2.A M3–M8, 004 appendix A 9:21 and 9:49).
+notes (Imperial "Mathematics for Inference and Machine Learning"
+§1.2.3; Stuttgart "Introduction to Machine Learning" appendix A, slides 9:21 and 9:49).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class Uniform(ScipyBacked):
     Notes
     -----
     Density ``1 / (high - low)`` on ``[low, high]``, mean ``(low + high) / 2``, variance
-    ``(high - low)^2 / 12`` (spec 000 M3, eq. 1.25).
+    ``(high - low)^2 / 12`` (Imperial "Mathematics for Inference and Machine Learning" §1.2.3.1,
+    eq. 1.25).
 
     Examples
     --------
@@ -78,7 +80,7 @@ class Normal(ScipyBacked):
     Notes
     -----
     :math:`N(x|\mu,\sigma^2) = (2\pi\sigma^2)^{-1/2}\exp(-(x-\mu)^2/(2\sigma^2))`
-    (spec 001 M4).
+    (PRML §1.2.4).
 
     Examples
     --------
@@ -107,7 +109,7 @@ class Normal(ScipyBacked):
 
         :math:`\mu_{ML} = \bar x` and :math:`\sigma^2_{ML} = \frac1N\sum_n (x_n-\bar x)^2`,
         whose expectation is :math:`\frac{N-1}{N}\sigma^2`: the ML variance is biased
-        low (spec 001 M6, L79–81). ``unbiased=True`` returns the corrected
+        low (PRML §1.2.4). ``unbiased=True`` returns the corrected
         :math:`\frac{N}{N-1}\sigma^2_{ML}` instead (which is no longer the ML estimate).
         """
         x = _check_sample(x, min_size=2 if unbiased else 1)
@@ -144,7 +146,8 @@ class Beta(ScipyBacked):
     Notes
     -----
     :math:`p(\mu|a,b) = \frac{\Gamma(a+b)}{\Gamma(a)\Gamma(b)}\mu^{a-1}(1-\mu)^{b-1}`, mean
-    :math:`a/(a+b)`, variance :math:`ab/((a+b)^2(a+b+1))` (spec 000 M6, eq. 1.32–1.33).
+    :math:`a/(a+b)`, variance :math:`ab/((a+b)^2(a+b+1))` (Imperial "Mathematics
+    for Inference and Machine Learning" §1.2.3.4, eq. 1.32–1.33).
     Conjugate prior of the Bernoulli and Binomial likelihoods.
 
     Examples
@@ -169,12 +172,13 @@ class Beta(ScipyBacked):
 
     @property
     def mode(self):
-        """``(a - 1) / (a + b - 2)`` for ``a, b >= 1``, not both 1 (spec 004, 9:22).
+        """``(a - 1) / (a + b - 2)`` for ``a, b >= 1``, not both 1.
 
-        The notes state it for ``a, b > 1`` (an interior mode); the same formula gives the
-        boundary mode 1 for ``b = 1 < a`` (and 0 for ``a = 1 < b``), so the MAP estimate
-        under a uniform prior equals the ML estimate for any data. For ``a < 1`` or
-        ``b < 1`` the density is unbounded at the boundary and for ``a = b = 1`` flat.
+        Stuttgart "Introduction to Machine Learning" slide 9:22 states it for ``a, b > 1`` (an
+        interior mode); the same formula gives the boundary mode 1 for ``b = 1 < a`` (and 0 for ``a
+        = 1 < b``), so the MAP estimate under a uniform prior equals the ML estimate for any data.
+        For ``a < 1`` or ``b < 1`` the density is unbounded at the boundary and for ``a = b = 1``
+        flat.
         """
         a, b = self._p["a"], self._p["b"]
         if np.any((a < 1) | (b < 1) | ((a == 1) & (b == 1))):
@@ -197,8 +201,9 @@ class Gamma(ScipyBacked):
     Notes
     -----
     :math:`p(\tau|a,b) = \frac{b^a}{\Gamma(a)}\tau^{a-1}e^{-b\tau}`, mean :math:`a/b`,
-    variance :math:`a/b^2` (spec 000 M8, eq. 1.49–1.51). The notes call ``b`` a "scale"
-    but use it as a rate (erratum, spec 000 §6.5 item 6); so does this class.
+    variance :math:`a/b^2` (Imperial "Mathematics for Inference and
+    Machine Learning" §1.2.3.6, eq. 1.49–1.51). The notes call ``b`` a "scale"
+    but use it as a rate; so does this class.
     ``Exponential(rate) = Gamma(1, rate)`` and ``ChiSquared(k) = Gamma(k/2, 1/2)``.
 
     Examples
@@ -246,12 +251,14 @@ class Exponential(ScipyBacked):
     Parameters
     ----------
     rate : float or array-like
-        Rate :math:`\lambda > 0`; the mean is ``1 / rate`` (spec 004, 9:49).
+        Rate :math:`\lambda > 0`; the mean is ``1 / rate`` (Stuttgart "Introduction to Machine
+        Learning" slide 9:49).
 
     Notes
     -----
     Density :math:`[x \ge 0]\,\lambda e^{-\lambda x}`, mean :math:`1/\lambda`, variance
-    :math:`1/\lambda^2`; ``Exponential(rate) = Gamma(1, rate)`` (spec 000 M8, Remark 4).
+    :math:`1/\lambda^2`; ``Exponential(rate) = Gamma(1, rate)`` (Imperial "Mathematics for
+    Inference and Machine Learning" §1.2.3.6, Remark 4).
 
     Examples
     --------
@@ -286,7 +293,8 @@ class Exponential(ScipyBacked):
 
 
 class Laplace(ScipyBacked):
-    r"""Laplace distribution :math:`\frac{1}{2b}e^{-|x-\mu|/b}` (spec 004, 9:49).
+    r"""Laplace distribution :math:`\frac{1}{2b}e^{-|x-\mu|/b}` (Stuttgart "Introduction to Machine
+    Learning" slide 9:49).
 
     Parameters
     ----------
@@ -334,7 +342,8 @@ class StudentT(ScipyBacked):
     Notes
     -----
     :math:`p(x) \propto [1 + ((x-\mu)/s)^2/\nu]^{-(\nu+1)/2}`, tending to the Gaussian as
-    :math:`\nu\to\infty` (spec 004, 9:49). It is the posterior predictive of the
+    :math:`\nu\to\infty` (Stuttgart "Introduction to Machine Learning"
+    slide 9:49). It is the posterior predictive of the
     Normal–Gamma model and the marginal of its mean.
 
     Examples
@@ -374,8 +383,10 @@ class ChiSquared(ScipyBacked):
     Notes
     -----
     :math:`p(x) = \frac{x^{k/2-1}e^{-x/2}}{2^{k/2}\Gamma(k/2)}` for :math:`x \ge 0`, mean
-    :math:`k`, variance :math:`2k` (spec 004, 9:49). The distribution of a sum of ``df``
-    *squared* standard normal variables (spec 000 M8, erratum 6).
+    :math:`k`, variance :math:`2k` (Stuttgart "Introduction to Machine Learning"
+    slide 9:49). The distribution of a sum of ``df``
+    *squared* standard normal variables (Imperial "Mathematics for Inference and Machine Learning"
+    §1.2.3.6; corrected: the notes omit "squared").
 
     Examples
     --------
@@ -403,7 +414,8 @@ class Bernoulli(ScipyBacked):
 
     Notes
     -----
-    Mean :math:`\mu`, variance :math:`\mu(1-\mu)` (spec 000 M4, eq. 1.26–1.28).
+    Mean :math:`\mu`, variance :math:`\mu(1-\mu)` (Imperial "Mathematics for Inference and Machine
+    Learning" §1.2.3.2, eq. 1.26–1.28).
 
     Examples
     --------
@@ -431,7 +443,8 @@ class Bernoulli(ScipyBacked):
 
     @classmethod
     def fit(cls, x) -> Bernoulli:
-        """Maximum-likelihood fit: the fraction of ones (spec 004, 9:21)."""
+        """Maximum-likelihood fit: the fraction of ones (Stuttgart "Introduction to Machine
+        Learning" slide 9:21)."""
         x = _check_sample(x)
         if not np.all((x == 0) | (x == 1)):
             raise ValueError("Bernoulli samples must be 0 or 1.")
@@ -450,7 +463,8 @@ class Binomial(ScipyBacked):
 
     Notes
     -----
-    Mean :math:`n\mu`, variance :math:`n\mu(1-\mu)` (spec 000 M5, eq. 1.29–1.31).
+    Mean :math:`n\mu`, variance :math:`n\mu(1-\mu)` (Imperial "Mathematics for Inference and
+    Machine Learning" §1.2.3.3, eq. 1.29–1.31).
 
     Examples
     --------

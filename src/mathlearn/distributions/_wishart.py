@@ -23,7 +23,7 @@ class Wishart(Distribution):
         Degrees of freedom :math:`\nu > d - 1`.
     scale : array-like of shape (d, d)
         Symmetric positive definite scale matrix :math:`W` (``d x d``; the notes print
-        "d x D", erratum 6 of spec 000).
+        "d x D"; corrected as in PRML §2.3.6).
 
     Attributes
     ----------
@@ -36,8 +36,9 @@ class Wishart(Distribution):
     -----
     :math:`W(\Lambda|W,\nu) = B\,|\Lambda|^{(\nu-d-1)/2}\exp(-\tfrac12\mathrm{tr}(W^{-1}
     \Lambda))` with :math:`B = |W|^{-\nu/2}(2^{\nu d/2}\pi^{d(d-1)/4}\prod_{i=1}^d
-    \Gamma(\tfrac{\nu+1-i}{2}))^{-1}` (spec 000 M9, Bishop 2.155). The conjugate prior of a
-    Gaussian precision matrix. Densities and sampling use ``scipy.stats.wishart``.
+    \Gamma(\tfrac{\nu+1-i}{2}))^{-1}` (Imperial "Mathematics for Inference and Machine Learning"
+    §1.2.3.7, eq. 1.52; PRML eq. 2.155). The conjugate prior of a Gaussian precision matrix.
+    Densities and sampling use ``scipy.stats.wishart``.
 
     Examples
     --------

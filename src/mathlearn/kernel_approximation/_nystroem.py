@@ -83,8 +83,8 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     .. math:: \phi(x) = K_{zz}^{-1/2}\,[k(z_1, x), \dots, k(z_m, x)]^\top;
 
-    the notes print ``K_zz^{-1}`` there, which would give ``k_xz K_zz^{-2} k_zx`` (a
-    corrected erratum). ``K_zz^{-1/2}`` comes from the eigendecomposition ``K_zz = U Lambda
+    the notes print ``K_zz^{-1}`` there, which would give ``k_xz K_zz^{-2} k_zx`` (corrected
+    here). ``K_zz^{-1/2}`` comes from the eigendecomposition ``K_zz = U Lambda
     U^T`` as ``U Lambda^{-1/2} U^T``; eigenvalues below ``m eps lambda_max`` (rounding level)
     are set to zero in ``Lambda^{-1/2}`` rather than inverted, the pseudo-inverse square
     root, which keeps the features finite when landmarks (nearly) coincide. With every

@@ -1,11 +1,13 @@
 """Linear models: least squares, ridge (MAP), lasso and Bayesian linear regression.
 
-Spec 000 §2.D–2.G, 001 M10–M17, 004 §2.1.
+Imperial "Mathematics for Inference and Machine Learning" §1.5–1.8; PRML ch. 3;
+Stuttgart "Introduction to Machine Learning" ch. 2.
 """
 
 from ._bayes import BayesianLinearRegression
 from ._bayes_logistic import BayesianLogisticRegression
 from ._coordinate_descent import ElasticNet, Lasso, lasso_path
+from ._kernel_logistic import KernelLogisticRegression
 from ._least_squares_classifier import LeastSquaresClassifier, one_hot
 from ._linear_regression import LinearRegression
 from ._logistic import LogisticRegression
@@ -18,6 +20,7 @@ __all__ = [
     "BayesianLinearRegression",
     "BayesianLogisticRegression",
     "ElasticNet",
+    "KernelLogisticRegression",
     "Lasso",
     "LeastSquaresClassifier",
     "LinearRegression",

@@ -2,11 +2,11 @@
 
 A linear model predicts ``y = X w + w_0``. Fitting the unpenalised offset ``w_0`` is done by
 centring: with (weighted) means ``x_bar``, ``y_bar`` the slopes solve the problem on
-``X - x_bar``, ``y - y_bar`` without an offset, and ``w_0 = y_bar - x_bar^T w`` (notes 004
-slide 2:15; the centring lemma of least squares). Sample weights ``s_n`` turn the squared
-loss ``sum_n (y_n - x_n^T w - w_0)^2`` into ``sum_n s_n (...)^2``: after centring with the
-weighted means, multiplying each row of the centred data by ``sqrt(s_n)`` reduces weighted
-least squares to ordinary least squares (a weight ``k`` is the same as ``k`` copies of the
+``X - x_bar``, ``y - y_bar`` without an offset, and ``w_0 = y_bar - x_bar^T w`` (Stuttgart
+"Introduction to Machine Learning" slide 2:15; the centring lemma of least squares). Sample weights
+``s_n`` turn the squared loss ``sum_n (y_n - x_n^T w - w_0)^2`` into ``sum_n s_n (...)^2``: after
+centring with the weighted means, multiplying each row of the centred data by ``sqrt(s_n)`` reduces
+weighted least squares to ordinary least squares (a weight ``k`` is the same as ``k`` copies of the
 row, and a weight 0 the same as leaving it out).
 
 Extreme scales: squaring an entry of ``1e300`` overflows, and of ``1e-300`` underflows, so
@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
+from ..utils._backend import is_dask
 from ..utils._rowscale import _SAFE_HIGH, _SAFE_LOW, pow2_scale
 from ..utils.validation import check_sample_weight, validate_data
 
@@ -167,6 +168,11 @@ class LinearModel(RegressorMixin, BaseEstimator):
 
     def _decision_function(self, X):
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import predict_dask
+
+            coef, intercept = self.coef_, self.intercept_
+            return predict_dask(self, X, lambda B: B @ coef + intercept)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 

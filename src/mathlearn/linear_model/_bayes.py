@@ -1,4 +1,4 @@
-"""Bayesian linear regression with evidence maximisation (spec 000 §2.F–2.G, 001 M16–M17)."""
+"""Bayesian linear regression with evidence maximisation."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ..base import ProbabilisticRegressorMixin, _fit_context, check_is_fitted
 from ..distributions import MultivariateNormal
 from ..exceptions import ConvergenceWarning
 from ..optim import lbfgs
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils.linalg import cholesky, logdet_from_cholesky
 from ..utils.validation import check_random_state, validate_data
@@ -38,10 +39,10 @@ def log_evidence(n, beta, rss, prior_quad, logdet_prior_precision, logdet_post_p
     ``ln p(t) = -n/2 ln 2pi + n/2 ln beta - beta/2 ||t - Phi m_N||^2
     - 1/2 (m_N - m_0)^T P_0 (m_N - m_0) + 1/2 ln|P_0| - 1/2 ln|P_N|``
 
-    (seeds/000 eq. 1.205–1.207 with the completed square of eq. 1.229–1.238; seeds/001
-    L231, spec 001 M17 for the isotropic prior ``P_0 = alpha I``, ``m_0 = 0``). The one
-    place this formula is written: ``fit`` evaluates it on the spectrum of the design,
-    ``partial_fit`` on a general Gaussian prior.
+    (Imperial "Mathematics for Inference and Machine Learning" §1.7.5, eq. 1.205–1.207, with the
+    completed square of §1.8.2.2, eq. 1.229–1.238; PRML §3.5.1, eq. 3.86, for the isotropic prior
+    ``P_0 = alpha I``, ``m_0 = 0``). The one place this formula is written: ``fit`` evaluates it on
+    the spectrum of the design, ``partial_fit`` on a general Gaussian prior.
 
     Parameters
     ----------
@@ -189,8 +190,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     Parameters
     ----------
     prior_precision : float or None, default=None
-        ``alpha`` of the notes (the prior ``N(0, alpha^{-1} I)``; notes 000 write
-        ``S0 = b^2 I``, so ``alpha = 1/b^2``). ``None``: estimated by evidence maximisation.
+        ``alpha`` of the notes (the prior ``N(0, alpha^{-1} I)``; Imperial
+        "Mathematics for Inference and Machine Learning" writes ``S0 = b^2 I``, so ``alpha =
+        1/b^2``). ``None``: estimated by evidence maximisation.
     noise_precision : float or None, default=None
         ``beta = 1/sigma^2``. ``None``: estimated by evidence maximisation.
     fit_intercept : bool, default=True
@@ -228,16 +230,17 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
 
     Notes
     -----
-    Posterior (seeds/000 eq. 1.213–1.215; spec 001 M16 with the corrected
+    Posterior (Imperial "Mathematics for Inference and Machine Learning" §1.8.2, eq. 1.213–1.215;
+    PRML §3.3.1 with
     ``S_N^{-1} = alpha I + beta Phi^T Phi``, ``m_N = beta S_N Phi^T t``); predictive
-    ``N(m_N^T phi(x), phi(x)^T S_N phi(x) + 1/beta)`` (eq. 1.247–1.258); log evidence
+    ``N(m_N^T phi(x), phi(x)^T S_N phi(x) + 1/beta)`` (§1.8.3, eq. 1.247–1.258); log evidence
     ``M/2 ln alpha + N/2 ln beta - N/2 ln 2pi - beta/2 ||t - Phi m_N||^2
-    - alpha/2 m_N^T m_N - 1/2 ln|S_N^{-1}|`` (seeds/001 L231, spec 001 M17), which equals
+    - alpha/2 m_N^T m_N - 1/2 ln|S_N^{-1}|`` (PRML eq. 3.86), which equals
     ``ln N(t | 0, beta^{-1} I + alpha^{-1} Phi Phi^T)`` (eq. 1.205–1.207).
 
     Evidence maximisation iterates the fixed-point equations of MacKay / Bishop
     ``gamma = sum_i lambda_i/(alpha + lambda_i)``, ``alpha = gamma / m_N^T m_N``,
-    ``beta = (N - gamma) / ||t - Phi m_N||^2`` jointly (spec 001 M17, with the eigenvalues
+    ``beta = (N - gamma) / ||t - Phi m_N||^2`` jointly (PRML §3.5.2, with the eigenvalues
     of ``beta Phi^T Phi`` rescaled by the current ``beta`` in every step). The design is
     factorised ONCE (the eigen-decomposition of ``Phi^T Phi`` when ``cond(Phi) < 1e3``;
     otherwise Householder QR, then the SVD of the small triangular factor), after which
@@ -269,7 +272,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     of two first; a fit whose precisions or covariance are then outside float64 raises an error
     that says so.
 
-    ``partial_fit`` is the sequential update of seeds/001 L189–L195: the current posterior
+    ``partial_fit`` is the sequential update of PRML §3.3.1 (Fig. 3.7): the current posterior
     becomes the prior for the next batch (Bayes' theorem for Gaussians in information
     form, :meth:`mathlearn.distributions.MultivariateNormal.from_canonical`); after all
     batches it equals the batch posterior and ``log_evidence_`` sums the batch evidences
@@ -341,6 +344,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         -------
         self
         """
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
@@ -372,7 +377,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             r = prep.sqrt_sw
             Xg, xo, t = (Xs - prep.x_offset) * r[:, None], np.zeros(m), (ts - prep.y_offset) * r
         spec = _spectrum(Xg, xo, t, prep.sw_sum)
-        alpha, beta, log_ev = self._evidence(spec, t, prep.sqrt_sw, alpha, beta)
+        var_t = float(np.var(t)) if prep.sqrt_sw is None else float(t @ t) / spec.n
+        alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
         # Fixed precisions take the same route as evidence maximisation (one factorisation
         # of the design, no normal equations): on ill-conditioned designs the posterior
         # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
@@ -384,6 +390,24 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             # the N x M design already gives the mean at O(N^2 M).
             coef = spec.posterior_mean(alpha, beta)
             offset = prep.y_offset - float(prep.x_offset @ coef)
+        self._store(
+            spec,
+            coef,
+            offset,
+            alpha,
+            beta,
+            log_ev,
+            g,
+            h,
+            prep,
+            np.max(np.abs(X)),
+            np.max(np.abs(y)),
+        )
+        return self
+
+    def _store(self, spec, coef, offset, alpha, beta, log_ev, g, h, prep, x_max, y_max):
+        """The fitted attributes, in the data's units, from the fit in scaled units."""
+        m = spec.m
         cov, P = spec.posterior_cov(alpha, beta)
         self.effective_params_ = float(m - alpha * np.trace(cov))
         a, b = g / h, h / g
@@ -399,11 +423,82 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             except FloatingPointError:
                 raise ValueError(
                     "BayesianLinearRegression: at the scale of these data (largest |x| = "
-                    f"{np.max(np.abs(X)):.3g}, largest |y| = {np.max(np.abs(y)):.3g}) the "
+                    f"{x_max:.3g}, largest |y| = {y_max:.3g}) the "
                     "posterior (its precisions or covariance) is outside the range of "
                     "float64; rescale X or y."
                 ) from None
         self._x_offset = prep.x_offset / g
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same fit on Dask arrays (see :mod:`._dask`): the spectrum of the centred
+        design from its TSQR, the mean from the refined augmented least squares."""
+        import dask.array as da
+
+        from ..utils._backend import check_dask_input, dask_sample_weight
+        from ._dask import accurate_lstsq_dask, data_scales, first_pass, tsqr
+
+        X, y = check_dask_input(self, X, y)
+        sw = dask_sample_weight(sample_weight, X)
+        n, m = X.shape
+        if n < m:
+            # A wide design has few rows: its SVD is computed in memory.
+            Xn, yn = X.compute(), y.compute()
+            return self.fit(Xn, yn, sample_weight=None if sw is None else sw.compute())
+        fit_intercept = bool(self.fit_intercept)
+        col_max, y_max, _, _, sx, sy, sw_sum = first_pass(X, y, sw)
+        prep = data_scales(col_max, y_max, per_column=False)
+        g, h = float(prep.x_scale[0]), prep.y_scale
+        Xs = X * g if g != 1.0 else X
+        ts = y * h if h != 1.0 else y
+        if g != 1.0 or h != 1.0:
+            _, _, _, _, sx, sy, sw_sum = first_pass(Xs, ts, sw)
+        x_offset = sx / sw_sum if fit_intercept else np.zeros(m)
+        y_offset = float(sy / sw_sum) if fit_intercept else 0.0
+        alpha_user, beta_user = self.prior_precision, self.noise_precision
+        if alpha_user is not None and g > 1.0:
+            g_cap = float(pow2_scale(np.sqrt(alpha_user) / h))
+            if g_cap < g:
+                Xs = Xs * (g_cap / g)
+                x_offset = x_offset * (g_cap / g)
+                g = g_cap
+        prep = prep._replace(
+            x_offset=x_offset, y_offset=y_offset, x_scale=np.full(m, g), sw_sum=sw_sum
+        )
+        to_s = {"prior_precision": g * g / (h * h), "noise_precision": 1.0 / (h * h)}
+        alpha, beta = (
+            None if v is None else self._to_scaled(v, to_s[name], name)
+            for name, v in (("prior_precision", alpha_user), ("noise_precision", beta_user))
+        )
+        r = None if sw is None else da.sqrt(sw)
+        Phi, t = Xs - x_offset, ts - y_offset
+        if r is not None:
+            Phi, t = Phi * r[:, None], t * r
+        # Phi = Q R and [Phi, t] = Q' R': R' = [R, Q^T t; 0, ||t - P_Phi t||].
+        Raug = tsqr(da.concatenate([Phi, t[:, None]], axis=1).rechunk({1: -1}))
+        Ur, s, Vt = np.linalg.svd(Raug[:m, :m])
+        rss_out = float(Raug[m, m] ** 2) if Raug.shape[0] > m else 0.0
+        spec = _Spectrum(sw_sum, m, s, Ur.T @ Raug[:m, m], rss_out, Vt)
+        # ||t||^2 = ||Q^T t||^2 (t is centred: its mean is a rounding error)
+        t_sq = float(Raug[: m + 1, m] @ Raug[: m + 1, m])
+        var_t = t_sq / n if r is None else t_sq / sw_sum
+        alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
+        # The mean: the augmented least-squares problem of _posterior_mean, by TSQR.
+        cols = [Xs]
+        if fit_intercept:
+            cols.append(da.ones((n, 1), chunks=(X.chunks[0], (1,))))
+        A = da.concatenate(cols, axis=1).rechunk({1: -1}) if fit_intercept else Xs
+        b = ts
+        if r is not None:
+            A, b = A * r[:, None], b * r
+        k = m + int(fit_intercept)
+        pen = np.zeros((m, k))
+        pen[np.arange(m), np.arange(m)] = np.sqrt(alpha / beta)
+        A = da.concatenate([A, da.from_array(pen, chunks=(m, k))], axis=0)
+        b = da.concatenate([b, da.zeros(m, chunks=m)])
+        coef = accurate_lstsq_dask(A, b, intercept=False)[0]
+        offset = float(coef[m]) if fit_intercept else 0.0
+        self._store(spec, coef[:m], offset, alpha, beta, log_ev, g, h, prep,
+                    float(col_max.max()), y_max)  # fmt: skip
         return self
 
     @staticmethod
@@ -417,14 +512,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             )
         return scaled
 
-    def _evidence(self, spec, t, sqrt_sw, alpha, beta):
-        """Joint MacKay/Bishop re-estimation on the spectrum of the design."""
+    def _evidence(self, spec, var_t, alpha, beta):
+        """Joint MacKay/Bishop re-estimation on the spectrum of the design.
+
+        ``var_t`` is the variance of the (centred, weighted) targets, which sets the scale
+        of the starting points.
+        """
         fix_alpha, fix_beta = alpha is not None, beta is not None
-        if sqrt_sw is None:
-            var_t = float(np.var(t))
-        else:
-            # t is centred with the weighted mean and multiplied by sqrt(s_n)
-            var_t = float(t @ t) / spec.n
         scale = 1.0 / var_t if var_t > 0 else 1.0
         # The fixed-point iteration climbs to a local maximum of the evidence, which can be
         # a poor one (all variance explained as noise). It is started from scikit-learn's
@@ -608,9 +702,9 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         -------
         y_samples : ndarray of shape (n_samples_X, n_samples)
             Column ``j`` is ``phi(X) w_j`` (plus the offset) with ``w_j ~ N(m_N, S_N)``:
-            noise-free functions of the model (seeds/000 Remark 22, spec 000 §2.G M35: draw
-            ``theta_i ~ N(m_N, S_N)`` and evaluate ``theta_i^T phi(x)``; the sample curves of
-            seeds/001 L189–L195).
+            noise-free functions of the model (Imperial
+            "Mathematics for Inference and Machine Learning" §1.8.3, Remark 22: draw ``theta_i ~
+            N(m_N, S_N)`` and evaluate ``theta_i^T phi(x)``; the sample curves of PRML Fig. 3.9).
 
         Notes
         -----
@@ -650,6 +744,20 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         std : ndarray of shape (n_samples,), only if ``return_std``
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import predict_dask
+
+            coef, b0, xo, S = self.coef_, self.intercept_, self._x_offset, self.coef_cov_
+            noise = self._predictive_noise_variance()
+            mean = predict_dask(self, X, lambda B: B @ coef + b0)
+            if not return_std:
+                return mean
+
+            def std(B):
+                C = B - xo
+                return np.sqrt(np.maximum(np.einsum("ij,ij->i", C @ S, C), 0.0) + noise)
+
+            return mean, predict_dask(self, X, std)
         mean, var = self._predict_mean_cov(X)
         if return_std:
             return mean, np.sqrt(var + self._predictive_noise_variance())

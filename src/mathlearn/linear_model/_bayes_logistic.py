@@ -13,7 +13,7 @@ included, as in the notes). The log joint
 is maximised by Newton's method; the posterior is approximated by ``N(w_MAP, H^{-1})`` with
 ``H = Σ_i s_i p_i (1 - p_i) x̃_i x̃_i^T + α I`` and the evidence by the Laplace formula
 (:func:`mathlearn.inference.laplace_approximation`). The notes write the prior as
-``exp(-λ‖β‖²)`` and call its variance ``2/λ``; its variance is ``1/(2λ)`` (erratum), so
+``exp(-λ‖β‖²)`` and call its variance ``2/λ``; its variance is ``1/(2λ)`` (corrected here), so
 ``α = 2λ``.
 
 The predictive ``p(y = 1 | x, D) = ∫ σ(f) N(f | μ, s²) df`` with ``μ = w_MAP^T x̃`` and

@@ -4,8 +4,9 @@ Objective (scikit-learn's scaling, so that ``alpha`` means the same in both libr
 
     (1 / (2N)) ||y - X w - w_0||^2 + alpha ||w||_1.
 
-Notes 004 slide 2:19–2:21 (spec 004 §2.1) give the lasso without an algorithm ("can be found
-by solving a quadratic program"); seeds/000 footnote 31 (spec 000 §2.D M21) names it. Each
+Stuttgart "Introduction to Machine Learning" slides 2:19–2:21 give the lasso without an algorithm
+("can be found by solving a quadratic program"); Imperial
+"Mathematics for Inference and Machine Learning" §1.5.3, footnote 31, names it. Each
 coordinate step minimises exactly over one weight: with ``rho_j = x_j^T (r + x_j w_j)`` the
 new weight is ``S(rho_j, N alpha) / ||x_j||^2``, ``S(a, t) = sign(a) max(|a| - t, 0)``
 (soft thresholding). A single fit sweeps over the residual (``O(N)`` per coordinate); a
@@ -261,7 +262,7 @@ class Lasso(LinearModel):
     ----------
     alpha : float, default=1.0
         Penalty ``alpha > 0``. In the notes' unscaled form ``||y - X w||^2 + lambda ||w||_1``
-        (notes 004 slide 2:19), ``lambda = 2 N alpha``.
+        (Stuttgart "Introduction to Machine Learning" slide 2:19), ``lambda = 2 N alpha``.
     fit_intercept : bool, default=True
     max_iter : int, default=1000
         Maximum number of coordinate sweeps.
@@ -288,11 +289,11 @@ class Lasso(LinearModel):
 
     Notes
     -----
-    Spec 004 §2.1 (lasso, notes 004 slide 2:19–2:21; sparsity figure 2:20) and spec 000
-    §2.D M21 footnote 31. Coordinate update: soft thresholding
-    ``w_j <- S(x_j^T r_{-j}, N alpha) / ||x_j||^2``. Stopping: the duality gap of the dual
-    point ``nu = r min(1, N alpha / ||X^T r||_inf)``; not reaching ``tol`` within
-    ``max_iter`` sweeps raises a ``ConvergenceWarning``.
+    Stuttgart "Introduction to Machine Learning" slides 2:19–2:21 (lasso;
+    sparsity figure 2:20) and Imperial "Mathematics for Inference and Machine Learning" §1.5.3,
+    footnote 31. Coordinate update: soft thresholding ``w_j <- S(x_j^T r_{-j}, N alpha) /
+    ||x_j||^2``. Stopping: the duality gap of the dual point ``nu = r min(1, N alpha / ||X^T
+    r||_inf)``; not reaching ``tol`` within ``max_iter`` sweeps raises a ``ConvergenceWarning``.
 
     Examples
     --------

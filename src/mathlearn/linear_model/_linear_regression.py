@@ -1,4 +1,4 @@
-"""Maximum-likelihood linear regression (spec 000 §2.D M17–M20, 001 M10/M13, 004 §2.1)."""
+"""Maximum-likelihood linear regression."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import _fit_context
+from ..utils._backend import is_dask
 from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 from ._refinement import accurate_lstsq
 
@@ -35,8 +36,9 @@ class LinearRegression(LinearModel):
     coef_std_error_ : ndarray of shape (n_features,)
         Standard errors ``sqrt(s^2 [(X^T X)^{-1}]_jj)`` with the unbiased ``s^2 = RSS/(N-p)``
         (``p`` coefficients including the intercept; ``X^T S X`` with weights), the
-        classical sampling standard deviation of ``w_ML`` (notes 004 slide 2:12–2:13).
-        ``inf`` where they are undefined (rank-deficient design or ``N <= p``).
+        classical sampling standard deviation of ``w_ML`` (Stuttgart
+        "Introduction to Machine Learning" slides 2:12–2:13). ``inf`` where they are undefined
+        (rank-deficient design or ``N <= p``).
     intercept_std_error_ : float
         Standard error of ``intercept_`` (``nan``-free: 0.0 without an intercept).
     rank_ : int
@@ -48,17 +50,17 @@ class LinearRegression(LinearModel):
 
     Notes
     -----
-    Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (seeds/000 eq. 1.2, 1.146–1.158;
-    seeds/001 L137–L157 with the corrected log-likelihood of spec 001 M13). The maximiser is
-    ``w_ML = (X^T X)^{-1} X^T y`` (eq. 1.158), which we never compute that way: the design is
-    equilibrated by exact powers of two, factorised by Householder QR, and the solution of the
-    augmented system ``[I X; X^T 0][r; w] = [y; 0]`` is refined with residuals computed in
-    doubled precision (Björck 1967) wherever the a priori error bound of the plain QR
-    solution, ``eps kappa (2 + (kappa + 1) ||r|| / (||X D|| ||w||))`` with ``kappa`` the
-    estimated condition number of the equilibrated design, exceeds ``2^-48``. The result is
-    the float64 rounding of the exact least-squares solution of the given data (to within
-    ``2^-48`` of the largest coefficient where refinement is skipped) even when
-    ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
+    Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (Imperial
+    "Mathematics for Inference and Machine Learning" §1.5.1, eq. 1.2, 1.146–1.158; PRML §3.1.1,
+    with the log-likelihood corrected as in PRML eq. 3.11). The maximiser is ``w_ML = (X^T X)^{-1}
+    X^T y`` (eq. 1.158), which we never compute that way: the design is equilibrated by exact
+    powers of two, factorised by Householder QR, and the solution of the augmented system ``[I X;
+    X^T 0][r; w] = [y; 0]`` is refined with residuals computed in doubled precision (Björck 1967)
+    wherever the a priori error bound of the plain QR solution, ``eps kappa (2 + (kappa + 1) ||r||
+    / (||X D|| ||w||))`` with ``kappa`` the estimated condition number of the equilibrated design,
+    exceeds ``2^-48``. The result is the float64 rounding of the exact least-squares solution of
+    the given data (to within ``2^-48`` of the largest coefficient where refinement is skipped)
+    even when ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
     every digit. A numerically rank-deficient design falls back to the minimum-norm solution (SVD).
 
     Examples
@@ -91,6 +93,8 @@ class LinearRegression(LinearModel):
         -------
         self
         """
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
@@ -110,10 +114,15 @@ class LinearRegression(LinearModel):
             if fit_intercept:
                 A = np.hstack([A, r[:, None]])
             coef, resid, inv_diag, rank, n_iter = accurate_lstsq(A, t * r, intercept=False)
+        self._store(coef, float(resid @ resid), inv_diag, rank, n_iter, m, n_eff, prep)
+        return self
+
+    def _store(self, coef, rss, inv_diag, rank, n_iter, m, n_eff, prep):
+        """The fitted attributes from the solution of the scaled problem."""
+        fit_intercept = bool(self.fit_intercept)
         k = m + int(fit_intercept)
         self.coef_ = coef[:m] * (prep.x_scale / prep.y_scale)
         self.intercept_ = float(coef[m]) / prep.y_scale if fit_intercept else 0.0
-        rss = float(resid @ resid)
         self.noise_variance_ = rss / n_eff / prep.y_scale**2
         if inv_diag is None or n_eff <= k:
             se = np.full(k, np.inf)
@@ -123,4 +132,37 @@ class LinearRegression(LinearModel):
         self.intercept_std_error_ = float(se[m]) if fit_intercept else 0.0
         self.rank_ = int(rank)
         self.n_iter_ = int(n_iter)
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same fit on Dask arrays: TSQR and refinement by row blocks (see ``_dask``)."""
+        from ..utils._backend import check_dask_input, dask_sample_weight
+        from ._dask import accurate_lstsq_dask, data_scales, first_pass
+
+        X, y = check_dask_input(self, X, y)
+        sw = dask_sample_weight(sample_weight, X)
+        fit_intercept = bool(self.fit_intercept)
+        n, m = X.shape
+        col_max, y_max, _, sumsq, _, _, sw_sum = first_pass(X, y, sw)
+        prep = data_scales(col_max, y_max, per_column=True)
+        scaled = np.any(prep.x_scale != 1.0)
+        A = X * prep.x_scale if scaled else X
+        t = y * prep.y_scale if prep.y_scale != 1.0 else y
+        if sw is None:
+            n_eff = n
+            intercept = fit_intercept
+        else:
+            import dask.array as da
+
+            n_eff = sw_sum
+            r = da.sqrt(sw)
+            A = A * r[:, None]
+            t = t * r
+            if fit_intercept:
+                A = da.concatenate([A, r[:, None]], axis=1).rechunk({1: -1})
+                sumsq = np.append(sumsq, sw_sum)
+            intercept = False
+        coef, rss, inv_diag, rank, n_iter = accurate_lstsq_dask(
+            A, t, intercept=intercept, sumsq=None if scaled else sumsq
+        )
+        self._store(coef, rss, inv_diag, rank, n_iter, m, n_eff, prep)
         return self

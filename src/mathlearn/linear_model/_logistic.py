@@ -75,13 +75,19 @@ class _BinaryObjective:
         return f, g, p
 
     def hessian(self, theta, p):
-        # IRLS weights d_i = ŝ_i p_i (1 - p_i): H = X^T diag(d) X + α I (notes 004 eq. 3:19).
+        # IRLS weights d_i = ŝ_i p_i (1 - p_i): H = X^T diag(d) X + α I (Stuttgart slide 3:19).
         d = self.sw * p * (1.0 - p)
         D = self.D
         H = np.empty((self.n_params(), self.n_params()))
-        Xd = self.X * np.sqrt(d)[:, None]
+        # One (n, D) buffer for the whole solve: a fresh 80 MB array per Newton step costs
+        # more in page faults than the product itself.
+        if getattr(self, "_buf", None) is None:
+            self._buf = np.empty_like(self.X)
+        Xd = np.multiply(self.X, np.sqrt(d)[:, None], out=self._buf)
         # X^T diag(d) X by a symmetric rank-k update (half the flops of a general product).
-        G = blas.dsyrk(1.0, Xd, trans=1, lower=0)
+        # Xd.T is the Fortran-ordered view of the C-ordered Xd: with trans=0 BLAS reads it in
+        # place (trans=1 on Xd itself makes SciPy copy all of it to Fortran order first).
+        G = blas.dsyrk(1.0, Xd.T, trans=0, lower=0)
         H[:D, :D] = np.triu(G) + np.triu(G, 1).T
         H[np.diag_indices(D)] += self.alpha
         if self.fit_intercept:
@@ -172,16 +178,19 @@ class _MultinomialObjective:
         if P is None:
             Z = self._Z(theta)
             P = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
-        # Block (k, l) = Σ_i ŝ_i p_ik (δ_kl - p_il) x̃_i x̃_i^T with x̃ = (x, 1) (notes 004
-        # slide 3:17, the block Hessian of multi-class logistic regression).
+        # Block (k, l) = Σ_i ŝ_i p_ik (δ_kl - p_il) x̃_i x̃_i^T with x̃ = (x, 1) (Stuttgart
+        # "Introduction to Machine Learning" slide 3:17, the block Hessian of multi-class logistic
+        # regression).
         K, D, Dp = self.K, self.D, self.Dp
         X, sw = self.X, self.sw
         H = np.zeros((K * Dp, K * Dp))
+        if getattr(self, "_buf", None) is None:
+            self._buf = np.empty_like(X)
         for k in range(K):
             for m in range(k, K):
                 d = sw * P[:, k] * ((k == m) - P[:, m])
                 blk = np.empty((Dp, Dp))
-                blk[:D, :D] = X.T @ (X * d[:, None])
+                blk[:D, :D] = X.T @ np.multiply(X, d[:, None], out=self._buf)
                 if self.fit_intercept:
                     c = X.T @ d
                     blk[:D, D] = c
@@ -339,9 +348,9 @@ class LogisticRegression(BaseClassifier):
 
     Notes
     -----
-    Model and objective: see the module docstring. Gradient and Hessian (notes 004 slides
-    3:17 and 3:19, PRML eq. 4.96-4.97 and 4.110): with ``P`` the predicted probabilities
-    and ``Y`` the one-hot targets,
+    Model and objective: see the module docstring. Gradient and Hessian (Stuttgart
+    "Introduction to Machine Learning" slides 3:17 and 3:19, PRML eq. 4.96-4.97 and 4.110): with
+    ``P`` the predicted probabilities and ``Y`` the one-hot targets,
 
     .. math::
 
@@ -349,9 +358,10 @@ class LogisticRegression(BaseClassifier):
         \nabla^2_{w_k w_l} = C \sum_i s_i\, p_{ik}(\delta_{kl} - p_{il})\, x_i x_i^\top
         + \delta_{kl} I .
 
-    Erratum (notes 004 §3.3, 002 M9): on linearly separable data without a penalty the
-    likelihood has no maximiser — it increases without bound along ``t w`` — and the Hessian
-    tends to zero. With ``penalty=None`` a linear programme detects separability and a
+    Separable data (Stuttgart "Introduction to Machine Learning" §3.3; Oxford
+    "Advanced Topics in Statistical Machine Learning" §1.2.3): on linearly separable data without a
+    penalty the likelihood has no maximiser — it increases without bound along ``t w`` — and the
+    Hessian tends to zero. With ``penalty=None`` a linear programme detects separability and a
     ``ConvergenceWarning`` says so; the solver then stops where the gradient falls below
     ``tol`` (large but finite weights, probabilities near 0 and 1).
 
@@ -458,7 +468,8 @@ class LogisticRegression(BaseClassifier):
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        scale = float(np.max(np.abs(X))) if X.size else 0.0
+        # Two reductions instead of np.abs(X), which would allocate a copy of X.
+        scale = max(float(X.max()), -float(X.min())) if X.size else 0.0
         if scale > _MAX_ABS_X:
             raise ValueError(
                 f"X has entries of magnitude up to {scale:.3g}; the Hessian's sums of products "

@@ -80,7 +80,7 @@ class Perceptron(BaseClassifier):
     phi(x_n) t_n`` over the misclassified set ``M`` is minimised by stochastic gradient
     descent, one sample at a time (PRML §4.1.7). The misclassification test is
     ``t_n w^T phi(x_n) <= 0``: the notes print ``w^T phi(x_n) < 0`` without ``t_n``, which
-    from ``w = 0`` never updates at all (erratum; tested). On linearly separable data the
+    from ``w = 0`` never updates at all (corrected here; tested). On linearly separable data the
     rule stops after finitely many updates (the perceptron convergence theorem); otherwise
     it cycles, and ``fit`` warns after ``max_iter`` epochs.
 

@@ -22,8 +22,9 @@ already below ``2^-48`` relative to the largest coefficient, that solution is re
 
 References: Å. Björck, "Iterative refinement of linear least squares solutions I", BIT 7
 (1967); T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
-26 (2005). The normal equations of the notes (seeds/000 eq. 1.158, seeds/001 L145) are never
-formed: their condition number is ``cond(X)^2``.
+26 (2005). The normal equations of the notes (Imperial
+"Mathematics for Inference and Machine Learning" eq. 1.158; PRML eq. 3.15) are never formed: their
+condition number is ``cond(X)^2``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ridge regression: the MAP estimate under a Gaussian prior (spec 000 §2.D M21–M22)."""
+"""Ridge regression: the MAP estimate under a Gaussian prior."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import _fit_context
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils.linalg import solve_psd
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
@@ -57,12 +58,12 @@ class Ridge(LinearModel):
     to match.
 
     Negative log-posterior ``(1/2 sigma^2) ||y - Phi w||^2 + (1/2 b^2) ||w||^2``
-    (seeds/000 eq. 1.174) has the minimiser ``w_MAP = (Phi^T Phi + (sigma^2/b^2) I)^{-1}
-    Phi^T y`` (eq. 1.180; spec 001 M11 with ``lambda = alpha/beta``). Erratum: Remark 13 of
-    notes 000 calls lambda "twice the precision"; it is half of it (spec 000 §2.D M22). The
-    offset is left unpenalised by centring ``X`` and ``y`` (notes 004 slide 2:15, spec 004
-    §2.1) and recovered as ``w_0 = mean(y) - mean(X) w``. The SPD system is solved by
-    Cholesky on the smaller side, never by an inverse.
+    (Imperial "Mathematics for Inference and Machine Learning" §1.5.4.1, eq. 1.174) has the
+    minimiser ``w_MAP = (Phi^T Phi + (sigma^2/b^2) I)^{-1} Phi^T y`` (eq. 1.180; PRML §1.2.5 with
+    ``lambda = alpha/beta``). Corrected: Remark 13 of the notes calls lambda "twice the precision";
+    it is half of it. The offset is left unpenalised by centring ``X`` and ``y`` (Stuttgart
+    "Introduction to Machine Learning" slide 2:15) and recovered as ``w_0 = mean(y) - mean(X) w``.
+    The SPD system is solved by Cholesky on the smaller side, never by an inverse.
 
     Examples
     --------
@@ -97,6 +98,8 @@ class Ridge(LinearModel):
         -------
         self
         """
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
         sw = weights_or_none(sample_weight, X)
         alpha = float(self.alpha)
@@ -138,5 +141,56 @@ class Ridge(LinearModel):
             K[np.diag_indices(n)] += alpha_s
             coef = Xc.T @ _solve_spd(K, yw - yo, "X X^T + alpha I")
             self.solver_ = "dual"
+        self._set_coef(coef, prep)
+        return self
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The same fit on Dask arrays: the centred Gram matrix summed over row blocks."""
+        from ..utils._backend import check_dask_input, dask_sample_weight
+        from ._dask import data_scales, first_pass, ridge_stats
+
+        X, y = check_dask_input(self, X, y)
+        sw = dask_sample_weight(sample_weight, X)
+        n, m = X.shape
+        if n < m:
+            # A wide design has few rows: the dual N x N system is solved in memory.
+            Xn, yn = X.compute(), y.compute()
+            return self.fit(Xn, yn, sample_weight=None if sw is None else sw.compute())
+        fit_intercept = bool(self.fit_intercept)
+        alpha = float(self.alpha)
+        col_max, y_max, _, _, sx, sy, sw_sum = first_pass(X, y, sw)
+        prep = data_scales(col_max, y_max, per_column=False)
+        g = float(prep.x_scale[0])
+        h = prep.y_scale
+        Xs = X * g if g != 1.0 else X
+        ys = y * h if h != 1.0 else y
+        if g != 1.0 or h != 1.0:
+            # sums of the scaled data (those of the raw data may overflow)
+            _, _, _, _, sx, sy, sw_sum = first_pass(Xs, ys, sw)
+        if fit_intercept:
+            x_offset, y_offset = sx / sw_sum, sy / sw_sum
+        else:
+            x_offset, y_offset = np.zeros(m), 0.0
+        if g > 1.0 and alpha > 0:
+            g_cap = float(pow2_scale(np.sqrt(alpha)))
+            if g_cap < g:
+                Xs = Xs * (g_cap / g)
+                x_offset = x_offset * (g_cap / g)
+                g = g_cap
+        alpha_s = alpha * g * g
+        if sw is None:
+            xo, yo, Xw, yw = x_offset, y_offset, Xs, ys
+        else:
+            import dask.array as da
+
+            r = da.sqrt(sw)
+            Xw = (Xs - x_offset) * r[:, None]
+            yw = (ys - y_offset) * r
+            xo, yo = np.zeros(m), 0.0
+        G, b = ridge_stats(Xw, yw, xo, yo)
+        G[np.diag_indices(m)] += alpha_s
+        coef = _solve_spd(G, b, "X^T X + alpha I")
+        self.solver_ = "primal"
+        prep = prep._replace(x_offset=x_offset, y_offset=y_offset, x_scale=np.full(m, g))
         self._set_coef(coef, prep)
         return self

@@ -1,4 +1,4 @@
-"""Least-mean-squares (LMS): linear regression by stochastic gradient descent (spec 001 M15)."""
+"""Least-mean-squares (LMS): linear regression by stochastic gradient descent."""
 
 from __future__ import annotations
 
@@ -67,13 +67,13 @@ class SGDRegressor(LinearModel):
     learning_rate : {"invscaling", "constant", "robbins_monro"}, default="invscaling"
         Step-size schedule over updates ``t = 1, 2, ...``: ``eta0 / t**power_t``
         (scikit-learn's default), ``eta0``, or ``eta0 / (1 + (t - 1) / n_samples)``, which
-        meets the Robbins-Monro conditions (notes 003 L911-913).
+        meets the Robbins-Monro conditions (Imperial "Mathematics for Machine Learning" lecture 6).
     eta0 : float or "auto", default="auto"
         Initial step size ``eta``. ``"auto"`` takes ``1 / max_n (||phi_n||^2 + 1)`` (the
         ``+ 1`` only with an intercept): a single LMS update scales the residual of its sample
         by ``1 - eta ||phi_n||^2``, so this is half the largest step that is stable for
-        every sample (the per-sample form of the bound ``gamma < 2 / lambda_max`` of notes 003
-        L792), and it adapts to unscaled features.
+        every sample (the per-sample form of the bound ``gamma < 2 / lambda_max`` of Imperial
+        "Mathematics for Machine Learning" lecture 5), and it adapts to unscaled features.
     power_t : float, default=0.25
         Exponent of the ``"invscaling"`` schedule.
     alpha : float, default=0.0
@@ -108,18 +108,19 @@ class SGDRegressor(LinearModel):
 
     Notes
     -----
-    Spec 001 M15 (seeds/001 L165-169): minimising ``sum_n (t_n - w^T phi(x_n))^2`` one term
+    PRML §3.1.3 (least-mean-squares): minimising ``sum_n (t_n - w^T phi(x_n))^2`` one term
     at a time gives the least-mean-squares update
 
     ``w^(k+1) = w^(k) + eta [t_n - w^(k)T phi(x_n)] phi(x_n)``,
 
-    stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (spec 000 M27, eq. 1.190;
-    spec 003 §2.4 item 36). With ``alpha > 0`` it minimises the ridge objective instead. The
-    loop over samples is compiled with numba from 2 000 samples on (below, NumPy, with no
-    compilation). :meth:`partial_fit` makes one pass over each
-    batch it is given, for data that arrive over time (the online use of LMS). Features on
-    very different scales need standardising first, as for every gradient method (the
-    step-size bound ``eta < 2 / lambda_max`` of notes 003 L792 is set by the largest scale).
+    stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (Imperial
+    "Mathematics for Inference and Machine Learning" §1.6.3, eq. 1.190; Imperial
+    "Mathematics for Machine Learning" lecture 6). With ``alpha > 0`` it minimises the ridge
+    objective instead. The loop over samples is compiled with numba from 2 000 samples on (below,
+    NumPy, with no compilation). :meth:`partial_fit` makes one pass over each batch it is given,
+    for data that arrive over time (the online use of LMS). Features on very different scales need
+    standardising first, as for every gradient method (the step-size bound ``eta < 2 / lambda_max``
+    of Imperial "Mathematics for Machine Learning" lecture 5 is set by the largest scale).
 
     Examples
     --------

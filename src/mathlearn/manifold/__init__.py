@@ -1,6 +1,7 @@
 """Non-linear embeddings: classical ``MDS``, ``SStressMDS``, ``Isomap``, ``SpectralEmbedding``.
 
-Spec 004 §6.1 (slides 6:22-6:29), spec 002 §2.4 (graph Laplacians).
+Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:22-6:29); Oxford
+"Advanced Topics in Statistical Machine Learning" ch. 4 (graph Laplacians).
 """
 
 from ._isomap import Isomap

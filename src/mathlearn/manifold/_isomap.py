@@ -54,10 +54,10 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Spec 004 §6.1 (slide 6:29): build the k-nearest-neighbour graph with Euclidean edge
-    lengths (:func:`mathlearn.utils.graph.knn_graph`), replace distances by graph geodesics,
-    then run classical MDS (kernel PCA of ``-0.5 H G^2 H``). A disconnected graph has
-    infinite geodesics (the pitfall the notes name): by default the components are joined
+    Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:29): build the k-nearest-neighbour
+    graph with Euclidean edge lengths (:func:`mathlearn.utils.graph.knn_graph`), replace distances
+    by graph geodesics, then run classical MDS (kernel PCA of ``-0.5 H G^2 H``). A disconnected
+    graph has infinite geodesics (the pitfall the notes name): by default the components are joined
     by their shortest inter-component edges, or an error asks for more neighbours. New
     points are embedded through their ``n_neighbors`` nearest training points,
     ``g(x, j) = min_i (||x - x_i|| + G_ij)``, and the kernel-PCA projection with the training

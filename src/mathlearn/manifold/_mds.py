@@ -101,7 +101,8 @@ class MDS(BaseEstimator):
 
     Notes
     -----
-    Spec 004 §6.1 (slides 6:26-6:27) and spec 002 M20: with ``D_ij = -d_ij^2 / 2``,
+    Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:26-6:27) and
+    Oxford "Advanced Topics in Statistical Machine Learning" §3.6: with ``D_ij = -d_ij^2 / 2``,
     ``K~ = H D H`` has entries ``(x_i - x_bar)^T (x_j - x_bar)`` when the ``d_ij`` are
     Euclidean, so classical MDS is kernel PCA of ``K~`` and, for Euclidean distances, the
     PCA scores (up to sign). The embedding ``Z = V_p Lambda_p^{1/2}`` minimises the strain

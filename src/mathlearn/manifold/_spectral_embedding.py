@@ -51,12 +51,13 @@ class SpectralEmbedding(BaseEstimator):
 
     Notes
     -----
-    Spec 002 M23-M24 and spec 004 §6.1 (slides 6:22-6:25): minimising
+    Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and
+    Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:22-6:25): minimising
     ``sum_ij W_ij ||z_i - z_j||^2 = 2 tr(Z^T L Z)`` under an orthogonality constraint gives
     the bottom eigenvectors of the Laplacian; ``f^T L f = 0.5 sum w_ij (f_i - f_j)^2`` shows
     ``L`` is PSD with the constant vector in its kernel, hence ``drop_first``. The
     random-walk eigenvectors are computed through the symmetric ``L_sym`` (stable, real
-    spectrum) and mapped back with ``D^{-1/2}`` (spec 004 §6.1, derived stability advice). The
+    spectrum) and mapped back with ``D^{-1/2}`` (for numerical stability). The
     graph helpers are :mod:`mathlearn.utils.graph`, shared with spectral clustering.
 
     Complexity: the RBF affinity ``O(N^2 D)`` time and ``O(N^2)`` memory; the k-NN graph

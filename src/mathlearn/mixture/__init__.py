@@ -1,6 +1,6 @@
 """Latent-variable mixtures fitted by EM or by variational inference, and the EM driver.
 
-Spec 001 M43-M44, spec 002 §5.1-5.4 (M28-M31).
+PRML §9.2–9.4; Oxford "Advanced Topics in Statistical Machine Learning" §5.1-5.4.
 """
 
 from ._bayesian_mixture import BayesianGaussianMixture

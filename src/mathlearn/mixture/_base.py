@@ -1,4 +1,7 @@
-"""Shared machinery of the finite mixtures fitted by EM (spec 002 §5.4, spec 001 M44)."""
+"""Shared machinery of the finite mixtures fitted by EM.
+
+Oxford "Advanced Topics in Statistical Machine Learning" §5.4; PRML §9.2.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import numpy as np
 from ..base import BaseEstimator, DensityMixin, _fit_context, check_is_fitted
 from ..cluster import KMeans, kmeans_plusplus
 from ..exceptions import ConvergenceWarning
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils._rowscale import check_log_density
 from ..utils.validation import (
@@ -238,6 +242,10 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         -------
         labels : ndarray of shape (n_samples,)
         """
+        if is_dask(X):
+            from ._dask import mixture_fit_dask
+
+            return mixture_fit_dask(self, X, sample_weight)
         X = self._check_X(X, reset=True)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X)
@@ -292,6 +300,10 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         log_prob : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="score")
         X_user = self._check_X(X, reset=False)
         X = self._to_working(X_user)
         log_norm = self._log_norm_and_resp(X)[0] - self._log_jacobian()
@@ -306,20 +318,29 @@ class _BaseMixture(DensityMixin, BaseEstimator):
     def predict_proba(self, X):
         """Responsibilities ``p(z_n = k | x_n)``, shape (n_samples, n_components)."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="proba")
         X = self._to_working(self._check_X(X, reset=False))
         return np.exp(self._log_norm_and_resp(X)[1])
 
     def predict(self, X):
         """Most responsible component of each row of ``X``."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import mixture_predict_dask
+
+            return mixture_predict_dask(self, X, what="labels")
         X = self._to_working(self._check_X(X, reset=False))
         return self._log_norm_and_resp(X)[1].argmax(axis=1)
 
     def bic(self, X) -> float:
         """Bayesian information criterion ``-2 log p(X | theta) + M ln N`` (lower is better).
 
-        ``M`` is the number of free parameters (spec 000 M34; the notes maximise
-        ``log p - M ln N / 2``, which is ``-BIC / 2``).
+        ``M`` is the number of free parameters (Imperial
+        "Mathematics for Inference and Machine Learning" §1.7.6, eqs. 1.208-1.209; the notes
+        maximise ``log p - M ln N / 2``, which is ``-BIC / 2``).
         """
         log_prob = self.score_samples(X)
         return -2.0 * log_prob.sum() + self._n_parameters() * np.log(log_prob.shape[0])

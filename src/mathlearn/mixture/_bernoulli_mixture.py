@@ -61,8 +61,10 @@ class BernoulliMixture(_BaseMixture):
 
     Notes
     -----
-    A latent-variable model of notes 002 §5.1 with Bernoulli components (Bishop §9.3.3),
-    fitted by the general driver :func:`~mathlearn.mixture.em` (spec 001 M43, spec 002 M30):
+    A latent-variable model of Oxford "Advanced Topics in Statistical Machine Learning" §5.1 with
+    Bernoulli components (Bishop §9.3.3), fitted by the general driver
+    :func:`~mathlearn.mixture.em` (PRML §9.3-9.4; Oxford
+    "Advanced Topics in Statistical Machine Learning" §5.3):
 
     * E-step: ``log r_nk = log pi_k + sum_d [x_nd log mu_kd + (1 - x_nd) log(1 - mu_kd)] -
       logsumexp_j(...)``, two matrix products;
@@ -130,11 +132,13 @@ class BernoulliMixture(_BaseMixture):
     def _set_parameters(self, params):
         self.weights_, self.means_ = params
 
-    def _initialize(self, X, rng, sample_weight=None):
+    def _initialize(self, X, rng, sample_weight=None, estimate=None):
         k, d = self.n_components, X.shape[1]
         if self.init_params == "random":
             self.weights_ = np.full(k, 1.0 / k)
             self.means_ = rng.uniform(0.25, 0.75, size=(k, d))
+        elif estimate is not None:
+            self.weights_, self.means_ = estimate()
         else:
             self._maximize(X, self._initial_responsibilities(X, rng, sample_weight))
         w = self._checked_weights_init()
@@ -161,6 +165,23 @@ class BernoulliMixture(_BaseMixture):
             return 0.0
         log_mu, log_1m = self._log_params()
         return float(self.alpha * (log_mu.sum() + log_1m.sum()))
+
+    def _suff_stats(self, X, resp, ref):
+        """``N_k`` and ``sum_n r_nk x_n``: sums over rows (they add across row blocks)."""
+        return resp.sum(axis=0), resp.T @ X
+
+    def _params_from_stats(self, stats, ref):
+        """``(pi, mu)`` of :meth:`_maximize` from the summed :meth:`_suff_stats`."""
+        nk = stats[0] + 10 * np.finfo(float).eps
+        means = (stats[1] + self.alpha) / (nk[:, None] + 2.0 * self.alpha)
+        np.clip(means, 0.0, 1.0, out=means)
+        return nk / nk.sum(), means
+
+    def _maximize_stats(self, stats, ref):
+        self.weights_, self.means_ = self._params_from_stats(stats, ref)
+
+    def _stats_reference(self):
+        return None
 
     def _maximize(self, X, resp):
         nk = resp.sum(axis=0) + 10 * np.finfo(float).eps

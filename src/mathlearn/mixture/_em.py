@@ -1,4 +1,6 @@
-"""A general EM driver (spec 002 §5.2-5.3 M29-M30, spec 001 M43).
+"""A general EM driver.
+
+Oxford "Advanced Topics in Statistical Machine Learning" §5.2-5.3; PRML §9.3-9.4.
 
 The derivation it implements: for any distribution ``q(z)`` over the latent variables,
 
@@ -13,8 +15,9 @@ log-likelihood. EM is coordinate ascent on ``F``:
   depend on ``theta``), which cannot lower ``F``.
 
 Hence ``log p(X | theta_t) = F(q_t, theta_t) <= F(q_t, theta_{t+1}) <= log p(X | theta_{t+1})``
-(Theorem 19 of notes 002): the sequence of log-likelihoods the driver records never
-decreases. An M-step that only increases ``E_q[log p]`` (generalised EM) keeps this property.
+(Theorem 19 of Oxford "Advanced Topics in Statistical Machine Learning" §5.3): the sequence of
+log-likelihoods the driver records never decreases. An M-step that only increases ``E_q[log p]``
+(generalised EM) keeps this property.
 """
 
 from __future__ import annotations
@@ -204,8 +207,9 @@ def em(
 
     Examples
     --------
-    A model plugs in by providing the two steps. Here the notes' "soft k-means" (spec 002
-    M31): an isotropic mixture with known ``sigma^2 = 1`` that learns ``pi`` and ``mu``.
+    A model plugs in by providing the two steps. Here the notes' "soft k-means" (Oxford
+    "Advanced Topics in Statistical Machine Learning" §5.4): an isotropic mixture with known
+    ``sigma^2 = 1`` that learns ``pi`` and ``mu``.
 
     >>> import numpy as np
     >>> from scipy.special import logsumexp

@@ -1,4 +1,4 @@
-"""Gaussian mixture model fitted by EM (spec 001 M44, spec 002 M28 and M31)."""
+"""Gaussian mixture model fitted by EM."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class GaussianMixture(_BaseMixture):
     reg_covar : float, default=1e-6
         ``epsilon`` added to the diagonal of every covariance estimate, so that a component
         that shrinks onto a point keeps a positive definite covariance (the likelihood is
-        unbounded there, notes 001 L813). 0 disables it.
+        unbounded there, PRML §9.2.1). 0 disables it.
     max_iter : int, default=100
     n_init : int, default=1
         Number of initialisations; the fit with the largest final bound is kept.
@@ -102,7 +102,7 @@ class GaussianMixture(_BaseMixture):
 
     Notes
     -----
-    Spec 001 M44 (notes ``seeds/001_*`` L795-839) and spec 002 §5.4 (M31):
+    PRML §9.2 and Oxford "Advanced Topics in Statistical Machine Learning" §5.4:
 
     * E-step, in log space: ``log gamma_nk = log pi_k + log N(x_n | mu_k, Sigma_k) -
       logsumexp_j(log pi_j + log N(x_n | mu_j, Sigma_j))``;
@@ -112,12 +112,13 @@ class GaussianMixture(_BaseMixture):
       under those constraints.
 
     The iteration is :func:`~mathlearn.mixture.em`, whose bound argument (free energy, KL,
-    Gibbs' inequality; notes 002 §5.2-5.3) makes ``lower_bounds_`` non-decreasing. Densities
-    use the Cholesky factor ``L_k`` of ``Sigma_k``: ``log det Sigma_k = 2 sum log diag L_k``
-    and the Mahalanobis term ``||L_k^{-1}(x - mu_k)||^2`` by a triangular solve. A component
-    whose covariance is held up only by ``reg_covar`` at the end of the fit (it collapsed
-    onto a point or a subspace) raises a :class:`~mathlearn.exceptions.NumericalWarning`;
-    with ``reg_covar=0`` a singular covariance is an error.
+    Gibbs' inequality; Oxford "Advanced Topics in Statistical Machine Learning" §5.2-5.3) makes
+    ``lower_bounds_`` non-decreasing. Densities use the Cholesky factor ``L_k`` of ``Sigma_k``:
+    ``log det Sigma_k = 2 sum log diag L_k`` and the Mahalanobis term ``||L_k^{-1}(x - mu_k)||^2``
+    by a triangular solve. A component whose covariance is held up only by ``reg_covar`` at the end
+    of the fit (it collapsed onto a point or a subspace) raises a
+    :class:`~mathlearn.exceptions.NumericalWarning`; with ``reg_covar=0`` a singular covariance is
+    an error.
 
     Full and tied densities go through the batched kernel of
     :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular
@@ -296,9 +297,10 @@ class GaussianMixture(_BaseMixture):
         self._set_means(means_w)
         self._set_covariances(cov_w)
 
-    def _initialize(self, X, rng, sample_weight=None):
+    def _initialize(self, X, rng, sample_weight=None, estimate=None):
         """Initial ``pi, mu, Sigma`` (working units) from ``init_params`` and the ``*_init``
-        overrides (user units)."""
+        overrides (user units). ``estimate()``, when given, returns the ``(pi, mu, Sigma)`` of
+        the initial responsibilities (the Dask path computes them by blocks)."""
         d = X.shape[1]
         k = self.n_components
         weights = self._checked_weights_init()
@@ -308,8 +310,11 @@ class GaussianMixture(_BaseMixture):
             covariances = self._covariances_from_precisions(self.precisions_init, k, d)
             covariances = covariances / self._frame_scale / self._frame_scale
         if weights is None or means is None or covariances is None:
-            resp = self._initial_responsibilities(X, rng, sample_weight)
-            w0, m0, c0 = self._estimate_parameters(X, resp)
+            if estimate is None:
+                resp = self._initial_responsibilities(X, rng, sample_weight)
+                w0, m0, c0 = self._estimate_parameters(X, resp)
+            else:
+                w0, m0, c0 = estimate()
             weights = w0 if weights is None else weights
             covariances = c0 if covariances is None else covariances
             means = m0 if means is None else self._to_working(means)
@@ -379,6 +384,66 @@ class GaussianMixture(_BaseMixture):
                 cov = cov.mean(axis=1)
         weights = nk / nk.sum()
         return weights, means, cov
+
+    def _suff_stats(self, X, resp, ref):
+        """Sums over rows that the M-step needs (they add across row blocks): ``N_k``,
+        ``sum_n r_nk x_n`` and the second moments about reference means ``ref`` (the
+        current ones: near convergence the correction ``N_k (mu_k - ref_k)^2`` is tiny, so
+        the moments keep their digits), or ``X^T diag(sum_k r_nk) X`` for a tied covariance.
+        """
+        nk = resp.sum(axis=0)
+        sx = resp.T @ X
+        ct = self.covariance_type
+        if ct == "tied":
+            second = (resp.sum(axis=1) * X.T) @ X
+        elif ct == "full":
+            second = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
+            for k in range(resp.shape[1]):
+                diff = X - ref[k]
+                second[k] = (resp[:, k] * diff.T) @ diff
+        else:
+            second = np.empty((resp.shape[1], X.shape[1]))
+            for k in range(resp.shape[1]):
+                diff = X - ref[k]
+                second[k] = resp[:, k] @ (diff * diff)
+        return nk, sx, second
+
+    def _params_from_stats(self, stats, ref):
+        """``(pi, mu, Sigma)`` from :meth:`_suff_stats` summed over all rows (the maximisers
+        of :meth:`_estimate_parameters`)."""
+        n_true, sx, second = stats
+        d = sx.shape[1]
+        nk = n_true + 10 * np.finfo(float).eps
+        means = sx / nk[:, None]
+        reg = self.reg_covar / self._frame_scale / self._frame_scale
+        ct = self.covariance_type
+        if ct == "tied":
+            cov = second - (nk * means.T) @ means
+            cov /= nk.sum()
+            cov.flat[:: d + 1] += reg
+        elif ct == "full":
+            delta = means - ref
+            cov = second - n_true[:, None, None] * delta[:, :, None] * delta[:, None, :]
+            cov /= nk[:, None, None]
+            for k in range(cov.shape[0]):
+                cov[k].flat[:: d + 1] += reg
+        else:
+            delta = means - ref
+            cov = (second - n_true[:, None] * delta * delta) / nk[:, None]
+            cov += reg
+            if ct == "spherical":
+                cov = cov.mean(axis=1)
+        return nk / nk.sum(), means, cov
+
+    def _maximize_stats(self, stats, ref):
+        weights, means, cov = self._params_from_stats(stats, ref)
+        self.weights_ = weights
+        self._set_means(means)
+        self._set_covariances(cov)
+
+    def _stats_reference(self):
+        """The means the second moments of the next E-step are taken about."""
+        return self._means_w.copy()
 
     def _maximize(self, X, resp):
         weights, means, cov = self._estimate_parameters(X, resp)

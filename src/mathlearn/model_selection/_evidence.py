@@ -1,4 +1,4 @@
-"""Bayesian model selection by the marginal likelihood (spec 000 §2.F M30–M33)."""
+"""Bayesian model selection by the marginal likelihood."""
 
 from __future__ import annotations
 
@@ -61,16 +61,16 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
         Evidence of the MAP model.
     model_averaged_log_evidence_ : float
         ``ln p(D) = ln sum_k p(M_k) p(D | M_k)``, the evidence of the model-averaged
-        hypothesis (seeds/000 eq. 1.200, spec 000 §2.F M32): the normaliser of
-        ``model_posterior_``.
+        hypothesis (Imperial "Mathematics for Inference and Machine Learning" §1.7.4, eq. 1.200):
+        the normaliser of ``model_posterior_``.
     n_features_in_ : int
 
     Notes
     -----
-    seeds/000 eq. 1.192–1.197 (MAP model under a model prior; uniform prior gives the
-    maximum-evidence model), eq. 1.198–1.199 (Bayes factors: ``exp`` of differences of
-    ``log_evidences_``) and the closed-form evidence of Bayesian linear regression,
-    eq. 1.201–1.207 (spec 000 §2.F M30–M33). With hyperparameters estimated by evidence
+    Imperial "Mathematics for Inference and Machine Learning" §1.7.2, eq. 1.192–1.197 (MAP model
+    under a model prior; uniform prior gives the maximum-evidence model), eq. 1.198–1.199 (Bayes
+    factors: ``exp`` of differences of ``log_evidences_``) and the closed-form evidence of Bayesian
+    linear regression, eq. 1.201–1.207 (§1.7.5). With hyperparameters estimated by evidence
     maximisation the criterion is the type-II maximum likelihood of each model.
 
     Examples

@@ -1,6 +1,7 @@
 """Monte Carlo methods: plain expectations with standard errors, rejection sampling,
 importance sampling (normalised and self-normalised, with the effective sample size) and
-sampling by inverse cdf (spec 004 appendix A, 9:45–9:47; 001 M2)."""
+sampling by inverse cdf (Stuttgart "Introduction to Machine Learning" slides 9:45–9:47; PRML
+§1.2.2)."""
 
 from ._results import ImportanceResult, MCEstimate, RejectionResult
 from ._sampling import (

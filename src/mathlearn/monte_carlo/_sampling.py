@@ -1,9 +1,9 @@
 """Monte Carlo estimation and sampling: plain MC, rejection, importance, inverse cdf.
 
-The methods of spec 004 (appendix A, 9:45–9:47) and 001 M2: :math:`E_p[f] \\approx
-\\frac1N\\sum_n f(x_n)` with :math:`x_n \\sim p` (the notes' "lim" inside the sum is an
-erratum, spec 001 §6.1); rejection sampling with a proposal :math:`q` and a bound
-:math:`p \\le Mq`; importance sampling with weights :math:`w = p/q`, self-normalised when
+The methods of Stuttgart "Introduction to Machine Learning" (slides 9:45–9:47) and PRML §1.2.2:
+:math:`E_p[f] \\approx \\frac1N\\sum_n f(x_n)` with :math:`x_n \\sim p` (corrected: the notes
+following PRML put a "lim" inside the sum); rejection sampling with a proposal :math:`q` and a
+bound :math:`p \\le Mq`; importance sampling with weights :math:`w = p/q`, self-normalised when
 :math:`p` is known only up to a constant.
 """
 
@@ -102,9 +102,9 @@ def mc_expectation(
 
     Notes
     -----
-    :math:`E_p[f] \approx \frac1N\sum_n f(x_n)`, :math:`x_n \sim p` (spec 004 9:45; 001 M2,
-    without the erratum's "lim" inside the sum); its standard deviation is
-    :math:`\sqrt{V_p[f]/N}`, estimated with the sample variance.
+    :math:`E_p[f] \approx \frac1N\sum_n f(x_n)`, :math:`x_n \sim p` (Stuttgart
+    "Introduction to Machine Learning" slide 9:45; PRML §1.2.2, without the notes' "lim" inside the
+    sum); its standard deviation is :math:`\sqrt{V_p[f]/N}`, estimated with the sample variance.
 
     Examples
     --------
@@ -175,10 +175,10 @@ def rejection_sample(
 
     Notes
     -----
-    Spec 004 9:46. Accepted points are i.i.d. draws from the normalised :math:`p/Z`; the
-    probability of acceptance is :math:`Z/M`, so a loose bound costs proposals. The check
-    is exact only at the points proposed: a violation elsewhere goes unseen, so ``M``
-    should come from an analytic bound.
+    Stuttgart "Introduction to Machine Learning" slide 9:46. Accepted points are i.i.d. draws from
+    the normalised :math:`p/Z`; the probability of acceptance is :math:`Z/M`, so a loose bound
+    costs proposals. The check is exact only at the points proposed: a violation elsewhere goes
+    unseen, so ``M`` should come from an analytic bound.
 
     Examples
     --------
@@ -314,7 +314,8 @@ def importance_sampling(
     self_normalised : bool, default=True
         ``False``: :math:`\hat I = \frac1N\sum_n w_n f(x_n)`, unbiased, needs a normalised
         ``p``. ``True``: :math:`\hat I = \sum_n w_n f(x_n) / \sum_n w_n`, consistent for an
-        unnormalised ``p`` (spec 004 9:47, DERIVED note).
+        unnormalised ``p`` (a standard result beyond Stuttgart "Introduction to Machine Learning"
+        slide 9:47).
 
     Returns
     -------

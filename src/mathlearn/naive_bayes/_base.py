@@ -7,14 +7,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from ..base import BaseClassifier
+from ..utils._backend import is_dask
 
 
 class _BaseNB(BaseClassifier):
     """Class bookkeeping for ``fit`` / ``partial_fit`` and the class prior.
 
     The class prior is the posterior predictive under a symmetric Dirichlet(``a``) prior,
-    ``π_k = (n_k + a) / (n + K a)`` (Oxford "Advanced Topics" §7.2, M42); ``a = 0`` is the
-    maximum-likelihood ``n_k / n``.
+    ``π_k = (n_k + a) / (n + K a)`` (Oxford "Advanced Topics in Statistical Machine Learning"
+    §7.2); ``a = 0`` is the maximum-likelihood ``n_k / n``.
     """
 
     def _labels_to_index(self, y, classes, first_call: bool):
@@ -75,6 +76,10 @@ class _BaseNB(BaseClassifier):
         from ..utils.extmath import logsumexp
 
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import nb_predict_dask
+
+            return nb_predict_dask(self, X, "log_proba")
         jll = self._joint_log_likelihood(self._validate_X_predict(X))
         norm = logsumexp(jll, axis=1, keepdims=True)
         dead = ~np.isfinite(norm[:, 0])
@@ -90,6 +95,12 @@ class _BaseNB(BaseClassifier):
 
     def predict(self, X):
         """The class with the largest posterior probability."""
+        if is_dask(X):
+            from ..base import check_is_fitted
+            from ._dask import nb_predict_dask
+
+            check_is_fitted(self)
+            return nb_predict_dask(self, X, "labels")
         log_proba = self.predict_log_proba(X)
         return self.classes_[np.argmax(log_proba, axis=1)]
 

@@ -2,7 +2,7 @@ r"""Naive Bayes for binary and count features: Bernoulli and multinomial event m
 
 Both estimate, per class ``k``, feature probabilities from (weighted) counts and score a
 sample by ``log p(x, y = k) = log π_k + Σ_j log p(x_j | y = k)`` in log space (Oxford
-"Advanced Topics in Statistical Machine Learning" §7.1-7.2, M42; PRML §4.2.3).
+"Advanced Topics in Statistical Machine Learning" §7.1-7.2; PRML §4.2.3).
 
 * Bernoulli: ``p(x | y = k) = Π_j φ_kj^{x_j} (1 - φ_kj)^{1 - x_j}`` for ``x ∈ {0, 1}^d``.
   With a Beta(α, α) prior on each ``φ_kj`` the posterior is
@@ -26,6 +26,7 @@ from numbers import Real
 import numpy as np
 
 from ..base import _fit_context
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils.validation import check_sample_weight, validate_data
 from ._base import _BaseNB
@@ -85,6 +86,10 @@ class _DiscreteNB(_BaseNB):
         -------
         self
         """
+        if is_dask(X):
+            from ._dask import nb_fit_dask
+
+            return nb_fit_dask(self, X, y, sample_weight)
         y_arr = np.asarray(y)
         return self._fit_batch(
             X, y, np.unique(y_arr) if y_arr.ndim == 1 else y, sample_weight, True

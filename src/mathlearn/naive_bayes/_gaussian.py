@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 
 from ..base import _fit_context, check_is_fitted
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
 from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
 from ..utils.extmath import logsumexp
@@ -42,6 +43,25 @@ def _merge(n_a, mu_a, v_a, n_b, mu_b, v_b):
     else:
         v = wa * v_a + wb * v_b + wa * wb * d * d
     return n, mu, v
+
+
+_BLOCK = 4096
+
+
+def _class_sums(X, y_idx, sw, K, center=None):
+    """``Σ_i s_i [y_i = k] x_i`` (or of ``(x_i - center_k)²``), shape (K, d), by blocks."""
+    out = np.zeros((K, X.shape[1]))
+    for a in range(0, X.shape[0], _BLOCK):
+        rows = slice(a, a + _BLOCK)
+        yb = y_idx[rows]
+        onehot = np.zeros((K, yb.shape[0]))
+        onehot[yb, np.arange(yb.shape[0])] = sw[rows]
+        if center is None:
+            out += onehot @ X[rows]
+        else:
+            dev = X[rows] - center[yb]
+            out += onehot @ (dev * dev)
+    return out
 
 
 class GaussianNB(_BaseNB):
@@ -130,36 +150,38 @@ class GaussianNB(_BaseNB):
                     "set by the first partial_fit batch."
                 )
         theta = GaussianNB.theta_.fitted(self)
-        # Overall (weighted) variance of every sample seen, for epsilon. scikit-learn uses the
-        # unweighted variance; weighting keeps a weight equivalent to repeating the sample.
-        unit = sample_weight is None
-        n_b = float(sw.sum())
-        mu_b = X.mean(axis=0) if unit else (sw @ X) / n_b
-        v_b = X.var(axis=0) if unit else (sw @ (X - mu_b) ** 2) / n_b
-        self._n_all, self._mu_all, self._v_all = _merge(
-            np.float64(self._n_all), self._mu_all, self._v_all, np.float64(n_b), mu_b, v_b
-        )
-        for k in np.unique(y_idx):
-            mask = y_idx == k
-            w = sw[mask]
-            nk = float(w.sum())
-            if nk == 0:
-                continue
-            Xk = X[mask]
-            if unit:
-                mu, v = Xk.mean(axis=0), Xk.var(axis=0)
-            else:
-                mu = (w @ Xk) / nk
-                dev = Xk - mu
-                v = (w @ (dev * dev)) / nk
+        # Class sums and then squared deviations from the class means (a two-pass variance),
+        # by products with the weighted one-hot matrix over blocks of rows that stay in
+        # cache: no per-class masked copies of X and no temporaries of its size.
+        counts = np.bincount(y_idx, weights=sw, minlength=K)
+        has = counts > 0
+        safe = np.where(has, counts, 1.0)[:, None]
+        mu = _class_sums(X, y_idx, sw, K) / safe
+        v = _class_sums(X, y_idx, sw, K, center=mu) / safe
+        # Overall (weighted) variance of every sample seen, for epsilon: within- plus
+        # between-class parts of this batch. scikit-learn uses the unweighted variance;
+        # weighting keeps a weight equivalent to repeating the sample.
+        n_b = float(counts.sum())
+        if n_b > 0:
+            mu_b = counts[has] @ mu[has] / n_b
+            v_b = counts[has] @ (v[has] + (mu[has] - mu_b) ** 2) / n_b
+            self._n_all, self._mu_all, self._v_all = _merge(
+                np.float64(self._n_all), self._mu_all, self._v_all, np.float64(n_b), mu_b, v_b
+            )
+        for k in np.flatnonzero(has):
             self.class_count_[k], theta[k], self._raw_var[k] = _merge(
                 np.float64(self.class_count_[k]),
                 theta[k],
                 self._raw_var[k],
-                np.float64(nk),
-                mu,
-                v,
+                np.float64(counts[k]),
+                mu[k],
+                v[k],
             )
+        self._finish_batch()
+        return self
+
+    def _finish_batch(self):
+        """``epsilon_``, ``var_`` and the class prior from the merged moments."""
         self.epsilon_ = eps = float(self.var_smoothing) * float(np.max(self._v_all))
         self.var_ = var = self._raw_var + eps
         seen = self.class_count_ > 0
@@ -171,7 +193,6 @@ class GaussianNB(_BaseNB):
                 "var_smoothing > 0 or drop constant features."
             )
         self._update_class_log_prior()
-        return self
 
     @_fit_context
     def fit(self, X, y, sample_weight=None):
@@ -187,6 +208,10 @@ class GaussianNB(_BaseNB):
         -------
         self
         """
+        if is_dask(X):
+            from ._dask import nb_fit_dask
+
+            return nb_fit_dask(self, X, y, sample_weight)
         y_arr = np.asarray(y)
         return self._fit_batch(
             X, y, np.unique(y_arr) if y_arr.ndim == 1 else y, sample_weight, True
@@ -242,6 +267,10 @@ class GaussianNB(_BaseNB):
 
     def _posterior(self, X, log):
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import nb_predict_dask
+
+            return nb_predict_dask(self, X, "log_proba" if log else "proba")
         X = self._validate_X_predict(X)
         jll = self._joint_log_likelihood(X)
         logp = jll - logsumexp(jll, axis=1, keepdims=True)
@@ -267,6 +296,10 @@ class GaussianNB(_BaseNB):
     def predict(self, X):
         """The class with the largest posterior probability."""
         check_is_fitted(self)
+        if is_dask(X):
+            from ._dask import nb_predict_dask
+
+            return nb_predict_dask(self, X, "labels")
         jll = self._joint_log_likelihood(self._validate_X_predict(X))
         return self.classes_[np.argmax(jll, axis=1)]
 

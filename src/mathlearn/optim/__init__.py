@@ -3,7 +3,8 @@
 First-order optimisers are :class:`GradientTransformation` pairs composed with
 :func:`chain` (the design of optax): ``sgd``, ``momentum``, ``nesterov``, ``adagrad``,
 ``rmsprop``, ``adam``, ``nadam``, the notes' ``adaptive_step``, ``backtracking_line_search``,
-and ``clip``/``clip_by_global_norm``; step sizes may be schedules (``constant_schedule``,
+``clip``/``clip_by_global_norm`` and the sign-based ``rprop`` (iRprop-); step sizes may be
+schedules (``constant_schedule``,
 ``exponential_decay``, ``robbins_monro``). :func:`minimize` runs one of them, and
 :func:`minimize_stochastic` does minibatch SGD with the notes' ``N/M`` scaling. Second order:
 :func:`newton` and the L-BFGS-B bridge :func:`lbfgs`. Constrained: :func:`solve_equality_qp`
@@ -46,6 +47,7 @@ from ._projection import (
     project_l2_ball,
     projected_gradient,
 )
+from ._rprop import rprop
 from ._schedules import constant_schedule, exponential_decay, inverse_scaling, robbins_monro
 from ._step_control import adaptive_step, backtracking_line_search
 from ._subgradient import subgradient_method
@@ -94,6 +96,7 @@ __all__ = [
     "ridge_squared_norm",
     "rmsprop",
     "robbins_monro",
+    "rprop",
     "scale",
     "sgd",
     "solve_equality_qp",

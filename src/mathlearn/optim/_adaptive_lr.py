@@ -1,9 +1,10 @@
 """Per-coordinate adaptive step sizes: AdaGrad, RMSProp, Adam, Nadam.
 
 These are the "statistics of gradients along the trajectory" used as a diagonal
-preconditioner (notes 003 L849, spec 003 §2.4 item 33): each coordinate's step is divided
-by a running root-mean-square of its gradients, so that steep and flat directions progress
-alike. The notes name them (spec 000 M28); Adam and Nadam are written out in spec 004 §4.
+preconditioner (Imperial "Mathematics for Machine Learning" lecture 6): each coordinate's step is
+divided by a running root-mean-square of its gradients, so that steep and flat directions progress
+alike. Imperial "Mathematics for Inference and Machine Learning" §1.6.4 names them; Adam and Nadam
+are written out in Stuttgart "Introduction to Machine Learning" slides 4:18–4:19.
 """
 
 from __future__ import annotations
@@ -166,12 +167,13 @@ def _adam(learning_rate, b1, b2, eps, nesterov: bool) -> GradientTransformation:
 def adam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:
-    """Adam (Kingma and Ba, 2015; spec 004 §4, notes 004 L1316-1358).
+    """Adam (Kingma and Ba, 2015; Stuttgart "Introduction to Machine Learning" slide 4:18).
 
     ``m_t = b1 m_{t-1} + (1 - b1) g_t``, ``v_t = b2 v_{t-1} + (1 - b2) g_t^2``,
     ``m_hat = m_t / (1 - b1^t)``, ``v_hat = v_t / (1 - b2^t)``,
     ``updates = -alpha m_hat / (sqrt(v_hat) + eps)``. At ``t = 1``, ``m_hat = g_1`` so the
-    first step is about ``-alpha sign(g_1)`` (notes L1365).
+    first step is about ``-alpha sign(g_1)`` (Stuttgart "Introduction to Machine Learning" slide
+    4:19).
 
     Parameters
     ----------
@@ -209,7 +211,9 @@ def adam(
 def nadam(
     learning_rate: float | Schedule = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
 ) -> GradientTransformation:
-    """Nadam: Adam with Nesterov momentum (Dozat, 2016; spec 004 §4).
+    """Nadam: Adam with Nesterov momentum (Dozat, 2016).
+
+    Stuttgart "Introduction to Machine Learning" slide 4:19.
 
     ``updates = -alpha / (sqrt(v_hat) + eps) * (b1 m_hat + (1 - b1) g_t / (1 - b1^t))``, with
     ``m_hat, v_hat`` as in :func:`adam`.
@@ -228,10 +232,10 @@ def nadam(
 
     Notes
     -----
-    This is the notes' form (spec 004 §4), which bias-corrects the momentum term with
-    ``1 - b1^t``; Dozat's paper (and optax) use ``1 - b1^(t+1)`` there, which changes the
-    steps by a factor that tends to 1. At ``t = 1`` the notes' step is
-    ``-alpha (1 + b1) sign(g_1)``.
+    This is the notes' form (Stuttgart "Introduction to Machine Learning" slide 4:19), which
+    bias-corrects the momentum term with ``1 - b1^t``; Dozat's paper (and optax) use ``1 -
+    b1^(t+1)`` there, which changes the steps by a factor that tends to 1. At ``t = 1`` the notes'
+    step is ``-alpha (1 + b1) sign(g_1)``.
 
     Examples
     --------

@@ -1,8 +1,8 @@
 """Equality-constrained quadratic programmes by Lagrange multipliers.
 
 For a quadratic objective with linear equality constraints, stationarity of the Lagrangian
-and feasibility form one linear system, the KKT system (notes 003 L1718-1833, spec 003 §2.4
-items 37-38), solved directly.
+and feasibility form one linear system, the KKT system (Imperial "Mathematics for Machine Learning"
+lecture 12), solved directly.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ def solve_equality_qp(
 
     Notes
     -----
-    Setting the gradients of the Lagrangian to zero (notes 003 L1791-1833: stationarity
-    ``Q x + c + A^T nu = 0`` and primal feasibility ``A x = b``) gives the KKT system
+    Setting the gradients of the Lagrangian to zero (Imperial "Mathematics for Machine Learning"
+    lecture 12: stationarity ``Q x + c + A^T nu = 0`` and primal feasibility ``A x = b``) gives the
+    KKT system
 
     ``[[Q, A^T], [A, 0]] [x; nu] = [-c; b]``,
 

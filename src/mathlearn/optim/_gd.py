@@ -1,13 +1,16 @@
 """Gradient descent with a fixed or scheduled step, heavy-ball momentum and Nesterov momentum.
 
-Gradient descent (notes 003 L668-672, spec 000 M23):
+Gradient descent (Imperial "Mathematics for Machine Learning" lecture 5;
+Imperial "Mathematics for Inference and Machine Learning" §1.6, eq. 1.182):
 ``theta_{t+1} = theta_t - gamma_t grad L(theta_t)``.
 
-Heavy ball (notes 003 L851-863, spec 000 M26, spec 004 §4): ``Delta_0 = 0``,
-``Delta_{t+1} = alpha Delta_t - gamma_t grad L(theta_t)``, ``theta_{t+1} = theta_t + Delta_{t+1}``.
+Heavy ball (Imperial "Mathematics for Machine Learning" lecture 6;
+Imperial "Mathematics for Inference and Machine Learning" §1.6.2, eqs. 1.185–1.186; Stuttgart
+"Introduction to Machine Learning" slide 4:17): ``Delta_0 = 0``, ``Delta_{t+1} = alpha Delta_t -
+gamma_t grad L(theta_t)``, ``theta_{t+1} = theta_t + Delta_{t+1}``.
 
-Nesterov (spec 004 §4; Sutskever et al. 2013): the gradient is taken at the look-ahead point
-``theta_t + alpha Delta_t``.
+Nesterov (Stuttgart "Introduction to Machine Learning" slide 4:17; Sutskever et al. 2013): the
+gradient is taken at the look-ahead point ``theta_t + alpha Delta_t``.
 """
 
 from __future__ import annotations
@@ -59,8 +62,8 @@ def sgd(learning_rate: float | Schedule) -> GradientTransformation:
     -----
     On the least-squares loss ``L = ||y - X theta||^2 / (2 sigma^2)`` with constant ``gamma``
     the iterates are ``theta_t = (I - gamma/sigma^2 X^T X)^t (theta_0 - theta*) + theta*``
-    (notes 003 L718), which converge from every start iff
-    ``gamma < 2 sigma^2 / lambda_max(X^T X)`` (L792).
+    (Imperial "Mathematics for Machine Learning" lecture 5), which converge from every start iff
+    ``gamma < 2 sigma^2 / lambda_max(X^T X)`` (ibid.).
 
     Examples
     --------
@@ -101,9 +104,11 @@ def momentum(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
     Notes
     -----
     ``theta_{t+1} = theta_t - gamma_t grad L(theta_t) + alpha (theta_t - theta_{t-1})``
-    (notes 003 L856-857 with the lost minus signs restored, spec 000 M26 with
+    (Imperial "Mathematics for Machine Learning" lecture 6, with the lost minus signs restored;
+    Imperial "Mathematics for Inference and Machine Learning" §1.6.2, eq. 1.186, corrected to
     ``Delta x_i = x_i - x_{i-1}``). Faster along flat directions, damped oscillations across
-    narrow valleys, smoothed noisy gradients (L862).
+    narrow valleys, smoothed noisy gradients (Imperial "Mathematics for Machine Learning" lecture
+    6).
 
     Examples
     --------
@@ -148,10 +153,10 @@ def nesterov(learning_rate: float | Schedule, momentum: float = 0.9) -> Gradient
 
     Notes
     -----
-    The notes (spec 004 §4) print ``Delta <- alpha Delta - gamma grad L(beta + Delta)``,
-    ``beta <- beta + Delta``; the look-ahead point of Sutskever et al. (2013), which this
-    implements, is where momentum alone would carry the parameters,
-    ``Delta <- alpha Delta - gamma grad L(beta + alpha Delta)``.
+    The notes (Stuttgart "Introduction to Machine Learning" slide 4:17) print ``Delta <- alpha
+    Delta - gamma grad L(beta + Delta)``, ``beta <- beta + Delta``; the look-ahead point of
+    Sutskever et al. (2013), which this implements, is where momentum alone would carry the
+    parameters, ``Delta <- alpha Delta - gamma grad L(beta + alpha Delta)``.
     An ``update`` only sees the gradient at the parameters it is given, so the parameters
     held here are the look-ahead points ``phi_t = beta_t + alpha Delta_t``. With
     ``g = grad L(phi_t)``, ``Delta_{t+1} = alpha Delta_t - gamma g`` and

@@ -1,6 +1,6 @@
 """The optimisation loop, deterministic and minibatch-stochastic.
 
-The generic loop of notes 003 L657-666 (spec 003 §2.4 item 30): start at ``theta_0``,
+The generic loop of Imperial "Mathematics for Machine Learning" lecture 5: start at ``theta_0``,
 iterate with the gradient, stop on a computation budget (``max_iter``) or when the gradient
 is small (``||grad L|| <= tol``).
 """
@@ -177,8 +177,8 @@ def minibatch_gradient(
 
     Notes
     -----
-    Notes 003 L883-919 (spec 003 §2.4 item 36): ``E_S[g_hat] = grad L`` (unbiased) and, with
-    replacement, ``V[g_hat] = (N^2 / M) V_{m ~ U(1..N)}[grad L_m]``. If the loss is a mean
+    Imperial "Mathematics for Machine Learning" lecture 6: ``E_S[g_hat] = grad L`` (unbiased) and,
+    with replacement, ``V[g_hat] = (N^2 / M) V_{m ~ U(1..N)}[grad L_m]``. If the loss is a mean
     instead of a sum, the factor ``N`` drops out: scale by ``1/M``.
 
     Examples

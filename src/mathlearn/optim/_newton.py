@@ -1,7 +1,7 @@
 """Newton's method with a backtracking line search.
 
-Preconditioned gradient descent with the Hessian as preconditioner (notes 003 L817-851,
-spec 003 §2.4 item 33: "P = Hessian makes this a Newton step"):
+Preconditioned gradient descent with the Hessian as preconditioner (Imperial
+"Mathematics for Machine Learning" lecture 6: "P = Hessian makes this a Newton step"):
 ``theta_{t+1} = theta_t - gamma_t H(theta_t)^{-1} grad L(theta_t)``, ``gamma_t`` from an Armijo
 backtracking search starting at the full step ``gamma = 1``. On a quadratic the full step
 lands on the minimiser in one iteration; near a minimiser with positive definite Hessian the

@@ -1,7 +1,7 @@
 """Norm-constrained least squares and its correspondence with ridge regression.
 
 The multiplier ``lambda`` for a given radius is found by a one-dimensional root search after
-one SVD (notes 003 L1835-1943, spec 003 §2.3 item 29, §2.4 item 40).
+one SVD (Imperial "Mathematics for Machine Learning" lecture 13).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def ridge_squared_norm(X: ArrayLike, y: ArrayLike, alpha: float) -> float:
     """``||theta_ridge(alpha)||^2`` with ``theta_ridge = (X^T X + alpha I)^{-1} X^T y``.
 
     The radius ``delta`` at which the norm constraint ``||theta||^2 <= delta`` is solved by
-    ridge with this ``alpha`` (notes 003 L1943); decreasing in ``alpha``.
+    ridge with this ``alpha`` (Imperial "Mathematics for Machine Learning" lecture 13); decreasing
+    in ``alpha``.
 
     Parameters
     ----------
@@ -134,9 +135,9 @@ def norm_constrained_least_squares(
 
     Notes
     -----
-    Notes 003 L1835-1943 (spec 003 §2.3 item 29, §3 T28): with the Lagrangian
-    ``||y - X theta||^2 / (2 sigma^2) + lambda (||theta||^2 - delta)``, stationarity gives
-    ``theta*(lambda) = (X^T X + 2 sigma^2 lambda I)^{-1} X^T y``: ridge regression with
+    Imperial "Mathematics for Machine Learning" lecture 13 (and its worked example): with the
+    Lagrangian ``||y - X theta||^2 / (2 sigma^2) + lambda (||theta||^2 - delta)``, stationarity
+    gives ``theta*(lambda) = (X^T X + 2 sigma^2 lambda I)^{-1} X^T y``: ridge regression with
     ``lambda' = 2 sigma^2 lambda`` (errata 6.1 item 47 on the factor 2). If the unconstrained
     (minimum-norm) least-squares solution satisfies the constraint it is redundant and
     ``lambda = 0``; otherwise complementary slackness requires ``||theta*(lambda)||^2 =

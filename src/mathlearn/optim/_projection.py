@@ -1,8 +1,8 @@
 """Inequality constraints: projected gradient descent and the KKT conditions.
 
 Projected gradient descent minimises over a convex set through Euclidean projections; the KKT
-conditions (stationarity, primal and dual feasibility, complementary slackness; notes 003
-L1945-2046, spec 003 §2.4 item 39) are checked on its result.
+conditions (stationarity, primal and dual feasibility, complementary slackness;
+Imperial "Mathematics for Machine Learning" lecture 13) are checked on its result.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def projected_gradient(
     --------
     >>> import numpy as np
     >>> from mathlearn import optim
-    >>> fg = lambda x: (float(x[0] ** 2 - x[0] - 2), np.array([2 * x[0] - 1]))  # notes L1720
+    >>> fg = lambda x: (float(x[0] ** 2 - x[0] - 2), np.array([2 * x[0] - 1]))  # lecture 12
     >>> res = optim.projected_gradient(fg, [1.5], optim.project_box(1.0, 1.7))
     >>> res.x, optim.check_kkt(res.jac, ineq=[1.0 - res.x[0]], ineq_jac=[[-1.0]]).ok
     (array([1.]), True)
@@ -188,7 +188,9 @@ def projected_gradient(
 
 @dataclass(frozen=True)
 class KKTResult:
-    """The KKT conditions evaluated at a candidate point (spec 003 §2.4 item 39).
+    """The KKT conditions evaluated at a candidate point.
+
+    As listed in Imperial "Mathematics for Machine Learning" lecture 13.
 
     Attributes
     ----------
@@ -279,8 +281,9 @@ def check_kkt(
     Notes
     -----
     Lagrangian ``L(x; lambda, nu) = f(x) + sum_i lambda_i g_i(x) + sum_j nu_j h_j(x)``
-    (notes 003 L1945-1983): stationarity ``grad_x L = 0``; primal feasibility ``g <= 0``,
-    ``h = 0``; dual feasibility ``lambda >= 0``; complementary slackness ``lambda_i g_i = 0``.
+    (Imperial "Mathematics for Machine Learning" lecture 13): stationarity ``grad_x L = 0``; primal
+    feasibility ``g <= 0``, ``h = 0``; dual feasibility ``lambda >= 0``; complementary slackness
+    ``lambda_i g_i = 0``.
 
     Examples
     --------

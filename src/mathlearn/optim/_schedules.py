@@ -49,8 +49,8 @@ def exponential_decay(
 ) -> Callable[[int], float]:
     """``gamma_t = init_value * decay_rate ** (t / transition_steps)``.
 
-    The notes' "exponential cooling" (spec 004 §4, printed ``eta = eta_0^t``; the intended
-    form has a decay factor ``decay_rate < 1``).
+    The notes' "exponential cooling" (Stuttgart "Introduction to Machine Learning" slide 4:16,
+    printed ``eta = eta_0^t``; the intended form has a decay factor ``decay_rate < 1``).
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ def robbins_monro(
     """``gamma_t = init_value / (1 + t / t0) ** power``, with ``1/2 < power <= 1``.
 
     For such powers ``sum_t gamma_t = inf`` and ``sum_t gamma_t^2 < inf``: the Robbins-Monro
-    conditions under which SGD converges (notes 003 L911-913, spec 003 §2.4 item 36).
+    conditions under which SGD converges (Imperial "Mathematics for Machine Learning" lecture 6).
 
     Parameters
     ----------

@@ -57,11 +57,11 @@ def adaptive_step(
 
     Notes
     -----
-    spec 000 M24 (notes 000 L1999, after Toussaint 2012): if ``f`` increases after a step,
-    undo the step and decrease the step size; if it decreases, increase the step size. The
-    notes give no factors; 1.2 and 0.5 are common choices. The accepted iterates decrease
-    ``f`` monotonically. At each call, ``value`` is ``f(params)``: if it is above the last
-    accepted value the returned update moves back to that point and on with the smaller
+    Imperial "Mathematics for Inference and Machine Learning" §1.6.1 (after Toussaint 2012): if
+    ``f`` increases after a step, undo the step and decrease the step size; if it decreases,
+    increase the step size. The notes give no factors; 1.2 and 0.5 are common choices. The accepted
+    iterates decrease ``f`` monotonically. At each call, ``value`` is ``f(params)``: if it is above
+    the last accepted value the returned update moves back to that point and on with the smaller
     step along its gradient; otherwise ``params`` is accepted and a longer step is taken.
 
     Examples
@@ -126,9 +126,9 @@ def backtracking_line_search(
 
     Notes
     -----
-    Notes 003 L864-881 (spec 003 §2.4 item 35): try ``gamma^(1) > gamma^(2) > ...`` and accept
-    the first for which ``L(theta) - L(theta - gamma g)`` "is big enough"; the criterion used
-    is Armijo's, ``L(theta - gamma g) <= L(theta) - c gamma ||g||^2``.
+    Imperial "Mathematics for Machine Learning" lecture 6: try ``gamma^(1) > gamma^(2) > ...`` and
+    accept the first for which ``L(theta) - L(theta - gamma g)`` "is big enough"; the criterion
+    used is Armijo's, ``L(theta - gamma g) <= L(theta) - c gamma ||g||^2``.
 
     Examples
     --------

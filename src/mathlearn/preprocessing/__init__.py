@@ -2,7 +2,8 @@
 
 A basis turns inputs ``x`` into features ``phi(x)``; a linear model on the features,
 ``y = w^T phi(x)``, is then fitted by least squares, MAP or Bayesian regression
-(spec 000 §2.D M18, 001 M12, 004 §2.1).
+(Imperial "Mathematics for Inference and Machine Learning" §1.5.1.3, eq. 1.160;
+PRML §3.1; Stuttgart "Introduction to Machine Learning" slides 2:6–2:10).
 """
 
 from ._polynomial import PolynomialBasis

@@ -1,4 +1,4 @@
-"""Polynomial basis functions (spec 000 §2.D M18, 001 M12, 004 §2.1)."""
+"""Polynomial basis functions for linear-in-the-parameters models."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
     For a scalar input this is the polynomial basis of the notes,
     ``phi(x) = [1, x, x^2, ..., x^degree]``; for ``D`` inputs it is every monomial
     ``x_1^{k_1} ... x_D^{k_D}`` with ``k_1 + ... + k_D <= degree``, each unordered product once
-    (the quadratic and cubic feature maps of notes 004).
+    (the quadratic and cubic feature maps of Stuttgart "Introduction to Machine Learning" slide
+    2:7).
 
     Parameters
     ----------
@@ -41,8 +42,9 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Design matrix ``Phi_{nj} = phi_j(x_n)`` (seeds/000 eq. 1.160–1.162, spec 000 §2.D M18;
-    seeds/001 L133, spec 001 M12; notes 004 slide 2:6–2:10). Raw monomials are badly
+    Design matrix ``Phi_{nj} = phi_j(x_n)`` (Imperial
+    "Mathematics for Inference and Machine Learning" §1.5.1.3, eq. 1.160–1.162; PRML §3.1;
+    Stuttgart "Introduction to Machine Learning" slides 2:6–2:10). Raw monomials are badly
     conditioned for large degree or inputs far from zero; ``LinearRegression`` in this library
     refines its solution so that it stays accurate on such designs.
 

@@ -1,8 +1,8 @@
 """Radial Gaussian features, and per-feature sigmoidal, Fourier and piecewise features.
 
 The Gaussian basis is radial in the input space. The other bases expand each input feature
-on its own set of one-dimensional functions (notes 004 §2.1 "feature maps"; PRML §3.1 as
-referenced by spec 001 M12) and concatenate the expansions, optionally after a constant
+on its own set of one-dimensional functions (Stuttgart "Introduction to Machine Learning" slides
+2:6–2:10, "features"; PRML §3.1) and concatenate the expansions, optionally after a constant
 column.
 """
 
@@ -99,7 +99,8 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
         one input feature; evenly spaced training points (in their order) for several.
     centres : array-like of shape (n_centres, n_features), "data" or None, default=None
         Explicit centres ``c_j`` (a 1-D array is read as centres of a single feature), or
-        ``"data"``: every training input is a centre (notes 004 slide 2:9).
+        ``"data"``: every training input is a centre (Stuttgart "Introduction to Machine Learning"
+        slide 2:9).
     width : float, default=None
         Width ``s``. Default: the spacing of the 1-D grid; otherwise the median distance
         from each centre to its nearest other centre (1 where undefined).
@@ -114,9 +115,9 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    Notes 004 slide 2:9 (RBF features ``b(x, c) = exp(-||x - c||^2 / 2)`` with a width
-    parameter in the demos and the "all training inputs as centres plus bias" special case,
-    spec 004 §2.1); PRML eq. 3.4 as referenced by spec 001 M12.
+    Stuttgart "Introduction to Machine Learning" slide 2:9 (RBF features ``b(x, c) = exp(-||x -
+    c||^2 / 2)`` with a width parameter in the demos and the
+    "all training inputs as centres plus bias" special case); PRML eq. 3.4.
 
     Examples
     --------
@@ -220,7 +221,7 @@ class SigmoidBasis(_PerFeatureBasis):
 
     Notes
     -----
-    PRML eq. 3.5, the sigmoidal basis that spec 001 M12 lists as a natural addition; the
+    PRML eq. 3.5, the sigmoidal basis of PRML §3.1; the
     logistic function is evaluated stably (``scipy.special.expit``).
 
     Examples
@@ -289,7 +290,8 @@ class FourierBasis(_PerFeatureBasis):
     Notes
     -----
     A truncated Fourier series ``f(x) = a_0 + sum_k a_k cos(2 pi k x / P) + b_k sin(...)``
-    fitted as a linear-in-parameters model (spec 004 §2.1: any fixed feature map).
+    fitted as a linear-in-parameters model (Stuttgart "Introduction to Machine Learning" slide 2:6:
+    any fixed feature map).
 
     Examples
     --------
@@ -363,7 +365,7 @@ class PiecewiseConstantBasis(_PerFeatureBasis):
 
     Notes
     -----
-    Notes 004 slide 2:8, piece-wise constant features (spec 004 §2.1).
+    Stuttgart "Introduction to Machine Learning" slide 2:8, piece-wise constant features.
 
     Examples
     --------
@@ -417,9 +419,9 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
     """Piece-wise linear features, continuous (hinges) or not (per-interval lines).
 
     ``continuous=True``: ``phi(x) = [x, [x - xi_1]_+, ..., [x - xi_K]_+]`` (the hinge basis
-    of notes 004), whose fits are continuous piece-wise linear functions.
-    ``continuous=False``: ``phi_j(x) = (1, x) [xi_j < x <= xi_{j+1}]``, two features per
-    interval, whose fits are independent lines on each interval.
+    of Stuttgart "Introduction to Machine Learning" slide 2:8), whose fits are continuous
+    piece-wise linear functions. ``continuous=False``: ``phi_j(x) = (1, x) [xi_j < x <=
+    xi_{j+1}]``, two features per interval, whose fits are independent lines on each interval.
 
     Parameters
     ----------
@@ -436,7 +438,7 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
 
     Notes
     -----
-    Notes 004 slide 2:8–2:9 (spec 004 §2.1).
+    Stuttgart "Introduction to Machine Learning" slides 2:8–2:9.
 
     Examples
     --------

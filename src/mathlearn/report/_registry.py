@@ -52,7 +52,8 @@ def experiment(
     description : str
         One paragraph shown under the heading.
     source : str
-        Where in the notes the experiment comes from, e.g. ``"000 §1.5.2, Fig. 1.20"``.
+        Where in the notes the experiment comes from, e.g.
+        ``"Imperial 'Mathematics for Inference and Machine Learning' §1.5.2, Fig. 1.20"``.
     """
     if not _NAME.match(name):
         raise ValueError(f"experiment name {name!r} must match {_NAME.pattern}.")

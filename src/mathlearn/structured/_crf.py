@@ -28,7 +28,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 
 from .. import optim
@@ -51,17 +50,37 @@ def _check_lengths(lengths, n):
     return lengths
 
 
+def _lse(Z, axis):
+    """``log Σ exp`` along ``axis`` (a plain NumPy reduction: called once per time step)."""
+    m = np.max(Z, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(Z - m), axis=axis))
+
+
 def _forward_backward(U, A):
-    """Log-space forward/backward for one chain: ``(log Z, alpha, beta)``."""
-    T, K = U.shape
-    alpha = np.empty((T, K))
-    beta = np.zeros((T, K))
-    alpha[0] = U[0]
+    """Log-space forward/backward for a batch of chains of one length.
+
+    ``U`` has shape (n_chains, T, K); returns ``(log Z, alpha, beta)`` of shapes (n_chains,),
+    (n_chains, T, K), (n_chains, T, K). The chains advance together, one vectorised step per
+    position, so the Python loop runs ``T`` times whatever the number of chains.
+    """
+    S, T, K = U.shape
+    alpha = np.empty((S, T, K))
+    beta = np.zeros((S, T, K))
+    alpha[:, 0] = U[:, 0]
     for t in range(1, T):
-        alpha[t] = U[t] + logsumexp(alpha[t - 1][:, None] + A, axis=0)
+        alpha[:, t] = U[:, t] + _lse(alpha[:, t - 1, :, None] + A, axis=1)
     for t in range(T - 2, -1, -1):
-        beta[t] = logsumexp(A + (U[t + 1] + beta[t + 1])[None, :], axis=1)
-    return float(logsumexp(alpha[-1])), alpha, beta
+        beta[:, t] = _lse(A + (U[:, t + 1] + beta[:, t + 1])[:, None, :], axis=2)
+    return _lse(alpha[:, -1], axis=1), alpha, beta
+
+
+def _chains_by_length(lengths):
+    """``(T, rows)`` per distinct length: ``rows`` (n_chains, T) indexes the stacked rows."""
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    for T in np.unique(lengths):
+        first = starts[lengths == T]
+        yield int(T), first[:, None] + np.arange(T)
 
 
 def _viterbi(U, A):
@@ -164,18 +183,21 @@ class LinearChainCRF(BaseClassifier):
         f = 0.0
         P = np.empty_like(U)  # node marginals
         gA = np.zeros((K, K))
-        start = 0
-        for T in lengths:
-            sl = slice(start, start + T)
-            Us, ys = U[sl], y[sl]
+        for T, rows in _chains_by_length(lengths):
+            Us, ys = U[rows], y[rows]
             logZ, al, be = _forward_backward(Us, A)
-            f += logZ - Us[np.arange(T), ys].sum() - A[ys[:-1], ys[1:]].sum()
-            P[sl] = np.exp(al + be - logZ)
+            f += float(logZ.sum() - np.take_along_axis(Us, ys[..., None], axis=2).sum())
+            f -= float(A[ys[:, :-1], ys[:, 1:]].sum())
+            P[rows] = np.exp(al + be - logZ[:, None, None])
             if self.transitions and T > 1:
-                pair = np.exp(al[:-1, :, None] + A[None] + (Us[1:] + be[1:])[:, None, :] - logZ)
-                gA += pair.sum(axis=0)
-                np.add.at(gA, (ys[:-1], ys[1:]), -1.0)
-            start += T
+                pair = np.exp(
+                    al[:, :-1, :, None]
+                    + A
+                    + (Us[:, 1:] + be[:, 1:])[:, :, None, :]
+                    - logZ[:, None, None, None]
+                )
+                gA += pair.sum(axis=(0, 1))
+                np.add.at(gA, (ys[:, :-1].ravel(), ys[:, 1:].ravel()), -1.0)
         R = P.copy()
         R[np.arange(len(y)), y] -= 1.0
         gW = R.T @ X + self.alpha * W
@@ -263,11 +285,10 @@ class LinearChainCRF(BaseClassifier):
         X = self._validate_X_predict(X)
         lengths = _check_lengths(lengths, X.shape[0])
         U = self._unary(X)
-        P, start = np.empty_like(U), 0
-        for T in lengths:
-            logZ, al, be = _forward_backward(U[start : start + T], self.transitions_)
-            P[start : start + T] = np.exp(al + be - logZ)
-            start += T
+        P = np.empty_like(U)
+        for _, rows in _chains_by_length(lengths):
+            logZ, al, be = _forward_backward(U[rows], self.transitions_)
+            P[rows] = np.exp(al + be - logZ[:, None, None])
         return P
 
     def log_partition(self, X, lengths=None) -> np.ndarray:
@@ -276,11 +297,11 @@ class LinearChainCRF(BaseClassifier):
         X = self._validate_X_predict(X)
         lengths = _check_lengths(lengths, X.shape[0])
         U = self._unary(X)
-        out, start = [], 0
-        for T in lengths:
-            out.append(_forward_backward(U[start : start + T], self.transitions_)[0])
-            start += T
-        return np.array(out)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        out = np.empty(len(lengths))
+        for _, rows in _chains_by_length(lengths):
+            out[np.isin(starts, rows[:, 0])] = _forward_backward(U[rows], self.transitions_)[0]
+        return out
 
     def score_sequence(self, X, y) -> float:
         """``f(x, y)`` of one labelled sequence (labels from ``classes_``)."""

@@ -241,12 +241,15 @@ def build_tree(
     max_features: int,
     min_impurity_decrease: float,
     rng: np.random.Generator,
+    presorted_order: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth first.
 
     ``Y`` is the one-hot class matrix (classification) or the column ``y`` (regression);
     ``w`` the sample weights. The node statistics are ``sum_i w_i Y_i`` per class, or
-    ``(sum w y, sum w y^2)`` for the squared error.
+    ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
+    ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
+    (gradient boosting), so it is computed once.
     """
     n_samples, n_features = X.shape
     if criterion == "squared_error":
@@ -269,7 +272,13 @@ def build_tree(
     # Stack of (sample ids, depth, parent id, is_left); pushing right before left numbers
     # nodes in pre-order.
     presorted = splitter == "best"
-    root = np.argsort(X, axis=0, kind="stable") if presorted else np.arange(n_samples)
+    root: np.ndarray
+    if not presorted:
+        root = np.arange(n_samples)
+    elif presorted_order is not None:
+        root = presorted_order
+    else:
+        root = np.argsort(X, axis=0, kind="stable")
     go = np.zeros(n_samples, dtype=bool)
     stack = [(root, 0, -1, False)]
     while stack:

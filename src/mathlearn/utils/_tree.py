@@ -201,6 +201,13 @@ def tree_map(fn: Callable, tree: Any, *rest: Any) -> Any:
     >>> tree_map(lambda p, g: p - 0.5 * g, {"w": np.ones(2)}, {"w": np.array([2.0, 4.0])})
     {'w': array([ 0., -1.])}
     """
+    if type(tree) is dict and all(type(r) is dict and r.keys() == tree.keys() for r in rest):
+        # Fast path for the common flat dict of arrays (a network's parameters): no
+        # flattening needed when no value is itself a container.
+        if not any(isinstance(v, dict | list | tuple) for v in tree.values()) and not any(
+            isinstance(v, dict | list | tuple) for r in rest for v in r.values()
+        ):
+            return {k: fn(tree[k], *(r[k] for r in rest)) for k in sorted(tree)}
     leaves, treedef = tree_flatten(tree)
     others = []
     for r in rest:

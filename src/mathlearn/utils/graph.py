@@ -1,7 +1,8 @@
 """Similarity graphs and graph Laplacians, shared by spectral embedding and clustering.
 
-Spec 002 §2.4 (notes 002, chapter 4) and spec 004 §2.5: given a weighted adjacency ``W`` with
-degrees ``d_i = sum_j W_ij`` and ``D = diag(d)``,
+Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and Stuttgart
+"Introduction to Machine Learning" §6.1: given a weighted adjacency ``W`` with degrees ``d_i =
+sum_j W_ij`` and ``D = diag(d)``,
 
 - unnormalised Laplacian ``L = D - W`` (RatioCut),
 - symmetric normalised ``L_sym = I - D^{-1/2} W D^{-1/2}`` (NCut via the symmetric problem),

@@ -4,8 +4,9 @@ Symmetric positive definite systems are solved through a Cholesky factor (with j
 only when needed, and a ``NumericalWarning`` saying so); log-determinants come from the
 factor's diagonal; least squares goes through a QR factorisation or an SVD.
 
-The notes recommend the same (spec 000 §6.2 and 003 §6.2): solve, do not invert, and use the
-Cholesky factor of a covariance for sampling and log-densities.
+The notes recommend the same (Imperial "Mathematics for Inference and Machine Learning" and
+Imperial "Mathematics for Machine Learning"): solve, do not invert, and use the Cholesky factor of
+a covariance for sampling and log-densities.
 """
 
 from __future__ import annotations
@@ -315,10 +316,10 @@ def gram_schmidt_qr(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Thin QR factorisation ``A = Q R`` by Gram-Schmidt orthogonalisation.
 
-    The teaching algorithm of the notes (spec 000 M42, eqs. 2.13-2.17): column ``k`` of ``Q``
-    is ``a_k`` minus its projections on ``q_1 .. q_{k-1}``, normalised, and
-    ``R_ik = q_i^T a_k``. LAPACK's Householder QR (``scipy.linalg.qr``) is the production
-    route; this one exists to show, and to test, the algorithm of the notes.
+    The teaching algorithm of the notes (Imperial "Mathematics for Inference and Machine Learning"
+    §2.1.2.1, eqs. 2.13-2.17): column ``k`` of ``Q`` is ``a_k`` minus its projections on ``q_1 ..
+    q_{k-1}``, normalised, and ``R_ik = q_i^T a_k``. LAPACK's Householder QR (``scipy.linalg.qr``)
+    is the production route; this one exists to show, and to test, the algorithm of the notes.
 
     Parameters
     ----------
@@ -399,13 +400,13 @@ def qr_eigh(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Eigenvalues and eigenvectors of a symmetric matrix by the QR algorithm.
 
-    The iteration of the notes (spec 000 M41, eqs. 2.11-2.12): ``A_k = Q_k R_k``,
-    ``A_{k+1} = R_k Q_k = Q_k^T A_k Q_k``; all ``A_k`` are similar and converge to a diagonal
-    matrix. The notes' version has no shift and converges slowly when eigenvalues are close
-    (TV-27: after 100 iterations on a 100 x 100 matrix the error is ~5e-3). With
-    ``shift="wilkinson"`` each step factorises ``A_k - mu I`` with the Wilkinson shift from
-    the trailing 2 x 2 block and deflates converged trailing eigenvalues, which converges
-    (cubically, for symmetric matrices) in a few iterations per eigenvalue.
+    The iteration of the notes (Imperial "Mathematics for Inference and Machine Learning" §2.1.2,
+    eqs. 2.11-2.12): ``A_k = Q_k R_k``, ``A_{k+1} = R_k Q_k = Q_k^T A_k Q_k``; all ``A_k`` are
+    similar and converge to a diagonal matrix. The notes' version has no shift and converges slowly
+    when eigenvalues are close (for example, after 100 iterations on a 100 x 100 matrix the error
+    is ~5e-3). With ``shift="wilkinson"`` each step factorises ``A_k - mu I`` with the Wilkinson
+    shift from the trailing 2 x 2 block and deflates converged trailing eigenvalues, which
+    converges (cubically, for symmetric matrices) in a few iterations per eigenvalue.
 
     Parameters
     ----------

@@ -38,7 +38,7 @@ def _two_blobs(rng, n=50):
         "regression's barely moves. Training accuracy on the original points, ours beside "
         "scikit-learn's LogisticRegression (same C)."
     ),
-    source="001 M22/M24, E5 (PRML Fig. 4.4)",
+    source="PRML §4.1.3 and §4.3.2, Fig. 4.4",
 )
 def ls_vs_logistic(ctx):
     import matplotlib.pyplot as plt
@@ -92,7 +92,11 @@ def ls_vs_logistic(ctx):
         "the MAP plug-in sigma(mu) is as confident there as its slope allows. The Monte Carlo "
         "predictive (2000 draws of the latent f) checks the probit approximation."
     ),
-    source="004 §2.7 (slides 8:19-8:21), T13; 002 M43; PRML §4.5",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' slides 8:19-8:21; Oxford 'Advanced Topics "
+        "in Statistical Machine Learning' §7.3; "
+        "PRML §4.5"
+    ),
 )
 def bayes_logistic_predictive(ctx):
     import matplotlib.pyplot as plt
@@ -149,7 +153,7 @@ def bayes_logistic_predictive(ctx):
         "of LDA (shared covariance), QDA (one per class) and multinomial logistic regression, "
         "ours beside scikit-learn's."
     ),
-    source="PRML §4.2-4.3; 004 §2.2 (slides 3:14-3:17)",
+    source="PRML §4.2-4.3; Stuttgart 'Introduction to Machine Learning' §3.3 (slides 3:14-3:17)",
 )
 def generative_vs_discriminative(ctx):
     from sklearn import discriminant_analysis as sda
@@ -213,7 +217,7 @@ def generative_vs_discriminative(ctx):
         "Dirichlet posterior predictive (alpha = 1) has no zeros. Ours beside scikit-learn's "
         "MultinomialNB."
     ),
-    source="002 M42, Demo9",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §7.2 (Bayesian naive Bayes)",
 )
 def naive_bayes_pseudocounts(ctx):
     from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
@@ -251,4 +255,258 @@ def naive_bayes_pseudocounts(ctx):
         rows,
         "scikit-learn clips alpha to 1e-10, so its 'maximum likelihood' is a tiny pseudo-count "
         "that hides the zeros; ours reports them (predict raises for such a document).",
+    )
+
+
+def _three_classes(rng, n):
+    """Three classes in 2-D: two blobs and a curved band between them."""
+    a = rng.normal([-1.5, -1.0], 0.45, (n, 2))
+    b = rng.normal([1.5, -1.0], 0.45, (n, 2))
+    t = rng.uniform(0.15 * np.pi, 0.85 * np.pi, n)
+    c = np.c_[1.6 * np.cos(t), 1.6 * np.sin(t) - 1.2] + rng.normal(0, 0.15, (n, 2))
+    return np.vstack([a, b, c]), np.repeat([0, 1, 2], n)
+
+
+@experiment(
+    "classification-decision-boundaries",
+    title="Three classes with linear, cubic and RBF features",
+    section=SECTION,
+    description=(
+        "Multinomial logistic regression on the raw inputs, on all monomials up to degree 3 "
+        "(PolynomialBasis) and kernel logistic regression with the RBF kernel (the kernelised "
+        "Newton in the W^1/2 form for two classes, L-BFGS on the dual coefficients for three). "
+        "Linear features cannot separate the curved class; cubic and RBF features can. Test "
+        "accuracy and log-loss, ours beside scikit-learn's LogisticRegression on the same "
+        "features and C (scikit-learn has no kernel logistic regression); Newton iterations "
+        "(quadratic convergence: a handful)."
+    ),
+    source="004 §3.3 (S3:4-S3:21, X4.1), §5 slide 5:8 (kernel logistic regression); PRML §4.3",
+)
+def decision_boundaries(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    from sklearn.metrics import log_loss
+
+    from mathlearn.linear_model import KernelLogisticRegression
+    from mathlearn.preprocessing import PolynomialBasis
+
+    X, y = _three_classes(ctx.rng, 60)
+    Xt, yt = _three_classes(ctx.rng, 300)
+    g = np.linspace(-3.5, 3.5, 120)
+    G = np.array(np.meshgrid(g, g)).reshape(2, -1).T
+    cubic = PolynomialBasis(3, include_bias=False).fit(X)
+    C = 10.0
+    models = [
+        ("linear", LogisticRegression(C=C, solver="newton"), lambda Z: Z),
+        ("cubic", LogisticRegression(C=C, solver="newton"), cubic.transform),
+        ("RBF kernel", KernelLogisticRegression(C=C, kernel="rbf", gamma=1.0), lambda Z: Z),
+    ]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    rows = []
+    for ax, (name, est, phi) in zip(axes, models, strict=True):
+        est.fit(phi(X), y)
+        ax.contourf(
+            g,
+            g,
+            est.predict(phi(G)).reshape(120, 120),
+            levels=[-0.5, 0.5, 1.5, 2.5],
+            colors=["#fbb", "#bbf", "#bfb"],
+            alpha=0.6,
+        )
+        for k, m in zip(range(3), "xo^", strict=True):
+            ax.scatter(*X[y == k].T, marker=m, s=14, c="k")
+        ax.set_title(name)
+        if name == "RBF kernel":
+            sk_acc, sk_ll = float("nan"), float("nan")
+        else:
+            sk = SkLogisticRegression(C=C, max_iter=5000).fit(phi(X), y)
+            sk_acc = float(np.mean(sk.predict(phi(Xt)) == yt))
+            sk_ll = log_loss(yt, sk.predict_proba(phi(Xt)))
+        rows.append(
+            [
+                name,
+                int(np.ravel(est.n_iter_)[0]),
+                float(np.mean(est.predict(phi(Xt)) == yt)),
+                sk_acc,
+                log_loss(yt, est.predict_proba(phi(Xt))),
+                sk_ll,
+            ]
+        )
+    ctx.figure(fig, "Predicted class regions; training points (x, o, ^ for classes 0, 1, 2).")
+    ctx.table(
+        [
+            "features",
+            "iterations",
+            "test acc. (ours)",
+            "test acc. (sklearn)",
+            "test log-loss (ours)",
+            "test log-loss (sklearn)",
+        ],
+        rows,
+        f"180 training and 900 test points, C = {C:g}; NaN: scikit-learn has no such model.",
+    )
+
+
+def _noisy_chains(rng, n_seq, length, stay=0.9, noise=1.1):
+    """Sticky three-state Markov chains observed through one-hot codes plus Gaussian noise."""
+    T = np.full((3, 3), (1 - stay) / 2) + np.eye(3) * (stay - (1 - stay) / 2)
+    ys = []
+    for _ in range(n_seq):
+        s = [rng.integers(3)]
+        for _ in range(length - 1):
+            s.append(rng.choice(3, p=T[s[-1]]))
+        ys.append(s)
+    y = np.concatenate(ys)
+    X = np.eye(3)[y] + noise * rng.standard_normal((len(y), 3))
+    return X, y, [length] * n_seq
+
+
+@experiment(
+    "classification-crf-denoising",
+    title="A linear-chain CRF decoding a noisy sequence against per-position classification",
+    section=SECTION,
+    description=(
+        "Labels follow a sticky three-state Markov chain (stay with probability 0.9); each "
+        "position is observed as the one-hot code of its label plus Gaussian noise (sd 1.1). "
+        "Per-position multinomial logistic regression (ours and scikit-learn's) classifies "
+        "each position alone; the linear-chain CRF learns the transition scores as well and "
+        "decodes each sequence jointly by Viterbi. A CRF without transitions is logistic "
+        "regression (the special case of 004 Ex4.4)."
+    ),
+    source="004 §3.5 (CRFs, structured output; Ex4.4)",
+)
+def crf_denoising(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+    from mathlearn.structured import LinearChainCRF
+
+    X, y, lengths = _noisy_chains(ctx.rng, 30, 40)
+    Xt, yt, lt = _noisy_chains(ctx.rng, 20, 40)
+    # The CRF's penalty is alpha/2 ||W||^2 on the summed NLL: C = 1 / alpha in
+    # scikit-learn's scaling.
+    alpha = 1.0
+    crf = LinearChainCRF(alpha=alpha).fit(X, y, lengths=lengths)
+    flat = LinearChainCRF(alpha=alpha, transitions=False).fit(X, y, lengths=lengths)
+    lr = LogisticRegression(C=1 / alpha, solver="newton").fit(X, y)
+    sk = SkLogisticRegression(C=1 / alpha).fit(X, y)
+    pred = {
+        "per position, logistic (ours)": lr.predict(Xt),
+        "per position, logistic (sklearn)": sk.predict(Xt),
+        "CRF without transitions": flat.predict(Xt, lengths=lt),
+        "linear-chain CRF (Viterbi)": crf.predict(Xt, lengths=lt),
+    }
+    rows = [[name, float(np.mean(p == yt))] for name, p in pred.items()]
+    fig, ax = plt.subplots(figsize=(11, 3.0))
+    t = np.arange(40)
+    ax.step(t, yt[:40] + 0.0, where="mid", c="k", lw=2, label="true")
+    ax.plot(t, pred["per position, logistic (ours)"][:40] + 0.08, "o", ms=4, label="per position")
+    ax.plot(t, pred["linear-chain CRF (Viterbi)"][:40] - 0.08, "s", ms=4, label="CRF")
+    ax.set_yticks([0, 1, 2])
+    ax.set_xlabel("position")
+    ax.legend(fontsize=8, ncol=3)
+    ctx.figure(fig, "The first test sequence: true labels and the two decodings.")
+    ctx.table(
+        ["decoder", "test accuracy"],
+        rows,
+        f"30 training and 20 test sequences of length 40. Learned transition scores (rows: "
+        f"from): {np.round(crf.transitions_, 2).tolist()}.",
+    )
+
+
+def _ece(y, p, n_bins=10):
+    """Expected calibration error: bin-weighted |mean prediction - frequency|."""
+    bins = np.minimum((p * n_bins).astype(int), n_bins - 1)
+    total = 0.0
+    for b in range(n_bins):
+        m = bins == b
+        if m.any():
+            total += m.mean() * abs(p[m].mean() - y[m].mean())
+    return total
+
+
+@experiment(
+    "classification-calibration",
+    title="Calibration of the probabilistic classifiers: reliability, Brier score, log-loss",
+    section=SECTION,
+    description=(
+        "Two overlapping classes (make_classification, 8 features, 200 training and 2000 "
+        "test points). For each probabilistic classifier: the Brier score, the log-loss and "
+        "the expected calibration error (10 bins) of p(y = 1 | x) on the test set, ours "
+        "beside scikit-learn's where it has the model; the reliability diagram shows the "
+        "frequency of class 1 against the predicted probability (scikit-learn's "
+        "calibration_curve). Naive Bayes, whose independence assumption is wrong here, is "
+        "the worst calibrated."
+    ),
+    source="004 §3.6 (metrics); PRML §4.2-4.3, §4.5, §6.4.5",
+)
+def calibration(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn import discriminant_analysis as sda
+    from sklearn import gaussian_process as skgp
+    from sklearn import naive_bayes as snb
+    from sklearn.calibration import calibration_curve
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    from mathlearn.gaussian_process import GaussianProcessClassifier
+    from mathlearn.kernels import RBF, ConstantKernel
+    from mathlearn.linear_model import KernelLogisticRegression
+    from mathlearn.naive_bayes import GaussianNB
+
+    X, y = make_classification(
+        4300,
+        8,
+        n_informative=4,
+        n_redundant=0,
+        flip_y=0.05,
+        class_sep=0.8,
+        random_state=ctx.seed,
+    )
+    X, Xt, y, yt = X[:300], X[300:], y[:300], y[300:]
+    kern = ConstantKernel(4.0, "fixed") * RBF(2.0, "fixed")
+    sk_kern = skgp.kernels.ConstantKernel(4.0, "fixed") * skgp.kernels.RBF(2.0, "fixed")
+    pairs = [
+        ("logistic regression", LogisticRegression(), SkLogisticRegression()),
+        ("Bayesian logistic (Laplace)", BayesianLogisticRegression(prior_precision=1.0), None),
+        ("kernel logistic (RBF)", KernelLogisticRegression(C=1.0, gamma=0.1), None),
+        (
+            "GP classifier (Laplace)",
+            GaussianProcessClassifier(kern, optimizer=None),
+            skgp.GaussianProcessClassifier(sk_kern, optimizer=None),
+        ),
+        ("LDA", LinearDiscriminantAnalysis(), sda.LinearDiscriminantAnalysis()),
+        ("QDA", QuadraticDiscriminantAnalysis(), sda.QuadraticDiscriminantAnalysis()),
+        ("Gaussian naive Bayes", GaussianNB(), snb.GaussianNB()),
+    ]
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    ax.plot([0, 1], [0, 1], "k:", lw=1)
+    rows = []
+    nan = float("nan")
+    for name, ours, ref in pairs:
+        p = ours.fit(X, y).predict_proba(Xt)[:, 1]
+        frac, mean = calibration_curve(yt, p, n_bins=10)
+        ax.plot(mean, frac, "o-", ms=3, label=name)
+        row = [name, brier_score_loss(yt, p), nan, log_loss(yt, p), nan, _ece(yt, p), nan]
+        if ref is not None:
+            q = ref.fit(X, y).predict_proba(Xt)[:, 1]
+            row[2], row[4], row[6] = brier_score_loss(yt, q), log_loss(yt, q), _ece(yt, q)
+        rows.append(row)
+    ax.set_xlabel("predicted p(y = 1 | x)")
+    ax.set_ylabel("frequency of y = 1")
+    ax.legend(fontsize=7)
+    ctx.figure(fig, "Reliability diagram (ours), 10 bins.")
+    ctx.table(
+        [
+            "classifier",
+            "Brier (ours)",
+            "Brier (sklearn)",
+            "log-loss (ours)",
+            "log-loss (sklearn)",
+            "ECE (ours)",
+            "ECE (sklearn)",
+        ],
+        rows,
+        "NaN: scikit-learn has no such model. GP classifiers with the same fixed kernel 4 RBF(2).",
     )

@@ -1,8 +1,8 @@
 """Clustering: k-means, colour quantisation, EM for Gaussian mixtures, BIC, dendrograms and
 spectral clustering.
 
-Notes 001 L721-839 (spec 001 M40-M44, E13-E15), notes 002 §1.1.2, §4.1 and §5 (spec 002 M2-M4,
-M23-M31), notes 004 §6.2 (agglomerative clustering).
+PRML §9.1-9.2; Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2, §4.1 and ch. 5;
+Stuttgart "Introduction to Machine Learning" §6.2 (agglomerative clustering).
 """
 
 from __future__ import annotations
@@ -42,10 +42,13 @@ def _two_clusters(rng, n=150):
     description=(
         "Lloyd's algorithm from deliberately poor centres: each panel shows the assignment "
         "step (colours) and the centres it produces (crosses). The distortion J = sum_n "
-        "||x_n - mu_{c_n}||^2 never increases (notes 001 L753) and the run stops when the "
+        "||x_n - mu_{c_n}||^2 never increases (PRML §9.1) and the run stops when the "
         "partition stops changing."
     ),
-    source="001 L721-755 (M40, E14); 002 Alg. 1.1",
+    source=(
+        "PRML §9.1, Figs. 9.1-9.2; Oxford 'Advanced Topics in Statistical Machine Learning' "
+        "§1.1.2, Algorithm 1.1"
+    ),
 )
 def kmeans_iterations(ctx):
     import matplotlib.pyplot as plt
@@ -101,9 +104,9 @@ def kmeans_iterations(ctx):
         "Each pixel's RGB value is a point in R^3; k-means (fitted on 4 000 random pixels) "
         "finds K codebook colours and every pixel is replaced by its nearest one (vector "
         "quantisation). Storing a K-colour index per pixel instead of 24 bits gives the "
-        "compression ratio in the table. The method ignores where pixels are (notes 001 L763)."
+        "compression ratio in the table. The method ignores where pixels are (PRML §9.1.1)."
     ),
-    source="001 L759-769 (M42, E13); PRML Fig. 9.3",
+    source="PRML §9.1.1, Fig. 9.3",
 )
 def colour_quantisation(ctx):
     import matplotlib.pyplot as plt
@@ -168,7 +171,10 @@ def _ellipse(ax, mean, cov, color):
         "means. The per-sample log-likelihood recorded by the general EM driver never "
         "decreases, as the free-energy argument (KL >= 0 by Gibbs' inequality) guarantees."
     ),
-    source="001 L795-839 (M44, E15); 002 §5.2-5.4 (Thm 19); PRML Fig. 9.8",
+    source=(
+        "PRML §9.2, Fig. 9.8; Oxford 'Advanced Topics in Statistical Machine Learning' §5.2-5.4 "
+        "(Theorem 19)"
+    ),
 )
 def gmm_em(ctx):
     import matplotlib.pyplot as plt
@@ -236,7 +242,10 @@ def gmm_em(ctx):
         "full covariances the minimum of BIC recovers K = 3; the constrained structures need "
         "more components to describe the correlated clusters. AIC penalises complexity less."
     ),
-    source="000 M34 (AIC/BIC, 1.208-1.209); 001 M44",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §1.7.6 (AIC/BIC, eqs. "
+        "1.208-1.209); PRML §9.2"
+    ),
 )
 def gmm_bic(ctx):
     import matplotlib.pyplot as plt
@@ -291,7 +300,7 @@ def gmm_bic(ctx):
         "linkage chains (merges at small heights, one long tail); complete and Ward give "
         "compact, balanced groups. Our merges are compared with scipy.cluster.hierarchy."
     ),
-    source="004 §6.2 (slides 6:43-6:44)",
+    source="Stuttgart 'Introduction to Machine Learning' §6.2 (slides 6:43-6:44)",
 )
 def dendrograms(ctx):
     import matplotlib.pyplot as plt
@@ -331,7 +340,7 @@ def dendrograms(ctx):
         "eigenvectors of the 2 smallest eigenvalues of its Laplacian and runs k-means on "
         "them; the relaxed normalised cut follows the shapes."
     ),
-    source="002 §4.1 (M23-M26, Lemma 17, Remark 18)",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §4.1 (Lemma 17, Remark 18)",
 )
 def spectral_vs_kmeans(ctx):
     import matplotlib.pyplot as plt

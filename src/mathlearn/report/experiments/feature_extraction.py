@@ -1,8 +1,9 @@
 """Feature extraction: eigen-digits, reconstruction, 2-D embeddings, kernel PCA on circles and
 probabilistic PCA with missing data.
 
-Notes 000 §2 (spec 000 M49-M63), 001 L491-719 (spec 001 M33-M39), 002 §1.1.1, §3.6 and §5.5
-(spec 002 M1, M20, M32), 004 §6.1 (PCA, kernel PCA, MDS, Isomap, spectral embedding).
+Imperial "Mathematics for Inference and Machine Learning" ch. 2; PRML ch. 12;
+Oxford "Advanced Topics in Statistical Machine Learning" §1.1.1, §3.6 and §5.5; Stuttgart
+"Introduction to Machine Learning" §6.1 (PCA, kernel PCA, MDS, Isomap, spectral embedding).
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ def _digits():
         "and the cumulative explained-variance ratio, ours against scikit-learn's PCA on the "
         "same data."
     ),
-    source="000 §2.1.3-2.1.4 (M50-M54); 001 L491-575 (M33); 004 slides 6:7-6:9",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §2.1.3-2.1.4; PRML §12.1; "
+        "Stuttgart 'Introduction to Machine Learning' slides 6:7-6:9"
+    ),
 )
 def eigendigits(ctx):
     import matplotlib.pyplot as plt
@@ -82,10 +86,13 @@ def eigendigits(ctx):
     description=(
         "Digits reconstructed from k principal components, x~ = mean + V_k V_k^T (x - mean). "
         "The mean squared reconstruction error on the training data equals the sum of the "
-        "discarded eigenvalues of the 1/N covariance (notes 001 L575); the table shows it "
+        "discarded eigenvalues of the 1/N covariance (PRML §12.1.2); the table shows it "
         "next to the error of scikit-learn's PCA reconstruction."
     ),
-    source="000 §2.1.3 (M51, Eckart-Young M44); 001 L575, L678-686 (M36)",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §2.1.3.2 (Eckart-Young) and "
+        "§2.1.4.2; PRML §12.1.2-12.1.3"
+    ),
 )
 def reconstruction(ctx):
     import matplotlib.pyplot as plt
@@ -136,7 +143,10 @@ def reconstruction(ctx):
         "small difference for spectral embedding; Isomap differs only through ties among the "
         "integer-valued digits' distances."
     ),
-    source="000 §2.1.5 (LDA); 001 L688 (M37); 004 slides 6:17-6:29",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §2.1.5 (LDA); PRML §12.1.3; "
+        "Stuttgart 'Introduction to Machine Learning' slides 6:17-6:29"
+    ),
 )
 def embeddings(ctx):
     import matplotlib.pyplot as plt
@@ -217,7 +227,11 @@ def embeddings(ctx):
         "leading eigenvalues of the centred Gram matrix and the pre-image error with "
         "scikit-learn's."
     ),
-    source="000 §2.1.6 (M59-M61); 001 L630-674 (M35); 002 §3.6 (M20); 004 slides 6:17-6:21",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §2.2.1; PRML §12.3; Oxford "
+        "'Advanced Topics in Statistical Machine Learning' §3.6; "
+        "Stuttgart 'Introduction to Machine Learning' slides 6:17-6:21"
+    ),
 )
 def kpca_circles(ctx):
     import matplotlib.pyplot as plt
@@ -273,7 +287,10 @@ def kpca_circles(ctx):
         "the length of W along a strong direction contracts towards its fixed point at a rate "
         "of about 1 - 2 sigma^2 / lambda per iteration."
     ),
-    source="000 §2.2.1 (M63); 001 L577-628 (M34); 002 §5.5 (M32, EM)",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §2.2.1.1; PRML §12.2; Oxford "
+        "'Advanced Topics in Statistical Machine Learning' §5.5 (EM)"
+    ),
 )
 def ppca_missing(ctx):
     import matplotlib.pyplot as plt
@@ -337,14 +354,15 @@ def _fisher_ratio(v, Sb, Sw):
     title="Fisher's discriminant on the notes' two-class example",
     section=SECTION,
     description=(
-        "The worked example of notes 000 §2.1.5: two classes of five 2-D points. The Fisher "
+        "The worked example of Imperial 'Mathematics for Inference and Machine Learning' "
+        "§2.1.5.1: two classes of five 2-D points. The Fisher "
         "direction w ~ S_w^{-1}(mu_1 - mu_2) (arrow) separates the projected classes "
         "(histograms), and has the largest Fisher ratio J = w^T S_b w / w^T S_w w; the first "
         "principal axis ignores the labels and has a smaller J. The table puts our scatter "
         "matrices and direction next to the values printed in the notes (which truncate to "
         "two digits)."
     ),
-    source="000 §2.1.5, L3233-3313 (M55, TV-02)",
+    source="Imperial 'Mathematics for Inference and Machine Learning' §2.1.5.1 (worked example)",
 )
 def fisher_two_class(ctx):
     import matplotlib.pyplot as plt
@@ -389,4 +407,9 @@ def fisher_two_class(ctx):
         ("J(Fisher w) / J(PC 1)", _fisher_ratio(w, Sb, Sw) / _fisher_ratio(pc, Sb, Sw), "-", "-"),
         ("training accuracy", lda.score(X, y), "-", ref.score(X, y)),
     ]  # fmt: skip
-    ctx.table(["quantity", "mathlearn", "notes", "scikit-learn"], rows, "TV-02 of spec 000.")
+    ctx.table(
+        ["quantity", "mathlearn", "notes", "scikit-learn"],
+        rows,
+        "The worked example of Imperial 'Mathematics for Inference and Machine Learning' "
+        "§2.1.5.1.",
+    )

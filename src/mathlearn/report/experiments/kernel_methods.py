@@ -26,7 +26,7 @@ SECTION = "Kernels"
         "gives the unbiased and biased MMD^2 and the permutation p-value (499 relabellings) "
         "for P against Q and for P against a second sample of P."
     ),
-    source="002 §3.7, Fig 3.1 (M21); test vector D11",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §3.7, Fig. 3.1",
 )
 def mmd_witness(ctx):
     import matplotlib.pyplot as plt
@@ -73,7 +73,10 @@ def mmd_witness(ctx):
         "cosines (scikit-learn's RBFSampler). Random features decay like D^(-1/2); Nyström "
         "follows the eigenvalue decay of K and is far more accurate here."
     ),
-    source="002 §9.6 (M57, M58; erratum 8: K_zz^(-1/2))",
+    source=(
+        "Oxford 'Advanced Topics in Statistical Machine Learning' §9.6.1-9.6.2 (corrected: "
+        "K_zz^(-1/2))"
+    ),
 )
 def approximation_error(ctx):
     import matplotlib.pyplot as plt
@@ -134,7 +137,10 @@ def approximation_error(ctx):
         "table gives the largest gap between the two on a grid and, as a check, between our "
         "KRR and scikit-learn's."
     ),
-    source="004 Exercise 7.1 (kernels and features), §5 Kernelization",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' exercise 7.1 (kernels and features), §5 "
+        "Kernelization"
+    ),
 )
 def krr_vs_rbf_ridge(ctx):
     import matplotlib.pyplot as plt

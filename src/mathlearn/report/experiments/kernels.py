@@ -31,7 +31,7 @@ SECTION = "Kernels"
         "(tau = 0.25, with the notes' factor 2) and epsilon-insensitive (epsilon = 0.5). The "
         "table gives the values at margin 0.5 and residual +-1."
     ),
-    source="002 §1.2.1, Figs 1.1-1.2 (M5), worked values D5",
+    source="Oxford 'Advanced Topics in Statistical Machine Learning' §1.2.1, Figs. 1.1-1.2",
 )
 def losses(ctx):
     import matplotlib.pyplot as plt
@@ -87,7 +87,9 @@ def losses(ctx):
         "rational quadratic (alpha) kernels on random data, ours next to scikit-learn's "
         "kernels of the same name and hyperparameters."
     ),
-    source="002 §3.3 (M18), test vectors D4, T9, T11",
+    source=(
+        "Oxford 'Advanced Topics in Statistical Machine Learning' §3.4 (operations with kernels)"
+    ),
 )
 def matern_limit(ctx):
     import matplotlib.pyplot as plt

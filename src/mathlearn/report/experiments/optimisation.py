@@ -1,7 +1,8 @@
 """Optimisation: gradient descent and its relatives, SGD, Newton, constrained least squares.
 
-Notes 003 lectures 5-6 and 12-13 (spec 003 §2.4, §4 E4-E8, E18-E19), notes 000 §1.6 and
-004 §4 (optimisers).
+Imperial "Mathematics for Machine Learning" lectures 5-6 and 12-13; Imperial
+"Mathematics for Inference and Machine Learning" §1.6; Stuttgart "Introduction to Machine Learning"
+ch. 4 (optimisers).
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ def _quadratic(diag):
     section=SECTION,
     description=(
         "f(x) = 1/2 x^T diag(1, kappa) x from x0 = (1, 1). GD with step gamma = c * 2/lambda_max "
-        "converges iff c < 1 (notes 003 L792); the error contracts by max_d |1 - gamma lambda_d| "
-        "per step (L803), so at the best fixed step the rate (kappa - 1)/(kappa + 1) degrades "
+        "converges iff c < 1 (lecture 5); the error contracts by max_d |1 - gamma lambda_d| "
+        "per step, so at the best fixed step the rate (kappa - 1)/(kappa + 1) degrades "
         "with the condition number."
     ),
-    source="003 L720-815 (E4); 000 M23",
+    source=(
+        "Imperial 'Mathematics for Machine Learning' lecture 5; Imperial 'Mathematics for "
+        "Inference and Machine Learning' §1.6"
+    ),
 )
 def gd_condition_number(ctx):
     import matplotlib.pyplot as plt
@@ -94,9 +98,13 @@ def gd_condition_number(ctx):
         "curves). GD with gamma = 1/L; heavy ball with Polyak's tuning gamma = 4/(sqrt L + "
         "sqrt mu)^2, alpha = ((sqrt kappa - 1)/(sqrt kappa + 1))^2; Nesterov with gamma = 1/L, "
         "alpha = (sqrt kappa - 1)/(sqrt kappa + 1); Adam for comparison. Momentum damps the "
-        "zig-zag across the valley and moves faster along it (notes 003 L862)."
+        "zig-zag across the valley and moves faster along it (lecture 6)."
     ),
-    source="003 L851-863 (E6); 000 M26; 004 §4",
+    source=(
+        "Imperial 'Mathematics for Machine Learning' lecture 6; Imperial 'Mathematics for "
+        "Inference and Machine Learning' §1.6.2; "
+        "Stuttgart 'Introduction to Machine Learning' slide 4:17"
+    ),
 )
 def momentum_nesterov(ctx):
     import matplotlib.pyplot as plt
@@ -169,11 +177,14 @@ def momentum_nesterov(ctx):
     description=(
         "Least squares L = sum_n 1/2 (y_n - x_n^T w)^2 with N = 500, D = 5. Minibatches drawn "
         "uniformly with replacement, gradient scaled by N/M (unbiased, variance N^2/M times "
-        "the per-sample variance, notes 003 L919). A constant step leaves the iterates "
+        "the per-sample variance, lecture 6). A constant step leaves the iterates "
         "swinging at a noise floor that shrinks with M; a Robbins-Monro schedule "
         "gamma_t = gamma_0/(1 + t/t_0) keeps decreasing."
     ),
-    source="003 L883-919 (E8); 000 M27; 001 M15",
+    source=(
+        "Imperial 'Mathematics for Machine Learning' lecture 6; Imperial 'Mathematics for "
+        "Inference and Machine Learning' §1.6.3; PRML §3.1.3"
+    ),
 )
 def sgd_batch_schedules(ctx):
     import matplotlib.pyplot as plt
@@ -295,7 +306,10 @@ def _rosenbrock_value_and_grad(x):
         "curved valley. L-BFGS-B (SciPy, through optim.lbfgs) sits in between; SciPy's "
         "Newton-CG is the peer for Newton."
     ),
-    source="003 L817-881 (E5, E7); 000 M24",
+    source=(
+        "Imperial 'Mathematics for Machine Learning' lecture 6; Imperial 'Mathematics for "
+        "Inference and Machine Learning' §1.6.1"
+    ),
 )
 def newton_vs_gd(ctx):
     import matplotlib.pyplot as plt
@@ -377,12 +391,12 @@ def newton_vs_gd(ctx):
     description=(
         "min ||y - X theta||^2/(2 sigma^2) subject to ||theta||^2 <= delta. Below the "
         "unconstrained norm the constraint binds, and the solution is ridge regression with "
-        "lambda' = 2 sigma^2 lambda (notes 003 L1871-1943): sweeping delta traces exactly the "
+        "lambda' = 2 sigma^2 lambda (lecture 13): sweeping delta traces exactly the "
         "ridge path (scikit-learn's Ridge at the same alpha is the peer). The multiplier "
-        "decreases monotonically to 0 as delta grows (E18), and the dual function D(lambda) "
-        "peaks at lambda* with zero duality gap (E19)."
+        "decreases monotonically to 0 as delta grows, and the dual function D(lambda) "
+        "peaks at lambda* with zero duality gap."
     ),
-    source="003 L1835-2046 (E18, E19); spec 003 §3 T28",
+    source="Imperial 'Mathematics for Machine Learning' lecture 13 (and its worked example)",
 )
 def constrained_ridge_path(ctx):
     import matplotlib.pyplot as plt

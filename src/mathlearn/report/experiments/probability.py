@@ -1,7 +1,8 @@
 """Probability: sequential Bayesian updating, Gaussian conditioning, the Normal–Gamma
 posterior, and Monte Carlo (rejection and importance sampling).
 
-Notes 000 §1.2 (spec 000 M6–M10), 001 M1–M9, 004 appendix A (9:13–9:47).
+Imperial "Mathematics for Inference and Machine Learning" §1.2; PRML §1.2 and §2.3;
+Stuttgart "Introduction to Machine Learning" appendix A (slides 9:13–9:47).
 """
 
 from __future__ import annotations
@@ -32,12 +33,16 @@ SECTION = "Probability"
     description=(
         "A coin with P(heads) = 0.7 is flipped 200 times. Starting from a uniform Beta(1, 1) "
         "prior, each flip updates the posterior to Beta(1 + heads, 1 + tails) (conjugacy, "
-        "notes 000 eq. 1.53-1.56): it narrows around the true bias. The table follows the "
+        "Imperial 'Mathematics for Inference and Machine Learning' eq. 1.53-1.56): it narrows "
+        "around the true bias. The table follows the "
         "posterior mean and 95% interval and the Bayes factor of a fair coin against a coin "
         "of unknown bias (ratio of marginal likelihoods), then reproduces the notes' "
         "fair-versus-double-headed coin posterior ratios."
     ),
-    source="000 §1.2.5 (M10, TV-21); 004 9:16-9:18, 9:22",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §1.2.4; Stuttgart "
+        "'Introduction to Machine Learning' slides 9:16-9:18, 9:22"
+    ),
 )
 def beta_coin_posterior(ctx):
     import matplotlib.pyplot as plt
@@ -84,7 +89,7 @@ def beta_coin_posterior(ctx):
         ratio = post[0] / post[1] if post[1] > 0 else np.inf
         worked.append([seq, printed, float(ratio)])
     ctx.table(
-        ["data", "notes (004 9:16-9:18)", "P(fair | D) / P(double-headed | D)"],
+        ["data", "notes (Stuttgart slides 9:16-9:18)", "P(fair | D) / P(double-headed | D)"],
         worked,
         "Fair coin (prior 999/1000) against a double-headed coin (prior 1/1000).",
     )
@@ -101,7 +106,10 @@ def beta_coin_posterior(ctx):
         "Sigma_11. The right panel checks the conditional against samples whose x2 falls in a "
         "thin slice around 1.5."
     ),
-    source="000 eq. 1.38-1.41 (M7); 001 M8 (with its erratum corrected)",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §1.2.3.5, eq. 1.38-1.41; PRML "
+        "§2.3.1-2.3.2"
+    ),
 )
 def gaussian_condition_marginal(ctx):
     import matplotlib.pyplot as plt
@@ -154,9 +162,12 @@ def gaussian_condition_marginal(ctx):
         "contours of the posterior over (mu, tau) tighten around the truth as n grows, and the "
         "posterior predictive is a Student t. The table contrasts the posterior with the ML "
         "estimates, whose variance 1/N sum (x - x_bar)^2 is biased low by the factor "
-        "(N - 1)/N (notes 001 M6)."
+        "(N - 1)/N (PRML §1.2.4)."
     ),
-    source="000 M8, M10 (table 1.1); 001 M6; 004 9:31",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §1.2.3.6, §1.2.4 (Table 1.1); "
+        "PRML §1.2.4; Stuttgart 'Introduction to Machine Learning' slide 9:31"
+    ),
 )
 def normal_gamma_posterior(ctx):
     import matplotlib.pyplot as plt
@@ -220,7 +231,7 @@ def normal_gamma_posterior(ctx):
     ctx.table(
         ["N", "mean of sigma^2_ML over 20 000 samples", "(N-1)/N (sigma^2 = 1)", "std. error"],
         bias_rows,
-        "The ML variance is biased low; rescaling by N/(N-1) removes the bias (001 L79-81).",
+        "The ML variance is biased low; rescaling by N/(N-1) removes the bias (PRML §1.2.4).",
     )
 
 
@@ -242,7 +253,7 @@ def _bimodal_logpdf(x):
         "weights. Both estimate E[x^2] = 3.55; their errors fall like 1/sqrt(n), as the "
         "reported standard errors predict."
     ),
-    source="004 9:45-9:47; 001 M2",
+    source="Stuttgart 'Introduction to Machine Learning' slides 9:45-9:47; PRML §1.2.2",
 )
 def rejection_importance_sampling(ctx):
     import matplotlib.pyplot as plt

@@ -40,7 +40,10 @@ def _data(ctx, n_train=10, n_test=100, noise=0.3):
         "while the test error explodes. Raw monomials are used on purpose; scikit-learn's "
         "LinearRegression is fitted on the same design for comparison."
     ),
-    source="001 M10/M13 (PRML Fig. 1.4–1.5); 000 §1.5, eq. 1.160–1.166",
+    source=(
+        "PRML §1.1, Figs. 1.4–1.5; Imperial 'Mathematics for Inference and Machine Learning' "
+        "§1.5, eq. 1.160–1.166"
+    ),
 )
 def overfitting(ctx):
     import matplotlib.pyplot as plt
@@ -94,7 +97,7 @@ def overfitting(ctx):
             "sigma^2_ML (ours)",
         ],
         rows,
-        "Same design matrix for both libraries; sigma^2_ML = RSS/N (001 M10). At degree 9 the "
+        "Same design matrix for both libraries; sigma^2_ML = RSS/N (PRML §1.2.5). At degree 9 the "
         "exact least-squares fit interpolates the 10 points (zero training error); on the "
         "ill-conditioned raw monomials scikit-learn's SVD solver loses that to rounding.",
     )
@@ -109,7 +112,10 @@ def overfitting(ctx):
         "all weights penalised) for several ln lambda, and the training/test RMSE against "
         "ln lambda. Our Ridge next to scikit-learn's Ridge on the same design."
     ),
-    source="001 M11 (PRML Fig. 1.7–1.8); 000 §1.5.2, eq. 1.174–1.180",
+    source=(
+        "PRML §1.1, Figs. 1.7–1.8; Imperial 'Mathematics for Inference and Machine Learning' "
+        "§1.5.2-1.5.4, eq. 1.174–1.180"
+    ),
 )
 def map_prior(ctx):
     import matplotlib.pyplot as plt
@@ -173,7 +179,10 @@ def map_prior(ctx):
         "the posterior becoming the next prior): predictive mean, ±2σ band of the noisy "
         "target, and five functions drawn from the posterior."
     ),
-    source="001 M16 (PRML Fig. 3.8–3.9); 000 §1.8, eq. 1.213–1.258",
+    source=(
+        "PRML §3.3, Figs. 3.8–3.9; Imperial 'Mathematics for Inference and Machine Learning' "
+        "§1.8, eq. 1.213–1.258"
+    ),
 )
 def bayesian_sequential(ctx):
     import matplotlib.pyplot as plt
@@ -221,7 +230,7 @@ def bayesian_sequential(ctx):
             "mean predictive std",
         ],
         rows,
-        "Sequential updating equals the batch posterior (001 M16, P8); the evidence "
+        "Sequential updating equals the batch posterior (PRML §3.3.1); the evidence "
         "accumulates by the chain rule.",
     )
 
@@ -238,7 +247,10 @@ def bayesian_sequential(ctx):
         "Where the two differ, scikit-learn's single fixed-point run stopped at a poorer local "
         "maximum (most variance explained as noise); ours keeps the best of three starts."
     ),
-    source="001 M17 (PRML Fig. 3.14); 000 §1.7, eq. 1.192–1.207",
+    source=(
+        "PRML §3.5, Fig. 3.14; Imperial 'Mathematics for Inference and Machine Learning' §1.7, "
+        "eq. 1.192–1.207"
+    ),
 )
 def evidence_degree(ctx):
     import matplotlib.pyplot as plt
@@ -314,7 +326,7 @@ def evidence_degree(ctx):
         "along a path of alpha with warm starts: weights leave zero one by one. Dashed: "
         "scikit-learn's lasso_path on the same data."
     ),
-    source="004 §2.1 (slides 2:19–2:21, sparsity figure 2:20)",
+    source="Stuttgart 'Introduction to Machine Learning' slides 2:19–2:21 (sparsity figure 2:20)",
 )
 def lasso_sparsity(ctx):
     import matplotlib.pyplot as plt
@@ -382,7 +394,10 @@ def _exact_lstsq(A, y):
         "LinearRegression (equilibrated QR with iterative refinement in doubled precision) "
         "against scikit-learn's LinearRegression and numpy.linalg.lstsq (both SVD based)."
     ),
-    source="issue 2; 000 §1.5 eq. 1.158 and §6.2 (solve, never invert); 004 §2.1",
+    source=(
+        "Imperial 'Mathematics for Inference and Machine Learning' §1.5.1.1, eq. 1.158 (solve, "
+        "never invert); Stuttgart 'Introduction to Machine Learning' ch. 2"
+    ),
 )
 def ill_conditioned(ctx):
     from sklearn.linear_model import LinearRegression as SkLinearRegression

@@ -1,0 +1,68 @@
+"""Neural networks: MLPClassifier against scikit-learn's MLPClassifier.
+
+Same data, same architecture (one hidden layer of 100 ReLU units), same solver (Adam, step
+1e-3, batches of 200, alpha 1e-4) and the same number of epochs on both sides: ``tol=0`` and
+a patience longer than ``max_iter`` make both run every epoch (checked). Our network computes
+in float32 (the library's default for networks), scikit-learn's in float64 on float64 data.
+Each row is a whole ``fit`` (so the first call is included: nothing is compiled or cached
+between calls); the held-out accuracies of both are printed under the table.
+
+Run: ``python benchmarks/run.py nn`` (or ``python benchmarks/bench_nn.py``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from sklearn.datasets import load_digits, make_classification
+from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+from sklearn.model_selection import train_test_split
+from sklearn.neural_network import MLPClassifier as SkMLP
+
+from _harness import compare
+from mathlearn.exceptions import ConvergenceWarning
+from mathlearn.neural_network import MLPClassifier
+
+
+def _case(name, X, y, epochs, repeats):
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)
+    kw = dict(
+        hidden_layer_sizes=(100,),
+        max_iter=epochs,
+        tol=0.0,
+        n_iter_no_change=epochs + 1,
+        random_state=0,
+    )
+    fitted = {}
+
+    def ours():
+        fitted["ours"] = MLPClassifier(**kw).fit(Xtr, ytr)
+
+    def peer():
+        fitted["peer"] = SkMLP(**kw).fit(Xtr, ytr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", SkConvergenceWarning)
+        compare(f"{name}, {epochs} epochs", ours, peer, repeats=repeats, target=1.0)
+    a, b = fitted["ours"], fitted["peer"]
+    assert a.n_iter_ == b.n_iter_ == epochs
+    acc = a.score(Xte, yte), b.score(Xte, yte)
+    return f"{name}: held-out accuracy ours {acc[0]:.4f}, scikit-learn {acc[1]:.4f}"
+
+
+def main() -> None:
+    notes = []
+    X, y = load_digits(return_X_y=True)
+    notes.append(_case("MLPClassifier digits 1797x64", X / 16.0, y, 50, 3))
+    X, y = make_classification(
+        n_samples=50_000, n_features=100, n_informative=40, n_classes=10, random_state=0
+    )
+    notes.append(_case("MLPClassifier synthetic 50000x100", X, y, 5, 2))
+    print()
+    for line in notes:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Recommenders against scikit-surprise and implicit on the same data, one process.
+
+* Explicit feedback: synthetic ratings ``3.5 + b_u + c_i + p_u^T q_i + noise`` (rank 32,
+  noise sd 0.5, so the best possible test RMSE is 0.5). The issue's size is 50 000 users x
+  10 000 items x 5 M ratings; here 10x fewer ratings at the same ratings per user and item
+  (5 000 users x 1 000 items x 500 000 ratings; ``--full`` for the issue's size). Time per
+  epoch of ALS (a sweep: all users, then all items) and of plain SGD against
+  scikit-surprise's SVD (SGD, same rank, same learning rate and regularisation), then the
+  test RMSE of each after a full fit on 90% of the ratings. SGD's timing leaves out the
+  per-epoch objective evaluation (``monitor_objective=False``; surprise computes none); ALS
+  evaluates its objective after every sweep.
+* Implicit feedback: ImplicitALS (conjugate gradient, 3 steps) against implicit's CPU
+  AlternatingLeastSquares (conjugate gradient, 3 steps), rank 64, 15 iterations, both on
+  one thread; precision@10 on two held-out interactions per user.
+* ItemKNN: fit + top-10 recommendations for every user, against scikit-surprise's
+  KNNWithMeans (item-based, cosine, k = 40), whose "recommend" is a prediction for every
+  unseen (user, item) pair.
+* ``--memory``: peak traced memory of building a 100 000 x 50 000 matrix with 5 M ratings and
+  one ALS sweep (rank 8), against the 40 GB a dense matrix would take.
+
+BLAS is limited to one thread throughout (threadpoolctl), so all libraries run on one core.
+Run: ``python benchmarks/run.py recommender`` (or ``python benchmarks/bench_recommender.py
+[knn] [implicit] [explicit] [--full] [--memory]``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from _harness import compare
+from mathlearn.datasets import make_low_rank_ratings
+from mathlearn.exceptions import ConvergenceWarning
+from mathlearn.recommender import (
+    ALS,
+    ImplicitALS,
+    ItemKNN,
+    Ratings,
+    SGDMatrixFactorization,
+    leave_k_out_split,
+    precision_at_k,
+    rmse,
+    train_test_split,
+)
+
+warnings.simplefilter("ignore", ConvergenceWarning)
+
+
+def _surprise_trainset(r):
+    import pandas as pd
+    import surprise
+
+    df = pd.DataFrame({"u": r.users, "i": r.items, "r": r.values})
+    data = surprise.Dataset.load_from_df(df, surprise.Reader(rating_scale=(-100, 100)))
+    return data.build_full_trainset()
+
+
+def bench_explicit(full=False):
+    import surprise
+
+    n_u, n_i, nnz = (50_000, 10_000, 5_000_000) if full else (5_000, 1_000, 500_000)
+    r = make_low_rank_ratings(n_u, n_i, nnz, rank=32, noise=0.5, random_state=0)
+    train, test = train_test_split(r, 0.1, random_state=0)
+    ts = _surprise_trainset(train)
+    lr, reg, epochs = 0.005, 0.02, 3
+    size = f"{n_u} x {n_i}, {train.nnz} ratings, rank 32"
+    t_als = compare(
+        f"ALS, {epochs} sweeps vs surprise SVD, {epochs} epochs ({size})",
+        lambda: ALS(32, regularization=reg, max_iter=epochs, tol=0.0, random_state=0).fit(train),
+        lambda: surprise.SVD(
+            n_factors=32, n_epochs=epochs, lr_all=lr, reg_all=reg, random_state=0
+        ).fit(ts),
+        repeats=1,
+        target=1.0,
+    )
+    t_sgd = compare(
+        f"SGD MF, {epochs} epochs vs surprise SVD, {epochs} epochs ({size})",
+        lambda: SGDMatrixFactorization(
+            32,
+            learning_rate=lr,
+            regularization=reg,
+            max_iter=epochs,
+            monitor_objective=False,
+            random_state=0,
+        ).fit(train),
+        lambda: surprise.SVD(
+            n_factors=32, n_epochs=epochs, lr_all=lr, reg_all=reg, random_state=0
+        ).fit(ts),
+        repeats=1,
+        target=1.0,
+    )
+    # Accuracy after full fits (not timed by the harness).
+    fits = {
+        "ALS (10 sweeps, lambda 0.02, count-weighted)": lambda: ALS(
+            32, regularization=reg, max_iter=10, tol=0.0, random_state=0).fit(train),
+        "SGD MF (20 epochs)": lambda: SGDMatrixFactorization(
+            32, learning_rate=lr, regularization=reg, max_iter=20, random_state=0).fit(train),
+    }  # fmt: skip
+    print("\n| model | test RMSE | RMSE / noise floor | fit time (s) |\n| --- | --- | --- | --- |")
+    for name, fit in fits.items():
+        t0 = time.perf_counter()
+        m = fit()
+        dt = time.perf_counter() - t0
+        e = rmse(test.values, m.predict(test.users, test.items))
+        print(f"| {name} | {e:.4f} | {e / 0.5:.3f} | {dt:.1f} |", flush=True)
+    t0 = time.perf_counter()
+    svd = surprise.SVD(n_factors=32, n_epochs=20, lr_all=lr, reg_all=reg, random_state=0).fit(ts)
+    dt = time.perf_counter() - t0
+    est = np.array([svd.predict(a, b).est for a, b in zip(test.users, test.items, strict=True)])
+    e = rmse(test.values, est)
+    print(f"| surprise SVD (20 epochs) | {e:.4f} | {e / 0.5:.3f} | {dt:.1f} |", flush=True)
+    # The oracle that knows the item factors and biases still estimates 33 numbers per user
+    # from about n_u ratings: its RMSE is about 0.5 sqrt(1 + 33 / n_u).
+    per_user = train.nnz / n_u
+    print(f"\nratings per user {per_user:.0f}; oracle-with-known-items RMSE ~ "
+          f"{0.5 * np.sqrt(1 + 33 / per_user):.3f}", flush=True)  # fmt: skip
+    return t_als, t_sgd
+
+
+def _implicit_data(n_users=3_000, n_items=1_500, rank=16, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((n_users, rank)) / rank**0.25
+    B = rng.standard_normal((n_items, rank)) / rank**0.25
+    rows, cols = [], []
+    for s in range(0, n_users, 500):
+        p = 1.0 / (1.0 + np.exp(-(2.0 * A[s : s + 500] @ B.T - 5.0)))
+        u, i = np.nonzero(rng.uniform(size=p.shape) < p)
+        rows.append(u + s)
+        cols.append(i)
+    u, i = np.concatenate(rows), np.concatenate(cols)
+    ids_u, ids_i = np.arange(n_users).astype(object), np.arange(n_items).astype(object)
+    return Ratings(u, i, np.ones(u.size), ids_u, ids_i)
+
+
+def bench_implicit():
+    import scipy.sparse as sp
+    from implicit.cpu.als import AlternatingLeastSquares
+
+    r = _implicit_data()
+    train, test = leave_k_out_split(r, k=2, min_train=2, random_state=0)
+    alpha, lam = 10.0, 0.1
+    M = sp.csr_matrix((alpha * train.values, (train.users, train.items)), shape=r.shape)
+
+    def ours():
+        return ImplicitALS(64, regularization=lam, alpha=alpha, max_iter=15, cg_steps=3,
+                           random_state=0).fit(train)  # fmt: skip
+
+    def peer():
+        m = AlternatingLeastSquares(factors=64, regularization=lam, alpha=1.0, iterations=15,
+                                    use_cg=True, num_threads=1, random_state=0,
+                                    calculate_training_loss=False)  # fmt: skip
+        m.fit(M, show_progress=False)
+        return m
+
+    compare(
+        f"ImplicitALS rank 64, 15 it. ({r.shape[0]} x {r.shape[1]}, {train.nnz} interactions)",
+        ours, peer, repeats=3, target=1.5,
+    )  # fmt: skip
+    a, b = ours(), peer()
+    users = np.unique(test.users)
+    rel = [set(test.items[test.users == u].tolist()) for u in users]
+    rec_a = [a.recommend(u, n=10)[0].tolist() for u in users]
+    ids, _ = b.recommend(users, M[users], N=10)
+    p_a = precision_at_k(rec_a, rel, 10)
+    p_b = precision_at_k([x.tolist() for x in ids], rel, 10)
+    print(f"\nprecision@10 (2 held out per user): ours {p_a:.4f}, implicit {p_b:.4f}", flush=True)
+
+
+def bench_item_knn():
+    import surprise
+
+    r = make_low_rank_ratings(600, 300, 18_000, rank=4, noise=0.5, random_state=1)
+    ts = _surprise_trainset(r)
+    seen = [set(r.items[r.users == u].tolist()) for u in range(r.shape[0])]
+
+    def ours():
+        m = ItemKNN(40, similarity="cosine").fit(r)
+        return [m.recommend(u, n=10) for u in range(r.shape[0])]
+
+    def peer():
+        algo = surprise.KNNWithMeans(k=40, sim_options={"name": "cosine", "user_based": False},
+                                     verbose=False).fit(ts)  # fmt: skip
+        out = []
+        for u in range(r.shape[0]):
+            inner = ts.to_inner_uid(u)
+            scores = []
+            for i in range(r.shape[1]):
+                if i not in seen[u]:
+                    est = algo.estimate(inner, ts.to_inner_iid(i))
+                    scores.append((est[0] if isinstance(est, tuple) else est, i))
+            out.append(sorted(scores, reverse=True)[:10])
+        return out
+
+    compare(
+        f"ItemKNN fit + top-10 for all users ({r.shape[0]} x {r.shape[1]}, {r.nnz} ratings)",
+        ours, peer, repeats=1, target=1.0,
+    )  # fmt: skip
+
+
+def bench_memory():
+    tracemalloc.start()
+    r = make_low_rank_ratings(100_000, 50_000, 5_000_000, rank=8, random_state=0)
+    ALS(8, max_iter=1, tol=0.0, random_state=0).fit(r)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    dense = 100_000 * 50_000 * 8
+    print(f"\npeak traced memory, 100 000 x 50 000 with 5 M ratings, data + one ALS sweep: "
+          f"{peak / 2**20:.0f} MiB ({peak / dense:.4f} of the dense matrix's "
+          f"{dense / 2**30:.0f} GiB)", flush=True)  # fmt: skip
+
+
+def main(large=True, full=False, memory=False, only=("knn", "implicit", "explicit")):
+    with threadpool_limits(1):
+        if "knn" in only:
+            bench_item_knn()
+        if "implicit" in only:
+            bench_implicit()
+        if "explicit" in only:
+            bench_explicit(full)
+        if memory:
+            bench_memory()
+
+
+if __name__ == "__main__":
+    from _harness import HEADER, machine
+
+    print(f"machine: {machine()}\n\n{HEADER}")
+    parts = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(full="--full" in sys.argv, memory="--memory" in sys.argv,
+         only=parts or ("knn", "implicit", "explicit"))  # fmt: skip

@@ -1,0 +1,75 @@
+"""Shared pieces of the matrix-factorisation models: both orientations of the rating
+pattern, and predictions from factors and biases."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import RecommenderBase
+from ._ratings import Ratings
+
+
+class Pattern:
+    """The ratings in user-major and item-major CSR order, with the permutations that map a
+    per-rating array (in the container's order) into each."""
+
+    def __init__(self, ratings: Ratings) -> None:
+        n_users, n_items = ratings.shape
+        self.users, self.items, self.values = ratings.users, ratings.items, ratings.values
+        self.perm_u = np.lexsort((ratings.items, ratings.users))
+        self.perm_i = np.lexsort((ratings.users, ratings.items))
+        indptr_u = np.r_[0, np.cumsum(np.bincount(ratings.users, minlength=n_users))]
+        indptr_i = np.r_[0, np.cumsum(np.bincount(ratings.items, minlength=n_items))]
+        self.R = sp.csr_array(
+            (ratings.values[self.perm_u], ratings.items[self.perm_u], indptr_u),
+            shape=(n_users, n_items),
+        )
+        self.Rt = sp.csr_array(
+            (ratings.values[self.perm_i], ratings.users[self.perm_i], indptr_i),
+            shape=(n_items, n_users),
+        )
+        self.n_user = np.diff(indptr_u).astype(float)
+        self.n_item = np.diff(indptr_i).astype(float)
+
+
+def pair_dots(P: np.ndarray, Q: np.ndarray, u: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """``P[u[t]] . Q[i[t]]`` for every t, in chunks whose temporaries stay near 2 MB (large
+    fresh arrays cost page faults: ten times slower on a loaded machine)."""
+    out = np.empty(u.size)
+    step = max((1 << 18) // max(P.shape[1], 1), 1)
+    for s in range(0, u.size, step):
+        out[s : s + step] = np.einsum(
+            "nk,nk->n", P[u[s : s + step]], Q[i[s : s + step]], optimize=False
+        )
+    return out
+
+
+class FactorModel(RecommenderBase):
+    """Predictions ``mu + b_u + c_i + p_u^T q_i`` from ``user_factors_``, ``item_factors_``,
+    ``user_bias_``, ``item_bias_`` and ``offset_`` (mu; 0 for models without it)."""
+
+    def _finish(self) -> None:
+        # Unknown-id fallback: the learned biases where the model has them.
+        if getattr(self, "_has_biases", False):
+            self._fallback_user = self.user_bias_ + self.offset_ - self.global_mean_
+            self._fallback_item = self.item_bias_ + self.offset_ - self.global_mean_
+
+    def _predict_known(self, u: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return (
+            self.offset_
+            + self.user_bias_[u]
+            + self.item_bias_[i]
+            + pair_dots(self.user_factors_, self.item_factors_, u, i)
+        )
+
+    def _score_user(self, u: int) -> np.ndarray:
+        return (
+            self.offset_
+            + self.user_bias_[u]
+            + self.item_bias_
+            + self.item_factors_ @ self.user_factors_[u]
+        )
+
+    def _item_vectors(self) -> np.ndarray:
+        return self.item_factors_

@@ -1,0 +1,361 @@
+"""Probabilistic matrix factorisation: the MAP estimate (by ALS) and the Bayesian posterior
+(by Gibbs sampling)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..base import _fit_context
+from ..utils._param_validation import Interval
+from ..utils.validation import check_random_state
+from ._als import als_fit
+from ._base import sample_rows
+from ._factor import FactorModel, Pattern, pair_dots
+
+_COMMON = {
+    "n_components": [Interval(Integral, 1, None, closed="left")],
+    "noise_variance": [Interval(Real, 0, None, closed="neither")],
+    "user_prior_variance": [Interval(Real, 0, None, closed="neither")],
+    "item_prior_variance": [Interval(Real, 0, None, closed="neither")],
+    "center": ["boolean"],
+    "random_state": ["random_state"],
+}
+
+
+class ProbabilisticMatrixFactorization(FactorModel):
+    """Probabilistic matrix factorisation, fitted by its maximum a posteriori estimate.
+
+    Model (the notes' §6.4, users x items): ``p_u ~ N(0, sigma_u^2 I)``,
+    ``q_i ~ N(0, sigma_i^2 I)``, ``r_ui | p, q ~ N(mu + p_u^T q_i, sigma^2)`` for the observed
+    pairs. The negative log posterior is, up to a constant,
+
+    ``(1 / (2 sigma^2)) [sum (r_ui - mu - p_u^T q_i)^2 + lambda_u ||P||_F^2
+    + lambda_i ||Q||_F^2]``, with ``lambda_u = sigma^2 / sigma_u^2`` and
+    ``lambda_i = sigma^2 / sigma_i^2``,
+
+    the ALS objective (6.7); it is minimised by alternating the exact ridge solves.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Rank k.
+    noise_variance : float, default=1.0
+        sigma^2 (sigma_y^2 in the notes).
+    user_prior_variance : float, default=1.0
+        sigma_u^2 (sigma_psi^2, the users' preference vectors).
+    item_prior_variance : float, default=1.0
+        sigma_i^2 (sigma_phi^2, the movies' feature vectors).
+    center : bool, default=True
+        Subtract the training mean mu first (a fixed offset; ``False`` is the notes'
+        zero-mean model).
+    max_iter : int, default=200
+        Maximum ALS sweeps.
+    tol : float, default=1e-5
+        Relative decrease of the objective that stops the sweeps (0: run all).
+    random_state : int, Generator or None, default=None
+        Seed of the initial item factors (standard deviation 0.1).
+
+    Attributes
+    ----------
+    user_factors_ : ndarray of shape (n_users, n_components)
+        MAP p_u.
+    item_factors_ : ndarray of shape (n_items, n_components)
+        MAP q_i.
+    user_bias_, item_bias_ : ndarray of shape (n_users,), (n_items,)
+        Zeros (the model has no biases).
+    offset_ : float
+        mu (0 when ``center=False``).
+    global_mean_ : float
+        Mean training rating.
+    objective_ : list of float
+        Negative log posterior (up to its constant) after each sweep.
+    n_iter_ : int
+        Sweeps run.
+    user_ids_, item_ids_ : ndarray
+        The id maps.
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §6.4, joint density (6.8) (whose
+    likelihood factor needs a minus sign in the exponent, as its proportional form has) and
+    the identification lambda_phi = sigma_y^2 / sigma_phi^2, lambda_psi = sigma_y^2 /
+    sigma_psi^2. R. Salakhutdinov and A. Mnih, "Probabilistic matrix factorization" (NIPS
+    2007). Unknown ids: mu plus the other side's mean offset.
+
+    See Also
+    --------
+    BayesianProbabilisticMatrixFactorization : the posterior of the same model by Gibbs
+        sampling.
+
+    Examples
+    --------
+    >>> from mathlearn.datasets import make_low_rank_ratings
+    >>> from mathlearn.recommender import ProbabilisticMatrixFactorization
+    >>> r = make_low_rank_ratings(60, 40, 900, rank=2, noise=0.3, bias_std=0.0, random_state=0)
+    >>> m = ProbabilisticMatrixFactorization(2, noise_variance=0.09, random_state=0).fit(r)
+    >>> m.n_iter_ < 200
+    True
+    """
+
+    _parameter_constraints = {
+        **_COMMON,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_components: int = 10,
+        *,
+        noise_variance: float = 1.0,
+        user_prior_variance: float = 1.0,
+        item_prior_variance: float = 1.0,
+        center: bool = True,
+        max_iter: int = 200,
+        tol: float = 1e-5,
+        random_state=None,
+    ) -> None:
+        self.n_components = n_components
+        self.noise_variance = noise_variance
+        self.user_prior_variance = user_prior_variance
+        self.item_prior_variance = item_prior_variance
+        self.center = center
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    @_fit_context
+    def fit(self, ratings, y=None) -> ProbabilisticMatrixFactorization:
+        """Find the MAP factors.
+
+        Parameters
+        ----------
+        ratings : Ratings, scipy.sparse matrix (users x items) or DataFrame
+            Training ratings.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : ProbabilisticMatrixFactorization
+        """
+        data = self._setup(ratings)
+        s2 = float(self.noise_variance)
+        self.offset_ = self.global_mean_ if self.center else 0.0
+        P, Q, _, _, hist, n_iter = als_fit(
+            Pattern(data), int(self.n_components), s2 / float(self.user_prior_variance),
+            s2 / float(self.item_prior_variance), weighting="none", biases=False,
+            offset=self.offset_, max_iter=int(self.max_iter), tol=float(self.tol),
+            init_std=0.1, rng=check_random_state(self.random_state),
+            name="ProbabilisticMatrixFactorization",
+        )  # fmt: skip
+        self.user_factors_, self.item_factors_ = P, Q
+        self.user_bias_, self.item_bias_ = np.zeros(len(P)), np.zeros(len(Q))
+        self.objective_ = [h / (2.0 * s2) for h in hist]
+        self.n_iter_ = n_iter
+        return self
+
+
+class BayesianProbabilisticMatrixFactorization(FactorModel):
+    """Probabilistic matrix factorisation with the factors' posterior sampled by Gibbs.
+
+    Same model as :class:`ProbabilisticMatrixFactorization` (fixed variances). Each sweep
+    draws every user's p_u from its Gaussian full conditional
+
+    ``p_u | Q, R ~ N(Lambda_u^{-1} (1/sigma^2) sum_{i in I_u} (r_ui - mu) q_i, Lambda_u^{-1})``,
+    ``Lambda_u = I / sigma_u^2 + (1/sigma^2) sum_{i in I_u} q_i q_i^T``,
+
+    then every item's q_i likewise. After ``burn_in`` sweeps, ``n_samples`` draws are kept;
+    predictions average over them, and the predictive standard deviation of a new rating
+    is ``sqrt(Var_samples(p_u^T q_i) + sigma^2)``.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Rank k.
+    noise_variance : float, default=1.0
+        sigma^2.
+    user_prior_variance : float, default=1.0
+        sigma_u^2.
+    item_prior_variance : float, default=1.0
+        sigma_i^2.
+    center : bool, default=True
+        Subtract the training mean first.
+    n_samples : int, default=100
+        Draws kept.
+    burn_in : int, default=20
+        Sweeps discarded first.
+    random_state : int, Generator or None, default=None
+        Seed.
+
+    Attributes
+    ----------
+    user_samples_ : ndarray of shape (n_samples, n_users, n_components)
+        The kept draws of P.
+    item_samples_ : ndarray of shape (n_samples, n_items, n_components)
+        The kept draws of Q.
+    user_factors_ : ndarray of shape (n_users, n_components)
+        The last draw of P (for :meth:`similar_items` and ``recommend`` scoring uses the
+        sample average of the predictions).
+    item_factors_ : ndarray of shape (n_items, n_components)
+        The last draw of Q.
+    user_bias_, item_bias_ : ndarray
+        Zeros.
+    offset_ : float
+        mu.
+    global_mean_ : float
+        Mean training rating.
+    user_ids_, item_ids_ : ndarray
+        The id maps.
+
+    Notes
+    -----
+    Oxford "Advanced Topics in Statistical Machine Learning" §6.4 ("a full probabilistic
+    model ... joint inference"); R. Salakhutdinov and A. Mnih, "Bayesian probabilistic matrix
+    factorization using Markov chain Monte Carlo" (ICML 2008), here with the variances fixed
+    rather than given hyperpriors. Memory grows as n_samples (n_users + n_items) k. Unknown
+    ids: mu plus the other side's mean offset, with standard deviation
+    ``sqrt(sigma^2 + k sigma_u^2 sigma_i^2)`` (prior predictive) when the user or item is
+    unknown.
+
+    See Also
+    --------
+    ProbabilisticMatrixFactorization : the MAP estimate.
+
+    Examples
+    --------
+    >>> from mathlearn.datasets import make_low_rank_ratings
+    >>> from mathlearn.recommender import BayesianProbabilisticMatrixFactorization
+    >>> r = make_low_rank_ratings(40, 30, 500, rank=2, noise=0.3, random_state=0)
+    >>> m = BayesianProbabilisticMatrixFactorization(
+    ...     2, noise_variance=0.09, n_samples=20, burn_in=10, random_state=0).fit(r)
+    >>> mean, std = m.predict([0], [0], return_std=True)
+    >>> bool(std[0] > 0.3)
+    True
+    """
+
+    _parameter_constraints = {
+        **_COMMON,
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_components: int = 10,
+        *,
+        noise_variance: float = 1.0,
+        user_prior_variance: float = 1.0,
+        item_prior_variance: float = 1.0,
+        center: bool = True,
+        n_samples: int = 100,
+        burn_in: int = 20,
+        random_state=None,
+    ) -> None:
+        self.n_components = n_components
+        self.noise_variance = noise_variance
+        self.user_prior_variance = user_prior_variance
+        self.item_prior_variance = item_prior_variance
+        self.center = center
+        self.n_samples = n_samples
+        self.burn_in = burn_in
+        self.random_state = random_state
+
+    @_fit_context
+    def fit(self, ratings, y=None) -> BayesianProbabilisticMatrixFactorization:
+        """Run the Gibbs sampler.
+
+        Parameters
+        ----------
+        ratings : Ratings, scipy.sparse matrix (users x items) or DataFrame
+            Training ratings.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : BayesianProbabilisticMatrixFactorization
+        """
+        data = self._setup(ratings)
+        pattern = Pattern(data)
+        rng = check_random_state(self.random_state)
+        k = int(self.n_components)
+        tau = 1.0 / float(self.noise_variance)
+        self.offset_ = self.global_mean_ if self.center else 0.0
+        t_u = (data.values - self.offset_)[pattern.perm_u]
+        t_i = (data.values - self.offset_)[pattern.perm_i]
+        Q = np.sqrt(float(self.item_prior_variance)) * rng.standard_normal((data.shape[1], k))
+        keep_u = np.empty((int(self.n_samples), data.shape[0], k))
+        keep_i = np.empty((int(self.n_samples), data.shape[1], k))
+        prec_u, prec_i = (
+            1.0 / float(self.user_prior_variance),
+            1.0 / float(self.item_prior_variance),
+        )
+        for sweep in range(int(self.burn_in) + int(self.n_samples)):
+            P = sample_rows(pattern.R, t_u, Q, tau, prec_u, rng)
+            Q = sample_rows(pattern.Rt, t_i, P, tau, prec_i, rng)
+            s = sweep - int(self.burn_in)
+            if s >= 0:
+                keep_u[s], keep_i[s] = P, Q
+        self.user_samples_, self.item_samples_ = keep_u, keep_i
+        self.user_factors_, self.item_factors_ = P, Q
+        self.user_bias_, self.item_bias_ = np.zeros(len(P)), np.zeros(len(Q))
+        return self
+
+    def _moments(self, u: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        S = self.user_samples_.shape[0]
+        draws = np.stack([pair_dots(self.user_samples_[s], self.item_samples_[s], u, i)
+                          for s in range(S)])  # fmt: skip
+        return draws.mean(axis=0), draws.var(axis=0)
+
+    def _predict_known(self, u: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return self.offset_ + self._moments(u, i)[0]
+
+    def _score_user(self, u: int) -> np.ndarray:
+        return (
+            self.offset_
+            + np.einsum("snk,sk->n", self.item_samples_, self.user_samples_[:, u], optimize=True)
+            / self.user_samples_.shape[0]
+        )
+
+    def predict(self, users, items, return_std: bool = False):
+        """Posterior predictive mean (and standard deviation) of the ratings.
+
+        Parameters
+        ----------
+        users, items : sequences of hashable of equal length
+            User and item ids.
+        return_std : bool, default=False
+            Also return the predictive standard deviation of a new rating.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_pairs,)
+        std : ndarray of shape (n_pairs,), only with ``return_std``
+
+        Examples
+        --------
+        >>> from mathlearn.datasets import make_low_rank_ratings
+        >>> from mathlearn.recommender import BayesianProbabilisticMatrixFactorization
+        >>> r = make_low_rank_ratings(30, 20, 300, rank=1, random_state=0)
+        >>> m = BayesianProbabilisticMatrixFactorization(1, n_samples=5, burn_in=2,
+        ...                                               random_state=0).fit(r)
+        >>> m.predict([0, 1], [0, 1]).shape
+        (2,)
+        """
+        mean = super().predict(users, items)
+        if not return_std:
+            return mean
+        check_is_fitted(self, "user_samples_")
+        u = self._codes(self._ids(users, "users"), self._user_index)
+        i = self._codes(self._ids(items, "items"), self._item_index)
+        k = self.user_samples_.shape[2]
+        prior = k * float(self.user_prior_variance) * float(self.item_prior_variance)
+        var = np.full(u.size, prior)
+        both = (u >= 0) & (i >= 0)
+        if np.any(both):
+            var[both] = self._moments(u[both], i[both])[1]
+        return mean, np.sqrt(var + float(self.noise_variance))

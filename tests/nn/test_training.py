@@ -1,0 +1,226 @@
+"""The training loop and Rprop: known solutions (XOR, a linear teacher, the ridge solution of
+weight decay), clipping, early stopping, divergence and bad data, reproducibility."""
+
+import numpy as np
+import pytest
+
+from mathlearn import autodiff as ad
+from mathlearn import nn, optim
+
+
+def test_xor_is_learned():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    y = np.array([0, 1, 1, 0])
+    net = nn.Sequential(nn.Linear(2, 8, random_state=0), nn.Tanh(), nn.Linear(8, 2))
+    h = nn.fit_module(
+        net,
+        nn.cross_entropy,
+        X,
+        y,
+        optimizer=optim.adam(0.05),
+        epochs=400,
+        batch_size=None,
+        random_state=0,
+    )
+    assert h["loss"][-1] < 0.01 < h["loss"][0]
+    np.testing.assert_array_equal(net.eval()(X.astype(np.float32)).argmax(1), y)
+
+
+def _teacher(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    w, b = np.array([1.5, -2.0, 0.5]), 0.7
+    return X, X @ w + b, w, b
+
+
+def test_linear_teacher_recovered_by_sgd_and_rprop():
+    X, y, w, b = _teacher()
+    for opt, bs in [(optim.sgd(0.1), 10), (optim.rprop(), None)]:
+        net = nn.Linear(3, 1, dtype=np.float64, random_state=1)
+        nn.fit_module(
+            net,
+            nn.mse_loss,
+            X,
+            y[:, None],
+            optimizer=opt,
+            epochs=400,
+            batch_size=bs,
+            random_state=0,
+        )
+        # Noise-free teacher: the global minimum is the teacher itself (loss 0).
+        np.testing.assert_allclose(net.weight[0], w, atol=1e-6)
+        np.testing.assert_allclose(net.bias, [b], atol=1e-6)
+
+
+def test_weight_decay_converges_to_the_ridge_solution():
+    X, y, _, _ = _teacher(40, seed=2)
+    y = y + np.random.default_rng(3).standard_normal(40)
+    lam, n = 0.3, len(X)
+    # Stationary point of (1/n) ||X w + b - y||^2 + (lam / 2) ||w||^2 (bias not decayed).
+    A = np.zeros((4, 4))
+    A[:3, :3] = 2 / n * X.T @ X + lam * np.eye(3)
+    A[:3, 3] = A[3, :3] = 2 / n * X.sum(0)
+    A[3, 3] = 2.0
+    rhs = np.concatenate([2 / n * X.T @ y, [2 / n * y.sum()]])
+    sol = np.linalg.solve(A, rhs)
+    net = nn.Linear(3, 1, dtype=np.float64, random_state=0)
+    trainer = nn.Trainer(net, nn.mse_loss, optim.sgd(0.2), batch_size=None, weight_decay=lam)
+    trainer.fit(X, y[:, None], epochs=500)
+    np.testing.assert_allclose(net.weight[0], sol[:3], atol=1e-8)
+    np.testing.assert_allclose(net.bias, sol[3:], atol=1e-8)
+    # The reported loss includes the penalty.
+    final = float(nn.mse_loss(net(X), y[:, None])) + 0.5 * lam * np.sum(net.weight**2)
+    assert trainer.history["loss"][-1] == pytest.approx(final, rel=1e-8)
+
+
+def test_gradient_clipping_bounds_the_step():
+    X, y, _, _ = _teacher()
+    net = nn.Linear(3, 1, dtype=np.float64, random_state=0)
+    before = np.concatenate([net.weight.ravel(), net.bias])
+    trainer = nn.Trainer(net, nn.mse_loss, optim.sgd(1.0), batch_size=None, clip_norm=0.5)
+    trainer.step(X, 100 * y[:, None])
+    after = np.concatenate([net.weight.ravel(), net.bias])
+    assert np.linalg.norm(after - before) == pytest.approx(0.5, rel=1e-12)
+
+
+def test_divergence_stops_with_finite_weights():
+    X, y, _, _ = _teacher()
+    net = nn.Sequential(nn.Linear(3, 5, random_state=0), nn.ReLU(), nn.Linear(5, 1))
+    with pytest.raises(nn.TrainingDivergedError, match="learning rate"):
+        nn.fit_module(
+            net,
+            nn.mse_loss,
+            1e3 * X,
+            y[:, None],
+            optimizer=optim.sgd(10.0),
+            epochs=50,
+            random_state=0,
+        )
+    assert all(np.all(np.isfinite(v)) for v in net.parameters().values())
+
+
+def test_nan_in_data_is_an_error():
+    X, y, _, _ = _teacher()
+    X[17, 1] = np.nan
+    net = nn.Linear(3, 1)
+    with pytest.raises(ValueError, match="sample 17"):
+        nn.fit_module(net, nn.mse_loss, X, y[:, None])
+    with pytest.raises(ValueError, match="y contains NaN"):
+        nn.fit_module(net, nn.mse_loss, np.ones((3, 3)), np.array([[1.0], [np.inf], [0.0]]))
+    with pytest.raises(ValueError, match="samples"):
+        nn.fit_module(net, nn.mse_loss, np.ones((3, 3)), np.ones((2, 1)))
+    with pytest.raises(ValueError, match="validation_data"):
+        nn.Trainer(net, nn.mse_loss).fit(np.ones((3, 3)), np.ones((3, 1)), early_stopping=True)
+
+
+def test_early_stopping_restores_the_best_parameters():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 5))
+    y = (X[:, 0] > 0).astype(int)
+    net = nn.Sequential(nn.Linear(5, 64, random_state=0), nn.ReLU(), nn.Linear(64, 2))
+    seen = {}
+
+    def record(epoch, history, module):
+        seen[epoch] = {k: v.copy() for k, v in module.parameters().items()}
+
+    h = nn.fit_module(
+        net,
+        nn.cross_entropy,
+        X,
+        y,
+        optimizer=optim.adam(0.05),
+        epochs=200,
+        validation_fraction=0.25,
+        early_stopping=True,
+        n_iter_no_change=5,
+        tol=0.0,
+        callbacks=[record],
+        random_state=0,
+    )
+    n_epochs = len(h["loss"])
+    assert len(h["val_loss"]) == n_epochs < 200
+    best = int(np.argmin(h["val_loss"]))
+    assert n_epochs == best + 1 + 5  # patience 5 after the best epoch
+    for k, v in net.parameters().items():
+        np.testing.assert_array_equal(v, seen[best][k])
+
+
+def test_callback_stops_and_reproducibility():
+    X, y, _, _ = _teacher()
+
+    def run():
+        net = nn.Sequential(nn.Linear(3, 4, random_state=0), nn.Dropout(0.2), nn.Linear(4, 1))
+        net[2].load_parameters({"weight": np.ones((1, 4)), "bias": np.zeros(1)})
+        h = nn.fit_module(
+            net,
+            nn.mse_loss,
+            X,
+            y[:, None],
+            epochs=50,
+            random_state=3,
+            callbacks=[lambda e, h, m: e == 4],
+        )
+        return net, h
+
+    (a, ha), (b, hb) = run(), run()
+    assert len(ha["loss"]) == 5
+    assert ha == hb
+    for k in a.parameters():
+        np.testing.assert_array_equal(a.parameters()[k], b.parameters()[k])
+
+
+def test_progress_bar(capsys):
+    X, y, _, _ = _teacher(8)
+    nn.fit_module(
+        nn.Linear(3, 1), nn.mse_loss, X, y[:, None], epochs=2, progress=True, random_state=0
+    )
+    assert "training" in capsys.readouterr().err
+
+
+def test_rprop_rule_against_plain_numpy():
+    """iRprop-: sign-based steps, grown by 1.2 on a kept sign, halved on a flip (and no move
+    that step), against a loop written here from the update rule."""
+    A = np.diag([1.0, 30.0, 0.2])
+    f = ad.value_and_grad(lambda x: 0.5 * ad.sum(x * (A @ x)))
+    x = np.array([3.0, -2.0, 1.0])
+    opt = optim.rprop(step_init=0.5, step_max=2.0)
+    state = opt.init(x)
+    xr, delta, gprev = x.copy(), np.full(3, 0.5), np.zeros(3)
+    for _ in range(80):
+        _, g = f(x)
+        u, state = opt.update(g, state)
+        x = x + u
+        gr = A @ xr
+        s = gr * gprev
+        delta = np.where(
+            s > 0,
+            np.minimum(1.2 * delta, 2.0),
+            np.where(s < 0, np.maximum(0.5 * delta, 1e-6), delta),
+        )
+        gr = np.where(s < 0, 0.0, gr)
+        xr = xr - np.sign(gr) * delta
+        gprev = gr
+        np.testing.assert_array_equal(x, xr)
+    assert np.abs(x).max() < 1e-3
+    with pytest.raises(ValueError):
+        optim.rprop(step_min=1.0, step_max=0.5)
+
+
+def test_rprop_against_pytorch():
+    torch = pytest.importorskip("torch")
+    A = np.array([[2.0, 0.5], [0.5, 1.0]])
+    f = ad.value_and_grad(lambda x: 0.5 * ad.sum(x * (A @ x)) + ad.sum(ad.sin(x)))
+    x = np.array([1.0, -3.0])
+    opt = optim.rprop()
+    state = opt.init(x)
+    tx = torch.tensor(x.copy(), requires_grad=True)
+    topt = torch.optim.Rprop([tx])
+    tA = torch.from_numpy(A)
+    for _ in range(30):
+        _, g = f(x)
+        u, state = opt.update(g, state)
+        x = x + u
+        topt.zero_grad()
+        (0.5 * tx @ tA @ tx + torch.sin(tx).sum()).backward()
+        topt.step()
+        np.testing.assert_allclose(x, tx.detach().numpy(), rtol=1e-12, atol=1e-14)

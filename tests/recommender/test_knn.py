@@ -1,0 +1,165 @@
+"""User- and item-based CF against the notes' toy table and a NumPy re-implementation.
+
+The toy ratings table of Oxford "Advanced Topics in Statistical Machine Learning" §6.1.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mathlearn.datasets import load_toy_ratings
+from mathlearn.recommender import ItemKNN, Ratings, UserKNN
+
+
+def _sim(model, a, b):
+    ua, ub = model._user_index[a], model._user_index[b]
+    K = model.similarity_
+    row = K.indices[K.indptr[ua] : K.indptr[ua + 1]]
+    if ub not in row:
+        return None
+    return float(K[[ua], [ub]][0])
+
+
+def test_d1_user_means_and_similarities():
+    model = UserKNN().fit(load_toy_ratings())
+    np.testing.assert_allclose(
+        model.user_means_, [11 / 3, 11 / 3, 10 / 3, 1.0, 10 / 3], rtol=1e-15
+    )
+    assert _sim(model, "Alice", "Bob") == pytest.approx(1.0, abs=1e-15)
+    assert _sim(model, "Alice", "Chuck") == pytest.approx(-44 / math.sqrt(4240), rel=1e-14)
+    assert _sim(model, "Alice", "Chuck") == pytest.approx(-0.675725, abs=5e-7)
+    assert _sim(model, "Alice", "Eve") == pytest.approx(1.0, abs=1e-15)
+    assert _sim(model, "Bob", "Chuck") == pytest.approx(-1.0, abs=1e-15)
+    assert _sim(model, "Bob", "Eve") == pytest.approx(-6 / math.sqrt(1008), rel=1e-14)
+    assert _sim(model, "Chuck", "Eve") == pytest.approx(1.0, abs=1e-15)
+    # Undefined: no co-rated movie (Alice-Dan) or 0/0 (Dan's deviation is 0).
+    for other in ("Alice", "Bob", "Chuck", "Eve"):
+        assert _sim(model, "Dan", other) is None
+        assert _sim(model, other, "Dan") is None
+    assert (model.similarity_ != model.similarity_.T).nnz == 0
+
+
+@pytest.mark.parametrize(
+    "k, expected", [(1, 2.0), (2, 19 / 6), (3, 2.872038), (4, 2.872038), (40, 2.872038)]
+)
+def test_d1_predictions(k, expected):
+    # k = 1 ties Bob and Eve (kappa = 1); the documented tie-break takes the smaller index,
+    # Bob: 11/3 + (2 - 11/3) = 2.
+    model = UserKNN(n_neighbors=k).fit(load_toy_ratings())
+    got = model.predict(["Alice"], ["Happy Gilmore"])[0]
+    assert got == pytest.approx(expected, abs=5e-7 if k > 2 else 1e-14)
+
+
+def _naive_user_knn(Y, mask, u, i, k, kind):
+    """(6.9)-(6.10) written out densely with loops (small data only)."""
+    n = Y.shape[0]
+    means = np.array([Y[v, mask[v]].mean() for v in range(n)])
+    col_means = np.array([Y[mask[:, j], j].mean() for j in range(Y.shape[1])])
+
+    def dev(v):
+        if kind == "pearson":
+            return Y[v] - means[v]
+        if kind == "adjusted_cosine":
+            return Y[v] - col_means
+        return Y[v]
+
+    cands = []
+    for v in range(n):
+        if v == u or not mask[v, i]:
+            continue
+        co = mask[u] & mask[v]
+        if not co.any():
+            continue
+        a, b = dev(u)[co], dev(v)[co]
+        den = math.sqrt((a @ a) * (b @ b))
+        if den == 0:
+            continue
+        cands.append((-(a @ b) / den, v))
+    cands.sort()
+    top = cands[:k]
+    den = sum(abs(s) for s, _ in top)
+    if den == 0:
+        return means[u]
+    return means[u] + sum(-s * (Y[v, i] - means[v]) for s, v in top) / den
+
+
+@pytest.mark.parametrize("kind", ["pearson", "cosine", "adjusted_cosine"])
+def test_user_knn_matches_naive(kind):
+    rng = np.random.default_rng(3)
+    Y = rng.integers(1, 6, size=(15, 12)).astype(float) + rng.uniform(0, 0.5, (15, 12))
+    mask = rng.uniform(size=Y.shape) < 0.7  # few single-item overlaps (kappa = +-1 ties)
+    u, i = np.nonzero(mask)
+    r = Ratings.from_triples(u, i, Y[u, i])
+    model = UserKNN(n_neighbors=3, similarity=kind).fit(r)
+    qu, qi = np.nonzero(~mask)
+    got = model.predict(qu, qi)
+    want = [_naive_user_knn(Y, mask, a, b, 3, kind) for a, b in zip(qu, qi, strict=False)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_item_knn_is_user_knn_on_the_transpose():
+    rng = np.random.default_rng(4)
+    Y = rng.uniform(1, 5, size=(14, 11))
+    mask = rng.uniform(size=Y.shape) < 0.5
+    u, i = np.nonzero(mask)
+    items = ItemKNN(n_neighbors=4).fit(Ratings.from_triples(u, i, Y[u, i]))
+    users_t = UserKNN(n_neighbors=4).fit(Ratings.from_triples(i, u, Y[u, i]))
+    qu, qi = np.nonzero(~mask)
+    np.testing.assert_allclose(items.predict(qu, qi), users_t.predict(qi, qu), rtol=1e-12)
+
+
+def test_shrinkage_scales_by_support():
+    r = load_toy_ratings()
+    plain = UserKNN().fit(r).similarity_
+    shrunk = UserKNN(shrinkage=2.0).fit(r).similarity_
+    ab = (0, 2)  # Alice-Chuck: 2 co-rated movies
+    assert shrunk[[ab[0]], [ab[1]]][0] == pytest.approx(plain[[ab[0]], [ab[1]]][0] * 2 / 4)
+
+
+def test_recommend_and_similar_items():
+    model = UserKNN(n_neighbors=2).fit(load_toy_ratings())
+    items, scores = model.recommend("Alice", n=5)
+    assert set(items) == {"Ex Machina", "Happy Gilmore"}  # the unseen ones
+    assert np.all(np.diff(scores) <= 0)
+    items_all, _ = model.recommend("Alice", n=5, exclude_seen=False)
+    assert len(items_all) == 5
+    sim_items, sims = (
+        ItemKNN(similarity="cosine").fit(load_toy_ratings()).similar_items("The Matrix", n=10)
+    )
+    assert "The Matrix" not in sim_items
+    assert np.all(np.diff(sims) <= 0)
+
+
+def test_unknown_ids_fall_back():
+    r = load_toy_ratings()
+    model = UserKNN().fit(r)
+    mean = r.values.mean()
+    got = model.predict(["Zoe", "Alice", "Zoe"], ["Click", "Unknown film", "Nope"])
+    click_offset = np.mean([1.0, 4.0]) - mean
+    np.testing.assert_allclose(got, [mean + click_offset, 11 / 3, mean])
+
+
+def test_surprise_knn_with_means_cosine():
+    surprise = pytest.importorskip("surprise")
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    Y = rng.uniform(1, 5, size=(20, 15))
+    mask = rng.uniform(size=Y.shape) < 0.5
+    u, i = np.nonzero(mask)
+    df = pd.DataFrame({"user": u, "item": i, "rating": Y[u, i]})
+    data = surprise.Dataset.load_from_df(df, surprise.Reader(rating_scale=(1, 5)))
+    trainset = data.build_full_trainset()
+    for user_based, cls in ((True, UserKNN), (False, ItemKNN)):
+        algo = surprise.KNNWithMeans(
+            k=5, sim_options={"name": "cosine", "user_based": user_based}, verbose=False
+        )
+        algo.fit(trainset)
+        ours = cls(n_neighbors=5, similarity="cosine").fit(Ratings.from_sparse(
+            sp.csr_array((Y[u, i], (u, i)), shape=Y.shape)))  # fmt: skip
+        qu, qi = np.nonzero(~mask)
+        theirs = [algo.predict(a, b).est for a, b in zip(qu, qi, strict=False)]
+        # surprise clips to the rating scale; our predictions lie inside it here
+        np.testing.assert_allclose(ours.predict(qu, qi), theirs, rtol=1e-10)
