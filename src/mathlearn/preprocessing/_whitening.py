@@ -31,6 +31,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
+from sklearn.base import OneToOneFeatureMixin
 
 from ..base import BaseEstimator, TransformerMixin, _fit_context, check_is_fitted
 from ..utils._param_validation import Interval, StrOptions
@@ -62,7 +63,7 @@ def _mean_and_scale(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, np.sqrt(var_u) * c_safe
 
 
-class StandardScaler(TransformerMixin, BaseEstimator):
+class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Standardise features to zero mean and unit variance.
 
     Parameters
@@ -164,7 +165,7 @@ class StandardScaler(TransformerMixin, BaseEstimator):
         return X * self.scale_ + self.mean_
 
 
-class Whitening(TransformerMixin, BaseEstimator):
+class Whitening(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Whitening: a linear map to identity sample covariance (PCA, ZCA or Cholesky).
 
     Parameters
