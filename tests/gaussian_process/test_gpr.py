@@ -22,6 +22,7 @@ from mathlearn.kernels import (
 
 # The notes print six decimals: agreement to half a unit in the last place.
 SIX = 5.01e-7
+EPS = np.finfo(float).eps
 
 
 def _data(rng, n=30, d=2, noise=0.1):
@@ -74,6 +75,30 @@ def test_stuttgart_exercise_11_3(gamma, mean, sd_f, sd_y):
     np.testing.assert_allclose(m, mean, atol=SIX)
     np.testing.assert_allclose(s, sd_f, atol=SIX)
     np.testing.assert_allclose(sy, sd_y, atol=SIX)
+
+
+@pytest.mark.parametrize("lam", [0.01, 0.3, 4.0])
+def test_kernel_bayesian_ridge_is_a_scaled_gp(rng, lam):
+    # Stuttgart slide 8:10: kernel Bayesian ridge with prior N(0, sigma^2 / lambda) has mean
+    # kappa (K + lambda I)^{-1} y and variance (sigma^2 / lambda)(k(x, x) - kappa (K + lambda
+    # I)^{-1} kappa^T); with lambda = sigma^2 it is the GP. For any lambda it is the GP with
+    # kernel (sigma^2 / lambda) k and noise sigma^2 -- written out here in NumPy.
+    s2 = 0.04
+    X = rng.uniform(-1, 1, size=(12, 1))
+    y = np.sin(3 * X[:, 0]) + 0.2 * rng.normal(size=12)
+    Xs = np.linspace(-1.2, 1.2, 7)[:, None]
+    k = RBF(0.4, "fixed")
+    K, kap, kss = k(X), k(Xs, X), np.diag(k(Xs))
+    A = K + lam * np.eye(12)
+    mean = kap @ np.linalg.solve(A, y)
+    var = (s2 / lam) * (kss - np.einsum("ij,ji->i", kap, np.linalg.solve(A, kap.T)))
+    gp = GaussianProcessRegressor(
+        ConstantKernel(s2 / lam, "fixed") * k, noise_variance=s2, optimizer=None
+    ).fit(X, y)
+    m, sd = gp.predict(Xs, return_std=True)
+    cond = np.linalg.cond(A)
+    np.testing.assert_allclose(m, mean, rtol=0, atol=100 * cond * EPS * np.abs(y).max())
+    np.testing.assert_allclose(sd**2, var, rtol=0, atol=100 * cond * EPS * s2 / lam)
 
 
 # ----------------------------------------------------------------------------- scikit-learn

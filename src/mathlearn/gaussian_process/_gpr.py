@@ -115,6 +115,12 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
     noise variance ``dK/dtheta = sigma^2 I``. Outputs of a multi-output ``y`` share the kernel
     and their log likelihoods add.
 
+    Kernel Bayesian ridge (Stuttgart slide 8:10; prior ``N(0, sigma^2 / lambda)`` on the
+    weights of the feature map of ``k``) is this regressor with kernel
+    ``ConstantKernel(sigma^2 / lambda) * k`` and ``noise_variance=sigma^2``: its mean
+    ``kappa (K + lambda I)^{-1} y`` is kernel ridge regression with ``alpha = lambda``
+    (:class:`mathlearn.kernel_ridge.KernelRidge`), and ``lambda = sigma^2`` is the plain GP.
+
     Examples
     --------
     >>> import numpy as np
