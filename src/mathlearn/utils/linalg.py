@@ -498,9 +498,10 @@ def solve_psd_batched(
     """Solve ``A[i] X[i] = B[i]`` for a stack of symmetric positive definite matrices.
 
     Every member is factorised ``A[i] = L[i] L[i]^T`` (all at once through LAPACK's batched
-    ``potrf``) and solved by the two triangular systems; a member that is not positive
-    definite falls back to :func:`cholesky` (with ``jitter``), so that the error or the
-    jitter warning names it.
+    ``potrf``), which certifies positive definiteness, and the systems are then solved in one
+    batched call; a member that is not positive definite falls back to :func:`cholesky`
+    (with ``jitter``), so that the error or the jitter warning names it, and the jittered
+    factors are used for the solve.
 
     Parameters
     ----------
@@ -557,13 +558,25 @@ def solve_psd_batched(
         if not np.all(np.isfinite(L)):
             raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
-        flat = Ab.reshape(-1, n, n)
-        L = np.empty_like(flat)
-        for i in range(flat.shape[0]):
-            idx = [int(j) for j in np.unravel_index(i, Ab.shape[:-2])]
-            member = f"{name}{idx}" if Ab.ndim > 2 else name
-            L[i] = cholesky(flat[i], jitter=jitter, name=member)
-        L = L.reshape(Ab.shape)
+        L = None
+    if L is not None:
+        # Every member is positive definite (the factorisation certifies it): one batched LU
+        # solve on the exactly symmetric matrices is backward stable too, and about a third
+        # of the time of the two triangular systems through NumPy's general solver (which has
+        # no batched triangular solve).
+        Ab = np.broadcast_to(Ab, (*batch, n, n))
+        Bm = np.broadcast_to(Bm, (*batch, *Bm.shape[-2:]))
+        X = np.linalg.solve(Ab, Bm)
+        return X[..., 0] if vector else X
+    # A member is not positive definite: factorise one at a time, so that the error (or the
+    # jitter warning) names it, and solve with the (jittered) factors.
+    flat = Ab.reshape(-1, n, n)
+    factors = np.empty_like(flat)
+    for i in range(flat.shape[0]):
+        idx = [int(j) for j in np.unravel_index(i, Ab.shape[:-2])]
+        member = f"{name}{idx}" if Ab.ndim > 2 else name
+        factors[i] = cholesky(flat[i], jitter=jitter, name=member)
+    L = factors.reshape(Ab.shape)
     L = np.broadcast_to(L, (*batch, n, n))
     Bm = np.broadcast_to(Bm, (*batch, *Bm.shape[-2:]))
     # Forward then backward substitution, batched (LAPACK gesv on the triangular factors).
