@@ -5,6 +5,16 @@ experiment) in the notes' order with the public API, the tests and the report ex
 cover it, or the reason it is left out. This test checks the schema, that every API name
 resolves, that every test named is defined in its file (read with ``ast``, not imported), that
 every report experiment is registered, and that no item was dropped.
+
+Schema of ``docs/notes_map/<key>.toml``: top-level ``title`` (the notes' public title),
+``short`` (a short name) and ``inventory_items`` (how many items the notes have); then one
+``[[item]]`` per item in the order of the notes, with ``section`` (the notes' own section, slide,
+equation or exercise number, e.g. "§3.2", "slide 8:10", "Ex. 9.3"), ``name``, ``kind``
+("method", "worked example" or "experiment"), ``api`` (dotted public names), ``tests``
+("tests/path/test_file.py::test_function" or "...::TestClass::test_method"), ``report``
+(experiment names as in ``mathlearn report --list``), ``status`` ("built" or "left out") and
+``reason`` (required when left out; on a built item it says what is partial). When a test is
+renamed or an item is built, update the map; this test fails until it is.
 """
 
 from __future__ import annotations
