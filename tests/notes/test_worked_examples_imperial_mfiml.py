@@ -107,3 +107,43 @@ def test_appendix_derivative_examples(rng):
     S = M @ M.T + 4 * np.eye(4)  # positive definite, so det S = exp(logdet S)
     g = ad.grad(lambda S: ad.exp(ad.logdet(S)))(S)
     np.testing.assert_allclose(g, np.linalg.det(S) * np.linalg.inv(S).T, rtol=1e-10)
+
+
+def test_matrix_derivative_identities(rng):
+    # §1.4.3 (eq. 1.108-1.117), each by reverse-mode autodiff against the closed form; the
+    # determinant rule in its corrected form d det f(X) = det f(X) tr(f(X)^-1 df) (eq. 1.110).
+    n = 4
+    X = rng.standard_normal((n, n)) + 3 * np.eye(n)  # well conditioned
+    V = rng.standard_normal((n, n))  # a direction
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    Xinv = np.linalg.inv(X)
+
+    # (1.110) with f(X) = X X^T + I (positive definite, so det f = exp(logdet f)).
+    F = X @ X.T + np.eye(n)
+    dF = V @ X.T + X @ V.T
+    g = ad.grad(lambda X: ad.exp(ad.logdet(X @ X.T + np.eye(n))))(X)
+    expected = np.linalg.det(F) * np.trace(np.linalg.solve(F, dF))
+    assert np.sum(g * V) == pytest.approx(expected, rel=1e-10)
+
+    # (1.111) d f^-1 = -f^-1 df f^-1, seen through a^T f(X)^-1 b.
+    g = ad.grad(lambda X: a @ ad.solve(X @ X.T + np.eye(n), b))(X)
+    Finv = np.linalg.inv(F)
+    assert np.sum(g * V) == pytest.approx(-a @ Finv @ dF @ Finv @ b, rel=1e-10)
+
+    # (1.112) d a^T X^-1 b / dX = -(X^-1)^T a b^T (X^-1)^T.
+    g = ad.grad(lambda X: a @ ad.solve(X, b))(X)
+    np.testing.assert_allclose(g, -Xinv.T @ np.outer(a, b) @ Xinv.T, rtol=1e-10, atol=1e-13)
+
+    # (1.113)-(1.115): d x^T a / dx = d a^T x / dx = a^T; d a^T X b / dX = a b^T.
+    x = rng.standard_normal(n)
+    np.testing.assert_array_equal(ad.grad(lambda x: x @ a)(x), a)
+    np.testing.assert_array_equal(ad.grad(lambda x: a @ x)(x), a)
+    np.testing.assert_allclose(ad.grad(lambda X: a @ X @ b)(X), np.outer(a, b), rtol=1e-14)
+
+    # (1.117) d/ds (x - A s)^T W (x - A s) = -2 (x - A s)^T W A for symmetric W.
+    A, s = rng.standard_normal((n, 3)), rng.standard_normal(3)
+    M = rng.standard_normal((n, n))
+    W = M + M.T
+    r = x - A @ s
+    g = ad.grad(lambda s: (x - A @ s) @ (W @ (x - A @ s)))(s)
+    np.testing.assert_allclose(g, -2 * r @ W @ A, rtol=1e-12, atol=1e-13)
