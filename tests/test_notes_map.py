@@ -107,6 +107,9 @@ def test_schema_and_no_item_dropped(key):
             assert item.get("reason", "").strip(), f"left out without a reason: {item}"
         else:
             assert item["api"] or item["report"], f"built but nothing cited: {item}"
+            # Built means checked: by a test, or by a report experiment (which the report's
+            # own test runs for two seeds).
+            assert item["tests"] or item["report"], f"built but untested: {item}"
 
 
 @pytest.mark.parametrize("key", KEYS)
