@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
 
-from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
-from mathlearn.tree import _tree
+from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, _tree
 
 pytestmark = pytest.mark.skipif(_tree._cart_lib() is None, reason="_cart not built")
 
