@@ -8,7 +8,6 @@ from numbers import Integral
 import numpy as np
 
 from .._ext import load as _load_ext
-
 from ..utils._param_validation import Interval, validate_params
 from ..utils.validation import check_array
 
