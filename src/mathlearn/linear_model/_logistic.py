@@ -292,16 +292,26 @@ class _MultinomialObjective:
                 blk[:D, D] += c
                 blk[D, :D] += c
                 blk[D, D] += dk.sum()
-        idx = np.arange(K)
-        for a in range(D):
-            rows = idx * Dp + a
-            if self.alpha > 0:
-                H[rows, rows] += self.alpha
-            else:
-                H[np.ix_(rows, rows)] += 1.0
-        if self.fit_intercept:
-            rows = idx * Dp + D
-            H[np.ix_(rows, rows)] += 1.0
+        # The penalty α on the weights' diagonal; the identification terms add 1 to every
+        # (k, l) pair of one coordinate: Σ_k b_k (with an intercept) and, without a penalty,
+        # each feature's Σ_k w_k. Flat indices of those entries, built once per fit.
+        if getattr(self, "_penalty_idx", None) is None:
+            k = np.arange(K)
+            w_rows = (k[:, None] * Dp + np.arange(D)).ravel()  # (K D,) weight coordinates
+            self._penalty_idx = w_rows * (KD + 1)
+            pairs = []
+            if self.alpha == 0.0:
+                a = np.arange(D)
+                pairs.append(
+                    ((k[:, None, None] * Dp + a) * KD + k[None, :, None] * Dp + a).ravel()
+                )
+            if self.fit_intercept:
+                pairs.append(((k[:, None] * Dp + D) * KD + k[None, :] * Dp + D).ravel())
+            self._ident_idx = np.concatenate(pairs) if pairs else np.empty(0, dtype=int)
+        Hf = H.reshape(-1)
+        if self.alpha > 0:
+            Hf[self._penalty_idx] += self.alpha
+        Hf[self._ident_idx] += 1.0
         return H
 
 
