@@ -62,7 +62,7 @@ def _logistic(n, d, k, solvers):
             f"LogisticRegression {solver} {n}x{d}, {k} classes",
             lambda solver=solver, tol=tol: LogisticRegression(solver=solver, tol=tol).fit(X, y),
             lambda: SkLogisticRegression().fit(X, y),
-            repeats=5 if n <= 10_000 else 3,
+            repeats=15 if n <= 1_000 else 3,
             target=1.0,
         )
     return X, y
