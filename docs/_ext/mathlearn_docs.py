@@ -99,11 +99,6 @@ FAMILIES: list[tuple[str, str, tuple[str, ...]]] = [
 ]
 
 
-# --------------------------------------------------------------------------------------------
-# API reference
-# --------------------------------------------------------------------------------------------
-
-
 @dataclass
 class Entry:
     """One name of one public module's ``__all__``."""
@@ -235,7 +230,7 @@ def api_pages() -> dict[str, str]:
 
 def _module_section(mod: Module) -> str:
     out = [_title(f":mod:`{mod.name}`", "-")]
-    out.append(f".. currentmodule:: {mod.name}\n")
+    out.append(f".. module:: {mod.name}\n")
     own = [e for e in mod.entries if e.canonical == f"{mod.name}.{e.name}"]
     for kind, heading in (
         ("class", "Classes"),
@@ -266,10 +261,6 @@ def _module_section(mod: Module) -> str:
         out.append("")
     return "\n".join(out)
 
-
-# --------------------------------------------------------------------------------------------
-# Gallery: the report's experiments, run during the build
-# --------------------------------------------------------------------------------------------
 
 _SRC = re.compile(r'(src)="([^"]+)"')
 
@@ -445,17 +436,6 @@ def gallery_pages(
     return pages
 
 
-# --------------------------------------------------------------------------------------------
-# Notes map
-# --------------------------------------------------------------------------------------------
-
-_SECTION_KEY = re.compile(r"\d+")
-
-
-def _section_key(section: str):
-    return [int(n) for n in _SECTION_KEY.findall(section)] or [float("inf")]
-
-
 def load_notes_map(directory: Path) -> list[tuple[str, dict]]:
     """The notes-map files (``*.toml``, not starting with ``_``), as (stem, data) pairs."""
     out = []
@@ -485,7 +465,7 @@ def check_notes_map(data: dict, api: set[str], experiments: set[str], root: Path
         if item.get("status") == "left out" and not item.get("reason"):
             problems.append(f"{where}: left out without a reason")
         for name in item.get("api", []):
-            if name not in api:
+            if resolve_public(name, api) is None:
                 problems.append(f"{where}: no public name {name!r}")
         for name in item.get("report", []):
             if name not in experiments:
@@ -504,6 +484,33 @@ def check_notes_map(data: dict, api: set[str], experiments: set[str], root: Path
     return problems
 
 
+def resolve_public(name: str, api: set[str]) -> tuple[str, str] | None:
+    """``(public name, attribute path)`` for a public name or an attribute of one, else None.
+
+    ``mathlearn.distributions.MultivariateNormal.affine`` resolves to
+    ``("mathlearn.distributions.MultivariateNormal", "affine")`` when the class is public
+    and has that attribute.
+    """
+    if name in _public_module_set():
+        return name, ""
+    parts = name.split(".")
+    for cut in range(len(parts), 1, -1):
+        head = ".".join(parts[:cut])
+        if head in api:
+            obj = getattr(importlib.import_module(".".join(parts[: cut - 1])), parts[cut - 1])
+            for attr in parts[cut:]:
+                if not hasattr(obj, attr):
+                    return None
+                obj = getattr(obj, attr)
+            return head, ".".join(parts[cut:])
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _public_module_set() -> frozenset[str]:
+    return frozenset(public_modules())
+
+
 def public_names() -> set[str]:
     """Every dotted public name (module path + ``__all__`` entry)."""
     return {f"{m.name}.{e.name}" for m in public_api() for e in m.entries}
@@ -514,7 +521,7 @@ def notes_map_page(stem: str, data: dict, api_pages_of: dict[str, str]) -> str:
 
     ``api_pages_of`` maps a dotted public name to the dotted path of its page.
     """
-    items = sorted(data.get("item", []), key=lambda it: _section_key(it.get("section", "")))
+    items = list(data.get("item", []))  # in the notes' order, as the file lists them
     out = [f".. _notes-{stem}:\n", _title(data["title"])]
     built = sum(it.get("status") == "built" for it in items)
     out.append(
@@ -527,10 +534,7 @@ def notes_map_page(stem: str, data: dict, api_pages_of: dict[str, str]) -> str:
     )
     out.append(_indent("* - Section\n  - Item\n  - Status\n  - API and experiments\n  - Tests"))
     for it in items:
-        api = [
-            f":py:obj:`{api_pages_of.get(n, n)}`" if n in api_pages_of else f"``{n}``"
-            for n in it.get("api", [])
-        ]
+        api = [_api_link(n, api_pages_of) for n in it.get("api", [])]
         report = [f":ref:`{r} <gallery-{r}>`" for r in it.get("report", [])]
         tests = [f"``{t}``" for t in it.get("tests", [])]
         status = it.get("status", "")
@@ -550,6 +554,19 @@ def notes_map_page(stem: str, data: dict, api_pages_of: dict[str, str]) -> str:
         out.append(_indent(body))
     out.append("")
     return "\n".join(out)
+
+
+def _api_link(name: str, api_pages_of: dict[str, str]) -> str:
+    """A cross-reference to the page documenting ``name`` (or an attribute of a public name)."""
+    found = resolve_public(name, set(api_pages_of))
+    if found is None:
+        return f"``{name}``"
+    head, attr = found
+    if head == name and name in _public_module_set():
+        return f":py:mod:`{name}`"
+    target = api_pages_of[head] + (f".{attr}" if attr else "")
+    short = name.removeprefix("mathlearn.")
+    return f":py:obj:`{short} <{target}>`"
 
 
 def _escape(text: str) -> str:
@@ -584,10 +601,6 @@ def notes_map_pages(directory: Path) -> dict[str, str]:
     return pages
 
 
-# --------------------------------------------------------------------------------------------
-# Accuracy
-# --------------------------------------------------------------------------------------------
-
 ACCURACY_EXPERIMENT = "regression-ill-conditioned"
 ACCURACY_SEEDS = (0, 1, 2, 3, 4)
 
@@ -608,11 +621,6 @@ def accuracy_tables(cache: Path) -> str:
         out.append(".. raw:: html\n\n" + _indent(f'<div class="ml-gallery-output">{html}</div>'))
         out.append("")
     return "\n".join(out)
-
-
-# --------------------------------------------------------------------------------------------
-# Sphinx hook
-# --------------------------------------------------------------------------------------------
 
 
 def _write(path: Path, text: str) -> None:

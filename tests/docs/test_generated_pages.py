@@ -79,7 +79,7 @@ reason = "needs a data set we cannot ship"
 section = "§2.2"
 name = "Ridge"
 kind = "method"
-api = ["mathlearn.linear_model.Ridge"]
+api = ["mathlearn.linear_model.Ridge.fit"]
 status = "built"
 """
 
@@ -90,8 +90,9 @@ def test_notes_map_renders_sections_in_order_with_links(tmp_path):
     pages = gen.notes_map_pages(tmp_path)
     assert set(pages) == {"notes/index.rst", "notes/stuttgart.rst"}
     page = pages["notes/stuttgart.rst"]
-    assert page.index("§2.2") < page.index("§2.6") < page.index("§2.10")  # numeric order
-    assert ":py:obj:`mathlearn.tree.DecisionTreeClassifier`" in page
+    assert page.index("§2.6") < page.index("§2.10") < page.index("§2.2")  # the file's order
+    assert ":py:obj:`tree.DecisionTreeClassifier <mathlearn.tree.DecisionTreeClassifier>`" in page
+    assert ":py:obj:`linear_model.Ridge.fit <mathlearn.linear_model.Ridge.fit>`" in page
     assert ":ref:`trees-cart-pruning <gallery-trees-cart-pruning>`" in page
     assert "``tests/tree/test_cart.py``" in page
     assert r"left out: needs a data set we cannot ship" in page
@@ -111,7 +112,10 @@ def test_notes_map_check_refuses_what_does_not_exist(experiments):
                 "name": "x",
                 "kind": "method",
                 "status": "built",
-                "api": ["mathlearn.tree.DecisionTreeClassifier"],
+                "api": [
+                    "mathlearn.tree.DecisionTreeClassifier",
+                    "mathlearn.distributions.MultivariateNormal.affine",
+                ],
                 "tests": ["tests/tree/test_cart.py"],
                 "report": ["trees-cart-pruning"],
             }
@@ -127,7 +131,7 @@ def test_notes_map_check_refuses_what_does_not_exist(experiments):
                 "name": "x",
                 "kind": "theorem",
                 "status": "left out",
-                "api": ["mathlearn.tree.NoSuchTree"],
+                "api": ["mathlearn.tree.NoSuchTree", "mathlearn.linear_model.Ridge.no_such"],
                 "tests": ["tests/tree/test_cart.py::test_no_such_test", "tests/nope.py"],
                 "report": ["no-such-experiment"],
             }
@@ -138,6 +142,7 @@ def test_notes_map_check_refuses_what_does_not_exist(experiments):
         "kind 'theorem'",
         "left out without a reason",
         "mathlearn.tree.NoSuchTree",
+        "Ridge.no_such",
         "test_no_such_test",
         "tests/nope.py",
         "no-such-experiment",
