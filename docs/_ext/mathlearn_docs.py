@@ -9,7 +9,8 @@
 * the notes map, from ``docs/notes_map/*.toml`` (:func:`notes_map_pages`).
 
 Everything generated is written under ``docs/`` into git-ignored folders (``api/``,
-``gallery/``, ``notes/``, ``_generated/``) when Sphinx starts, only where the text changed.
+``gallery/``, ``notes/``, ``_generated/``) once Sphinx has read its configuration, only where
+the text changed.
 The functions that make the text need no Sphinx, so tests can check them directly.
 """
 
@@ -277,7 +278,11 @@ def _run_one(name: str, outdir: str, seed: int) -> tuple[str, list[str], str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            exp.func(ctx)
+            # Experiment.run applies the report's plotting style where the registry has it.
+            if hasattr(exp, "run"):
+                exp.run(ctx)
+            else:
+                exp.func(ctx)
     except Exception as exc:  # shown on the page, and a build warning
         return name, [], f"{type(exc).__name__}: {exc}"
     return name, list(ctx.blocks), ""
@@ -613,7 +618,7 @@ def accuracy_tables(cache: Path) -> str:
         blocks, _, error = res[ACCURACY_EXPERIMENT]
         if error:
             raise RuntimeError(f"{ACCURACY_EXPERIMENT} failed for seed {seed}: {error}")
-        tables = [b for b in blocks if b.lstrip().startswith("<table")]
+        tables = [b for b in blocks if "<table" in b]
         html = "\n".join(tables)
         out.append(
             f"**Seed {seed}** (``mathlearn report --only {ACCURACY_EXPERIMENT} --seed {seed}``)\n"
@@ -638,8 +643,12 @@ def _sync(pages: dict[str, str], folder: str) -> None:
             path.unlink()
 
 
-def generate(app=None) -> None:
-    """Write every generated page; called when Sphinx starts (``builder-inited``)."""
+def generate(app=None, config=None) -> None:
+    """Write every generated page; called when Sphinx has read its configuration.
+
+    That is before Sphinx looks for source files (so the generated pages are found) and
+    before autosummary writes its stubs (so it sees the API pages' entries).
+    """
     from mathlearn.report._registry import registry
 
     build_cache = DOCS / "_build" / ".cache"
@@ -704,7 +713,7 @@ def _escape_types(app, what, name, obj, options, lines) -> None:
 
 
 def setup(app):
-    app.connect("builder-inited", generate, priority=400)
+    app.connect("config-inited", generate)
     app.connect("autodoc-process-docstring", _escape_types, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
