@@ -77,5 +77,7 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
     "secondary_sidebar_items": ["page-toc"],
 }
+# An explicit default colour mode: without it the theme logs a console error on a first visit.
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
 html_copy_source = False
