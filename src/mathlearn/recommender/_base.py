@@ -53,14 +53,14 @@ class RowBlocks:
     with ``n_max = 0``.
     """
 
-    def __init__(self, R: sp.csr_array, width: int) -> None:
+    def __init__(self, R: sp.csr_array, width: int, block: int = _BLOCK) -> None:
         indptr = R.indptr
         counts = np.diff(indptr)
         order = np.argsort(counts, kind="stable")
         c = counts[order]
         ext = np.append(R.indices, R.shape[1])
         nnz = int(indptr[-1])
-        cap = max(_BLOCK // max(width, 1), 1)
+        cap = max(block // max(width, 1), 1)
         self.blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         n, s = order.size, 0
         while s < n:

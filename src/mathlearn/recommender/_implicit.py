@@ -12,60 +12,62 @@ from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import ridge_rows
+from ._base import RowBlocks, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
-
-# Entries x rank per chunk of the batched CG: its (entries, k) temporaries stay near 2 MB.
-_CG_CHUNK = 1 << 18
 
 
 def cg_rows(
     R: sp.csr_array, w: np.ndarray, c: np.ndarray, Y: np.ndarray, X: np.ndarray,
-    base: np.ndarray, steps: int,
-) -> np.ndarray:  # fmt: skip
+    base: np.ndarray, steps: int, blocks: RowBlocks | None = None, fit_terms: bool = False,
+):  # fmt: skip
     """``steps`` conjugate-gradient iterations, from X, on every row's system
-    ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``, all rows at once (chunked)."""
+    ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
+
+    The rows go by padded blocks of similar length (:class:`RowBlocks`): a block's item
+    vectors are gathered once, ``A`` of shape (m, n_max, k), and every product of the CG
+    iterations is then two stacked matrix-vector products on it,
+    ``A^T (w * (A v)) + base v``, for all the block's rows at once. With ``fit_terms``,
+    also ``sum_ui c_ui (1 - s_ui)^2 - s_ui^2`` over the stored entries at the result
+    (``s_ui = y_i^T x_u``), the observed pairs' part of the implicit objective.
+    """
     X = X.copy()
-    n_rows = R.shape[0]
-    per_chunk = max(_CG_CHUNK // max(Y.shape[1], 1), 1)
-    indptr, indices = R.indptr, R.indices
-    a = 0
-    while a < n_rows:
-        # Rows [a, b) with about per_chunk entries (at least one row).
-        b = int(np.searchsorted(indptr, indptr[a] + per_chunk, side="right")) - 1
-        b = min(max(b, a + 1), n_rows)
-        lo, hi = indptr[a], indptr[b]
-        Yg = Y[indices[lo:hi]]
-        local = indptr[a : b + 1] - lo
-        counts = np.diff(local)
-        ar = np.arange(hi - lo)
-        wl = w[lo:hi]
-        # One operator, whose data are rewritten per product: sum_i w_ui (y_i . v_u) y_i.
-        W = sp.csr_array((wl.copy(), ar, local), shape=(b - a, hi - lo))
-        rhs = sp.csr_array((c[lo:hi], ar, local), shape=(b - a, hi - lo)) @ Yg
+    k = Y.shape[1]
+    if blocks is None:
+        blocks = RowBlocks(R, k)
+    rhs = sp.csr_array((c, R.indices, R.indptr), shape=R.shape) @ Y
+    Y_ext = np.vstack([Y, np.zeros((1, k))])
+    w_ext = np.append(w, 0.0)
+    c_ext = np.append(c, 0.0)
+    terms = 0.0
+    for rows, pos, cols in blocks.blocks:
+        A = Y_ext[cols]
+        wb = w_ext[pos]
 
-        def matvec(V, Yg=Yg, counts=counts, W=W, wl=wl):
-            dots = np.einsum("mk,mk->m", Yg, np.repeat(V, counts, axis=0))
-            np.multiply(wl, dots, out=W.data)
-            return V @ base + W @ Yg
+        def matvec(V, A=A, wb=wb):
+            d = np.matmul(A, V[:, :, None])[..., 0]
+            d *= wb
+            return V @ base + np.matmul(d[:, None, :], A)[:, 0]
 
-        x = X[a:b]
-        r = rhs - matvec(x)
+        x = X[rows]
+        r = rhs[rows] - matvec(x)
         p = r.copy()
         rs = np.einsum("nk,nk->n", r, r)
         for _ in range(steps):
             Ap = matvec(p)
             pAp = np.einsum("nk,nk->n", p, Ap)
             alpha = np.divide(rs, pAp, out=np.zeros_like(rs), where=pAp > 0)
-            x = x + alpha[:, None] * p
-            r = r - alpha[:, None] * Ap
+            x += alpha[:, None] * p
+            r -= alpha[:, None] * Ap
             rs_new = np.einsum("nk,nk->n", r, r)
             beta = np.divide(rs_new, rs, out=np.zeros_like(rs), where=rs > 0)
             p = r + beta[:, None] * p
             rs = rs_new
-        X[a:b] = x
-        a = b
-    return X
+        X[rows] = x
+        if fit_terms:
+            # Padding entries have s = 0 and c = 0: they add nothing.
+            s = np.matmul(A, x[:, :, None])[..., 0]
+            terms += float(np.sum(c_ext[pos] * (1.0 - s) ** 2 - s**2))
+    return (X, terms) if fit_terms else X
 
 
 class ImplicitALS(FactorModel):
@@ -221,19 +223,25 @@ class ImplicitALS(FactorModel):
         w_u, w_i = alpha * pattern.R.data, alpha * pattern.Rt.data
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
         eye = lam * np.eye(k)
+        blocks_u, blocks_i = RowBlocks(pattern.R, k), RowBlocks(pattern.Rt, k)
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
             if self.solver == "cholesky":
                 X = ridge_rows(pattern.R, c_u, Y, np.full(n_users, lam), weights=w_u,
-                               base_gram=Y.T @ Y, rhs_coef=c_u)  # fmt: skip
+                               base_gram=Y.T @ Y, rhs_coef=c_u, blocks=blocks_u)  # fmt: skip
                 Y = ridge_rows(pattern.Rt, c_i, X, np.full(n_items, lam), weights=w_i,
-                               base_gram=X.T @ X, rhs_coef=c_i)  # fmt: skip
+                               base_gram=X.T @ X, rhs_coef=c_i, blocks=blocks_i)  # fmt: skip
             else:
                 steps = int(self.cg_steps)
-                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps)
-                Y = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps)
-            history.append(self._objective(pattern, X, Y, lam, alpha))
+                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u)
+                Y, terms = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps, blocks_i,
+                                   fit_terms=True)  # fmt: skip
+            if self.solver == "cholesky":
+                history.append(self._objective(pattern, X, Y, lam, alpha))
+            else:
+                total = float(np.sum((X.T @ X) * (Y.T @ Y))) + terms
+                history.append(total + lam * float(np.sum(X**2) + np.sum(Y**2)))
             if (
                 self.tol > 0
                 and len(history) > 1
