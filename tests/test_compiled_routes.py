@@ -227,3 +227,19 @@ def test_smo_solver_routes_agree(rng, monkeypatch, kind):
     np.testing.assert_array_equal(small.support_, large.support_)
     np.testing.assert_allclose(small.dual_coef_, large.dual_coef_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)
+
+
+def test_sgd_matrix_factorization_routes_agree(monkeypatch):
+    # Plain SGD (batch_size=1): the same updates in the same order; only the summation order
+    # of the k-term dot product may differ (BLAS against a plain loop).
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import SGDMatrixFactorization
+    from mathlearn.recommender import _sgd as sgd_module
+
+    r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
+    kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
+    loop = SGDMatrixFactorization(3, **kw).fit(r)
+    monkeypatch.setattr(sgd_module, "_COMPILED_WORK", 1)
+    compiled = SGDMatrixFactorization(3, **kw).fit(r)
+    np.testing.assert_allclose(compiled.user_factors_, loop.user_factors_, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(compiled.item_bias_, loop.item_bias_, rtol=1e-10, atol=1e-13)
