@@ -96,6 +96,9 @@ class _BatchLastSolver:
     """
 
     def __init__(self, k: int, capacity: int) -> None:
+        self._reserve(k, capacity)
+
+    def _reserve(self, k: int, capacity: int) -> None:
         self.A = np.empty((k, k, capacity))
         self.L = np.empty((k, k, capacity))
         self.y = np.empty((k, capacity))
@@ -145,7 +148,7 @@ class _BatchLastSolver:
         :func:`~mathlearn.utils.linalg.solve_psd_batched`, which names it in its error."""
         n = rhs.shape[0]
         if n > self.A.shape[2]:
-            self.__init__(self.A.shape[0], n)
+            self._reserve(self.A.shape[0], n)
         start = 0
         for G in Gs:
             self.load(G, start)

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import _fit_context
-from ..distributions import NormalWishartModel
+from ..distributions import NormalWishart, NormalWishartModel
 from ..utils._param_validation import Interval
 from ..utils.validation import check_random_state
 from ._als import als_fit
@@ -339,12 +340,12 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
             P = sample_rows(pattern.R, t_u, Q, tau, Lam_u, rng, prior_mean=mu_u,
                             blocks=blocks_u)  # fmt: skip
             if self.hyperpriors:
-                hyper["u"] = models["u"].posterior(P).sample(rng=rng)
+                hyper["u"] = cast(NormalWishart, models["u"].posterior(P)).sample(rng=rng)
             mu_i, Lam_i = hyper["i"]
             Q = sample_rows(pattern.Rt, t_i, P, tau, Lam_i, rng, prior_mean=mu_i,
                             blocks=blocks_i)  # fmt: skip
             if self.hyperpriors:
-                hyper["i"] = models["i"].posterior(Q).sample(rng=rng)
+                hyper["i"] = cast(NormalWishart, models["i"].posterior(Q)).sample(rng=rng)
             s = sweep - B
             if s >= 0:
                 keep_u[s], keep_i[s] = P, Q
