@@ -243,3 +243,30 @@ def test_sgd_matrix_factorization_routes_agree(monkeypatch):
     compiled = SGDMatrixFactorization(3, **kw).fit(r)
     np.testing.assert_allclose(compiled.user_factors_, loop.user_factors_, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(compiled.item_bias_, loop.item_bias_, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", ["explicit", "implicit"])
+def test_als_ridge_routes_agree(monkeypatch, case):
+    # The compiled per-row ridge solver (mathlearn._ext._als) against the NumPy route (padded
+    # blocks, batch-last Cholesky): the same normal equations, summed in another order.
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ALS, ImplicitALS
+    from mathlearn.recommender import _base as rec_base
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=3)
+    if case == "explicit":
+        make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, random_state=0)  # noqa: E731
+    else:
+        r.values[:] = 1.0 + np.arange(r.nnz) % 3
+        make = lambda: ImplicitALS(3, solver="cholesky", max_iter=3, random_state=0)  # noqa: E731
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_base, "_compiled_ridge", lambda: None)
+    numpy_route = make().fit(r)
+    np.testing.assert_allclose(compiled.user_factors_, numpy_route.user_factors_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(compiled.item_factors_, numpy_route.item_factors_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(compiled.objective_, numpy_route.objective_, rtol=1e-12)

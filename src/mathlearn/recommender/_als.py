@@ -11,7 +11,7 @@ from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import RowBlocks, ridge_rows
+from ._base import RowBlocks, _compiled_ridge, ridge_rows
 from ._factor import FactorModel, Pattern
 
 
@@ -43,7 +43,10 @@ def als_fit(
     users, items, values = pattern.users, pattern.items, pattern.values
     ones_i, ones_u = np.ones((n_items, 1)), np.ones((n_users, 1))
     width = k + 1 if biases else k
-    blocks_u, blocks_i = RowBlocks(pattern.R, width), RowBlocks(pattern.Rt, width)
+    # The padded blocks serve the NumPy route only (the compiled one reads the CSR arrays).
+    numpy_route = _compiled_ridge() is None
+    blocks_u = RowBlocks(pattern.R, width) if numpy_route else None
+    blocks_i = RowBlocks(pattern.Rt, width) if numpy_route else None
     history: list[float] = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007

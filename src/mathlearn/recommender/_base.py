@@ -3,12 +3,14 @@ documented fallback for unknown ids, and the batched per-row ridge solves of ALS
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _ext
 from ..base import BaseEstimator
 from ..utils.linalg import cholesky_batched, solve_psd_batched
 from ._ratings import Ratings, as_ratings
@@ -168,6 +170,47 @@ def _grams(V_ext: np.ndarray, cols: np.ndarray, pos: np.ndarray, sw) -> tuple:
     return A, np.matmul(np.swapaxes(A, 1, 2), A)
 
 
+def _compiled_ridge():
+    """The compiled per-row ridge solver of :mod:`mathlearn._ext` (``_als.c``), typed, or
+    None where it was not built (the NumPy route then computes the same thing)."""
+    lib = _ext.load("_als")
+    if lib is None:
+        return None
+    fn = lib.als_ridge_rows
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 11
+    return fn
+
+
+def _ptr(a: np.ndarray | None):
+    return None if a is None else a.ctypes.data
+
+
+def _c64(a):
+    return None if a is None else np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_sse):
+    """The compiled route of :func:`ridge_rows`: one pass over each row's entries that
+    accumulates its normal equations and Cholesky-solves them in place."""
+    n_rows, k = R.shape[0], V.shape[1]
+    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    V, wt, w, base = _c64(V), _c64(wt), _c64(weights), _c64(base_gram)
+    reg, t = _c64(reg), _c64(targets) if return_sse else None
+    if not (np.all(np.isfinite(V)) and np.all(np.isfinite(wt))):
+        raise ValueError("ALS normal matrix or B contains NaN or infinity.")
+    X = np.empty((n_rows, k))
+    sse = np.zeros(1)
+    work = np.empty(2 * k * k + 2 * k)
+    bad = fn(n_rows, k, _ptr(indptr), _ptr(indices), _ptr(V), _ptr(wt), _ptr(w), _ptr(base),
+             _ptr(reg), _ptr(t), _ptr(X), _ptr(sse), _ptr(work))  # fmt: skip
+    if bad >= 0:
+        raise np.linalg.LinAlgError(f"ALS normal matrix[{int(bad)}] is not positive definite.")
+    return (X, float(sse[0])) if return_sse else X
+
+
 def ridge_rows(
     R: sp.csr_array,
     targets: np.ndarray,
@@ -186,7 +229,10 @@ def ridge_rows(
     ``x^T base_gram x`` when given), i.e.
     ``(sum w v v^T + base_gram + reg_u I) x_u = sum w t v`` — equations (6.1) and (6.2) of the
     Oxford notes, Cholesky-solved in batches. ``rhs_coef`` replaces ``w t`` on the right
-    (implicit feedback). Rows without entries and no base term get 0. With ``return_sse``,
+    (implicit feedback). Rows without entries and no base term get 0. Where the compiled
+    helper ``mathlearn._ext._als`` is built, each row's equations are accumulated and
+    Cholesky-solved in one pass over its entries; otherwise the NumPy route below (padded
+    blocks, stacked Gram products, batch-last Cholesky) computes the same. With ``return_sse``,
     also the residual sum of squares ``sum (t_ui - v_i^T x_u)^2`` at the solution (unweighted
     problems), from the design matrices already gathered.
     """
@@ -195,6 +241,9 @@ def ridge_rows(
         wt = rhs_coef
     else:
         wt = targets if weights is None else weights * targets
+    fn = _compiled_ridge()
+    if fn is not None:
+        return _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_sse)
     rhs = sp.csr_array((wt, R.indices, R.indptr), shape=R.shape) @ V
     X = np.zeros((n_rows, k))
     if blocks is None:
