@@ -265,8 +265,29 @@ def test_als_ridge_routes_agree(monkeypatch, case):
     compiled = make().fit(r)
     monkeypatch.setattr(rec_base, "_compiled_ridge", lambda: None)
     numpy_route = make().fit(r)
+    _check_same_factors(compiled, numpy_route)
+
+
+def _check_same_factors(compiled, numpy_route):
     np.testing.assert_allclose(compiled.user_factors_, numpy_route.user_factors_, rtol=1e-9,
                                atol=1e-12)  # fmt: skip
     np.testing.assert_allclose(compiled.item_factors_, numpy_route.item_factors_, rtol=1e-9,
                                atol=1e-12)  # fmt: skip
     np.testing.assert_allclose(compiled.objective_, numpy_route.objective_, rtol=1e-12)
+
+
+def test_implicit_cg_routes_agree(monkeypatch):
+    # The compiled CG kernel against the NumPy route (padded blocks, stacked products): the
+    # same three CG steps per row and half-sweep, summed in another order.
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ImplicitALS
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=4)
+    r.values[:] = 1.0 + np.arange(r.nnz) % 3
+    compiled = ImplicitALS(4, max_iter=3, random_state=0).fit(r)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))

@@ -21,6 +21,31 @@
 
 ML_EXPORT int als_abi_version(void) { return 1; }
 
+/* y . x with four independent partial sums (a fixed order, so results do not depend on
+ * the compiler; the chains let the processor overlap the multiply-adds). */
+static double dot4(const double *y, const double *x, int64_t k) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int64_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        s0 += y[a] * x[a];
+        s1 += y[a + 1] * x[a + 1];
+        s2 += y[a + 2] * x[a + 2];
+        s3 += y[a + 3] * x[a + 3];
+    }
+    for (; a < k; ++a) s0 += y[a] * x[a];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* out = B v for a symmetric B, as a sum of B's rows scaled by v (vectorisable updates). */
+static void symv(const double *B, const double *v, double *out, int64_t k) {
+    for (int64_t a = 0; a < k; ++a) out[a] = 0.0;
+    for (int64_t b = 0; b < k; ++b) {
+        const double *Bb = B + b * k;
+        double vb = v[b];
+        for (int64_t a = 0; a < k; ++a) out[a] += vb * Bb[a];
+    }
+}
+
 /* Returns -1, or the first row whose matrix is not numerically positive definite (its
  * solution is then left unset). work holds 2 k^2 + 2 k doubles. */
 ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
@@ -78,23 +103,18 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
         /* Cholesky-Crout in place on the lower triangle, row-major. */
         for (int64_t j = 0; j < k; ++j) {
             double *Lj = G + j * k;
-            double s = Lj[j];
-            for (int64_t p = 0; p < j; ++p) s -= Lj[p] * Lj[p];
+            double s = Lj[j] - dot4(Lj, Lj, j);
             if (!(s > 0.0)) return u;
             double d = sqrt(s);
             Lj[j] = d;
             for (int64_t i = j + 1; i < k; ++i) {
                 double *Li = G + i * k;
-                double r = Li[j];
-                for (int64_t p = 0; p < j; ++p) r -= Li[p] * Lj[p];
-                Li[j] = r / d;
+                Li[j] = (Li[j] - dot4(Li, Lj, j)) / d;
             }
         }
         for (int64_t i = 0; i < k; ++i) {
             const double *Li = G + i * k;
-            double r = rhs[i];
-            for (int64_t p = 0; p < i; ++p) r -= Li[p] * y[p];
-            y[i] = r / Li[i];
+            y[i] = (rhs[i] - dot4(Li, y, i)) / Li[i];
         }
         for (int64_t i = k - 1; i >= 0; --i) {
             double r = y[i];
@@ -103,13 +123,70 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
         }
         if (t != NULL) {
             for (int64_t e = lo; e < hi; ++e) {
-                const double *v = V + indices[e] * k;
-                double r = t[e];
-                for (int64_t a = 0; a < k; ++a) r -= v[a] * x[a];
+                double r = t[e] - dot4(V + indices[e] * k, x, k);
                 total += r * r;
             }
         }
     }
     *sse = total;
     return -1;
+}
+
+/* Conjugate-gradient iterations of implicit-feedback ALS (see
+ * mathlearn/recommender/_implicit.py): for every row u, `steps` CG iterations from X[u] on
+ *
+ *     (base + sum_e w[e] y_e y_e^T) x = sum_e c[e] y_e,      y_e = Y[indices[e]],
+ *
+ * in place in X. base is a full symmetric k x k matrix. With terms given, *terms receives
+ * sum_e c[e] (1 - s_e)^2 - s_e^2 at the result, s_e = y_e . X[u]. work holds 4 k doubles. */
+ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
+                           const int64_t *indices, const double *Y, const double *w,
+                           const double *c, const double *base, double *X, int64_t steps,
+                           double *terms, double *work) {
+    double *r = work, *p = work + k, *Ap = work + 2 * k;
+    double total = 0.0;
+    for (int64_t u = 0; u < n_rows; ++u) {
+        int64_t lo = indptr[u], hi = indptr[u + 1];
+        double *x = X + u * k;
+        /* r = rhs - A x */
+        symv(base, x, r, k);
+        for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
+        for (int64_t e = lo; e < hi; ++e) {
+            const double *y = Y + indices[e] * k;
+            double f = c[e] - w[e] * dot4(y, x, k);
+            for (int64_t a = 0; a < k; ++a) r[a] += f * y[a];
+        }
+        double rs = 0.0;
+        for (int64_t a = 0; a < k; ++a) {
+            p[a] = r[a];
+            rs += r[a] * r[a];
+        }
+        for (int64_t it = 0; it < steps; ++it) {
+            symv(base, p, Ap, k);
+            for (int64_t e = lo; e < hi; ++e) {
+                const double *y = Y + indices[e] * k;
+                double d = w[e] * dot4(y, p, k);
+                for (int64_t a = 0; a < k; ++a) Ap[a] += d * y[a];
+            }
+            double pAp = 0.0;
+            for (int64_t a = 0; a < k; ++a) pAp += p[a] * Ap[a];
+            double alpha = (pAp > 0.0) ? rs / pAp : 0.0;
+            double rs_new = 0.0;
+            for (int64_t a = 0; a < k; ++a) {
+                x[a] += alpha * p[a];
+                r[a] -= alpha * Ap[a];
+                rs_new += r[a] * r[a];
+            }
+            double beta = (rs > 0.0) ? rs_new / rs : 0.0;
+            for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
+            rs = rs_new;
+        }
+        if (terms != NULL) {
+            for (int64_t e = lo; e < hi; ++e) {
+                double s = dot4(Y + indices[e] * k, x, k);
+                total += c[e] * (1.0 - s) * (1.0 - s) - s * s;
+            }
+        }
+    }
+    if (terms != NULL) *terms = total;
 }

@@ -2,18 +2,50 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
+
+
+def _compiled_cg():
+    """The compiled CG kernel of :mod:`mathlearn._ext` (``_als.c``), typed, or None."""
+    lib = _ext.load("_als")
+    if lib is None:
+        return None
+    fn = lib.als_cg_rows
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 7
+        fn.argtypes += [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    return fn
+
+
+def _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms):
+    """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
+    on a copy of X."""
+    n_rows, k = R.shape[0], Y.shape[1]
+    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    Y, w, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, w, c))
+    base = np.ascontiguousarray(base, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
+    terms = np.zeros(1)
+    work = np.empty(4 * k)
+    fn(n_rows, k, indptr.ctypes.data, indices.ctypes.data, Y.ctypes.data, w.ctypes.data,
+       c.ctypes.data, base.ctypes.data, X.ctypes.data, int(steps),
+       terms.ctypes.data if fit_terms else None, work.ctypes.data)  # fmt: skip
+    return (X, float(terms[0])) if fit_terms else X
 
 
 def cg_rows(
@@ -32,6 +64,9 @@ def cg_rows(
     """
     X = X.copy()
     k = Y.shape[1]
+    fn = _compiled_cg()
+    if fn is not None:
+        return _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms)
     if blocks is None:
         blocks = RowBlocks(R, k)
     rhs = sp.csr_array((c, R.indices, R.indptr), shape=R.shape) @ Y
@@ -223,7 +258,10 @@ class ImplicitALS(FactorModel):
         w_u, w_i = alpha * pattern.R.data, alpha * pattern.Rt.data
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
         eye = lam * np.eye(k)
-        blocks_u, blocks_i = RowBlocks(pattern.R, k), RowBlocks(pattern.Rt, k)
+        # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
+        numpy_route = _compiled_cg() is None
+        blocks_u = RowBlocks(pattern.R, k) if numpy_route else None
+        blocks_i = RowBlocks(pattern.Rt, k) if numpy_route else None
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
