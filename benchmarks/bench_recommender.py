@@ -20,6 +20,9 @@
   one ALS sweep (rank 8), against the 40 GB a dense matrix would take.
 
 BLAS is limited to one thread throughout (threadpoolctl), so all libraries run on one core.
+ALS and ImplicitALS take their compiled routes (``mathlearn._ext._als``) when the package was
+installed (``pip install -e .``, or ``python setup.py build_ext --inplace`` in a source
+tree); otherwise their NumPy routes.
 Run: ``python benchmarks/run.py recommender`` (or ``python benchmarks/bench_recommender.py
 [knn] [implicit] [explicit] [--full] [--memory]``).
 """

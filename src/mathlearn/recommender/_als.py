@@ -88,7 +88,8 @@ class ALS(FactorModel):
     + lambda sum_u w_u (||p_u||^2 + b_u^2) + lambda sum_i w_i (||q_i||^2 + c_i^2)``
 
     alternately over the users' and the items' blocks, each block a set of independent ridge
-    regressions solved exactly (batched Cholesky). The objective is recorded after every
+    regressions solved exactly (Cholesky; by the compiled helper ``mathlearn._ext._als`` where
+    the install built it, else by batched NumPy). The objective is recorded after every
     sweep (``objective_``); it cannot increase.
 
     Parameters

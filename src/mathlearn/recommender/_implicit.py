@@ -131,8 +131,9 @@ class ImplicitALS(FactorModel):
         Sweeps.
     solver : {"cg", "cholesky"}, default="cg"
         ``"cg"``: ``cg_steps`` conjugate-gradient iterations per sweep for each row, started
-        from the previous sweep's vector (Takacs, Pilaszy, Tikk); ``"cholesky"``: the exact
-        solve.
+        from the previous sweep's vector (Takacs, Pilaszy, Tikk; compiled in
+        ``mathlearn._ext._als`` where the install built it, else batched NumPy);
+        ``"cholesky"``: the exact solve.
     cg_steps : int, default=3
         CG iterations per row and half-sweep.
     tol : float, default=0.0
