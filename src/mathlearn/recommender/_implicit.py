@@ -181,10 +181,11 @@ class ImplicitALS(FactorModel):
     Examples
     --------
     >>> from mathlearn.recommender import ImplicitALS, Ratings
-    >>> r = Ratings.from_triples([0, 0, 1, 1, 2], [0, 1, 0, 1, 2], None)
+    >>> # users 0-2 took items 0 and 1; user 3 item 0 only, user 4 item 2 only
+    >>> r = Ratings.from_triples([0, 0, 1, 1, 2, 2, 3, 4], [0, 1, 0, 1, 0, 1, 0, 2], None)
     >>> m = ImplicitALS(n_components=2, regularization=0.1, random_state=0).fit(r)
-    >>> m.recommend(2, n=1)[0].tolist()
-    [0]
+    >>> m.recommend(3, n=1)[0].tolist()
+    [1]
     """
 
     _parameter_constraints = {
