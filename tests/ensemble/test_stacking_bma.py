@@ -169,7 +169,7 @@ def test_stacking_sample_weight_needs_support():
 
     X, y = load_diabetes(return_X_y=True)
     est = [("knn", KNeighborsRegressor(3)), ("ridge", Ridge())]
-    with pytest.raises(ValueError, match="knn .*does not accept sample_weight"):
+    with pytest.raises(ValueError, match=r"knn .*does not accept sample_weight"):
         StackingRegressor(est, cv=3).fit(X[:60], y[:60], sample_weight=np.ones(60))
     with pytest.raises(ValueError, match="sample_weight"):
         StackingRegressor(_reg_estimators(), cv=3).fit(X[:60], y[:60], np.ones(59))
