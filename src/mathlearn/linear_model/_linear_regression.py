@@ -52,6 +52,15 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
         ``rank_ + 1``: the coefficients (with the intercept) and ``sigma^2``, the ``M`` of
         :meth:`aic` and :meth:`bic`.
 
+    See Also
+    --------
+    mathlearn.linear_model.Ridge
+        With an L2 penalty.
+    mathlearn.linear_model.BayesianLinearRegression
+        With a posterior and the evidence.
+    sklearn.linear_model.LinearRegression
+        scikit-learn's equivalent.
+
     Notes
     -----
     Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (Imperial
