@@ -407,6 +407,13 @@ class InformationCriterionMixin:
     pseudo-count, a covariance shrinkage) the criteria are evaluated at that estimate; each
     estimator's ``aic`` documents what it counts.
 
+    See Also
+    --------
+    mathlearn.mixture.GaussianMixture
+        Choosing the number of components by BIC.
+    mathlearn.model_selection.BayesianModelSelection
+        The marginal likelihood that BIC approximates.
+
     Examples
     --------
     A Gaussian with unknown mean and variance (``M = 2``):

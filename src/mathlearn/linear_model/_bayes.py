@@ -332,11 +332,6 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     >>> noisy = prior.predict(Phi[:1], return_std=True)[1]
     >>> bool(np.isclose(noisy[0] ** 2 - latent[0] ** 2, 1 / 100.0))
     True
-
-    See Also
-    --------
-    mathlearn.linear_model.VariationalLinearRegression : the same model by variational Bayes.
-    mathlearn.linear_model.Ridge : the posterior mean alone (MAP), ``alpha / beta`` = penalty.
     """
 
     _PARTIAL_FIT = (
