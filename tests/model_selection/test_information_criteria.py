@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
 from mathlearn.base import InformationCriterionMixin
-from mathlearn.decomposition import FactorAnalysis, ProbabilisticPCA
+from mathlearn.decomposition import PCA, FactorAnalysis, ProbabilisticPCA
 from mathlearn.discriminant_analysis import (
     LinearDiscriminantAnalysis,
     QuadraticDiscriminantAnalysis,
@@ -235,6 +235,23 @@ def test_latent_gaussian_models(cls):
     assert model.bic(X) == pytest.approx(bic, rel=1e-10)
 
 
+@pytest.mark.parametrize("q", [2, 5])
+def test_pca_likelihood_matches_sklearn(q):
+    from sklearn.decomposition import PCA as SkPCA
+
+    rng = np.random.default_rng(4)
+    D, n = 5, 100
+    X = rng.standard_normal((n, D)) @ rng.standard_normal((D, D))
+    ours = PCA(n_components=q).fit(X)
+    ref = SkPCA(n_components=q).fit(X)
+    # PPCA reading of PCA: W up to rotation, mu, and sigma^2 only when components are dropped.
+    m = D * q - q * (q - 1) // 2 + D + int(q < D)
+    assert ours.n_parameters_ == m
+    aic, bic = _ic(n * ref.score(X), m, n)
+    assert ours.aic(X) == pytest.approx(aic, rel=1e-10)
+    assert ours.bic(X) == pytest.approx(bic, rel=1e-10)
+
+
 @pytest.mark.parametrize("covariance_type", ["full", "diag", "tied", "spherical"])
 def test_gaussian_mixture_counts_and_sklearn(covariance_type):
     rng = np.random.default_rng(2)
@@ -276,6 +293,7 @@ def test_mixin_is_shared():
         QuadraticDiscriminantAnalysis,
         ProbabilisticPCA,
         FactorAnalysis,
+        PCA,
     ):
         assert issubclass(cls, InformationCriterionMixin)
         assert cls.aic is InformationCriterionMixin.aic
