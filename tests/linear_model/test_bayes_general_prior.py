@@ -158,3 +158,20 @@ def test_extreme_scales(scale):
     np.testing.assert_allclose(
         std / scale, ref.predict(X[:3], return_std=True, noisy=False)[1], rtol=1e-10
     )
+
+
+def test_sample_weights_and_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y, m0, S0 = _problem(7)
+    w = np.random.default_rng(1).integers(1, 4, len(y)).astype(float)
+    kw = dict(fit_intercept=False, noise_precision=6.0, prior_mean=m0, prior_covariance=S0)
+    weighted = BayesianLinearRegression(**kw).fit(X, y, sample_weight=w)
+    # An integer weight is the same as repeating the sample.
+    repeated = BayesianLinearRegression(**kw).fit(
+        np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int))
+    )
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-10)
+    np.testing.assert_allclose(weighted.coef_cov_, repeated.coef_cov_, rtol=1e-10)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    model = BayesianLinearRegression(**kw).fit(frame, y)
+    assert list(model.feature_names_in_) == ["a", "b", "c", "d"]
