@@ -591,7 +591,7 @@ def notes_map_pages(directory: Path) -> dict[str, str]:
         _title("Notes map"),
         "For each set of lecture notes, section by section: the public API that implements "
         "each method or worked example, the tests that check it, and the report experiment "
-        "that shows it. A test (``tests/docs/test_notes_map.py``) checks that every name, "
+        "that shows it. A test (``tests/test_notes_map.py``) checks that every name, "
         "test and experiment listed here exists.\n",
     ]
     if files:

@@ -280,7 +280,10 @@ def _three_classes(rng, n):
         "features and C (scikit-learn has no kernel logistic regression); Newton iterations "
         "(quadratic convergence: a handful)."
     ),
-    source="004 §3.3 (S3:4-S3:21, X4.1), §5 slide 5:8 (kernel logistic regression); PRML §4.3",
+    source=(
+        'Stuttgart "Introduction to Machine Learning" slides 3:14-3:22 and Ex. 4.1 (logistic '
+        "regression by Newton), slide 5:8 (kernel logistic regression); PRML §4.3"
+    ),
 )
 def decision_boundaries(ctx):
     import matplotlib.pyplot as plt
@@ -373,7 +376,7 @@ def _noisy_chains(rng, n_seq, length, stay=0.9, noise=1.1):
         "decodes each sequence jointly by Viterbi. A CRF without transitions is logistic "
         "regression (the special case of 004 Ex4.4)."
     ),
-    source="004 §3.5 (CRFs, structured output; Ex4.4)",
+    source='Stuttgart "Introduction to Machine Learning" slides 3:23-3:31 (CRFs) and Ex. 4.4',
 )
 def crf_denoising(ctx):
     import matplotlib.pyplot as plt
@@ -438,7 +441,10 @@ def _ece(y, p, n_bins=10):
         "calibration_curve). Naive Bayes, whose independence assumption is wrong here, is "
         "the worst calibrated."
     ),
-    source="004 §3.6 (metrics); PRML §4.2-4.3, §4.5, §6.4.5",
+    source=(
+        'Stuttgart "Introduction to Machine Learning" slide 3:8 (metrics); '
+        "PRML §4.2-4.3, §4.5, §6.4.5"
+    ),
 )
 def calibration(ctx):
     import matplotlib.pyplot as plt

@@ -222,7 +222,7 @@ def bo_steps(ctx):
         "bound (the function is flat along them). Ours beside scikit-learn's with the same "
         "kernel, bounds and data."
     ),
-    source="002 §9.2 (Demo4, ARD); PRML §6.4.4",
+    source='Oxford "Advanced Topics in Statistical Machine Learning" §9.3 (ARD); PRML §6.4.4',
 )
 def ard_relevance(ctx):
     import sklearn.gaussian_process as skgp
@@ -272,7 +272,10 @@ def ard_relevance(ctx):
         "the plug-in sigma(E[f]) is not. scikit-learn's GaussianProcessClassifier with the "
         "same kernel is shown for the Laplace predictive."
     ),
-    source="002 §9.3 (M55-M56, Demo6); PRML §4.5.2, §6.4.5-6.4.6",
+    source=(
+        'Oxford "Advanced Topics in Statistical Machine Learning" §9.4 (GP classification, '
+        "Laplace); PRML §4.5.2, §6.4.5-6.4.6"
+    ),
 )
 def gpc_laplace(ctx):
     import matplotlib.pyplot as plt
@@ -362,7 +365,10 @@ def _co2_series(rng):
         "RMSE of both forecasts. statsmodels bundles the series; without it a synthetic "
         "trend + seasonal series is used and the table says so."
     ),
-    source="002 §9.2 (M52-M54); PRML §6.4; GPML §5.4.3",
+    source=(
+        'Oxford "Advanced Topics in Statistical Machine Learning" §9.2-9.3 (GP regression, '
+        "marginal likelihood); PRML §6.4; GPML §5.4.3"
+    ),
 )
 def mauna_loa(ctx):
     import matplotlib.pyplot as plt
