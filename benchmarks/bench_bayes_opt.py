@@ -216,7 +216,8 @@ def main() -> None:
         ours_a, peer_a = np.array(ours), np.array(peer)
         for j, n in enumerate(checkpoints):
             print(
-                f"| {name} | {n} ({len(ours)} seeds) | {_fmt(ours_a[:, j])} | {_fmt(peer_a[:, j])} "
+                f"| {name} | {n} ({len(ours)} seeds) | {_fmt(ours_a[:, j])} "
+                f"| {_fmt(peer_a[:, j])} "
                 f"| {np.median(t_o):.2f} | {np.median(t_p):.2f} |",
                 flush=True,
             )

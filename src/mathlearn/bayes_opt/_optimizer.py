@@ -11,8 +11,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 from scipy.optimize import minimize as _scipy_minimize
 from scipy.special import log_ndtr, ndtr
-from scipy.stats import norm
-from scipy.stats import qmc
+from scipy.stats import norm, qmc
 
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..gaussian_process import GaussianProcessRegressor
@@ -156,8 +155,9 @@ default="kriging_believer"
     Carraro, "Kriging is well-suited to parallelize optimization", 2010): each fantasy
     shrinks the posterior variance at its point, so the next maximiser of the acquisition
     moves away from it (with ``"hedge"``, the points after the first are EI's: LCB and PI
-    would nominate again beside a fantasy at the best value). Points of a batch are distinct (for discrete spaces a candidate whose
-    kernel input was already chosen or evaluated is skipped).
+    would nominate again beside a fantasy at the best value). Points of a batch are
+    distinct (for discrete spaces a candidate whose kernel input was already chosen or
+    evaluated is skipped).
 
     Examples
     --------

@@ -139,7 +139,7 @@ class Posterior:
         var = self.c - float(kx @ b)
         dvar = -2.0 * (dK.T @ b)
         if z0 is not None:
-            K0, w0 = self._kx(z0[None, :])
+            K0, _ = self._kx(z0[None, :])
             k0 = K0[0]
             kzz0, wz = self._kx_pair_w(z, z0)
             cov = kzz0 - float(b @ k0)
