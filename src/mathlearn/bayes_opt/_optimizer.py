@@ -214,8 +214,8 @@ default="kriging_believer"
             or (
                 isinstance(noise, RealNumber)
                 and not isinstance(noise, bool)
-                and np.isfinite(noise)
-                and noise >= 0
+                and math.isfinite(float(noise))
+                and float(noise) >= 0
             )
         ):
             raise ValueError(f"noise must be 'gaussian' or a number >= 0; got {noise!r}.")
