@@ -27,7 +27,13 @@ from scipy.optimize import linprog
 from scipy.special import expit
 
 from .. import optim
-from ..base import BaseClassifier, _fit_context, check_is_fitted
+from ..base import (
+    BaseClassifier,
+    InformationCriterionMixin,
+    _class_indices,
+    _fit_context,
+    check_is_fitted,
+)
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
@@ -411,7 +417,7 @@ def _is_separable(X, y_idx, n_classes, fit_intercept) -> bool:
     return res.status == 0
 
 
-class LogisticRegression(BaseClassifier):
+class LogisticRegression(InformationCriterionMixin, BaseClassifier):
     r"""Logistic regression, binary or multinomial (softmax), with an L2 penalty.
 
     Parameters
@@ -471,6 +477,14 @@ class LogisticRegression(BaseClassifier):
     Hessian tends to zero. With ``penalty=None`` a linear programme detects separability and a
     ``ConvergenceWarning`` says so; the solver then stops where the gradient falls below
     ``tol`` (large but finite weights, probabilities near 0 and 1).
+
+    Information criteria: ``aic(X, y)`` and ``bic(X, y)`` use the conditional log-likelihood
+    ``Σ_i ln p(y_i | x_i)`` and ``M = (K - 1)(d + 1)`` parameters (``d + 1`` for two classes;
+    without the ``+ 1`` when ``fit_intercept=False``): the softmax's ``K`` weight vectors are
+    determined only up to a common shift. They are defined for the maximum-likelihood fit
+    only (``penalty=None`` or ``C=inf``) and raise otherwise: an L2 penalty shrinks the
+    weights, so the fit's log-likelihood is not the maximum and ``M`` overstates the
+    effective number of parameters; choose ``C`` by cross-validation instead.
 
     Examples
     --------
@@ -643,6 +657,24 @@ class LogisticRegression(BaseClassifier):
         if Z.shape[1] == 1:
             return np.hstack([np.zeros_like(Z), Z])
         return Z
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        check_is_fitted(self)
+        if not (self.penalty is None or np.isinf(self.C)):
+            raise ValueError(
+                "aic / bic are defined for the maximum-likelihood fit only (penalty=None or "
+                f"C=inf); this fit has an L2 penalty with C={self.C!r}, whose log-likelihood is "
+                "not the maximum. Refit with penalty=None, or choose C by cross-validation."
+            )
+        idx = _class_indices(self, y)
+        logp = self.predict_log_proba(X)
+        if logp.shape[0] != idx.shape[0]:
+            raise ValueError(f"X has {logp.shape[0]} rows but y has {idx.shape[0]} labels.")
+        return float(logp[np.arange(idx.shape[0]), idx].sum())
+
+    def _n_parameters(self) -> int:
+        K = len(self.classes_)
+        return (K - 1) * (self.coef_.shape[1] + int(self.fit_intercept))
 
     def decision_function(self, X):
         """Linear scores: ``x^T w + b`` (shape (n,)) for two classes, else ``X W^T + b``.
