@@ -157,6 +157,13 @@ typedef struct {
     int64_t *first_var;
     double *work;
     int64_t *iwork;
+
+    /* upper-bound changes while some variables are set aside (see rebuild_inactive) */
+    int64_t *log_pt;
+    double *log_coef;
+    int64_t log_len, log_cap;
+    int log_valid;
+    int64_t *applied; /* per point: log entries already in H */
 } Solver;
 
 static void set_flags(Solver *S, int64_t k)
@@ -266,35 +273,51 @@ static void write_back(Solver *S)
     }
 }
 
-/* Scores of the variables outside the active set, from H and the free variables. */
+/* Scores of the variables outside the active set, from H and the free variables.
+ *
+ * H_q is exact for every point while all variables are active (a step that moves a variable
+ * onto or off its upper bound adds its cached column, which then covers every point). While
+ * some are set aside, such a change is only logged; a rebuild brings H up to date for the
+ * points it needs, from the log entries they have not seen, or afresh from the variables at
+ * their upper bound when that is fewer kernel evaluations. */
 static int rebuild_inactive(Solver *S)
 {
     const int64_t l = S->l, n = S->n;
     if (S->na == l) return OK;
     unsigned char *active = (unsigned char *)calloc((size_t)l, 1);
     double *wf = (double *)calloc((size_t)n, sizeof(double));
-    double *sum = (double *)calloc((size_t)n, sizeof(double));
+    double *hw = (double *)calloc((size_t)n, sizeof(double));
     int64_t *F = (int64_t *)malloc((size_t)n * sizeof(int64_t));
+    int64_t *U = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     int64_t *R = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     unsigned char *in_r = (unsigned char *)calloc((size_t)n, 1);
     unsigned char *in_f = (unsigned char *)calloc((size_t)n, 1);
-    double *row = (double *)malloc((size_t)n * sizeof(double));
+    unsigned char *in_u = (unsigned char *)calloc((size_t)n, 1);
+    double *sum = (double *)calloc((size_t)n, sizeof(double));
+    int64_t longest = S->log_len > n ? S->log_len : n;
+    double *row = (double *)malloc((size_t)(longest > 0 ? longest : 1) * sizeof(double));
     int status = OK;
-    if (!active || !wf || !sum || !F || !R || !in_r || !in_f || !row) {
+    if (!active || !wf || !hw || !F || !U || !R || !in_r || !in_f || !in_u || !sum || !row) {
         status = ERR_MEMORY;
         goto done;
     }
     for (int64_t k = 0; k < S->na; k++) active[S->act[k]] = 1;
-    int64_t nf = 0, nr = 0;
+    int64_t nf = 0, nu = 0, nr = 0;
     for (int64_t u = 0; u < l; u++) {
         const double a = S->alpha[u];
+        const int64_t q = S->index[u];
         if (a > 0 && a < S->upper[u]) {
-            const int64_t q = S->index[u];
             if (!in_f[q]) {
                 in_f[q] = 1;
                 F[nf++] = q;
             }
             wf[q] += S->sign[u] * a;
+        } else if (a > 0 && a >= S->upper[u]) {
+            if (!in_u[q]) {
+                in_u[q] = 1;
+                U[nu++] = q;
+            }
+            hw[q] += S->sign[u] * S->upper[u];
         }
     }
     for (int64_t t = 0; t < l; t++) {
@@ -305,12 +328,25 @@ static int rebuild_inactive(Solver *S)
             R[nr++] = q;
         }
     }
-    for (int64_t r = 0; r < nr; r++) {
-        const int64_t q = R[r];
-        kernel_column(&S->K, F, nf, q, row, NULL, NULL, 0);
+    for (int64_t k = 0; k < nr; k++) {
+        const int64_t r = R[k];
+        const int64_t pending = S->log_len - S->applied[r];
+        double h;
+        if (S->log_valid && pending <= nu) {
+            kernel_column(&S->K, S->log_pt + S->applied[r], pending, r, row, NULL, NULL, 0);
+            h = S->H[r];
+            for (int64_t e = 0; e < pending; e++) h += S->log_coef[S->applied[r] + e] * row[e];
+        } else {
+            kernel_column(&S->K, U, nu, r, row, NULL, NULL, 0);
+            h = 0.0;
+            for (int64_t e = 0; e < nu; e++) h += hw[U[e]] * row[e];
+        }
+        S->H[r] = h;
+        S->applied[r] = S->log_len;
+        kernel_column(&S->K, F, nf, r, row, NULL, NULL, 0);
         double acc = 0.0;
         for (int64_t f = 0; f < nf; f++) acc += row[f] * wf[F[f]];
-        sum[q] = acc;
+        sum[r] = acc;
     }
     for (int64_t t = 0; t < l; t++) {
         if (active[t]) continue;
@@ -320,18 +356,24 @@ static int rebuild_inactive(Solver *S)
 done:
     free(active);
     free(wf);
-    free(sum);
+    free(hw);
     free(F);
+    free(U);
     free(R);
     free(in_r);
     free(in_f);
+    free(in_u);
+    free(sum);
     free(row);
     return status;
 }
 
-/* H_q += coef K(x_q, x_pt(v)) for every point q; ``colv`` is the cached column of pt(v) over
- * the active variables when they are all active (positions are then variables). */
-static void update_H(Solver *S, int64_t point, double coef, const double *colv)
+/* A variable of point ``point`` reached (coef = s C) or left (coef = -s C) its upper bound.
+ * ``colv`` is its cached column over the active variables: when every variable is active,
+ * positions are variables and the column covers every point. Otherwise the change is logged
+ * (see rebuild_inactive); a log grown past its budget is dropped, and H is then rebuilt
+ * from the upper-bound variables whenever it is needed. */
+static int update_H(Solver *S, int64_t point, double coef, const double *colv)
 {
     const int64_t n = S->n;
     if (S->na == S->l && colv != NULL) {
@@ -339,10 +381,28 @@ static void update_H(Solver *S, int64_t point, double coef, const double *colv)
             const int64_t t = S->first_var[q];
             if (t >= 0) S->H[q] += coef * colv[t];
         }
-        return;
+        return OK;
     }
-    kernel_column(&S->K, S->iwork, n, point, S->work, NULL, NULL, 0);
-    for (int64_t q = 0; q < n; q++) S->H[q] += coef * S->work[q];
+    if (!S->log_valid) return OK;
+    if (S->log_len == S->log_cap) {
+        const int64_t limit = 16 * n > (1 << 20) ? 16 * n : (1 << 20);
+        if (S->log_cap >= limit) {
+            S->log_valid = 0;
+            return OK;
+        }
+        int64_t cap = S->log_cap ? 2 * S->log_cap : 1024;
+        int64_t *lp = (int64_t *)realloc(S->log_pt, (size_t)cap * sizeof(int64_t));
+        if (lp == NULL) return ERR_MEMORY;
+        S->log_pt = lp;
+        double *lc = (double *)realloc(S->log_coef, (size_t)cap * sizeof(double));
+        if (lc == NULL) return ERR_MEMORY;
+        S->log_coef = lc;
+        S->log_cap = cap;
+    }
+    S->log_pt[S->log_len] = point;
+    S->log_coef[S->log_len] = coef;
+    S->log_len++;
+    return OK;
 }
 
 /* The shrinking rule of the NumPy route: keep[k] for the active variables; returns the
@@ -528,6 +588,9 @@ static void free_solver(Solver *S)
     free(S->first_var);
     free(S->work);
     free(S->iwork);
+    free(S->log_pt);
+    free(S->log_coef);
+    free(S->applied);
 }
 
 /* Initial scores -s p - K (s a) and H from a feasible start alpha. */
@@ -621,10 +684,12 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
     S.first_var = (int64_t *)malloc(N * sizeof(int64_t));
     S.work = (double *)malloc(N * sizeof(double));
     S.iwork = (int64_t *)malloc(N * sizeof(int64_t));
+    S.applied = (int64_t *)calloc(N, sizeof(int64_t));
+    S.log_valid = 1;
     int status = OK;
     if (!S.H || !S.act || !S.a || !S.sc || !S.s || !S.c || !S.dg || !S.pt || !S.up || !S.low ||
         !S.col || !S.prev || !S.next || !S.seen || !S.memo || !S.first_var || !S.work ||
-        !S.iwork) {
+        !S.iwork || !S.applied) {
         status = ERR_MEMORY;
         goto done;
     }
@@ -737,8 +802,11 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         /* H follows the variables that reached or left their upper bound. */
         const int was_i = ai >= ci_up, now_i = new_i >= ci_up;
         const int was_j = aj >= cj_up, now_j = new_j >= cj_up;
-        if (was_i != now_i) update_H(&S, S.pt[i], (now_i ? 1.0 : -1.0) * si * ci_up, ki);
-        if (was_j != now_j) update_H(&S, S.pt[j], (now_j ? 1.0 : -1.0) * sj * cj_up, kj);
+        if (was_i != now_i)
+            status = update_H(&S, S.pt[i], (now_i ? 1.0 : -1.0) * si * ci_up, ki);
+        if (was_j != now_j && status == OK)
+            status = update_H(&S, S.pt[j], (now_j ? 1.0 : -1.0) * sj * cj_up, kj);
+        if (status != OK) break;
         n_iter++;
     }
     free(keep);
