@@ -12,14 +12,14 @@
  * of the NumPy route, so both routes reach the same solution.
  *
  * Kernel columns are evaluated here from the rows of X (linear, polynomial, RBF, sigmoid) or
- * read from a precomputed Gram matrix, and kept in a least-recently-used cache of columns
- * over the active variables, keyed by point (the two variables of a regression point share
- * theirs). Shrinking compacts the active set in order and cuts every cached column alike.
+ * read from a precomputed Gram matrix, and kept in a least-recently-used cache of whole
+ * columns K[:, q] over the points, keyed by point (the two variables of a regression point
+ * share theirs). Shrinking compacts the active set in order; cached columns stay valid.
  *
  * To rebuild the score of the variables set aside, the solver keeps, for every point q,
  *     H_q = sum over variables u at their upper bound of s_u C_u K(x_q, x_pt(u)),
- * updated whenever a variable reaches or leaves its upper bound; a rebuild then needs the
- * kernel between the set-aside points and the free variables only:
+ * updated from the (cached) column of a variable that reaches or leaves its upper bound; a
+ * rebuild then needs the columns of the free variables only, mostly already cached:
  *     score_t = -s_t p_t - H_pt(t) - sum over free u of s_u a_u K(x_pt(t), x_pt(u)).
  *
  * Plain C99 without the Python C API; loaded with ctypes (mathlearn/_ext/__init__.py). */
@@ -77,50 +77,40 @@ static double power(double v, int degree)
     return pow(v, (double)degree);
 }
 
-/* out[k] = K(x_rows[k], x_q) for k < len; with ``seen`` (per-point stamps) and ``memo``, a
- * point that appears twice among the rows is evaluated once. */
-static void kernel_column(Kernel *K, const int64_t *rows, int64_t len, int64_t q, double *out,
-                          int64_t *seen, double *memo, int64_t stamp)
+/* out[k] = K(x_rows[k], x_q) for k < len. */
+static void kernel_column(Kernel *K, const int64_t *rows, int64_t len, int64_t q, double *out)
 {
     const int64_t d = K->d;
     const double *xq = K->X + q * d;
-    for (int64_t k = 0; k < len; k++) {
-        const int64_t r = rows[k];
-        if (seen != NULL) {
-            if (seen[r] == stamp) {
-                out[k] = memo[r];
-                continue;
-            }
-        }
-        double v;
-        switch (K->kind) {
-        case K_PRECOMPUTED:
-            v = K->X[q * K->n + r];
-            break;
-        case K_LINEAR:
-            v = dot(K->X + r * d, xq, d);
-            break;
-        case K_POLY:
-            v = dot(K->X + r * d, xq, d) * K->gamma + K->coef0;
+    switch (K->kind) {
+    case K_PRECOMPUTED:
+        for (int64_t k = 0; k < len; k++) out[k] = K->X[q * K->n + rows[k]];
+        break;
+    case K_LINEAR:
+        for (int64_t k = 0; k < len; k++) out[k] = dot(K->X + rows[k] * d, xq, d);
+        break;
+    case K_POLY:
+        for (int64_t k = 0; k < len; k++) {
+            double v = dot(K->X + rows[k] * d, xq, d) * K->gamma + K->coef0;
             v = power(v, K->degree);
             if (!isfinite(v)) K->overflow = 1;
-            break;
-        case K_RBF:
-            v = dot(K->X + r * d, xq, d) * -2.0;
+            out[k] = v;
+        }
+        break;
+    case K_RBF:
+        for (int64_t k = 0; k < len; k++) {
+            const int64_t r = rows[k];
+            double v = dot(K->X + r * d, xq, d) * -2.0;
             v += K->norms[r];
             v += K->norms[q];
             if (v < 0.0) v = 0.0;
-            v = exp(v * -K->gamma);
-            break;
-        default: /* K_SIGMOID */
-            v = tanh(dot(K->X + r * d, xq, d) * K->gamma + K->coef0);
-            break;
+            out[k] = exp(v * -K->gamma);
         }
-        out[k] = v;
-        if (seen != NULL) {
-            seen[r] = stamp;
-            memo[r] = v;
-        }
+        break;
+    default: /* K_SIGMOID */
+        for (int64_t k = 0; k < len; k++)
+            out[k] = tanh(dot(K->X + rows[k] * d, xq, d) * K->gamma + K->coef0);
+        break;
     }
 }
 
@@ -143,27 +133,15 @@ typedef struct {
     int64_t *pt;
     unsigned char *up, *low;
 
-    /* column cache keyed by point: LRU list through prev/next, columns of length na */
+    /* column cache keyed by point: LRU list through prev/next, columns K[:, q] of length n */
     double **col;
     int64_t *prev, *next;
     int64_t head, tail, count, capacity;
     double budget;
 
     /* scratch */
-    int64_t *seen;
-    double *memo;
-    int64_t stamp;
-    int dup; /* some point carries two variables */
-    int64_t *first_var;
     double *work;
-    int64_t *iwork;
-
-    /* upper-bound changes while some variables are set aside (see rebuild_inactive) */
-    int64_t *log_pt;
-    double *log_coef;
-    int64_t log_len, log_cap;
-    int log_valid;
-    int64_t *applied; /* per point: log entries already in H */
+    int64_t *iwork; /* 0, 1, ..., n - 1 */
 } Solver;
 
 static void set_flags(Solver *S, int64_t k)
@@ -212,13 +190,13 @@ static void cache_clear(Solver *S)
 
 static void cache_set_capacity(Solver *S)
 {
-    double per = 8.0 * (double)(S->na > 0 ? S->na : 1);
+    double per = 8.0 * (double)S->n;
     double cap = floor(S->budget / per);
     /* Four columns at least: a step holds up to three (two candidates for i, one j). */
     S->capacity = cap < 4.0 ? 4 : (cap > 1e15 ? (int64_t)1e15 : (int64_t)cap);
 }
 
-/* K[pt[0:na], q], computed on a miss; NULL when out of memory. */
+/* K[:, q] over all points, computed on a miss; NULL when out of memory. */
 static double *cache_column(Solver *S, int64_t q)
 {
     double *c = S->col[q];
@@ -236,18 +214,17 @@ static double *cache_column(Solver *S, int64_t q)
         cache_unlink(S, victim);
         S->count--;
     } else {
-        c = (double *)malloc((size_t)(S->na > 0 ? S->na : 1) * sizeof(double));
+        c = (double *)malloc((size_t)S->n * sizeof(double));
         if (c == NULL) return NULL;
     }
-    S->stamp++;
-    kernel_column(&S->K, S->pt, S->na, q, c, S->dup ? S->seen : NULL, S->memo, S->stamp);
+    kernel_column(&S->K, S->iwork, S->n, q, c);
     S->col[q] = c;
     cache_push_front(S, q);
     S->count++;
     return c;
 }
 
-/* Activate every variable, in order (the cache is emptied: its columns are too short). */
+/* Activate every variable, in order. */
 static void activate_all(Solver *S)
 {
     S->na = S->l;
@@ -261,8 +238,6 @@ static void activate_all(Solver *S)
         S->pt[t] = S->index[t];
         set_flags(S, t);
     }
-    cache_clear(S);
-    cache_set_capacity(S);
 }
 
 static void write_back(Solver *S)
@@ -273,51 +248,37 @@ static void write_back(Solver *S)
     }
 }
 
-/* Scores of the variables outside the active set, from H and the free variables.
- *
- * H_q is exact for every point while all variables are active (a step that moves a variable
- * onto or off its upper bound adds its cached column, which then covers every point). While
- * some are set aside, such a change is only logged; a rebuild brings H up to date for the
- * points it needs, from the log entries they have not seen, or afresh from the variables at
- * their upper bound when that is fewer kernel evaluations. */
+/* Scores of the variables outside the active set, from H and the free variables: through
+ * the free points' cached columns, or kernel rows between the set-aside points and the free
+ * ones when that is fewer evaluations (few points set aside, many free columns not cached). */
 static int rebuild_inactive(Solver *S)
 {
     const int64_t l = S->l, n = S->n;
     if (S->na == l) return OK;
     unsigned char *active = (unsigned char *)calloc((size_t)l, 1);
     double *wf = (double *)calloc((size_t)n, sizeof(double));
-    double *hw = (double *)calloc((size_t)n, sizeof(double));
     int64_t *F = (int64_t *)malloc((size_t)n * sizeof(int64_t));
-    int64_t *U = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     int64_t *R = (int64_t *)malloc((size_t)n * sizeof(int64_t));
     unsigned char *in_r = (unsigned char *)calloc((size_t)n, 1);
     unsigned char *in_f = (unsigned char *)calloc((size_t)n, 1);
-    unsigned char *in_u = (unsigned char *)calloc((size_t)n, 1);
     double *sum = (double *)calloc((size_t)n, sizeof(double));
-    int64_t longest = S->log_len > n ? S->log_len : n;
-    double *row = (double *)malloc((size_t)(longest > 0 ? longest : 1) * sizeof(double));
     int status = OK;
-    if (!active || !wf || !hw || !F || !U || !R || !in_r || !in_f || !in_u || !sum || !row) {
+    if (!active || !wf || !F || !R || !in_r || !in_f || !sum) {
         status = ERR_MEMORY;
         goto done;
     }
     for (int64_t k = 0; k < S->na; k++) active[S->act[k]] = 1;
-    int64_t nf = 0, nu = 0, nr = 0;
+    int64_t nf = 0, nr = 0, missing = 0;
     for (int64_t u = 0; u < l; u++) {
         const double a = S->alpha[u];
-        const int64_t q = S->index[u];
         if (a > 0 && a < S->upper[u]) {
+            const int64_t q = S->index[u];
             if (!in_f[q]) {
                 in_f[q] = 1;
                 F[nf++] = q;
+                missing += S->col[q] == NULL;
             }
             wf[q] += S->sign[u] * a;
-        } else if (a > 0 && a >= S->upper[u]) {
-            if (!in_u[q]) {
-                in_u[q] = 1;
-                U[nu++] = q;
-            }
-            hw[q] += S->sign[u] * S->upper[u];
         }
     }
     for (int64_t t = 0; t < l; t++) {
@@ -328,25 +289,23 @@ static int rebuild_inactive(Solver *S)
             R[nr++] = q;
         }
     }
-    for (int64_t k = 0; k < nr; k++) {
-        const int64_t r = R[k];
-        const int64_t pending = S->log_len - S->applied[r];
-        double h;
-        if (S->log_valid && pending <= nu) {
-            kernel_column(&S->K, S->log_pt + S->applied[r], pending, r, row, NULL, NULL, 0);
-            h = S->H[r];
-            for (int64_t e = 0; e < pending; e++) h += S->log_coef[S->applied[r] + e] * row[e];
-        } else {
-            kernel_column(&S->K, U, nu, r, row, NULL, NULL, 0);
-            h = 0.0;
-            for (int64_t e = 0; e < nu; e++) h += hw[U[e]] * row[e];
+    if ((double)missing * (double)n <= (double)nr * (double)nf) {
+        for (int64_t f = 0; f < nf; f++) {
+            const double *col = cache_column(S, F[f]);
+            if (col == NULL) {
+                status = ERR_MEMORY;
+                goto done;
+            }
+            const double w = wf[F[f]];
+            for (int64_t k = 0; k < nr; k++) sum[R[k]] += w * col[R[k]];
         }
-        S->H[r] = h;
-        S->applied[r] = S->log_len;
-        kernel_column(&S->K, F, nf, r, row, NULL, NULL, 0);
-        double acc = 0.0;
-        for (int64_t f = 0; f < nf; f++) acc += row[f] * wf[F[f]];
-        sum[r] = acc;
+    } else {
+        for (int64_t k = 0; k < nr; k++) {
+            kernel_column(&S->K, F, nf, R[k], S->work);
+            double acc = 0.0;
+            for (int64_t f = 0; f < nf; f++) acc += S->work[f] * wf[F[f]];
+            sum[R[k]] = acc;
+        }
     }
     for (int64_t t = 0; t < l; t++) {
         if (active[t]) continue;
@@ -356,53 +315,19 @@ static int rebuild_inactive(Solver *S)
 done:
     free(active);
     free(wf);
-    free(hw);
     free(F);
-    free(U);
     free(R);
     free(in_r);
     free(in_f);
-    free(in_u);
     free(sum);
-    free(row);
     return status;
 }
 
-/* A variable of point ``point`` reached (coef = s C) or left (coef = -s C) its upper bound.
- * ``colv`` is its cached column over the active variables: when every variable is active,
- * positions are variables and the column covers every point. Otherwise the change is logged
- * (see rebuild_inactive); a log grown past its budget is dropped, and H is then rebuilt
- * from the upper-bound variables whenever it is needed. */
-static int update_H(Solver *S, int64_t point, double coef, const double *colv)
+/* A variable reached (coef = s C) or left (coef = -s C) its upper bound; col = K[:, pt]. */
+static void update_H(Solver *S, double coef, const double *col)
 {
-    const int64_t n = S->n;
-    if (S->na == S->l && colv != NULL) {
-        for (int64_t q = 0; q < n; q++) {
-            const int64_t t = S->first_var[q];
-            if (t >= 0) S->H[q] += coef * colv[t];
-        }
-        return OK;
-    }
-    if (!S->log_valid) return OK;
-    if (S->log_len == S->log_cap) {
-        const int64_t limit = 16 * n > (1 << 20) ? 16 * n : (1 << 20);
-        if (S->log_cap >= limit) {
-            S->log_valid = 0;
-            return OK;
-        }
-        int64_t cap = S->log_cap ? 2 * S->log_cap : 1024;
-        int64_t *lp = (int64_t *)realloc(S->log_pt, (size_t)cap * sizeof(int64_t));
-        if (lp == NULL) return ERR_MEMORY;
-        S->log_pt = lp;
-        double *lc = (double *)realloc(S->log_coef, (size_t)cap * sizeof(double));
-        if (lc == NULL) return ERR_MEMORY;
-        S->log_coef = lc;
-        S->log_cap = cap;
-    }
-    S->log_pt[S->log_len] = point;
-    S->log_coef[S->log_len] = coef;
-    S->log_len++;
-    return OK;
+    double *H = S->H;
+    for (int64_t q = 0; q < S->n; q++) H[q] += coef * col[q];
 }
 
 /* The shrinking rule of the NumPy route: keep[k] for the active variables; returns the
@@ -469,23 +394,7 @@ static int compact(Solver *S, const unsigned char *keep)
         S->low[w] = S->low[k];
         w++;
     }
-    for (int64_t q = S->head; q >= 0; q = S->next[q]) {
-        double *c = S->col[q];
-        int64_t v = 0;
-        for (int64_t k = 0; k < na; k++)
-            if (keep[k]) c[v++] = c[k];
-        double *shorter = (double *)realloc(c, (size_t)(w > 0 ? w : 1) * sizeof(double));
-        if (shorter != NULL) S->col[q] = shorter;
-    }
     S->na = w;
-    cache_set_capacity(S);
-    while (S->count > S->capacity) {
-        int64_t victim = S->tail;
-        free(S->col[victim]);
-        S->col[victim] = NULL;
-        cache_unlink(S, victim);
-        S->count--;
-    }
     return OK;
 }
 
@@ -539,12 +448,13 @@ static int select_pair(Solver *S, double tol, int64_t *out_i, int64_t *out_j, do
         const double gm = gmax[g], di = S->dg[i];
         int64_t j = -1;
         double bestg = -INFINITY;
+        const int64_t *pt = S->pt;
         for (int64_t t = 0; t < na; t++) {
             if (!S->low[t]) continue;
             if (S->per_sign && (S->s[t] > 0 ? 0 : 1) != g) continue;
             const double b = gm - S->sc[t];
             if (!(b > 0)) continue;
-            double curv = ki[t] * -2.0;
+            double curv = ki[pt[t]] * -2.0;
             curv += S->dg[t];
             curv += di;
             if (curv <= 0) curv = TAU;
@@ -583,14 +493,8 @@ static void free_solver(Solver *S)
     free(S->col);
     free(S->prev);
     free(S->next);
-    free(S->seen);
-    free(S->memo);
-    free(S->first_var);
     free(S->work);
     free(S->iwork);
-    free(S->log_pt);
-    free(S->log_coef);
-    free(S->applied);
 }
 
 /* Initial scores -s p - K (s a) and H from a feasible start alpha. */
@@ -617,7 +521,7 @@ static int initial_scores(Solver *S)
     if (any) {
         for (int64_t q = 0; q < n; q++) {
             if (w[q] == 0.0 && hw[q] == 0.0) continue;
-            kernel_column(&S->K, S->iwork, n, q, S->work, NULL, NULL, 0);
+            kernel_column(&S->K, S->iwork, n, q, S->work);
             for (int64_t r = 0; r < n; r++) {
                 sum[r] += S->work[r] * w[q];
                 S->H[r] += S->work[r] * hw[q];
@@ -679,35 +583,25 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
     S.col = (double **)calloc(N, sizeof(double *));
     S.prev = (int64_t *)malloc(N * sizeof(int64_t));
     S.next = (int64_t *)malloc(N * sizeof(int64_t));
-    S.seen = (int64_t *)malloc(N * sizeof(int64_t));
-    S.memo = (double *)malloc(N * sizeof(double));
-    S.first_var = (int64_t *)malloc(N * sizeof(int64_t));
     S.work = (double *)malloc(N * sizeof(double));
     S.iwork = (int64_t *)malloc(N * sizeof(int64_t));
-    S.applied = (int64_t *)calloc(N, sizeof(int64_t));
-    S.log_valid = 1;
     int status = OK;
     if (!S.H || !S.act || !S.a || !S.sc || !S.s || !S.c || !S.dg || !S.pt || !S.up || !S.low ||
-        !S.col || !S.prev || !S.next || !S.seen || !S.memo || !S.first_var || !S.work ||
-        !S.iwork || !S.applied) {
+        !S.col || !S.prev || !S.next || !S.work || !S.iwork) {
         status = ERR_MEMORY;
         goto done;
     }
     for (int64_t q = 0; q < n; q++) {
         S.prev[q] = S.next[q] = -1;
-        S.seen[q] = -1;
-        S.first_var[q] = -1;
         S.iwork[q] = q;
     }
     for (int64_t t = 0; t < l; t++) {
-        const int64_t q = index[t];
-        if (q < 0 || q >= n) {
+        if (index[t] < 0 || index[t] >= n) {
             status = ERR_ARGUMENT;
             goto done;
         }
-        if (S.first_var[q] < 0) S.first_var[q] = t;
-        else S.dup = 1;
     }
+    cache_set_capacity(&S);
     status = initial_scores(&S);
     if (status != OK) goto done;
     activate_all(&S);
@@ -772,7 +666,8 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         }
         const double si = S.s[i], sj = S.s[j], ai = S.a[i], aj = S.a[j];
         const double ci_up = S.c[i], cj_up = S.c[j];
-        double curv = S.dg[i] + S.dg[j] - 2.0 * ki[j];
+        const int64_t *pt = S.pt;
+        double curv = S.dg[i] + S.dg[j] - 2.0 * ki[pt[j]];
         if (!(curv > 0)) curv = TAU;
         double step = (S.sc[i] - S.sc[j]) / curv;
         const double hi_i = si > 0 ? ci_up - ai : ai;
@@ -796,17 +691,14 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         }
         const int64_t na = S.na;
         double *sc = S.sc;
-        for (int64_t t = 0; t < na; t++) sc[t] -= ki[t] * di + kj[t] * dj;
+        for (int64_t t = 0; t < na; t++) sc[t] -= ki[pt[t]] * di + kj[pt[t]] * dj;
         set_flags(&S, i);
         set_flags(&S, j);
         /* H follows the variables that reached or left their upper bound. */
         const int was_i = ai >= ci_up, now_i = new_i >= ci_up;
         const int was_j = aj >= cj_up, now_j = new_j >= cj_up;
-        if (was_i != now_i)
-            status = update_H(&S, S.pt[i], (now_i ? 1.0 : -1.0) * si * ci_up, ki);
-        if (was_j != now_j && status == OK)
-            status = update_H(&S, S.pt[j], (now_j ? 1.0 : -1.0) * sj * cj_up, kj);
-        if (status != OK) break;
+        if (was_i != now_i) update_H(&S, (now_i ? 1.0 : -1.0) * si * ci_up, ki);
+        if (was_j != now_j) update_H(&S, (now_j ? 1.0 : -1.0) * sj * cj_up, kj);
         n_iter++;
     }
     free(keep);
