@@ -416,48 +416,34 @@ _ERRORS = {
     ),
     -3: (ValueError, "the compiled SMO solver was given inconsistent arguments."),
 }
-_LIB: list = []
+_DECLARED: set = set()
+# smo_solve's arguments, in order: sizes and the problem's arrays; the kernel; the options;
+# three outputs (iterations, converged, final gap).
+_SIGNATURE = (
+    ("l", "i64"), ("n", "i64"), ("index", "ptr"), ("sign", "ptr"), ("p", "ptr"),
+    ("upper", "ptr"), ("kdiag", "ptr"), ("alpha", "ptr"), ("score", "ptr"),
+    ("kind", "int"), ("d", "i64"), ("X", "ptr"), ("norms", "ptr"), ("gamma", "f64"),
+    ("coef0", "f64"), ("degree", "int"),
+    ("per_sign", "int"), ("tol", "f64"), ("max_iter", "i64"), ("cache_bytes", "f64"),
+    ("shrinking", "int"),
+    ("n_iter", "ptr"), ("converged", "ptr"), ("gap", "ptr"),
+)  # fmt: skip
 
 
 def _library():
     """The compiled solver (``mathlearn._ext._smo``) with its signature declared, or None."""
-    if not _LIB:
+    from .._ext import load
+
+    lib = load("_smo")
+    if lib is not None and id(lib) not in _DECLARED:
         import ctypes
 
-        from .._ext import load
-
-        lib = load("_smo")
-        if lib is not None:
-            ptr, i64, f64, c_int = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int
-            lib.smo_solve.restype = c_int
-            lib.smo_solve.argtypes = [
-                i64,
-                i64,
-                ptr,
-                ptr,
-                ptr,
-                ptr,
-                ptr,
-                ptr,
-                ptr,  # l, n, index .. alpha, score
-                c_int,
-                i64,
-                ptr,
-                ptr,
-                f64,
-                f64,
-                c_int,  # kernel
-                c_int,
-                f64,
-                i64,
-                f64,
-                c_int,  # per_sign, tol, max_iter, cache, shrinking
-                ptr,
-                ptr,
-                ptr,  # n_iter, converged, gap (out)
-            ]
-        _LIB.append(lib)
-    return _LIB[0]
+        types = {"i64": ctypes.c_int64, "ptr": ctypes.c_void_p, "f64": ctypes.c_double,
+                 "int": ctypes.c_int}  # fmt: skip
+        lib.smo_solve.restype = ctypes.c_int
+        lib.smo_solve.argtypes = [types[kind] for _, kind in _SIGNATURE]
+        _DECLARED.add(id(lib))
+    return lib
 
 
 def _solve_compiled(
