@@ -151,3 +151,12 @@ def test_sample_weights_and_a_small_cache(monkeypatch):
     fa, fb = _objective(a, X), _objective(b, X)
     assert abs(fa - fb) <= 1e-10 * abs(fb)
     assert not np.isin(np.flatnonzero(w == 0), a.support_).any()
+
+
+def test_kernel_overflow_inside_the_solver_is_an_error():
+    """``k(x, x) = (x^2 - x^2)^4 = 0`` but ``k(x, -x) = (-2 x^2)^4 = 2^1284``: a clear error."""
+    x = 2.0**160  # x^2 = 2^320 exactly
+    X = np.array([[x], [-x], [x], [-x]])
+    model = SVC(kernel="poly", degree=4, gamma=1.0, coef0=-(x**2))
+    with pytest.raises(ValueError, match="polynomial kernel overflowed"):
+        model.fit(X, [0, 1, 1, 0])
