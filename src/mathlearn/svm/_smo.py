@@ -33,6 +33,17 @@ decrease ``b_tj^2 / a_tj`` of the two-variable step among the variables that can
 ``m - M`` falls below ``tol`` (libsvm's rule, so that ``tol`` means the same in both).
 
 Columns of ``Q`` come from a callback and are kept in an LRU cache with a memory budget.
+
+Two routes run these iterations. The compiled one (``mathlearn/_ext/_smo.c``, built when the
+package is installed, called through ``ctypes``) serves the built-in kernels (linear,
+polynomial, RBF, sigmoid, evaluated in C on the float64 rows) and precomputed Gram matrices,
+with one equality or one per sign: it takes the same steps with the same shrinking schedule,
+caches whole kernel columns per point, and rebuilds the gradient of the variables set aside
+from ``H = sum over upper-bound variables of s_u C_u K(., x_u)`` (kept up to date as variables
+reach or leave their bound) and the free variables' columns. The NumPy route below serves
+kernel objects and callables, the box-only problems (``equality="none"``), and every problem
+when the library was not built (or ``MATHLEARN_DISABLE_EXT=1``); both reach the same solution
+(``tests/svm/test_smo_routes.py``).
 """
 
 from __future__ import annotations
