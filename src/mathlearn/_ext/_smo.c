@@ -43,8 +43,7 @@ enum { OK = 0, ERR_MEMORY = -1, ERR_OVERFLOW = -2, ERR_ARGUMENT = -3 };
 
 ML_EXPORT int smo_abi_version(void) { return SMO_ABI_VERSION; }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Kernel                                                                                      */
+/* Kernel. */
 
 typedef struct {
     int kind;
@@ -114,8 +113,7 @@ static void kernel_column(Kernel *K, const int64_t *rows, int64_t len, int64_t q
     }
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* The solver's state                                                                          */
+/* The solver's state. */
 
 typedef struct {
     Kernel K;
