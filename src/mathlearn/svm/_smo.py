@@ -510,7 +510,7 @@ def _solve_compiled(
         int(spec.degree),
         int(per_sign),
         float(tol),
-        int(max_iter),
+        min(int(max_iter), 2**62),  # any larger cap is never reached
         float(cache_size) * 2**20,
         int(bool(shrinking)),
         n_iter.ctypes.data,
