@@ -13,6 +13,7 @@ from ._linear_regression import LinearRegression
 from ._logistic import LogisticRegression
 from ._perceptron import Perceptron
 from ._ridge import Ridge
+from ._ridge_dof import ridge_degrees_of_freedom
 from ._sgd import SGDRegressor
 from ._variational import VariationalLinearRegression
 
@@ -31,4 +32,5 @@ __all__ = [
     "VariationalLinearRegression",
     "lasso_path",
     "one_hot",
+    "ridge_degrees_of_freedom",
 ]
