@@ -62,7 +62,8 @@ def ls_vs_logistic(ctx):
             ax.contour(g, g, est.decision_function(G).reshape(200, 200), [0.0], colors=color)
         ax.scatter(*Xd[yd == 0].T, c="r", marker="x", s=15)
         ax.scatter(*Xd[yd == 1].T, facecolors="none", edgecolors="b", s=15)
-        ax.set_title(f"{label}: least squares (magenta), logistic (green)", fontsize=9)
+        ax.set(title=f"{label}: least squares (magenta), logistic (green)", xlabel="x1")
+        ax.set_ylabel("x2")
         ax.set_xlim(-4, 9)
         ax.set_ylim(-4, 9)
         rows.append(
@@ -73,7 +74,13 @@ def ls_vs_logistic(ctx):
                 float(np.mean(sk.predict(X) == y)),
             ]
         )
-    ctx.figure(fig, "Decision boundaries without and with outliers.")
+    ctx.figure(
+        fig,
+        "Decision boundaries without and with outliers. Notice that the added "
+        "outliers drag the least-squares boundary (magenta) while the logistic boundary "
+        "(green) hardly moves: squared error punishes points that are correctly classified "
+        "but far from the boundary.",
+    )
     ctx.table(
         ["data", "least squares acc.", "logistic acc. (ours)", "logistic acc. (sklearn)"],
         rows,
@@ -113,11 +120,16 @@ def bayes_logistic_predictive(ctx):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, p, title in ((axes[0], p_map, "MAP plug-in"), (axes[1], p_bayes, "Laplace + probit")):
         cs = ax.contour(g, g, p, levels=[0.1, 0.3, 0.5, 0.7, 0.9], cmap="coolwarm")
-        ax.clabel(cs, fontsize=7)
+        ax.clabel(cs, fontsize=9)
         ax.scatter(*X[y == 0].T, c="r", marker="x")
         ax.scatter(*X[y == 1].T, facecolors="none", edgecolors="b")
-        ax.set_title(title)
-    ctx.figure(fig, "p(y = 1 | x): contours at 0.1, 0.3, 0.5, 0.7, 0.9.")
+        ax.set(title=title, xlabel="x1", ylabel="x2")
+    ctx.figure(
+        fig,
+        "p(y = 1 | x): contours at 0.1, 0.3, 0.5, 0.7, 0.9. Notice that the 0.5 contours "
+        "coincide while the Laplace predictive's outer contours fan out away from the data: "
+        "far from the training points it is less confident than the MAP plug-in.",
+    )
     near = np.array([[0.0, 0.0], [1.0, 1.0]])
     far = np.array([[5.0, -5.0], [-5.0, 5.0]])
     # scikit-learn's LogisticRegression with the same (all-weights-penalised) objective is
@@ -280,7 +292,10 @@ def _three_classes(rng, n):
         "features and C (scikit-learn has no kernel logistic regression); Newton iterations "
         "(quadratic convergence: a handful)."
     ),
-    source="004 §3.3 (S3:4-S3:21, X4.1), §5 slide 5:8 (kernel logistic regression); PRML §4.3",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' §3.3 (slides 3:4-3:21, exercise "
+        "4.1), §5 slide 5:8 (kernel logistic regression); PRML §4.3"
+    ),
 )
 def decision_boundaries(ctx):
     import matplotlib.pyplot as plt
@@ -315,7 +330,7 @@ def decision_boundaries(ctx):
         )
         for k, m in zip(range(3), "xo^", strict=True):
             ax.scatter(*X[y == k].T, marker=m, s=14, c="k")
-        ax.set_title(name)
+        ax.set(title=name, xlabel="x1", ylabel="x2")
         if name == "RBF kernel":
             sk_acc, sk_ll = float("nan"), float("nan")
         else:
@@ -371,9 +386,11 @@ def _noisy_chains(rng, n_seq, length, stay=0.9, noise=1.1):
         "Per-position multinomial logistic regression (ours and scikit-learn's) classifies "
         "each position alone; the linear-chain CRF learns the transition scores as well and "
         "decodes each sequence jointly by Viterbi. A CRF without transitions is logistic "
-        "regression (the special case of 004 Ex4.4)."
+        "regression (the special case of the Stuttgart notes' exercise 4.4)."
     ),
-    source="004 §3.5 (CRFs, structured output; Ex4.4)",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' §3.5 (CRFs, structured output; exercise 4.4)"
+    ),
 )
 def crf_denoising(ctx):
     import matplotlib.pyplot as plt
@@ -404,7 +421,8 @@ def crf_denoising(ctx):
     ax.plot(t, pred["linear-chain CRF (Viterbi)"][:40] - 0.08, "s", ms=4, label="CRF")
     ax.set_yticks([0, 1, 2])
     ax.set_xlabel("position")
-    ax.legend(fontsize=8, ncol=3)
+    ax.set_ylabel("label")
+    ax.legend(ncol=3)
     ctx.figure(fig, "The first test sequence: true labels and the two decodings.")
     ctx.table(
         ["decoder", "test accuracy"],
@@ -438,7 +456,9 @@ def _ece(y, p, n_bins=10):
         "calibration_curve). Naive Bayes, whose independence assumption is wrong here, is "
         "the worst calibrated."
     ),
-    source="004 §3.6 (metrics); PRML §4.2-4.3, §4.5, §6.4.5",
+    source=(
+        "Stuttgart 'Introduction to Machine Learning' §3.6 (metrics); PRML §4.2-4.3, §4.5, §6.4.5"
+    ),
 )
 def calibration(ctx):
     import matplotlib.pyplot as plt
@@ -495,7 +515,7 @@ def calibration(ctx):
         rows.append(row)
     ax.set_xlabel("predicted p(y = 1 | x)")
     ax.set_ylabel("frequency of y = 1")
-    ax.legend(fontsize=7)
+    ax.legend()
     ctx.figure(fig, "Reliability diagram (ours), 10 bins.")
     ctx.table(
         [

@@ -59,7 +59,7 @@ def margin(ctx):
         ax.set_title(f"C = {C:g}: margin 2/||w|| = {2 / np.linalg.norm(w):.3f}")
         ax.set_xlabel("x1")
         ax.set_ylabel("x2")
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="lower right")
         rows.append(
             [
                 f"{C:g}",
@@ -150,7 +150,7 @@ def svr_tube(ctx):
         )
         ax.set_title(f"epsilon = {eps}: {len(m.support_)} support vectors")
         ax.set_xlabel("x")
-        ax.legend(fontsize=8, loc="lower left")
+        ax.legend(loc="lower left")
         rows.append(
             [
                 eps,
@@ -214,7 +214,7 @@ def perceptron(ctx):
     axes[1].scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=12)
     axes[1].plot([], [], color="tab:green", label="perceptron")
     axes[1].plot([], [], "k--", label="max-margin SVM")
-    axes[1].legend(fontsize=8, loc="lower right")
+    axes[1].legend(loc="lower right")
     axes[1].set_xlabel("x1")
     axes[1].set_ylabel("x2")
     ctx.figure(fig, "Mistakes per epoch (left); the perceptron's and the SVM's boundaries.")
