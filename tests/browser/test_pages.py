@@ -218,11 +218,19 @@ def _check(browser, shots: Path, start: str, prefix: str, *, crawl: bool, shoot)
                 wanted.append((url, page, unquote(frag)))
                 if crawl and page not in seen and page.endswith((".html", "/")):
                     queue.append(page)
-        # Links to pages that were not crawled (a report has one page) are fetched once.
-        for _, page, _ in wanted:
-            if page not in ids:
+        # Links to pages that were not crawled (a report has one page) are opened once;
+        # links to other files (sources, downloads, images) are fetched.
+        for src, page, _ in wanted:
+            if page in ids:
+                continue
+            if page.endswith((".html", "/")):
                 problems += narrow.open(page)
                 ids[page] = narrow.ids()
+            else:
+                status = narrow.context.request.get(page).status
+                if status >= 400:
+                    problems.append(f"{src}: broken link {page} (HTTP {status})")
+                ids[page] = set()
         problems += [
             f"{src}: link to a missing anchor {page}#{frag}"
             for src, page, frag in sorted(set(wanted))

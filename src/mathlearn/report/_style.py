@@ -72,9 +72,6 @@ def shown_scale(fig) -> float:
     return min(1.0, PAGE_WIDTH_PX / width_px)
 
 
-# --- what counts as data -------------------------------------------------------------------
-
-
 def _is_colorbar(ax) -> bool:
     return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
 
@@ -125,8 +122,9 @@ def _data_hits(ax, box) -> int:
     for coll in ax.collections:
         if not coll.get_visible() or isinstance(coll, ContourSet):
             continue
-        if isinstance(coll, PathCollection) and len(coll.get_offsets()):
-            off = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), float))
+        offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+        if isinstance(coll, PathCollection) and len(offsets):
+            off = coll.get_offset_transform().transform(offsets)
             off = off[np.isfinite(off).all(axis=1)]
             inside = (
                 (off[:, 0] >= box.x0)
@@ -167,9 +165,6 @@ def _legends(fig):
     out = [(ax, ax.get_legend()) for ax in fig.axes if ax.get_legend() is not None]
     out += [(None, leg) for leg in fig.legends]
     return out
-
-
-# --- fixes ---------------------------------------------------------------------------------
 
 
 def _free_right(fig, ax) -> bool:
@@ -263,9 +258,6 @@ def finish(fig) -> None:
         fig.draw_without_rendering()
     if moved:
         _layout(fig)
-
-
-# --- the audit -----------------------------------------------------------------------------
 
 
 def _shares_label(ax, which: str) -> bool:

@@ -347,7 +347,12 @@ def decision_boundaries(ctx):
                 sk_ll,
             ]
         )
-    ctx.figure(fig, "Predicted class regions; training points (x, o, ^ for classes 0, 1, 2).")
+    ctx.figure(
+        fig,
+        "Predicted class regions; training points (x, o, ^ for classes 0, 1, 2). Notice that the "
+        "linear model can only cut the plane with straight lines, so it misclassifies the curved "
+        "class, which the cubic and RBF features follow.",
+    )
     ctx.table(
         [
             "features",
@@ -423,7 +428,12 @@ def crf_denoising(ctx):
     ax.set_xlabel("position")
     ax.set_ylabel("label")
     ax.legend(ncol=3)
-    ctx.figure(fig, "The first test sequence: true labels and the two decodings.")
+    ctx.figure(
+        fig,
+        "The first test sequence: true labels and the two decodings. Notice that the per-position "
+        "classifier flips labels on single noisy positions inside long runs, which the CRF's "
+        "learned transition scores smooth away.",
+    )
     ctx.table(
         ["decoder", "test accuracy"],
         rows,
@@ -516,7 +526,12 @@ def calibration(ctx):
     ax.set_xlabel("predicted p(y = 1 | x)")
     ax.set_ylabel("frequency of y = 1")
     ax.legend()
-    ctx.figure(fig, "Reliability diagram (ours), 10 bins.")
+    ctx.figure(
+        fig,
+        "Reliability diagram (ours), 10 bins. A calibrated classifier lies on the "
+        "diagonal; notice how far naive Bayes, whose independence assumption is wrong here, "
+        "strays from it.",
+    )
     ctx.table(
         [
             "classifier",

@@ -139,7 +139,12 @@ def colour_quantisation(ctx):
         )
     for ax in axes:
         ax.axis("off")
-    ctx.figure(fig, "china.jpg (scikit-learn sample image) quantised to K colours.")
+    ctx.figure(
+        fig,
+        "china.jpg (scikit-learn sample image) quantised to K colours. Notice that a handful of "
+        "colours keeps the picture recognisable: k-means spends its codebook on the colours "
+        "that cover most pixels.",
+    )
     ctx.table(
         ["K", "mean sq. error (mathlearn)", "scikit-learn, same seeds", "compression"],
         rows,

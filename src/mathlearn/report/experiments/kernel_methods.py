@@ -119,7 +119,12 @@ def approximation_error(ctx):
     ax.set_xlabel("number of features D")
     ax.set_ylabel("relative Frobenius error")
     ax.legend()
-    ctx.figure(fig, "Approximation error of the RBF Gram matrix against D.")
+    ctx.figure(
+        fig,
+        "Approximation error of the RBF Gram matrix against D. Notice the slopes on the log-log "
+        "axes: random features fall like D^(-1/2), Nyström with the eigenvalue decay of K, far "
+        "faster here.",
+    )
     ctx.table(
         ["D", "Nyström (ours)", "Nyström (sklearn)", "RFF (ours)", "RBFSampler (sklearn)"],
         rows,

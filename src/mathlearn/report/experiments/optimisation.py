@@ -161,7 +161,12 @@ def momentum_nesterov(ctx):
     ax2.set_ylabel("f(x_t) - f*")
     ax2.set_title("50-D quadratic, kappa = 100")
     ax2.legend()
-    ctx.figure(fig, "Momentum and Nesterov against GD on an ill-conditioned quadratic.")
+    ctx.figure(
+        fig,
+        "Momentum and Nesterov against GD on an ill-conditioned quadratic. Notice the steeper "
+        "fall of the momentum methods' curves: a rate of about 1 - 1/sqrt(kappa) per step "
+        "against GD's 1 - 1/kappa.",
+    )
     ctx.table(
         ["method", "iterations to f - f* <= 1e-8", "final f - f*"],
         rows,
@@ -247,7 +252,12 @@ def sgd_batch_schedules(ctx):
         ax.set_xlabel("update t")
     axes[0].set_ylabel("L(w_t) - L(w*)")
     axes[0].legend()
-    ctx.figure(fig, "Excess loss of minibatch SGD for batch sizes M, constant vs decaying step.")
+    ctx.figure(
+        fig,
+        "Excess loss of minibatch SGD for batch sizes M, constant vs decaying step. Notice that a "
+        "constant step stalls at a noise floor that is lower for larger M, while the decaying "
+        "step keeps going down.",
+    )
     ctx.table(
         ["M", "empirical total variance of g_hat at w = 0", "N^2/M sum_d V_m[grad_d L_m]"],
         var_rows,
@@ -376,7 +386,12 @@ def newton_vs_gd(ctx):
     ax2.set_xlabel("iteration")
     ax2.set_ylabel("f(x_t)  (f* = 0)")
     ax2.legend()
-    ctx.figure(fig, "Second-order against first-order methods on the Rosenbrock valley.")
+    ctx.figure(
+        fig,
+        "Second-order against first-order methods on the Rosenbrock valley. Notice that Newton "
+        "reaches the minimum (star) in a few dozen steps while steepest descent and Adam crawl "
+        "along the curved valley.",
+    )
     ctx.table(
         ["method", "iterations", "final f", "||x - x*||"],
         rows,

@@ -313,7 +313,12 @@ def evidence_degree(ctx):
     ax.set_xlabel("degree M")
     ax.set_ylabel("ln p(t | α, β)")
     ax.legend()
-    ctx.figure(fig, "Maximised log evidence against degree (N = 20).")
+    ctx.figure(
+        fig,
+        "Maximised log evidence against degree (N = 20). Notice that it peaks at a moderate "
+        "degree (starred) and does not keep rising with the degree as the training fit does: the "
+        "evidence penalises complexity (Occam's razor).",
+    )
     ctx.table(
         [
             "degree",
@@ -360,7 +365,12 @@ def lasso_sparsity(ctx):
     ax.set_xlabel("log10 alpha")
     ax.set_ylabel("coefficient")
     ax.invert_xaxis()
-    ctx.figure(fig, "Lasso path on the diabetes data (solid: ours, dashed: scikit-learn).")
+    ctx.figure(
+        fig,
+        "Lasso path on the diabetes data (solid: ours, dashed: scikit-learn). Notice that the "
+        "weights leave zero one at a time as alpha decreases, and that the dashed lines lie on "
+        "the solid ones.",
+    )
     picks = [0, 15, 30, 45, 59]
     ctx.table(
         ["alpha", "non-zero (ours)", "non-zero (sklearn)", "max |ours - sklearn|"],

@@ -114,7 +114,12 @@ def c_and_gamma(ctx):
         ax.set_title(f"C = {C}, gamma = {gamma}: acc {acc:.2f}, {len(m.support_)} SVs")
         ax.set_xlabel("x1")
         ax.set_ylabel("x2")
-    ctx.figure(fig, "Boundaries (solid) and margins (dashed) for four (C, gamma).")
+    ctx.figure(
+        fig,
+        "Boundaries (solid) and margins (dashed) for four (C, gamma). Notice that large gamma and "
+        "large C wrap the boundary around individual points, while small gamma and small C give "
+        "smooth boundaries with many support vectors.",
+    )
 
 
 @experiment(
@@ -217,7 +222,12 @@ def perceptron(ctx):
     axes[1].legend(loc="lower right")
     axes[1].set_xlabel("x1")
     axes[1].set_ylabel("x2")
-    ctx.figure(fig, "Mistakes per epoch (left); the perceptron's and the SVM's boundaries.")
+    ctx.figure(
+        fig,
+        "Mistakes per epoch (left); the perceptron's and the SVM's boundaries. Notice that the "
+        "mistakes reach zero after finitely many epochs (the convergence theorem) and that the "
+        "perceptron stops at the first separating line, not the widest-margin one.",
+    )
     ctx.table(
         ["epochs (loop above)", "epochs (Perceptron.fit)", "training errors"],
         [[len(mistakes), clf.n_iter_, int(np.sum(clf.predict(X) != y))]],

@@ -137,7 +137,12 @@ def adaboost_rounds(ctx):
     axes[2].set_xlabel("normalised margin t f(x) / sum alpha")
     axes[2].set_ylabel("cumulative fraction")
     axes[2].legend()
-    ctx.figure(fig, "Training error, each round's weighted error, margin distributions.")
+    ctx.figure(
+        fig,
+        "Training error, each round's weighted error, margin distributions. Notice that each "
+        "stump's weighted error stays below 1/2 while creeping towards it, and that the margins "
+        "keep growing after the training error stops changing.",
+    )
     ctx.table(
         ["rounds", "training error (ours)", "training error (scikit-learn)"],
         [[m, err[m - 1], err_peer[m - 1]] for m in (1, 10, min(len(err), len(err_peer)))],
@@ -188,7 +193,12 @@ def forest_vs_tree(ctx):
     ax.set_xlabel("number of trees")
     ax.set_ylabel("accuracy")
     ax.legend()
-    ctx.figure(fig, "Test accuracy against the number of trees.")
+    ctx.figure(
+        fig,
+        "Test accuracy against the number of trees. Notice that bagging and the forest beat the "
+        "single deep tree once a few trees are averaged, and that the out-of-bag accuracy "
+        "tracks the test accuracy without a test set.",
+    )
     ctx.table(
         ["model", "test accuracy"],
         [["one tree", tree], ["ours, 20 trees", rf[-1]], ["scikit-learn, 20 trees", peer]],
@@ -348,7 +358,12 @@ def gradient_boosting(ctx):
         ax.set_title(title + " (dotted: noise variance 0.16)")
         ax.legend()
     axes[1].set_ylim(0.1, 0.6)
-    ctx.figure(fig, "Training and test mean squared error against M for three shrinkages.")
+    ctx.figure(
+        fig,
+        "Training and test mean squared error against M for three shrinkages. Notice that the "
+        "training loss falls at every nu, while the test loss of nu = 1 bottoms out early and "
+        "rises; smaller nu needs more trees and reaches a lower minimum.",
+    )
     ctx.table(
         [
             "model",
