@@ -63,6 +63,13 @@ class BaseEstimator(_SklearnBaseEstimator):
     ``fit``, ``partial_fit``, ``fit_transform`` and ``fit_predict`` with :func:`_fit_context`.
     Checks that depend on the data (``n_components <= n_features``) stay in ``fit``.
 
+    See Also
+    --------
+    sklearn.base.BaseEstimator
+        The scikit-learn base it extends.
+    mathlearn.base.BaseClassifier
+        Base for classifiers scored by a joint log-likelihood.
+
     Examples
     --------
     >>> from numbers import Real
@@ -147,6 +154,13 @@ class BaseClassifier(ClassifierMixin, BaseEstimator):
     ``hasattr(clf, "predict_proba")`` tells the truth. ``_validate_X_predict`` validates ``X``
     at prediction time (finite float64 with the fitted number of features); override it for
     other inputs.
+
+    See Also
+    --------
+    mathlearn.base.BaseEstimator
+        Hyperparameter validation for every estimator.
+    sklearn.base.ClassifierMixin
+        scikit-learn's classifier contract.
 
     Examples
     --------
@@ -250,6 +264,13 @@ class ComponentNamesMixin(ClassNamePrefixFeaturesOutMixin):
     "pandas")`` work. A subclass names the fitted array whose axis ``_n_features_out_axis``
     counts the outputs (``components_`` and axis 0 by default).
 
+    See Also
+    --------
+    sklearn.base.ClassNamePrefixFeaturesOutMixin
+        scikit-learn's equivalent.
+    mathlearn.decomposition.PCA
+        A transformer that uses it.
+
     Examples
     --------
     >>> import numpy as np
@@ -278,6 +299,13 @@ class ProbabilisticRegressorMixin:
     noise variance added to the latent variance for a noisy target. It provides
     ``predict_distribution(X)`` (the joint Gaussian over noisy targets) and
     ``sample_y(X, n_samples, random_state)`` (noise-free posterior function draws).
+
+    See Also
+    --------
+    mathlearn.linear_model.BayesianLinearRegression
+        A regressor with a Gaussian predictive.
+    mathlearn.gaussian_process.GaussianProcessRegressor
+        Another one.
 
     Examples
     --------

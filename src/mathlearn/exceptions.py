@@ -16,6 +16,11 @@ class NumericalWarning(UserWarning):
     its Cholesky factorisation succeeded. The result is usable, but the input was close to
     singular and the user should know.
 
+    See Also
+    --------
+    mathlearn.utils.linalg.cholesky
+        Adds jitter and warns with it.
+
     Examples
     --------
     >>> import warnings
@@ -36,6 +41,11 @@ class InvalidParameterError(ValueError, TypeError):
     It subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's error of the same
     name does), so code that catches either keeps working. The message names the parameter,
     the estimator or function, every allowed form, and the value given.
+
+    See Also
+    --------
+    mathlearn.exceptions.NumericalWarning
+        Raised when a safeguard was needed.
 
     Examples
     --------

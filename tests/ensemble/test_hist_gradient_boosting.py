@@ -159,3 +159,77 @@ def test_compiled_route_agrees_with_numpy(monkeypatch):
     large_r = HistGradientBoostingRegressor(**kw).fit(X, yr).predict(X)
     np.testing.assert_array_equal(small, large)
     np.testing.assert_array_equal(small_r, large_r)
+
+
+@pytest.mark.parametrize("l2", [0.0, 1.0])
+def test_absolute_error_matches_sklearn(data, l2):
+    """Trees grown on sign(F - y) with unit hessians, leaves set to the median residual."""
+    X, y = data
+    y = y + np.where(np.arange(y.shape[0]) % 17 == 0, 25.0, 0.0)  # outliers in y
+    kw = dict(loss="absolute_error", max_iter=20, early_stopping=False, l2_regularization=l2)
+    ours = HistGradientBoostingRegressor(**kw).fit(X, y)
+    peer = ske.HistGradientBoostingRegressor(**kw).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), peer.predict(X), atol=1e-6 * np.ptp(y))
+
+
+def test_absolute_error_first_stump_by_hand():
+    """Baseline the median of y; one split; each leaf moves by nu times its median residual."""
+    x = np.arange(10.0)
+    y = np.array([1.0, 2, 1, 2, 1, 8, 9, 8, 9, 30])
+    nu = 0.5
+    reg = HistGradientBoostingRegressor(
+        loss="absolute_error",
+        max_iter=1,
+        max_leaf_nodes=2,
+        min_samples_leaf=1,
+        learning_rate=nu,
+        early_stopping=False,
+    ).fit(x[:, None], y)
+    base = np.median(y)  # 5.0: residual signs are - for x <= 4 and + for x >= 5
+    left, right = x <= 4, x >= 5
+    expected = np.where(
+        left, base + nu * np.median(y[left] - base), base + nu * np.median(y[right] - base)
+    )
+    np.testing.assert_allclose(reg.predict(x[:, None]), expected, rtol=1e-15)
+    assert reg.train_score_.shape == (0,)
+
+
+def test_absolute_error_weighted_median_leaves():
+    """With unequal weights the baseline is the weighted median (inverted CDF): sorted y
+    0, 1, 2, 3, 10 with weights 1, 1, 1, 1, 4 reach half the total weight (4) at y = 3."""
+    x = np.arange(5.0)[:, None]
+    y = np.array([10.0, 0.0, 1.0, 2.0, 3.0])
+    w = np.array([4.0, 1.0, 1.0, 1.0, 1.0])
+    reg = HistGradientBoostingRegressor(
+        loss="absolute_error",
+        max_iter=1,
+        max_leaf_nodes=2,
+        min_samples_leaf=5,
+        early_stopping=False,
+    ).fit(x, y, sample_weight=w)
+    # min_samples_leaf = 5 forbids any split: the prediction is the baseline plus one leaf
+    # step of the median residual, which is 0 at the weighted median.
+    np.testing.assert_allclose(reg.predict(x), 3.0)
+
+
+def test_absolute_error_is_robust_to_outliers():
+    """Gross outliers in y pull the squared-error fit; the absolute-error fit stays close to
+    the clean function (errors measured on clean test points)."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 6, (800, 1))
+    f = np.sin(X[:, 0])
+    y = f + 0.05 * rng.standard_normal(800)
+    bad = rng.random(800) < 0.1
+    y[bad] += rng.choice([-50.0, 50.0], bad.sum())
+    Xt = np.linspace(0.2, 5.8, 200)[:, None]
+    kw = dict(max_iter=60, early_stopping=False, random_state=0)
+    err_abs = np.mean(
+        np.abs(
+            HistGradientBoostingRegressor("absolute_error", **kw).fit(X, y).predict(Xt)
+            - np.sin(Xt[:, 0])
+        )
+    )
+    err_sq = np.mean(
+        np.abs(HistGradientBoostingRegressor(**kw).fit(X, y).predict(Xt) - np.sin(Xt[:, 0]))
+    )
+    assert err_abs < 0.2 < err_sq

@@ -128,3 +128,48 @@ def test_bma_bad_prior_and_far_evidences():
     bma = BayesianModelAveraging(model, grid).fit(X, y)
     assert np.all(np.isfinite(bma.model_posterior_))
     assert bma.model_posterior_[0] == pytest.approx(1.0)
+
+
+def test_stacking_sample_weight_matches_sklearn_and_manual_loop():
+    """Weights reach every fold's fit, the refit and the final model, as in scikit-learn;
+    integer weights on the final model equal repeating its rows."""
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    w = np.random.default_rng(0).integers(0, 4, 150).astype(float)
+    cv = KFold(3, shuffle=True, random_state=1)
+    ours = StackingRegressor(_reg_estimators(), Ridge(alpha=0.5), cv=cv).fit(X, y, w)
+    peer = ske.StackingRegressor(_reg_estimators(), final_estimator=Ridge(alpha=0.5), cv=cv)
+    peer.fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.predict(X), peer.predict(X), rtol=1e-10)
+    Z = np.zeros((150, 2))
+    for tr, te in cv.split(X):
+        for j, (_, est) in enumerate(_reg_estimators()):
+            Z[te, j] = est.fit(X[tr], y[tr], sample_weight=w[tr]).predict(X[te])
+    rep = np.repeat(np.arange(150), w.astype(int))
+    final = Ridge(alpha=0.5).fit(Z[rep], y[rep])
+    np.testing.assert_allclose(ours.final_estimator_.coef_, final.coef_, rtol=1e-10)
+    # Unweighted fit differs (the weights matter).
+    plain = StackingRegressor(_reg_estimators(), Ridge(alpha=0.5), cv=cv).fit(X, y)
+    assert not np.allclose(plain.predict(X), ours.predict(X))
+
+
+def test_stacking_classifier_sample_weight_matches_sklearn():
+    X, y = load_iris(return_X_y=True)
+    w = np.random.default_rng(1).uniform(0.2, 2.0, 150)
+    est = [("nb", GaussianNB()), ("tree", DecisionTreeClassifier(max_depth=2))]
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = StackingClassifier(est, LogisticRegression(), cv=cv).fit(X, y, sample_weight=w)
+    peer = ske.StackingClassifier(est, final_estimator=LogisticRegression(), cv=cv)
+    peer.fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.predict_proba(X), peer.predict_proba(X), rtol=1e-8)
+
+
+def test_stacking_sample_weight_needs_support():
+    from mathlearn.neighbors import KNeighborsRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    est = [("knn", KNeighborsRegressor(3)), ("ridge", Ridge())]
+    with pytest.raises(ValueError, match=r"knn .*does not accept sample_weight"):
+        StackingRegressor(est, cv=3).fit(X[:60], y[:60], sample_weight=np.ones(60))
+    with pytest.raises(ValueError, match="sample_weight"):
+        StackingRegressor(_reg_estimators(), cv=3).fit(X[:60], y[:60], np.ones(59))

@@ -38,6 +38,11 @@ class GradCheckResult:
     rtol : float
         Tolerance used for ``ok``.
 
+    See Also
+    --------
+    mathlearn.autodiff.check_grad
+        Compare a gradient with finite differences.
+
     Examples
     --------
     >>> import numpy as np

@@ -85,6 +85,13 @@ class Primitive:
     variadic : bool, default=False
         Whether the primitive takes any number of inputs (like ``concatenate``).
 
+    See Also
+    --------
+    mathlearn.autodiff.Tensor
+        The array type whose operations are recorded.
+    mathlearn.autodiff.grad
+        Reverse-mode gradient of a scalar function.
+
     Notes
     -----
     The VJP rules are written with the operations of this package, which accept plain arrays
@@ -159,6 +166,13 @@ class Tensor:
         The data.
     grad : ndarray or None
         Filled by :meth:`backward` on leaves with ``requires_grad``; same shape as ``value``.
+
+    See Also
+    --------
+    mathlearn.autodiff.grad
+        Reverse-mode gradient of a scalar function.
+    mathlearn.autodiff.Primitive
+        An operation with its vector-Jacobian products.
 
     Examples
     --------

@@ -84,6 +84,13 @@ default="kriging_believer"
     space : Space
         The search space (``space.to_kernel`` maps search coordinates to kernel inputs).
 
+    See Also
+    --------
+    mathlearn.bayes_opt.minimize
+        The one-call interface to the same loop.
+    mathlearn.gaussian_process.GaussianProcessRegressor
+        The surrogate model.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §10 (the loop, GP-LCB, PI, EI

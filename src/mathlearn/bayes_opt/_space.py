@@ -33,6 +33,13 @@ class Real:
     low, high : float
         Finite bounds with ``low < high``.
 
+    See Also
+    --------
+    mathlearn.bayes_opt.Integer
+        An integer dimension.
+    mathlearn.bayes_opt.Categorical
+        A dimension of unordered labels.
+
     Examples
     --------
     >>> from mathlearn.bayes_opt import Real
@@ -79,6 +86,13 @@ class Integer:
     ----------
     low, high : int
         ``low < high``.
+
+    See Also
+    --------
+    mathlearn.bayes_opt.Real
+        A continuous dimension.
+    mathlearn.bayes_opt.Categorical
+        A dimension of unordered labels.
 
     Examples
     --------
@@ -133,6 +147,13 @@ class Categorical:
     ----------
     categories : sequence
         At least two distinct labels.
+
+    See Also
+    --------
+    mathlearn.bayes_opt.Real
+        A continuous dimension.
+    mathlearn.bayes_opt.Integer
+        An integer dimension.
 
     Examples
     --------

@@ -281,6 +281,13 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     n_leaves_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.cluster.KMeans
+        Flat clustering around K centres.
+    sklearn.cluster.AgglomerativeClustering
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.2 (slides 6:43-6:44): single, complete and

@@ -86,6 +86,13 @@ class DPMeans(ClusterMixin, BaseEstimator):
     n_iter_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.cluster.KMeans
+        The same objective with a fixed number of clusters.
+    mathlearn.mixture.BayesianGaussianMixture
+        The Bayesian mixture whose small-variance limit DP-means is.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (DP-means): start with ``K =

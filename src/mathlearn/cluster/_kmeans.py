@@ -360,6 +360,15 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         Lloyd iterations of the kept run.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.cluster.MiniBatchKMeans
+        k-means on mini-batches for large N.
+    mathlearn.mixture.GaussianMixture
+        The soft, probabilistic generalisation.
+    sklearn.cluster.KMeans
+        scikit-learn's equivalent.
+
     Notes
     -----
     PRML §9.1 and Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (Algorithm 1.1,
@@ -571,6 +580,13 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         Passes over the data (``ceil(n_steps_ * batch_size / n_samples)``).
     counts_ : ndarray of shape (n_clusters,)
         Points each centre has absorbed.
+
+    See Also
+    --------
+    mathlearn.cluster.KMeans
+        Full-batch Lloyd iterations.
+    sklearn.cluster.MiniBatchKMeans
+        scikit-learn's equivalent.
 
     Notes
     -----

@@ -117,6 +117,13 @@ class KMedoids(ClusterMixin, BaseEstimator):
     n_iter_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.cluster.KMeans
+        Centres that are means rather than data points.
+    mathlearn.cluster.AgglomerativeClustering
+        Hierarchical clustering from distances.
+
     Notes
     -----
     PRML §9.1 (K-medoids): the assignment step gives each point

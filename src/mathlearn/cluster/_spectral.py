@@ -109,6 +109,15 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         The ``K`` smallest eigenvalues (of ``L``, or of ``L_sym`` for both normalised kinds).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.manifold.SpectralEmbedding
+        The embedding it clusters.
+    mathlearn.utils.graph.ratio_cut
+        The graph cut it relaxes.
+    sklearn.cluster.SpectralClustering
+        scikit-learn's equivalent.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and §4.1: for the indicator

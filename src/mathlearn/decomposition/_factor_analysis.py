@@ -65,6 +65,13 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     n_iter_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.ProbabilisticPCA
+        The same model with isotropic noise.
+    sklearn.decomposition.FactorAnalysis
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:34): ``P(x | z) =

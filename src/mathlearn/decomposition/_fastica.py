@@ -84,6 +84,13 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     n_iter_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.PCA
+        Uncorrelated rather than independent components.
+    sklearn.decomposition.FastICA
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:13): ``x = W z + mu + e`` with

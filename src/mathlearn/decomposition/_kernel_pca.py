@@ -97,6 +97,15 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     n_components_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.PCA
+        Linear principal components.
+    mathlearn.kernels
+        The kernels it accepts.
+    sklearn.decomposition.KernelPCA
+        scikit-learn's equivalent.
+
     Notes
     -----
     Imperial "Mathematics for Inference and Machine Learning" §2.2.1; PRML §12.3; Oxford

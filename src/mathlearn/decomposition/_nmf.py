@@ -148,6 +148,13 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     n_components_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.PCA
+        Factorisation without the sign constraint.
+    sklearn.decomposition.NMF
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:31-6:33) writes ``X ~ Z W`` with

@@ -179,6 +179,15 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     solver_ : str
         The solver actually used.
 
+    See Also
+    --------
+    mathlearn.decomposition.ProbabilisticPCA
+        PCA as a latent-variable model with a likelihood.
+    mathlearn.decomposition.KernelPCA
+        Principal components in a feature space.
+    sklearn.decomposition.PCA
+        scikit-learn's equivalent.
+
     Notes
     -----
     With centred data ``X_c = U S V^T`` (rows are samples), the principal axes are the rows of

@@ -66,6 +66,15 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
         NIPALS iterations per component (1 for a single target, solved in one step).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.PCA
+        Directions of largest variance of X alone.
+    mathlearn.linear_model.Ridge
+        Another way to regress on collinear features.
+    sklearn.cross_decomposition.PLSRegression
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:14-6:16, after Hastie et al. Alg.

@@ -84,6 +84,13 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
         ``lower_bound_``); ``[lower_bound_]`` for the closed form.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.decomposition.PCA
+        The zero-noise limit.
+    mathlearn.decomposition.FactorAnalysis
+        The same model with diagonal noise.
+
     Notes
     -----
     Imperial "Mathematics for Inference and Machine Learning" §2.2.1.1 (eqs. 2.77-2.90);

@@ -274,6 +274,13 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     n_components_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.discriminant_analysis.LinearDiscriminantAnalysis
+        The Gaussian classifier sharing its projection.
+    mathlearn.discriminant_analysis.scatter_matrices
+        The within- and between-class scatter it contrasts.
+
     Notes
     -----
     Imperial "Mathematics for Inference and Machine Learning" §2.1.5-2.2. Two classes: maximise

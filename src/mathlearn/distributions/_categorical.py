@@ -42,6 +42,13 @@ class Categorical(Distribution):
     mean, var : ndarray of shape (..., K)
         Moments of the one-hot encoding of ``x``: ``probs`` and ``probs (1 - probs)``.
 
+    See Also
+    --------
+    mathlearn.distributions.Multinomial
+        Counts of n categorical trials.
+    mathlearn.distributions.DirichletCategoricalModel
+        Bayesian inference of its probabilities.
+
     Notes
     -----
     :math:`P(D|\mu) = \prod_k \mu_k^{m_k}` with counts :math:`m_k`; the ML estimate is
@@ -146,6 +153,15 @@ class Multinomial(Distribution):
         Number of trials.
     probs : array-like of shape (..., K)
         Category probabilities.
+
+    See Also
+    --------
+    mathlearn.distributions.Categorical
+        One trial.
+    mathlearn.distributions.DirichletMultinomialModel
+        Bayesian inference of its probabilities.
+    scipy.stats.multinomial
+        SciPy's equivalent.
 
     Notes
     -----

@@ -89,6 +89,13 @@ class ConjugateModel(Distribution):
     the posterior (so updates chain: sequential learning), ``posterior(data)`` that posterior,
     and ``log_marginal_likelihood(data)`` the evidence ``log p(data)``.
 
+    See Also
+    --------
+    mathlearn.distributions.BetaBernoulliModel
+        A subclass.
+    mathlearn.distributions.NormalWishartModel
+        A subclass.
+
     Examples
     --------
     >>> from mathlearn.distributions import BetaBernoulliModel, ConjugateModel
@@ -119,6 +126,13 @@ class BetaBernoulliModel(ConjugateModel):
     ----------
     a, b : float, default=1
         Prior ``Beta(a, b)``; ``a = b = 1`` is uniform.
+
+    See Also
+    --------
+    mathlearn.distributions.Beta
+        The prior and posterior.
+    mathlearn.distributions.BetaBinomialModel
+        Counts instead of single trials.
 
     Notes
     -----
@@ -188,6 +202,13 @@ class BetaBinomialModel(ConjugateModel):
         Trials per observation.
     a, b : float, default=1
 
+    See Also
+    --------
+    mathlearn.distributions.BetaBinomial
+        Its posterior predictive.
+    mathlearn.distributions.BetaBernoulliModel
+        Single trials.
+
     Notes
     -----
     Observations :math:`k_i \sim \mathrm{Bin}(n, \mu)`; posterior
@@ -247,6 +268,13 @@ class DirichletCategoricalModel(ConjugateModel):
     Parameters
     ----------
     alpha : array-like of shape (K,)
+
+    See Also
+    --------
+    mathlearn.distributions.Dirichlet
+        The prior and posterior.
+    mathlearn.distributions.DirichletMultinomialModel
+        Count vectors.
 
     Notes
     -----
@@ -310,6 +338,13 @@ class DirichletMultinomialModel(ConjugateModel):
     ----------
     n_trials : int
     alpha : array-like of shape (K,)
+
+    See Also
+    --------
+    mathlearn.distributions.DirichletMultinomial
+        Its posterior predictive.
+    mathlearn.distributions.DirichletCategoricalModel
+        Single draws.
 
     Notes
     -----
@@ -381,6 +416,13 @@ class NormalKnownVarianceModel(ConjugateModel):
     noise_var : float
         Known observation variance :math:`\sigma^2 > 0`.
 
+    See Also
+    --------
+    mathlearn.distributions.Normal
+        The prior, posterior and predictive.
+    mathlearn.distributions.NormalGammaModel
+        Unknown variance as well.
+
     Notes
     -----
     Posterior :math:`N(m_n, v_n)` with :math:`v_n^{-1} = v_0^{-1} + n/\sigma^2` and
@@ -450,6 +492,13 @@ class GammaPrecisionModel(ConjugateModel):
     shape, rate : float
         Prior :math:`\mathrm{Gam}(\tau|a, b)` (rate parametrisation).
 
+    See Also
+    --------
+    mathlearn.distributions.Gamma
+        The prior and posterior.
+    mathlearn.distributions.NormalGammaModel
+        Unknown mean as well.
+
     Notes
     -----
     Posterior :math:`\mathrm{Gam}(a + n/2, b + \tfrac12\sum_i(x_i-\mu)^2)` (Imperial "Mathematics
@@ -516,6 +565,13 @@ class NormalGammaModel(ConjugateModel):
     ----------
     mean, kappa, shape, rate : float
         Prior :math:`N(\mu|m_0,(\kappa_0\tau)^{-1})\mathrm{Gam}(\tau|a_0,b_0)`.
+
+    See Also
+    --------
+    mathlearn.distributions.NormalGamma
+        The prior and posterior.
+    mathlearn.distributions.NormalWishartModel
+        The multivariate case.
 
     Notes
     -----
@@ -596,6 +652,13 @@ class NormalWishartModel(ConjugateModel):
         :math:`\nu_0 > d - 1`.
     scale : array-like of shape (d, d)
         Wishart scale :math:`W_0`.
+
+    See Also
+    --------
+    mathlearn.distributions.NormalWishart
+        The prior and posterior.
+    mathlearn.distributions.NormalGammaModel
+        The univariate case.
 
     Notes
     -----

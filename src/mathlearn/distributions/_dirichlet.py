@@ -29,6 +29,15 @@ class Dirichlet(Distribution):
     alpha : array-like of shape (..., K)
         Positive concentration parameters; leading axes form a batch.
 
+    See Also
+    --------
+    mathlearn.distributions.Beta
+        The two-category case.
+    mathlearn.distributions.DirichletCategoricalModel
+        The Dirichlet as a conjugate prior.
+    scipy.stats.dirichlet
+        SciPy's equivalent.
+
     Notes
     -----
     :math:`\mathrm{Dir}(\mu|\alpha) = \frac{\Gamma(\alpha_0)}{\prod_k\Gamma(\alpha_k)}
@@ -158,6 +167,13 @@ class DirichletMultinomial(Distribution):
     n : int
         Number of trials.
     alpha : array-like of shape (K,)
+
+    See Also
+    --------
+    mathlearn.distributions.DirichletMultinomialModel
+        The model whose posterior predictive it is.
+    scipy.stats.dirichlet_multinomial
+        SciPy's equivalent.
 
     Examples
     --------

@@ -33,6 +33,11 @@ class Empirical(Distribution):
     ess : float
         Effective sample size :math:`1 / \sum_i w_i^2` (Kish).
 
+    See Also
+    --------
+    mathlearn.monte_carlo
+        Samplers that produce weighted particles.
+
     Notes
     -----
     Expectations :math:`\langle f\rangle_p \approx \sum_i w_i f(x_i)` (9:38); it has no

@@ -160,6 +160,15 @@ class MultivariateNormal(Distribution):
     dim : int
         ``d``.
 
+    See Also
+    --------
+    mathlearn.distributions.Normal
+        The univariate case.
+    mathlearn.distributions.MultivariateStudentT
+        Heavier tails.
+    scipy.stats.multivariate_normal
+        SciPy's equivalent.
+
     Notes
     -----
     .. math:: \log N(x | \mu, \Sigma) = -\tfrac{d}{2}\log 2\pi - \sum_i \log L_{ii}

@@ -26,6 +26,15 @@ class MultivariateStudentT(Distribution):
         Symmetric positive definite shape (scale) matrix :math:`\Sigma`; the covariance is
         :math:`\nu/(\nu-2)\,\Sigma` for :math:`\nu > 2`.
 
+    See Also
+    --------
+    mathlearn.distributions.MultivariateNormal
+        The infinite-df limit.
+    mathlearn.distributions.StudentT
+        The univariate case.
+    scipy.stats.multivariate_t
+        SciPy's equivalent.
+
     Notes
     -----
     :math:`p(x) = \frac{\Gamma((\nu+d)/2)}{\Gamma(\nu/2)(\nu\pi)^{d/2}|\Sigma|^{1/2}}

@@ -36,6 +36,13 @@ class NormalGamma(Distribution):
     shape, rate : float
         :math:`a, b > 0` of the Gamma on :math:`\tau`.
 
+    See Also
+    --------
+    mathlearn.distributions.NormalGammaModel
+        The Normal–Gamma as a conjugate prior.
+    mathlearn.distributions.NormalWishart
+        The multivariate case.
+
     Notes
     -----
     Conjugate prior of a univariate Gaussian with unknown mean and precision
@@ -209,6 +216,13 @@ class NormalWishart(Distribution):
         :math:`\nu > d - 1`.
     scale : array-like of shape (d, d)
         SPD scale matrix :math:`W` of the Wishart.
+
+    See Also
+    --------
+    mathlearn.distributions.NormalWishartModel
+        The Normal–Wishart as a conjugate prior.
+    mathlearn.distributions.Wishart
+        The precision's marginal.
 
     Notes
     -----

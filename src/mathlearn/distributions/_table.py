@@ -84,6 +84,13 @@ class ProbabilityTable(Distribution):
     probs : ndarray
     names : tuple of str
 
+    See Also
+    --------
+    mathlearn.distributions.BayesianNetwork
+        A joint table factorised along a DAG.
+    mathlearn.distributions.bayes_rule
+        Bayes' rule on arrays.
+
     Notes
     -----
     Marginal :math:`P(X_1) = \\sum_{X_{2:n}} P(X_{1:n})`, conditional

@@ -38,6 +38,13 @@ class Uniform(ScipyBacked):
     low, high : float or array-like
         Bounds with ``low < high``; broadcast together.
 
+    See Also
+    --------
+    mathlearn.distributions.Beta
+        Beta(1, 1) is the uniform on [0, 1].
+    scipy.stats.uniform
+        SciPy's equivalent.
+
     Notes
     -----
     Density ``1 / (high - low)`` on ``[low, high]``, mean ``(low + high) / 2``, variance
@@ -76,6 +83,15 @@ class Normal(ScipyBacked):
     var : float or array-like, default=1
         Variance :math:`\sigma^2 > 0` (not the standard deviation). The precision of the
         notes is ``1 / var``.
+
+    See Also
+    --------
+    mathlearn.distributions.MultivariateNormal
+        The multivariate case.
+    mathlearn.distributions.NormalKnownVarianceModel
+        Bayesian inference of its mean.
+    scipy.stats.norm
+        SciPy's equivalent (standard-deviation parametrisation).
 
     Notes
     -----
@@ -143,6 +159,15 @@ class Beta(ScipyBacked):
     a, b : float or array-like
         Positive shape parameters (the notes' :math:`\alpha, \beta`).
 
+    See Also
+    --------
+    mathlearn.distributions.BetaBernoulliModel
+        The Beta as the conjugate prior of a Bernoulli.
+    mathlearn.distributions.Dirichlet
+        The multivariate generalisation.
+    scipy.stats.beta
+        SciPy's equivalent.
+
     Notes
     -----
     :math:`p(\mu|a,b) = \frac{\Gamma(a+b)}{\Gamma(a)\Gamma(b)}\mu^{a-1}(1-\mu)^{b-1}`, mean
@@ -197,6 +222,15 @@ class Gamma(ScipyBacked):
         Shape :math:`a > 0`.
     rate : float or array-like
         Rate :math:`b > 0` (inverse scale). scipy's ``scale`` is ``1 / rate``.
+
+    See Also
+    --------
+    mathlearn.distributions.GammaPrecisionModel
+        The Gamma as a conjugate prior on a precision.
+    mathlearn.distributions.Wishart
+        The matrix generalisation.
+    scipy.stats.gamma
+        SciPy's equivalent (scale parametrisation).
 
     Notes
     -----
@@ -254,6 +288,13 @@ class Exponential(ScipyBacked):
         Rate :math:`\lambda > 0`; the mean is ``1 / rate`` (Stuttgart "Introduction to Machine
         Learning" slide 9:49).
 
+    See Also
+    --------
+    mathlearn.distributions.Gamma
+        The family it belongs to (shape 1).
+    scipy.stats.expon
+        SciPy's equivalent.
+
     Notes
     -----
     Density :math:`[x \ge 0]\,\lambda e^{-\lambda x}`, mean :math:`1/\lambda`, variance
@@ -302,6 +343,13 @@ class Laplace(ScipyBacked):
     scale : float or array-like, default=1
         :math:`b > 0`; the variance is :math:`2b^2`.
 
+    See Also
+    --------
+    mathlearn.distributions.Normal
+        The light-tailed counterpart.
+    scipy.stats.laplace
+        SciPy's equivalent.
+
     Notes
     -----
     Mean :math:`\mu`, variance :math:`2b^2`, entropy :math:`1 + \log 2b`. As a prior on
@@ -338,6 +386,15 @@ class StudentT(ScipyBacked):
     loc : float or array-like, default=0
     scale : float or array-like, default=1
         Scale :math:`s > 0`; for :math:`\nu > 2` the variance is :math:`s^2\nu/(\nu-2)`.
+
+    See Also
+    --------
+    mathlearn.distributions.Normal
+        The infinite-df limit.
+    mathlearn.distributions.MultivariateStudentT
+        The multivariate case.
+    scipy.stats.t
+        SciPy's equivalent.
 
     Notes
     -----
@@ -380,6 +437,13 @@ class ChiSquared(ScipyBacked):
     df : float or array-like
         Degrees of freedom :math:`k > 0`.
 
+    See Also
+    --------
+    mathlearn.distributions.Gamma
+        The family it belongs to.
+    scipy.stats.chi2
+        SciPy's equivalent.
+
     Notes
     -----
     :math:`p(x) = \frac{x^{k/2-1}e^{-x/2}}{2^{k/2}\Gamma(k/2)}` for :math:`x \ge 0`, mean
@@ -411,6 +475,15 @@ class Bernoulli(ScipyBacked):
     ----------
     p : float or array-like
         Probability of a one, in ``[0, 1]`` (the notes' :math:`\mu`).
+
+    See Also
+    --------
+    mathlearn.distributions.Binomial
+        The number of successes in n Bernoulli trials.
+    mathlearn.distributions.BetaBernoulliModel
+        Bayesian inference of its parameter.
+    scipy.stats.bernoulli
+        SciPy's equivalent.
 
     Notes
     -----
@@ -461,6 +534,15 @@ class Binomial(ScipyBacked):
     p : float or array-like
         Success probability in ``[0, 1]``.
 
+    See Also
+    --------
+    mathlearn.distributions.Bernoulli
+        One trial.
+    mathlearn.distributions.Multinomial
+        More than two outcomes.
+    scipy.stats.binom
+        SciPy's equivalent.
+
     Notes
     -----
     Mean :math:`n\mu`, variance :math:`n\mu(1-\mu)` (Imperial "Mathematics for Inference and
@@ -506,6 +588,13 @@ class BetaBinomial(ScipyBacked):
         Number of trials.
     a, b : float or array-like
         Parameters of the Beta distribution of the success probability.
+
+    See Also
+    --------
+    mathlearn.distributions.BetaBinomialModel
+        The model whose posterior predictive it is.
+    scipy.stats.betabinom
+        SciPy's equivalent.
 
     Notes
     -----

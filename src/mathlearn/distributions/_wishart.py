@@ -32,6 +32,15 @@ class Wishart(Distribution):
     var : ndarray of shape (d, d)
         Element-wise variances :math:`\nu (W_{ij}^2 + W_{ii} W_{jj})`.
 
+    See Also
+    --------
+    mathlearn.distributions.NormalWishart
+        With a Gaussian mean.
+    mathlearn.distributions.Gamma
+        The one-dimensional case.
+    scipy.stats.wishart
+        SciPy's equivalent.
+
     Notes
     -----
     :math:`W(\Lambda|W,\nu) = B\,|\Lambda|^{(\nu-d-1)/2}\exp(-\tfrac12\mathrm{tr}(W^{-1}

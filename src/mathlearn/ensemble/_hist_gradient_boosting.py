@@ -12,6 +12,7 @@ from ..tree._tree import Tree
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import log_softmax, logsumexp, sigmoid, softmax
 from ..utils.validation import check_random_state, check_sample_weight, validate_data
+from ._gb_losses import weighted_quantile
 
 __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
@@ -184,8 +185,13 @@ class _Grower:
         return nodes
 
 
-def _to_tree(nodes, edges, g, h, l2, learning_rate):
-    """Flat pre-order :class:`Tree` with leaf values ``-nu G / (H + l2)``; leaf id per node."""
+def _to_tree(nodes, edges, g, h, l2, learning_rate, leaf_value=None):
+    """Flat pre-order :class:`Tree` with leaf values ``-nu G / (H + l2)``; leaf id per node.
+
+    ``leaf_value(idx)``, when given, replaces the Newton step of the leaf holding the rows
+    ``idx`` (then multiplied by ``nu``): the line search of a loss without a useful second
+    derivative, such as the median of the residuals for the absolute error.
+    """
     order = []
     stack = [0]
     while stack:
@@ -218,7 +224,10 @@ def _to_tree(nodes, edges, g, h, l2, learning_rate):
             # Only leaves predict; internal nodes keep value 0 and their children's hessians.
             G, H = g[idx].sum(), h[idx].sum()
             hess[i] = H
-            value[i, 0] = -learning_rate * G / (H + l2) if H + l2 > 0 else 0.0
+            if leaf_value is not None:
+                value[i, 0] = learning_rate * leaf_value(idx)
+            else:
+                value[i, 0] = -learning_rate * G / (H + l2) if H + l2 > 0 else 0.0
             leaves.append((idx, value[i, 0]))
     for i in range(m - 1, -1, -1):
         if left[i] >= 0:
@@ -236,6 +245,14 @@ def _to_tree(nodes, edges, g, h, l2, learning_rate):
     return tree, leaves
 
 
+def _weighted_median(values: np.ndarray, w: np.ndarray) -> float:
+    """The median of ``values``: NumPy's (middle two averaged) for equal weights, otherwise
+    the smallest value whose cumulative weight reaches half the total."""
+    if np.all(w == w[0]):
+        return float(np.median(values))
+    return weighted_quantile(values, w, 0.5)
+
+
 class _BaseHGB(BaseEstimator):
     _common_test_params = {"max_iter": 10}
 
@@ -245,7 +262,9 @@ class _BaseHGB(BaseEstimator):
         return bool(self.early_stopping)
 
     def _fit_hgb(self, X, y, w, kind, K):
-        """``kind`` is "squared", "binomial" or "multinomial"; ``y`` indices or values."""
+        """``kind`` is "squared", "absolute", "binomial" or "multinomial"; ``y`` indices or
+        values."""
+        regression = kind in ("squared", "absolute")
         rng = check_random_state(self.random_state)
         X_val = None
         if self._es_enabled(X.shape[0]):
@@ -259,7 +278,7 @@ class _BaseHGB(BaseEstimator):
                     w,
                     test_size=self.validation_fraction,
                     random_state=seed,
-                    stratify=y if kind != "squared" else None,
+                    stratify=None if regression else y,
                 )
             except ValueError as exc:
                 raise ValueError(
@@ -273,6 +292,8 @@ class _BaseHGB(BaseEstimator):
         K_trees = 1 if kind != "multinomial" else K
         if kind == "squared":
             init = np.array([np.average(y, weights=w)])
+        elif kind == "absolute":
+            init = np.array([_weighted_median(y, w)])
         elif kind == "binomial":
             p = np.average(y, weights=w)
             if not 0.0 < p < 1.0:
@@ -294,7 +315,7 @@ class _BaseHGB(BaseEstimator):
             self.max_depth,
             self.min_samples_leaf,
             self.l2_regularization,
-            1e-3 if kind != "squared" else 0.0,
+            0.0 if regression else 1e-3,
         )
         onehot = (y[:, None] == np.arange(K)) if kind == "multinomial" else None
         predictors = []
@@ -303,12 +324,22 @@ class _BaseHGB(BaseEstimator):
             F_val = np.tile(init, (X_val.shape[0], 1))
             val_scores.append(self._loss(kind, y_val, F_val, w_val))
         all_idx = np.arange(n)
-        const_h = kind == "squared" and np.all(w == w[0])
+        const_h = regression and np.all(w == w[0])
+        leaf_value = None
         for _ in range(self.max_iter):
             if kind == "squared":
                 G = w * (F[:, 0] - y)
                 Hs = np.broadcast_to(w, (n,))
                 Gs, Hss = [G], [Hs]
+            elif kind == "absolute":
+                # Gradient sign(F - y) (-1 at a tie), unit hessian: the tree is grown as a
+                # least-squares fit to the signs; its leaves then take the median residual.
+                Gs, Hss = [w * np.where(F[:, 0] > y, 1.0, -1.0)], [np.broadcast_to(w, (n,))]
+                resid = y - F[:, 0]
+
+                def leaf_value(idx, resid=resid):
+                    return _weighted_median(resid[idx], w[idx])
+
             elif kind == "binomial":
                 p = sigmoid(F[:, 0])
                 Gs, Hss = [w * (p - y)], [w * p * (1.0 - p)]
@@ -320,7 +351,13 @@ class _BaseHGB(BaseEstimator):
             for k in range(K_trees):
                 nodes = grower.grow(Gs[k], Hss[k], w[0] if const_h else 0.0, all_idx)
                 tree, leaves = _to_tree(
-                    nodes, self._edges, Gs[k], Hss[k], self.l2_regularization, self.learning_rate
+                    nodes,
+                    self._edges,
+                    Gs[k],
+                    Hss[k],
+                    self.l2_regularization,
+                    self.learning_rate,
+                    leaf_value,
                 )
                 for idx, v in leaves:
                     F[idx, k] += v
@@ -347,6 +384,8 @@ class _BaseHGB(BaseEstimator):
     def _loss(kind, y, F, w):
         if kind == "squared":
             return float(np.average(0.5 * (y - F[:, 0]) ** 2, weights=w))
+        if kind == "absolute":
+            return float(np.average(np.abs(y - F[:, 0]), weights=w))
         if kind == "binomial":
             f = F[:, 0]
             return float(np.average(np.logaddexp(0.0, f) - y * f, weights=w))
@@ -414,12 +453,18 @@ _HGB_NOTES = """
 
 
 class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
-    """Histogram-based gradient boosting for regression with the squared error.
+    """Histogram-based gradient boosting for regression (squared or absolute error).
 
     Parameters
     ----------
-    loss : {"squared_error"}, default="squared_error"
-        ``L = (y - F)^2 / 2``, so ``g = F - y`` and ``h = 1``.
+    loss : {"squared_error", "absolute_error"}, default="squared_error"
+        ``"squared_error"``: ``L = (y - F)^2 / 2``, so ``g = F - y`` and ``h = 1``.
+        ``"absolute_error"``: ``L = |y - F|``, robust to outliers in ``y``. Its second
+        derivative is zero almost everywhere, so each tree is grown on ``g = sign(F - y)``
+        with ``h = 1`` and each leaf then takes the median of its residuals ``y - F`` (times
+        ``learning_rate``; weighted median with unequal weights), the line search of
+        Friedman's (2001) least-absolute-deviation boosting; ``l2_regularization`` acts on
+        the splits only. The first prediction is the median of ``y``.
     learning_rate : float, default=0.1
         Shrinkage ``nu``.
     max_iter : int, default=100
@@ -444,7 +489,8 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
         Iterations run.
     n_trees_per_iteration_ : int
     train_score_ : ndarray of shape (n_iter_,) or (0,)
-        Weighted mean loss ``(y - F)^2 / 2`` on the training part after each iteration,
+        Weighted mean loss (``(y - F)^2 / 2`` or ``|y - F|``) on the training part after each
+        iteration,
         recorded with early stopping only (empty otherwise, as it costs a pass over the
         data per iteration).
     validation_score_ : ndarray of shape (n_iter_ + 1,) or (0,)
@@ -473,7 +519,10 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
     """
     )
 
-    _parameter_constraints = {"loss": [StrOptions({"squared_error"})], **_HGB_CONSTRAINTS}
+    _parameter_constraints = {
+        "loss": [StrOptions({"squared_error", "absolute_error"})],
+        **_HGB_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -529,7 +578,8 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
         y = y.astype(np.float64)
         top = float(np.max(np.abs(y)))
         self._scale = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
-        self._fit_hgb(X, y / self._scale, w, "squared", 1)
+        kind = "squared" if self.loss == "squared_error" else "absolute"
+        self._fit_hgb(X, y / self._scale, w, kind, 1)
         return self
 
     def predict(self, X) -> np.ndarray:

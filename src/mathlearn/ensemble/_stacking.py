@@ -8,13 +8,14 @@ import numpy as np
 from sklearn.base import ClassifierMixin, TransformerMixin
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import has_fit_parameter
 
 from ..base import BaseEstimator, RegressorMixin, _fit_context, check_is_fitted, clone
 from ..linear_model import LogisticRegression, Ridge
 from ..naive_bayes import GaussianNB
 from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 from ..utils._param_validation import HasMethods, Interval, StrOptions
-from ..utils.validation import validate_data
+from ..utils.validation import check_sample_weight, validate_data
 
 __all__ = ["StackingClassifier", "StackingRegressor"]
 
@@ -57,18 +58,30 @@ def _check_estimators(estimators):
 
 
 class _BaseStacking(TransformerMixin, BaseEstimator):
-    def _fit_stack(self, X, y, cv, methods):
+    def _fit_stack(self, X, y, cv, methods, sample_weight=None):
         _check_estimators(self.estimators)
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X)
+            models = [(name, est) for name, est in self.estimators]
+            models.append(("final_estimator", self._final()))
+            for name, est in models:
+                if not has_fit_parameter(est, "sample_weight"):
+                    raise ValueError(
+                        f"sample_weight was given but {name} ({type(est).__name__}) does not "
+                        f"accept sample_weight in fit."
+                    )
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         feats = []
         self.estimators_ = []
         for (_, est), method in zip(self.estimators, methods, strict=True):
-            oof = cross_val_predict(clone(est), X, y, cv=cv, method=method)
+            # Each training fold's models see that fold's weights.
+            oof = cross_val_predict(clone(est), X, y, cv=cv, method=method, params=kw)
             feats.append(self._as_columns(oof, method))
-            self.estimators_.append(clone(est).fit(X, y))
+            self.estimators_.append(clone(est).fit(X, y, **kw))
         self.stack_method_ = list(methods)
         self._n_columns = [f.shape[1] for f in feats]
         Z = np.hstack(feats + ([X] if self.passthrough else []))
-        self.final_estimator_ = clone(self._final()).fit(Z, y)
+        self.final_estimator_ = clone(self._final()).fit(Z, y, **kw)
         return self
 
     def _as_columns(self, out, method):
@@ -204,13 +217,16 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         return Ridge(alpha=1.0) if self.final_estimator is None else self.final_estimator
 
     @_fit_context
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the base models out of fold, the final model on their predictions, then refit.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every base model's fit (each fold's fit gets its rows' weights) and
+            to the final model's; every one of them must accept it.
 
         Returns
         -------
@@ -220,7 +236,8 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
         cv = check_cv(self.cv, y, classifier=False)
-        return self._fit_stack(X, y, cv, ["predict"] * len(self.estimators))
+        methods = ["predict"] * len(self.estimators or [])
+        return self._fit_stack(X, y, cv, methods, sample_weight)
 
     def predict(self, X) -> np.ndarray:
         """``g(f_1(x), ..., f_M(x))``, shape (n_samples,)."""
@@ -307,13 +324,16 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
         return LogisticRegression() if self.final_estimator is None else self.final_estimator
 
     @_fit_context
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the base models out of fold, the final model on their outputs, then refit.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to every base model's fit (each fold's fit gets its rows' weights) and
+            to the final model's; every one of them must accept it.
 
         Returns
         -------
@@ -349,7 +369,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
                     f"cv={self.cv} stratified folds need at least {self.cv} samples of every "
                     f"class; the smallest class has {counts.min()}."
                 )
-        return self._fit_stack(X, y_idx, cv, methods)
+        return self._fit_stack(X, y_idx, cv, methods, sample_weight)
 
     def predict(self, X) -> np.ndarray:
         """The final model's class, shape (n_samples,)."""

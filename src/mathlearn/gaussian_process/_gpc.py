@@ -80,6 +80,15 @@ class GaussianProcessClassifier(BaseClassifier):
         Newton iterations of the final mode search.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.gaussian_process.GaussianProcessRegressor
+        Regression with a Gaussian likelihood.
+    mathlearn.linear_model.BayesianLogisticRegression
+        The same Laplace approximation on a linear model.
+    sklearn.gaussian_process.GaussianProcessClassifier
+        scikit-learn's equivalent.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §9.3 (eq. 9.12-9.17 and the

@@ -97,6 +97,15 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         optimiser.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.gaussian_process.SparseGaussianProcessRegressor
+        Inducing points for large N.
+    mathlearn.kernel_ridge.KernelRidge
+        The same mean without the variance.
+    sklearn.gaussian_process.GaussianProcessRegressor
+        scikit-learn's equivalent.
+
     Notes
     -----
     Cholesky route (Oxford "Advanced Topics in Statistical Machine Learning" §9, eq. 9.7;

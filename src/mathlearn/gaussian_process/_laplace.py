@@ -35,6 +35,13 @@ class LogisticLikelihood:
 
     Oxford notes eq. 9.12-9.14: gradient ``sigma(-y f) y``, ``W = sigma(f) sigma(-f)``.
 
+    See Also
+    --------
+    mathlearn.gaussian_process.ProbitLikelihood
+        The probit link.
+    mathlearn.gaussian_process.GaussianProcessClassifier
+        Where it is used.
+
     Examples
     --------
     >>> import numpy as np
@@ -71,6 +78,13 @@ class ProbitLikelihood:
 
     Oxford notes eq. 9.17: gradient ``y phi(f) / Phi(y f)``, and
     ``W = phi(f)^2 / Phi(y f)^2 + y f phi(f) / Phi(y f)`` (``>= 0``: log-concave).
+
+    See Also
+    --------
+    mathlearn.gaussian_process.LogisticLikelihood
+        The logistic link.
+    mathlearn.gaussian_process.GaussianProcessClassifier
+        Where it is used.
 
     Examples
     --------

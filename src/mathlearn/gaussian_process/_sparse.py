@@ -56,6 +56,13 @@ class SparseGaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin
         Jitter added to ``K_mm`` for its Cholesky factor (0.0 when none was needed).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.gaussian_process.GaussianProcessRegressor
+        The exact GP.
+    mathlearn.gaussian_process.RandomFeatureGaussianProcessRegressor
+        Another approximation for large N.
+
     Notes
     -----
     The notes' Nyström section (Oxford "Advanced Topics in Statistical Machine Learning"

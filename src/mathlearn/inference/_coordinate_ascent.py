@@ -46,6 +46,11 @@ class BoundDecreaseError(ArithmeticError):
     so a decrease beyond rounding means an update or the bound itself is wrong. Tests run the
     driver with ``on_decrease="raise"`` to turn such a bug into a failure.
 
+    See Also
+    --------
+    mathlearn.inference.coordinate_ascent
+        The driver that raises it.
+
     Examples
     --------
     >>> from mathlearn.inference import BoundDecreaseError
@@ -81,6 +86,13 @@ class CoordinateAscentModel(Protocol):
     *args, **kwargs
         Not used: a protocol describes methods; it is not instantiated.
 
+    See Also
+    --------
+    mathlearn.inference.coordinate_ascent
+        The driver.
+    mathlearn.mixture.EMModel
+        The EM special case.
+
     Examples
     --------
     Any object with the two methods qualifies (structural typing); a constant bound
@@ -113,6 +125,11 @@ class CoordinateAscentResult:
         Whether the change of the bound fell below ``tol``.
     n_iter : int
         Number of sweeps run.
+
+    See Also
+    --------
+    mathlearn.inference.coordinate_ascent
+        The driver that returns it.
 
     Examples
     --------

@@ -61,6 +61,13 @@ class LaplaceResult:
     converged : bool
         Whether the mode search met its gradient tolerance.
 
+    See Also
+    --------
+    mathlearn.inference.laplace_approximation
+        The function that returns it.
+    mathlearn.distributions.MultivariateNormal
+        The approximating posterior.
+
     Examples
     --------
     >>> import numpy as np

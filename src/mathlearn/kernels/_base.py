@@ -33,17 +33,31 @@ __all__ = [
 class Hyperparameter(NamedTuple):
     """Description of one hyperparameter of a kernel (as listed by ``kernel.hyperparameters``).
 
-    Attributes
+    Parameters
     ----------
     name : str
+        The constructor parameter it describes.
     value_type : str
         ``"numeric"``.
     bounds : ndarray of shape (n_elements, 2) or "fixed"
         Bounds in the original (not log) space.
-    n_elements : int
+    n_elements : int, default=1
         1, or the number of features for an ARD length-scale vector.
-    fixed : bool
+    fixed : bool, default=False
         ``True`` if the hyperparameter is not part of ``theta``.
+
+    See Also
+    --------
+    mathlearn.kernels.Kernel
+        Lists its hyperparameters as these records.
+
+    Examples
+    --------
+    >>> from mathlearn.kernels import RBF
+    >>> [h.name for h in RBF(1.0).hyperparameters]
+    ['length_scale']
+    >>> RBF(1.0, length_scale_bounds="fixed").hyperparameters[0].fixed
+    True
     """
 
     name: str
@@ -155,6 +169,15 @@ class Kernel:
     Subclasses declare ``_specs`` (their hyperparameters), store the constructor arguments
     verbatim, and implement ``_eval(X, Y, eval_gradient)`` (validated inputs; the gradient
     comes back as an ``(n_theta, N, N)`` array), ``_diag(X)`` and ``_check()``.
+
+    See Also
+    --------
+    mathlearn.kernels.RBF
+        A stationary kernel.
+    mathlearn.kernels.Sum
+        Kernel algebra.
+    sklearn.gaussian_process.kernels.Kernel
+        scikit-learn's equivalent.
 
     Examples
     --------
@@ -449,6 +472,13 @@ class ConstantKernel(Kernel):
         ``c > 0``.
     constant_value_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
 
+    See Also
+    --------
+    mathlearn.kernels.WhiteKernel
+        A constant on the diagonal only.
+    sklearn.gaussian_process.kernels.ConstantKernel
+        scikit-learn's equivalent.
+
     Notes
     -----
     The offset trick ``k + 1`` and positive scaling ``alpha k`` (Oxford "Advanced Topics in
@@ -497,6 +527,13 @@ class WhiteKernel(Kernel):
     noise_level : float, default=1.0
         ``sigma^2 > 0``.
     noise_level_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+
+    See Also
+    --------
+    mathlearn.kernels.ConstantKernel
+        A constant everywhere.
+    sklearn.gaussian_process.kernels.WhiteKernel
+        scikit-learn's equivalent.
 
     Examples
     --------
@@ -584,6 +621,18 @@ class Sum(_Composite):
 
     ``theta`` is ``k1``'s followed by ``k2``'s; nested parameters are ``k1__<name>``.
 
+    Parameters
+    ----------
+    k1, k2 : Kernel
+        The two summands.
+
+    See Also
+    --------
+    mathlearn.kernels.Product
+        The product of two kernels.
+    mathlearn.kernels.Exponentiation
+        A power of a kernel.
+
     Examples
     --------
     >>> import numpy as np
@@ -615,6 +664,18 @@ class Product(_Composite):
     """Product ``k1(x, y) k2(x, y)`` of two kernels (``k1 * k2``); PSD if both are.
 
     ``c * k`` with a number ``c`` is ``Product(ConstantKernel(c), k)``.
+
+    Parameters
+    ----------
+    k1, k2 : Kernel
+        The two factors.
+
+    See Also
+    --------
+    mathlearn.kernels.Sum
+        The sum of two kernels.
+    mathlearn.kernels.Exponentiation
+        A power of a kernel.
 
     Examples
     --------
@@ -654,6 +715,13 @@ class Exponentiation(_Composite):
     ----------
     kernel : Kernel
     exponent : float
+
+    See Also
+    --------
+    mathlearn.kernels.Product
+        The product of two kernels.
+    mathlearn.kernels.Sum
+        The sum of two kernels.
 
     Examples
     --------

@@ -33,6 +33,13 @@ class Linear(Kernel):
     Statistical Machine Learning" §3.5). No hyperparameters; see :class:`DotProduct` for
     ``sigma_0^2 + x^T y``.
 
+    See Also
+    --------
+    mathlearn.kernels.DotProduct
+        With an offset.
+    mathlearn.kernels.Polynomial
+        Powers of the inner product.
+
     Examples
     --------
     >>> import numpy as np
@@ -61,6 +68,15 @@ class DotProduct(Kernel):
     sigma_0 : float, default=1.0
         ``sigma_0 > 0``; ``dK/dlog sigma_0 = 2 sigma_0^2``.
     sigma_0_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
+
+    See Also
+    --------
+    mathlearn.kernels.Linear
+        Without the offset.
+    mathlearn.kernels.Polynomial
+        Powers of the inner product.
+    sklearn.gaussian_process.kernels.DotProduct
+        scikit-learn's equivalent.
 
     Examples
     --------
@@ -108,6 +124,13 @@ class Polynomial(Kernel):
     degree : int, default=3
     gamma : float, default=1.0
     coef0 : float, default=1.0
+
+    See Also
+    --------
+    mathlearn.kernels.Linear
+        Degree one without offset.
+    mathlearn.kernels.DotProduct
+        The offset inner product.
 
     Examples
     --------
@@ -170,6 +193,13 @@ class Exponential(Kernel):
         ``gamma > 0``; ``dK/dlog gamma = gamma x^T y K``.
     gamma_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
 
+    See Also
+    --------
+    mathlearn.kernels.Linear
+        The inner product it exponentiates.
+    mathlearn.kernels.RBF
+        Its normalised, stationary form.
+
     Examples
     --------
     >>> import numpy as np
@@ -220,6 +250,13 @@ class Sigmoid(Kernel):
     ----------
     gamma : float, default=1.0
     coef0 : float, default=0.0
+
+    See Also
+    --------
+    mathlearn.kernels.Polynomial
+        A PSD inner-product kernel.
+    mathlearn.kernels.Kernel
+        The base class.
 
     Examples
     --------

@@ -21,6 +21,13 @@ class ExpSineSquared(Kernel):
         ``p > 0``.
     length_scale_bounds, periodicity_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
 
+    See Also
+    --------
+    mathlearn.kernels.RBF
+        The non-periodic squared exponential.
+    sklearn.gaussian_process.kernels.ExpSineSquared
+        scikit-learn's equivalent.
+
     Notes
     -----
     Positive semi-definite for one input feature, where it is the Gaussian kernel of the

@@ -183,6 +183,15 @@ class RBF(_Stationary):
     length_scale_bounds : pair of floats, array of shape (n_features, 2) or "fixed"
         Bounds of ``l`` for hyperparameter fitting; default (1e-5, 1e5).
 
+    See Also
+    --------
+    mathlearn.kernels.Matern
+        Rougher sample paths.
+    mathlearn.kernels.RationalQuadratic
+        A scale mixture of RBFs.
+    sklearn.gaussian_process.kernels.RBF
+        scikit-learn's equivalent.
+
     Notes
     -----
     ``phi(q) = exp(-q / 2)``; ``dK / dlog l_d = K (x_d - y_d)^2 / l_d^2``. The limit of the
@@ -241,6 +250,15 @@ class Matern(_Stationary):
         ``e^-r``, ``(1 + sqrt3 r) e^(-sqrt3 r)``, ``(1 + sqrt5 r + 5 r^2 / 3) e^(-sqrt5 r)``;
         ``inf`` is the RBF kernel; other values use the Bessel form (in log space through
         the scaled ``kve``, so large ``nu`` does not overflow ``Gamma(nu)``).
+
+    See Also
+    --------
+    mathlearn.kernels.RBF
+        The nu -> infinity limit.
+    mathlearn.kernels.GammaExponential
+        Another roughness family.
+    sklearn.gaussian_process.kernels.Matern
+        scikit-learn's equivalent.
 
     Notes
     -----
@@ -354,6 +372,13 @@ class RationalQuadratic(_Stationary):
         ``alpha > 0``.
     length_scale_bounds, alpha_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
 
+    See Also
+    --------
+    mathlearn.kernels.RBF
+        The alpha -> infinity limit.
+    sklearn.gaussian_process.kernels.RationalQuadratic
+        scikit-learn's equivalent.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §3.3: the Gamma(shape
@@ -428,6 +453,13 @@ class GammaExponential(_Stationary):
         The exponent, ``0 < gamma <= 2`` (the kernel is not positive semi-definite beyond 2).
     length_scale_bounds : pair of floats or "fixed", default=(1e-5, 1e5)
     gamma_bounds : pair of floats or "fixed", default=(1e-5, 2.0)
+
+    See Also
+    --------
+    mathlearn.kernels.RBF
+        gamma = 2.
+    mathlearn.kernels.Matern
+        nu = 1/2 is gamma = 1.
 
     Notes
     -----

@@ -228,6 +228,15 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         Re-estimation steps (0 when both precisions are given).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.Ridge
+        The posterior mean for a fixed prior precision.
+    mathlearn.linear_model.VariationalLinearRegression
+        The variational treatment of the same model.
+    sklearn.linear_model.BayesianRidge
+        scikit-learn's equivalent.
+
     Notes
     -----
     Posterior (Imperial "Mathematics for Inference and Machine Learning" §1.8.2, eq. 1.213–1.215;

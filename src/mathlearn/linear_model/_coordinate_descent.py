@@ -287,6 +287,15 @@ class Lasso(LinearModel):
         Coordinate sweeps run.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.ElasticNet
+        L1 plus L2 penalties.
+    mathlearn.linear_model.lasso_path
+        The solutions along the penalty.
+    sklearn.linear_model.Lasso
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" slides 2:19–2:21 (lasso;

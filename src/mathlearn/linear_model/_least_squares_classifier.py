@@ -69,6 +69,13 @@ class LeastSquaresClassifier(BaseClassifier):
     intercept_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.LogisticRegression
+        A likelihood suited to class labels.
+    mathlearn.discriminant_analysis.LinearDiscriminantAnalysis
+        A generative linear classifier.
+
     Notes
     -----
     ``W̃ = X̃^† T`` by a pivoted QR least-squares solve (:func:`mathlearn.utils.linalg.lstsq`,

@@ -48,6 +48,15 @@ class LinearRegression(LinearModel):
         well-conditioned one, whose QR solution needs no refinement).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.Ridge
+        With an L2 penalty.
+    mathlearn.linear_model.BayesianLinearRegression
+        With a posterior and the evidence.
+    sklearn.linear_model.LinearRegression
+        scikit-learn's equivalent.
+
     Notes
     -----
     Model ``y = x^T w + w_0 + eps``, ``eps ~ N(0, sigma^2)`` (Imperial

@@ -49,6 +49,15 @@ class Ridge(LinearModel):
         ``w = X^T a`` (the push-through / Woodbury identity).
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.LinearRegression
+        Without the penalty.
+    mathlearn.linear_model.BayesianLinearRegression
+        The full posterior.
+    sklearn.linear_model.Ridge
+        scikit-learn's equivalent.
+
     Notes
     -----
     With sample weights ``s_n`` each squared residual is weighted; the data are centred

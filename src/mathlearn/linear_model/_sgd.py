@@ -106,6 +106,13 @@ class SGDRegressor(LinearModel):
         Mean per-sample loss ``1/2 (t_n - w^T phi_n - w_0)^2`` seen during each epoch.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.LinearRegression
+        The exact least-squares solution.
+    sklearn.linear_model.SGDRegressor
+        scikit-learn's equivalent.
+
     Notes
     -----
     PRML §3.1.3 (least-mean-squares): minimising ``sum_n (t_n - w^T phi(x_n))^2`` one term

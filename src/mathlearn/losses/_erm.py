@@ -51,6 +51,13 @@ class EmpiricalRisk:
     n_params : int
         ``n_features + fit_intercept``; ``params = (w, b)``.
 
+    See Also
+    --------
+    mathlearn.losses.get_loss
+        Losses by name.
+    mathlearn.optim
+        Optimisers to minimise it.
+
     Examples
     --------
     >>> import numpy as np

@@ -56,6 +56,20 @@ class Loss:
     smooth : bool
         Whether the second derivative exists everywhere (Newton's method applies).
     convex : bool
+
+    See Also
+    --------
+    mathlearn.losses.get_loss
+        Losses by name.
+    mathlearn.losses.EmpiricalRisk
+        A loss averaged over data with a penalty.
+
+    Examples
+    --------
+    >>> from mathlearn.losses import HingeLoss
+    >>> loss = HingeLoss()
+    >>> loss([-1.0, 0.5, 2.0]), loss.derivative([-1.0, 0.5, 2.0])
+    (array([2. , 0.5, 0. ]), array([-1., -1.,  0.]))
     """
 
     kind = "margin"
@@ -90,6 +104,13 @@ class Loss:
 class ZeroOneLoss(Loss):
     """0/1 loss ``[t <= 0]`` (not convex; its empirical risk is NP-hard to minimise).
 
+    See Also
+    --------
+    mathlearn.losses.HingeLoss
+        A convex upper bound.
+    mathlearn.losses.LogisticLoss
+        A smooth convex upper bound.
+
     Examples
     --------
     >>> from mathlearn.losses import ZeroOneLoss
@@ -113,6 +134,13 @@ class HingeLoss(Loss):
     Regularised hinge-loss ERM is the C-SVM with ``C = 1 / (2 lambda)`` (Oxford "Advanced
     Topics in Statistical Machine Learning" §1.2.3, eqs. 1.32-1.33).
 
+    See Also
+    --------
+    mathlearn.losses.LogisticLoss
+        A smooth surrogate.
+    mathlearn.svm.SVC
+        The classifier that minimises it.
+
     Examples
     --------
     >>> from mathlearn.losses import HingeLoss
@@ -131,6 +159,13 @@ class HingeLoss(Loss):
 
 class ExponentialLoss(Loss):
     """Exponential loss ``e^-t`` (AdaBoost's); derivatives ``-e^-t`` and ``e^-t``.
+
+    See Also
+    --------
+    mathlearn.losses.LogisticLoss
+        A loss that grows linearly.
+    mathlearn.ensemble.AdaBoostClassifier
+        The boosting it drives.
 
     Examples
     --------
@@ -159,6 +194,13 @@ class LogisticLoss(Loss):
     ----------
     normalized : bool, default=False
         Divide by ``log 2``: an upper bound on the 0/1 loss, equal to it (1) at ``t = 0``.
+
+    See Also
+    --------
+    mathlearn.losses.HingeLoss
+        The SVM's surrogate.
+    mathlearn.linear_model.LogisticRegression
+        The classifier that minimises it.
 
     Examples
     --------
@@ -190,6 +232,13 @@ class SquaredLoss(Loss):
 
     Its risk minimiser is the conditional mean ``E[Y | x]``.
 
+    See Also
+    --------
+    mathlearn.losses.AbsoluteLoss
+        The median's loss.
+    mathlearn.linear_model.LinearRegression
+        Its minimiser over linear functions.
+
     Examples
     --------
     >>> from mathlearn.losses import SquaredLoss
@@ -211,6 +260,13 @@ class SquaredLoss(Loss):
 
 class AbsoluteLoss(Loss):
     """Absolute loss ``|r|``; derivative ``sign(r)`` (0 at ``r = 0``); conditional median.
+
+    See Also
+    --------
+    mathlearn.losses.SquaredLoss
+        The conditional mean's loss.
+    mathlearn.losses.PinballLoss
+        Other quantiles.
 
     Examples
     --------
@@ -239,6 +295,11 @@ class PinballLoss(Loss):
     ----------
     tau : float, default=0.5
         ``0 < tau < 1``.
+
+    See Also
+    --------
+    mathlearn.losses.AbsoluteLoss
+        The median (tau = 1/2, up to a factor).
 
     Examples
     --------
@@ -273,6 +334,13 @@ class EpsilonInsensitiveLoss(Loss):
     ----------
     epsilon : float, default=0.1
         ``epsilon >= 0``.
+
+    See Also
+    --------
+    mathlearn.svm.SVR
+        The regressor that minimises it.
+    mathlearn.losses.AbsoluteLoss
+        epsilon = 0.
 
     Examples
     --------
@@ -312,6 +380,18 @@ _LOSSES = {
 
 def get_loss(loss: str | Loss, **params) -> Loss:
     """A loss object from its name (``"hinge"``, ``"logistic"``, ``"pinball"``, ...) or as is.
+
+    Parameters
+    ----------
+    loss : str or Loss
+        A loss name, or a :class:`Loss` returned unchanged.
+    **params
+        Parameters of the named loss (for example ``tau`` of the pinball loss, ``epsilon``
+        of the epsilon-insensitive loss).
+
+    Returns
+    -------
+    Loss
 
     Examples
     --------

@@ -52,6 +52,13 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     X_fit_ : ndarray of shape (n_samples, n_features)
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.manifold.MDS
+        Classical scaling of the geodesic distances.
+    sklearn.manifold.Isomap
+        scikit-learn's equivalent.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:29): build the k-nearest-neighbour

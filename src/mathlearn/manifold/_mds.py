@@ -99,6 +99,13 @@ class MDS(BaseEstimator):
         Top eigenvalues of the double-centred matrix ``B = -0.5 H D^2 H``.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.manifold.SStressMDS
+        Squared-distance stress.
+    mathlearn.decomposition.PCA
+        The same embedding for Euclidean distances.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slides 6:26-6:27) and

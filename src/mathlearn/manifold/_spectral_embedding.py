@@ -49,6 +49,13 @@ class SpectralEmbedding(BaseEstimator):
     affinity_matrix_ : ndarray or sparse matrix of shape (n_samples, n_samples)
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.cluster.SpectralClustering
+        k-means on this embedding.
+    sklearn.manifold.SpectralEmbedding
+        scikit-learn's equivalent.
+
     Notes
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and

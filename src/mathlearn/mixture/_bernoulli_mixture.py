@@ -59,6 +59,13 @@ class BernoulliMixture(_BaseMixture):
         Its history; non-decreasing.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.mixture.GaussianMixture
+        Continuous features.
+    mathlearn.mixture.em
+        The EM driver.
+
     Notes
     -----
     A latent-variable model of Oxford "Advanced Topics in Statistical Machine Learning" §5.1 with

@@ -67,6 +67,13 @@ class EMModel(Protocol):
     *args, **kwargs
         Not used: a protocol describes methods; it is not instantiated.
 
+    See Also
+    --------
+    mathlearn.mixture.em
+        The driver.
+    mathlearn.inference.CoordinateAscentModel
+        The general protocol.
+
     Examples
     --------
     Every fitted mixture qualifies (it implements both steps itself):
@@ -105,6 +112,11 @@ class EMResult(CoordinateAscentResult):
         Whether the change of the bound fell below ``tol``.
     n_iter : int
         Number of E/M iterations run.
+
+    See Also
+    --------
+    mathlearn.mixture.em
+        The driver that returns it.
 
     Examples
     --------

@@ -100,6 +100,15 @@ class GaussianMixture(_BaseMixture):
         magnitude of ``epsilon`` the bound can dip slightly; the driver then warns once.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.mixture.BayesianGaussianMixture
+        The variational Bayesian mixture.
+    mathlearn.cluster.KMeans
+        The hard-assignment limit.
+    sklearn.mixture.GaussianMixture
+        scikit-learn's equivalent.
+
     Notes
     -----
     PRML §9.2 and Oxford "Advanced Topics in Statistical Machine Learning" §5.4:

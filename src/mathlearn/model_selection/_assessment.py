@@ -96,6 +96,11 @@ class LossEstimate:
     losses : ndarray of shape (n,)
         The per-point losses.
 
+    See Also
+    --------
+    mathlearn.model_selection.loss_estimate
+        The function that returns it.
+
     Examples
     --------
     Returned by :func:`loss_estimate`; here squared losses 1, 2, 3 and 4:
@@ -220,6 +225,11 @@ class CVLoss:
         Unbiased variance of the fold losses, ``(1/(k-1)) sum_i (l_i - l_hat)^2``.
     std_error : float
         ``sqrt(variance / k)``.
+
+    See Also
+    --------
+    mathlearn.model_selection.cross_validate_loss
+        The function that returns it.
 
     Examples
     --------
@@ -352,6 +362,11 @@ class CVPath:
         The chosen value.
     rule : str
         ``"min"`` or ``"one_standard_error"``.
+
+    See Also
+    --------
+    mathlearn.model_selection.cross_validation_path
+        The function that returns it.
 
     Examples
     --------

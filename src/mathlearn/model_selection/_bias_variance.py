@@ -61,6 +61,11 @@ class EstimatorError:
     error : float
         ``tr Error = ||b||^2 + tr V``.
 
+    See Also
+    --------
+    mathlearn.model_selection.ridge_estimator_error
+        The function that returns it.
+
     Examples
     --------
     >>> import numpy as np
@@ -176,6 +181,11 @@ class BiasVariance:
         ``bias2 + variance + noise_var``.
     predictions : ndarray of shape (n_repeats, n_test)
         ``f_r(x)``, one row per training set.
+
+    See Also
+    --------
+    mathlearn.model_selection.bias_variance_decomposition
+        The function that returns it.
 
     Examples
     --------

@@ -65,6 +65,13 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
         the normaliser of ``model_posterior_``.
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.ensemble.BayesianModelAveraging
+        Averaging instead of choosing.
+    mathlearn.model_selection.cross_validate_loss
+        Choosing by held-out loss.
+
     Notes
     -----
     Imperial "Mathematics for Inference and Machine Learning" §1.7.2, eq. 1.192–1.197 (MAP model

@@ -21,6 +21,11 @@ class MCEstimate:
         Estimated standard deviation of ``estimate`` (shrinks as ``1 / sqrt(n_samples)``).
     n_samples : int
 
+    See Also
+    --------
+    mathlearn.monte_carlo.mc_expectation
+        The function that returns it.
+
     Examples
     --------
     >>> from mathlearn.distributions import Normal
@@ -55,6 +60,11 @@ class RejectionResult:
     acceptance_rate : float
         ``n / n_proposed``; equals ``Z / M`` for a target of normaliser ``Z`` and a bound
         ``p <= M q`` (``1 / M`` for a normalised target).
+
+    See Also
+    --------
+    mathlearn.monte_carlo.rejection_sample
+        The function that returns it.
 
     Examples
     --------
@@ -92,6 +102,11 @@ class ImportanceResult:
         Estimate of ``log Z = log E_q[p / q]`` (the target's normaliser when ``p`` is
         unnormalised).
     self_normalised : bool
+
+    See Also
+    --------
+    mathlearn.monte_carlo.importance_sampling
+        The function that returns it.
 
     Examples
     --------

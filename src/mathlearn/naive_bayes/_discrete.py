@@ -143,6 +143,13 @@ class BernoulliNB(_DiscreteNB):
     class_log_prior_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.naive_bayes.MultinomialNB
+        Count features.
+    sklearn.naive_bayes.BernoulliNB
+        scikit-learn's equivalent.
+
     Notes
     -----
     See the module docstring. The log-likelihood of a binary ``x`` is
@@ -225,6 +232,13 @@ class MultinomialNB(_DiscreteNB):
         ``log θ_kj``.
     class_log_prior_ : ndarray of shape (n_classes,)
     n_features_in_ : int
+
+    See Also
+    --------
+    mathlearn.naive_bayes.BernoulliNB
+        Binary features.
+    sklearn.naive_bayes.MultinomialNB
+        scikit-learn's equivalent.
 
     Notes
     -----

@@ -90,6 +90,13 @@ class GaussianNB(_BaseNB):
     class_log_prior_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.discriminant_analysis.QuadraticDiscriminantAnalysis
+        Full class covariances.
+    sklearn.naive_bayes.GaussianNB
+        scikit-learn's equivalent.
+
     Notes
     -----
     See the module docstring. ``log p(x, y = k) = log π_k - ½ Σ_j [log(2π σ²_kj) +

@@ -197,6 +197,13 @@ class MaxPool2d(_Pool2d):
     padding : int or (int, int), default=0
         ``-inf`` added on each border (at most half the window).
 
+    See Also
+    --------
+    mathlearn.nn.AvgPool2d
+        The window mean.
+    torch.nn.MaxPool2d
+        PyTorch's equivalent.
+
     Notes
     -----
     No parameters (Stuttgart "Introduction to Machine Learning", §2.3). The gradient goes to
@@ -228,6 +235,13 @@ class AvgPool2d(_Pool2d):
         Step between windows; default the window size.
     padding : int or (int, int), default=0
         Zeros added on each border; they count in the mean.
+
+    See Also
+    --------
+    mathlearn.nn.MaxPool2d
+        The window maximum.
+    torch.nn.AvgPool2d
+        PyTorch's equivalent.
 
     Notes
     -----

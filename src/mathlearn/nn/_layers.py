@@ -72,6 +72,13 @@ class Linear(Module):
     bias : ndarray of shape (out_features,)
         ``b_l`` (absent when ``bias=False``).
 
+    See Also
+    --------
+    mathlearn.nn.Sequential
+        Chains layers.
+    torch.nn.Linear
+        PyTorch's equivalent (same weight layout).
+
     Examples
     --------
     >>> import numpy as np
@@ -154,6 +161,15 @@ class _Elementwise(Module):
 class ReLU(_Elementwise):
     """``max(x, 0)`` entrywise.
 
+    See Also
+    --------
+    mathlearn.nn.LeakyReLU
+        A small slope for negative inputs.
+    mathlearn.nn.GELU
+        A smooth alternative.
+    torch.nn.ReLU
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -167,6 +183,13 @@ class ReLU(_Elementwise):
 
 class Sigmoid(_Elementwise):
     """``1 / (1 + exp(-x))`` entrywise, stable for large ``|x|``.
+
+    See Also
+    --------
+    mathlearn.nn.Tanh
+        The zero-centred squashing unit.
+    torch.nn.Sigmoid
+        PyTorch's equivalent.
 
     Examples
     --------
@@ -182,6 +205,13 @@ class Sigmoid(_Elementwise):
 class Tanh(_Elementwise):
     """``tanh(x)`` entrywise (PRML §5.1's hidden unit).
 
+    See Also
+    --------
+    mathlearn.nn.Sigmoid
+        tanh(x) = 2 sigma(2x) - 1.
+    torch.nn.Tanh
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -196,6 +226,13 @@ class Tanh(_Elementwise):
 class GELU(_Elementwise):
     """``x Phi(x)`` entrywise (exact form; ``Phi`` the standard normal cdf).
 
+    See Also
+    --------
+    mathlearn.nn.ReLU
+        The piecewise-linear unit.
+    torch.nn.GELU
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -209,6 +246,13 @@ class GELU(_Elementwise):
 
 class Identity(Module):
     """Returns its input (a placeholder layer).
+
+    See Also
+    --------
+    mathlearn.nn.Sequential
+        A chain of modules.
+    torch.nn.Identity
+        PyTorch's equivalent.
 
     Examples
     --------
@@ -236,6 +280,13 @@ class LeakyReLU(Module):
     ----------
     negative_slope : float, default=0.01
         ``a`` in ``[0, 1)``; the notes' value is 0.01.
+
+    See Also
+    --------
+    mathlearn.nn.ReLU
+        Slope zero for negative inputs.
+    torch.nn.LeakyReLU
+        PyTorch's equivalent.
 
     Examples
     --------
@@ -273,6 +324,13 @@ class Softmax(Module):
     axis : int, default=-1
         The axis normalised.
 
+    See Also
+    --------
+    mathlearn.nn.LogSoftmax
+        Its logarithm, computed stably.
+    torch.nn.Softmax
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -303,6 +361,13 @@ class LogSoftmax(Module):
     ----------
     axis : int, default=-1
         The axis normalised.
+
+    See Also
+    --------
+    mathlearn.nn.Softmax
+        The probabilities themselves.
+    torch.nn.LogSoftmax
+        PyTorch's equivalent.
 
     Examples
     --------
@@ -337,6 +402,13 @@ class Dropout(Module):
     ----------
     p : float, default=0.5
         Drop probability in ``[0, 1)``; the notes call 0.5 near-optimal.
+
+    See Also
+    --------
+    mathlearn.neural_network.MLPRegressor
+        MC dropout for predictive uncertainty.
+    torch.nn.Dropout
+        PyTorch's equivalent.
 
     Notes
     -----
@@ -487,6 +559,13 @@ class BatchNorm1d(_BatchNorm):
     running_mean, running_var : ndarray of shape (num_features,)
         Buffers.
 
+    See Also
+    --------
+    mathlearn.nn.BatchNorm2d
+        Images, statistics per channel.
+    torch.nn.BatchNorm1d
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -521,6 +600,13 @@ class BatchNorm2d(_BatchNorm):
     dtype : numpy dtype, default=numpy.float32
         Type of the parameters and buffers.
 
+    See Also
+    --------
+    mathlearn.nn.BatchNorm1d
+        Vectors and sequences.
+    torch.nn.BatchNorm2d
+        PyTorch's equivalent.
+
     Examples
     --------
     >>> import numpy as np
@@ -539,6 +625,13 @@ class Flatten(Module):
     ----------
     start_dim : int, default=1
         First axis merged.
+
+    See Also
+    --------
+    mathlearn.nn.Sequential
+        Where it joins convolutional and dense layers.
+    torch.nn.Flatten
+        PyTorch's equivalent.
 
     Examples
     --------
@@ -582,6 +675,13 @@ class Embedding(Module):
     ----------
     weight : ndarray of shape (num_embeddings, embedding_dim)
         The table; its gradient adds up the rows of repeated ids.
+
+    See Also
+    --------
+    mathlearn.nn.Linear
+        A dense layer on one-hot inputs, computed by lookup here.
+    torch.nn.Embedding
+        PyTorch's equivalent.
 
     Examples
     --------

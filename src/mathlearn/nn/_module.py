@@ -40,6 +40,15 @@ class Module:
         ``True`` in training mode (dropout active, batch statistics used), ``False`` after
         :meth:`eval`.
 
+    See Also
+    --------
+    mathlearn.nn.Sequential
+        A chain of modules.
+    mathlearn.nn.Trainer
+        Minibatch training of a module.
+    torch.nn.Module
+        PyTorch's equivalent.
+
     Notes
     -----
     Parameters are stored as NumPy arrays. Inside :func:`functional_call` they are
@@ -384,6 +393,13 @@ class Sequential(Module):
     ----------
     *layers : Module
         The modules, first applied first.
+
+    See Also
+    --------
+    mathlearn.nn.Module
+        The base class.
+    torch.nn.Sequential
+        PyTorch's equivalent.
 
     Examples
     --------

@@ -252,6 +252,15 @@ class RNN(_Recurrent):
     bias : ndarray of shape (hidden_size,)
         PyTorch's ``bias_ih + bias_hh``.
 
+    See Also
+    --------
+    mathlearn.nn.LSTM
+        A gated recurrence.
+    mathlearn.nn.GRU
+        A lighter gated recurrence.
+    torch.nn.RNN
+        PyTorch's equivalent.
+
     Notes
     -----
     Batch first: inputs ``(N, T, D)``. Ragged batches need ``lengths`` or ``mask``.
@@ -286,6 +295,15 @@ class LSTM(_Recurrent):
     weight_hh : ndarray of shape (4 hidden_size, hidden_size)
     bias : ndarray of shape (4 hidden_size,)
         PyTorch's ``bias_ih + bias_hh``.
+
+    See Also
+    --------
+    mathlearn.nn.GRU
+        A lighter gated unit.
+    mathlearn.nn.RNN
+        The ungated recurrence.
+    torch.nn.LSTM
+        PyTorch's equivalent.
 
     Notes
     -----
@@ -326,6 +344,15 @@ class GRU(_Recurrent):
         Input-side bias ``b_i``.
     bias_hh : ndarray of shape (3 hidden_size,)
         Recurrent bias ``b_h`` (the reset gate scales ``b_hn``, so it is kept apart).
+
+    See Also
+    --------
+    mathlearn.nn.LSTM
+        A gated unit with a separate cell state.
+    mathlearn.nn.RNN
+        The ungated recurrence.
+    torch.nn.GRU
+        PyTorch's equivalent.
 
     Notes
     -----

@@ -36,6 +36,11 @@ class TrainingDivergedError(FloatingPointError, ValueError):
     A ``FloatingPointError`` and a ``ValueError`` (the settings or data do not suit the
     problem).
 
+    See Also
+    --------
+    mathlearn.nn.Trainer
+        The training loop that raises it.
+
     Examples
     --------
     >>> from mathlearn.nn import TrainingDivergedError
@@ -93,6 +98,13 @@ class Trainer:
         The optimiser's state (kept between calls, so training can resume).
     n_steps : int
         Updates made so far.
+
+    See Also
+    --------
+    mathlearn.nn.fit_module
+        The one-call form.
+    mathlearn.optim
+        The optimisers it drives.
 
     Examples
     --------

@@ -95,6 +95,11 @@ class NormConstrainedResult:
     binding : bool
         Whether the constraint is active (``||theta*||^2 = delta``).
 
+    See Also
+    --------
+    mathlearn.optim.norm_constrained_least_squares
+        The function that returns it.
+
     Examples
     --------
     >>> import numpy as np

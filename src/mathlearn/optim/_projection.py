@@ -208,6 +208,11 @@ class KKTResult:
         ``max_i |lambda_i g_i(x)|``.
     tol : float
 
+    See Also
+    --------
+    mathlearn.optim.check_kkt
+        The function that returns it.
+
     Examples
     --------
     >>> from mathlearn.optim import check_kkt

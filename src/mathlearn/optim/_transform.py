@@ -48,6 +48,13 @@ class GradientTransformation(NamedTuple):
     update : callable
         ``update(updates, state, params=None, **extra) -> (updates, state)``.
 
+    See Also
+    --------
+    mathlearn.optim.adam
+        An optimiser of this form.
+    mathlearn.optim.sgd
+        Another one.
+
     Examples
     --------
     A step that halves the gradient, written from scratch:

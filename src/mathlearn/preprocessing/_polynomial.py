@@ -40,6 +40,13 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
     n_output_features_ : int
         Number of basis functions ``M``.
 
+    See Also
+    --------
+    mathlearn.preprocessing.FourierBasis
+        Periodic features.
+    sklearn.preprocessing.PolynomialFeatures
+        scikit-learn's equivalent.
+
     Notes
     -----
     Design matrix ``Phi_{nj} = phi_j(x_n)`` (Imperial

@@ -113,6 +113,13 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
     width_ : float
     n_output_features_ : int
 
+    See Also
+    --------
+    mathlearn.preprocessing.SigmoidBasis
+        Sigmoid steps.
+    mathlearn.kernels.RBF
+        The same function as a kernel.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" slide 2:9 (RBF features ``b(x, c) = exp(-||x -
@@ -219,6 +226,11 @@ class SigmoidBasis(_PerFeatureBasis):
     width_ : ndarray of shape (n_features_in_,)
     n_output_features_ : int
 
+    See Also
+    --------
+    mathlearn.preprocessing.GaussianBasis
+        Local bumps.
+
     Notes
     -----
     PRML eq. 3.5, the sigmoidal basis of PRML §3.1; the
@@ -286,6 +298,13 @@ class FourierBasis(_PerFeatureBasis):
     ----------
     period_ : ndarray of shape (n_features_in_,)
     n_output_features_ : int
+
+    See Also
+    --------
+    mathlearn.preprocessing.PolynomialBasis
+        Monomial features.
+    mathlearn.preprocessing.GaussianBasis
+        Local bumps.
 
     Notes
     -----
@@ -363,6 +382,11 @@ class PiecewiseConstantBasis(_PerFeatureBasis):
     knots_ : ndarray of shape (n_knots, n_features_in_)
     n_output_features_ : int
 
+    See Also
+    --------
+    mathlearn.preprocessing.PiecewiseLinearBasis
+        Lines between the knots.
+
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" slide 2:8, piece-wise constant features.
@@ -435,6 +459,11 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
     ----------
     knots_ : ndarray of shape (n_knots, n_features_in_)
     n_output_features_ : int
+
+    See Also
+    --------
+    mathlearn.preprocessing.PiecewiseConstantBasis
+        Constants between the knots.
 
     Notes
     -----

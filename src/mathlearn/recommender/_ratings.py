@@ -67,6 +67,13 @@ class Ratings:
     nnz : int
         Number of ratings.
 
+    See Also
+    --------
+    mathlearn.recommender.ALS
+        A model fitted to it.
+    mathlearn.recommender.ImplicitALS
+        Implicit feedback.
+
     Notes
     -----
     In the Oxford "Advanced Topics in Statistical Machine Learning" notes §6.1 the ratings

@@ -61,6 +61,11 @@ class ExpectedUtility:
         Monte Carlo standard error of ``E[U(x)]`` when ``outcomes`` are samples (no
         ``probs``); 0 for an exact discrete expectation.
 
+    See Also
+    --------
+    mathlearn.stats.expected_utility
+        The function that returns it.
+
     Examples
     --------
     >>> import numpy as np

@@ -146,6 +146,11 @@ class HSICTestResult:
     kernel_x, kernel_y : Kernel
         The kernels used.
 
+    See Also
+    --------
+    mathlearn.stats.hsic_test
+        The function that returns it.
+
     Examples
     --------
     >>> from mathlearn.kernels import RBF

@@ -119,6 +119,11 @@ class MMDTestResult:
     kernel : Kernel
         The kernel used (with the median-heuristic length scale when none was given).
 
+    See Also
+    --------
+    mathlearn.stats.mmd_test
+        The function that returns it.
+
     Examples
     --------
     >>> from mathlearn.kernels import RBF

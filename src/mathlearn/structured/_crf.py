@@ -127,6 +127,11 @@ class LinearChainCRF(BaseClassifier):
     n_iter_ : int
     n_features_in_ : int
 
+    See Also
+    --------
+    mathlearn.linear_model.LogisticRegression
+        The chain of length one (per-position classification).
+
     Notes
     -----
     See the module docstring. ``predict`` decodes each sequence by Viterbi (the jointly most

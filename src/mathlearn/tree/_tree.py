@@ -18,14 +18,26 @@ weighted variance of ``y``. For one feature, sorting the node's values once and 
 sums of the weighted class counts (or of ``w y``) gives the children's statistics for all
 ``n - 1`` positions at once, so the best threshold over all features is one vectorised pass.
 The threshold is the midpoint of two consecutive distinct values.
+
+The "best" splitter presorts every feature once and keeps, for each node, its samples sorted
+by every feature (a stable partition of each sorted list sends a split's left samples first),
+so no node sorts anything. It runs as one call into the compiled helper ``mathlearn._ext._cart``
+(plain C built when mathlearn is installed: nothing is compiled at run time), which grows the
+same tree as the NumPy route below (:func:`_grow_numpy`) up to the rounding of sums: the NumPy
+route is kept as the reference and as the fallback of a source tree where the helper was
+never built. With ``max_features`` below the number of features the two routes draw their
+candidate features from different random streams.
 """
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import xlogy
+
+from .._ext import load as _load_ext
 
 __all__ = ["Tree", "build_tree", "prune_tree", "pruning_path"]
 
@@ -170,6 +182,10 @@ def _best_split_sorted(X, Yw, w, order, feats, msl, min_w_leaf, criterion):
         # Class weights sum to the sample weight; the squared error needs w separately.
         WL = np.cumsum(w[o], axis=0)[:-1] if criterion == "squared_error" else sL.sum(axis=-1)
         sR = total - sL
+        if criterion != "squared_error":
+            # A class absent from the right child leaves a rounding residue of either sign;
+            # a negative one would make the entropy's log NaN.
+            np.maximum(sR, 0.0, out=sR)
         WR = W - WL
         pos = np.arange(1, n)[:, None]
         valid = (
@@ -251,7 +267,141 @@ def build_tree(
     ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
     (gradient boosting), so it is computed once.
     """
+    kw = dict(
+        criterion=criterion,
+        max_depth=max_depth,
+        min_samples_split=min_samples_split,
+        min_samples_leaf=min_samples_leaf,
+        min_weight_leaf=min_weight_leaf,
+        max_features=max_features,
+        min_impurity_decrease=min_impurity_decrease,
+        rng=rng,
+        presorted_order=presorted_order,
+    )
+    if splitter == "best" and X.shape[0] > 0 and _cart_lib() is not None:
+        return _grow_compiled(X, Y, w, **kw)
+    return _grow_numpy(X, Y, w, splitter=splitter, **kw)
+
+
+_CRITERIA = {"gini": 0, "entropy": 1, "log_loss": 1, "squared_error": 2}
+
+
+def _cart_lib():
+    lib = _load_ext("_cart")
+    if lib is not None and not getattr(lib, "_typed", False):
+        i64, f64 = ctypes.c_int64, ctypes.c_double
+        ptr = ctypes.c_void_p
+        lib.cart_grow.restype = i64
+        lib.cart_grow.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int, i64, i64]
+        lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
+        lib.cart_grow.argtypes += [ptr] * 9
+        lib._typed = True
+    return lib
+
+
+def _grow_compiled(
+    X,
+    Y,
+    w,
+    *,
+    criterion,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    min_weight_leaf,
+    max_features,
+    min_impurity_decrease,
+    rng,
+    presorted_order,
+) -> Tree:
+    """:func:`build_tree` with the "best" splitter, grown by ``_ext._cart.cart_grow``."""
+    lib = _cart_lib()
+    n, d = X.shape
+    if criterion == "squared_error":
+        Yw = np.column_stack([w * Y[:, 0], w * Y[:, 0] ** 2])
+    else:
+        Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
+    C = Yw.shape[1]
+    XT = np.ascontiguousarray(X.T, dtype=np.float64)
+    if presorted_order is None:
+        order = np.argsort(XT, axis=1, kind="stable").astype(np.int64, copy=False)
+    else:
+        order = np.array(presorted_order.T, dtype=np.int64, order="C")
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    seed = int(rng.integers(0, 2**63)) if max_features < d else 0
+    m = max(2 * n - 1, 1)
+    V = 1 if criterion == "squared_error" else C
+    left = np.empty(m, dtype=np.int64)
+    right = np.empty(m, dtype=np.int64)
+    feat = np.empty(m, dtype=np.int64)
+    thr = np.empty(m)
+    value = np.empty((m, V))
+    imp = np.empty(m)
+    nns = np.empty(m, dtype=np.int64)
+    wnns = np.empty(m)
+    depth = np.zeros(1, dtype=np.int64)
+    max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
+    count = lib.cart_grow(
+        XT.ctypes.data,
+        Yw.ctypes.data,
+        w.ctypes.data,
+        order.ctypes.data,
+        n,
+        d,
+        C,
+        _CRITERIA[criterion],
+        max_depth,
+        int(min_samples_split),
+        int(min_samples_leaf),
+        float(min_weight_leaf),
+        int(max_features),
+        float(min_impurity_decrease),
+        seed,
+        m,
+        left.ctypes.data,
+        right.ctypes.data,
+        feat.ctypes.data,
+        thr.ctypes.data,
+        value.ctypes.data,
+        imp.ctypes.data,
+        nns.ctypes.data,
+        wnns.ctypes.data,
+        depth.ctypes.data,
+    )
+    if count < 0:
+        raise MemoryError("growing the tree ran out of memory.")
+    return Tree(
+        children_left=left[:count].astype(np.intp, copy=False),
+        children_right=right[:count].astype(np.intp, copy=False),
+        feature=feat[:count].astype(np.intp, copy=False),
+        threshold=thr[:count].copy(),
+        value=value[:count].copy(),
+        impurity=imp[:count].copy(),
+        n_node_samples=nns[:count].astype(np.intp, copy=False),
+        weighted_n_node_samples=wnns[:count].copy(),
+        max_depth=int(depth[0]),
+    )
+
+
+def _grow_numpy(
+    X: np.ndarray,
+    Y: np.ndarray,
+    w: np.ndarray,
+    *,
+    criterion: str,
+    splitter: str,
+    max_depth: int | None,
+    min_samples_split: int,
+    min_samples_leaf: int,
+    min_weight_leaf: float,
+    max_features: int,
+    min_impurity_decrease: float,
+    rng: np.random.Generator,
+    presorted_order: np.ndarray | None = None,
+) -> Tree:
+    """:func:`build_tree` in NumPy: the reference route, and the "random" splitter's."""
     n_samples, n_features = X.shape
+
     if criterion == "squared_error":
         Yw = np.column_stack([w * Y[:, 0], w * Y[:, 0] ** 2])
     else:

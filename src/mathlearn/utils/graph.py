@@ -38,6 +38,26 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
     """Fully connected Gaussian similarity ``W_ij = exp(-gamma ||x_i - x_j||^2)``, 0 diagonal.
 
     The Gram matrix of :class:`mathlearn.kernels.RBF` with ``length_scale = 1/sqrt(2 gamma)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (N, D)
+        The points.
+    gamma : float
+        Inverse width, ``gamma > 0``.
+
+    Returns
+    -------
+    W : ndarray of shape (N, N)
+        Symmetric affinities with a zero diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mathlearn.utils.graph import rbf_affinity
+    >>> rbf_affinity(np.array([[0.0], [1.0]]), gamma=1.0)
+    array([[0.        , 0.36787944],
+           [0.36787944, 0.        ]])
     """
     from ..kernels import get_kernel  # the kernels import utils: import on use
 

@@ -1,0 +1,74 @@
+"""Compiled helpers, built when mathlearn is installed, loaded with :mod:`ctypes`.
+
+Each ``_<name>.c`` next to this file is plain C99 (no Python C API, no NumPy headers),
+compiled by ``setup.py`` at install time (``pip install .`` or ``pip install -e .``; from a
+source tree, ``python setup.py build_ext --inplace``) into ``_<name>`` plus one of the
+interpreter's extension suffixes. Nothing is compiled when a user first calls an estimator.
+
+:func:`load` returns the library, or ``None`` when it was never built (a source tree on
+``PYTHONPATH``) or was built from another version of its source; callers then take their
+NumPy route, which computes the same thing more slowly. Setting the environment variable
+``MATHLEARN_REQUIRE_EXT=1`` turns a missing library into an error instead (CI sets it, so a
+broken build cannot hide behind the fallback).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import cache
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+__all__ = ["ABI_VERSIONS", "find", "load"]
+
+# The interface version each library must report through ``<name>_abi_version()``; bumped
+# whenever a signature changes, so that a stale build is never called with new arguments.
+ABI_VERSIONS = {"_cart": 1, "_smo": 1}
+
+REQUIRE_ENV = "MATHLEARN_REQUIRE_EXT"
+
+
+def find(name: str) -> Path | None:
+    """The built library ``name`` (e.g. ``"_smo"``) next to this package, or None."""
+    here = Path(__file__).resolve().parent
+    for suffix in EXTENSION_SUFFIXES:
+        path = here / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def load(name: str) -> ctypes.CDLL | None:
+    """The compiled library ``name`` as a :class:`ctypes.CDLL`, or None when unavailable.
+
+    Raises
+    ------
+    ImportError
+        When ``MATHLEARN_REQUIRE_EXT`` is set (to anything but ``""`` or ``"0"``) and the
+        library is missing, cannot be loaded, or reports another interface version.
+    """
+    path = find(name)
+    problem = None
+    lib = None
+    if path is None:
+        problem = f"the compiled library {name} was not built (run `pip install -e .`)"
+    else:
+        try:
+            lib = ctypes.CDLL(str(path))
+            version = getattr(lib, f"{name.lstrip('_')}_abi_version")
+            version.restype = ctypes.c_int
+            version.argtypes = []
+            if version() != ABI_VERSIONS[name]:
+                problem = (
+                    f"{path} reports interface version {version()}, this source expects "
+                    f"{ABI_VERSIONS[name]}: rebuild it (`pip install -e .`)"
+                )
+                lib = None
+        except (OSError, AttributeError) as exc:
+            problem = f"{path} cannot be loaded: {exc}"
+            lib = None
+    if lib is None and os.environ.get(REQUIRE_ENV, "") not in ("", "0"):
+        raise ImportError(f"{problem}; {REQUIRE_ENV} is set, so the fallback is refused.")
+    return lib

@@ -1,0 +1,297 @@
+/* CART growing on presorted features (see mathlearn/tree/_tree.py, which documents the
+ * algorithm and holds the NumPy route computing the same tree).
+ *
+ * Layout: the features are columns of XT (d x n, one row per feature); order (d x n) holds,
+ * for every feature f, sample ids sorted by x_f. A node owns the positions [start, end) of
+ * every row of order: its samples, sorted by each feature. Splitting a node partitions each
+ * row's segment stably (left samples first), so the children's segments stay sorted.
+ *
+ * Statistics: Yw (n x C) is w_i times the one-hot class of sample i (classification,
+ * C classes) or (w_i y_i, w_i y_i^2) (squared error, C = 2, with w given separately).
+ * A split at sorted position p of feature f sends the first p samples left; its score is a
+ * proxy whose maximiser minimises W_L i(L) + W_R i(R):
+ *   gini: |s_L|^2 / W_L + |s_R|^2 / W_R; squared error: (s_L,0)^2 / W_L + (s_R,0)^2 / W_R;
+ *   entropy: (W_L sum p log p (L) + W_R sum p log p (R)) / log 2.
+ * Ties go to the first feature in the candidate order, then the first position.
+ */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#define ML_EXPORT __declspec(dllexport)
+#else
+#define ML_EXPORT
+#endif
+
+#define CRIT_GINI 0
+#define CRIT_ENTROPY 1
+#define CRIT_SQUARED 2
+
+ML_EXPORT int cart_abi_version(void) { return 1; }
+
+/* splitmix64: the feature draws when max_features < n_features. */
+static uint64_t next_u64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int64_t below(uint64_t *s, int64_t k) { /* in [0, k); bias below k / 2^64 */
+    return (int64_t)(next_u64(s) % (uint64_t)k);
+}
+
+static double xlogx(double p) { return p > 0.0 ? p * log(p) : 0.0; }
+
+/* Impurity of a node from its statistics s (C values) and weight W. */
+static double impurity(const double *s, double W, int C, int crit) {
+    int c;
+    if (crit == CRIT_SQUARED) {
+        double mean = s[0] / W;
+        double v = s[1] / W - mean * mean;
+        return v > 0.0 ? v : 0.0;
+    }
+    if (crit == CRIT_GINI) {
+        double acc = 0.0;
+        for (c = 0; c < C; c++) {
+            double p = s[c] / W;
+            acc += p * p;
+        }
+        return 1.0 - acc;
+    }
+    {
+        double acc = 0.0;
+        for (c = 0; c < C; c++) acc += xlogx(s[c] / W);
+        return -acc / log(2.0);
+    }
+}
+
+static double proxy(const double *sL, double WL, const double *sR, double WR, int C, int crit) {
+    int c;
+    if (crit == CRIT_SQUARED) return sL[0] * sL[0] / WL + sR[0] * sR[0] / WR;
+    if (crit == CRIT_GINI) {
+        double a = 0.0, b = 0.0;
+        for (c = 0; c < C; c++) a += sL[c] * sL[c];
+        for (c = 0; c < C; c++) b += sR[c] * sR[c];
+        return a / WL + b / WR;
+    }
+    {
+        double a = 0.0, b = 0.0;
+        for (c = 0; c < C; c++) a += xlogx(sL[c] / WL);
+        for (c = 0; c < C; c++) b += xlogx(sR[c] / WR);
+        return (WL * a + WR * b) / log(2.0);
+    }
+}
+
+typedef struct {
+    int64_t start, end, depth, parent;
+    int is_left;
+} Frame;
+
+/* Grow the tree; returns the number of nodes, or -1 when out of memory (nothing written
+ * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
+ * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
+ML_EXPORT int64_t cart_grow(
+    const double *XT, const double *Yw, const double *w, int64_t *order, int64_t n, int64_t d,
+    int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
+    double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
+    int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
+    double *value, double *impurity_out, int64_t *n_node_samples, double *weighted_n,
+    int64_t *depth_reached) {
+    const double EPS = 2.220446049250313e-16;
+    int64_t V = crit == CRIT_SQUARED ? 1 : C;
+    double *stat = malloc(sizeof(double) * C);
+    double *total = malloc(sizeof(double) * C);
+    double *sL = malloc(sizeof(double) * C);
+    double *sR = malloc(sizeof(double) * C);
+    double *cL = malloc(sizeof(double) * C);
+    double *cR = malloc(sizeof(double) * C);
+    int64_t *feats = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
+    int64_t *perm = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
+    unsigned char *nonconst = malloc(d > 0 ? d : 1);
+    unsigned char *go = calloc(n > 0 ? n : 1, 1);
+    int64_t *tmp = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+    Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
+    int64_t node_count = 0, sp = 0, c, f, i, k;
+    uint64_t rng = seed;
+    double W_total = 0.0;
+    if (!stat || !total || !sL || !sR || !cL || !cR || !feats || !perm || !nonconst || !go ||
+        !tmp || !stack) {
+        node_count = -1;
+        goto done;
+    }
+    *depth_reached = 0;
+    if (crit == CRIT_SQUARED) {
+        for (i = 0; i < n; i++) W_total += w[i];
+    } else {
+        for (i = 0; i < n; i++)
+            for (c = 0; c < C; c++) W_total += Yw[i * C + c];
+    }
+    if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;
+    stack[sp++] = (Frame){0, n, 0, -1, 0};
+    while (sp > 0) {
+        Frame fr = stack[--sp];
+        int64_t start = fr.start, end = fr.end, nn = end - start, node = node_count++;
+        const int64_t *ids = order; /* feature 0's row: the node's samples in that order */
+        double W = 0.0, imp;
+        int64_t n_feats = 0, best_f = -1, best_p = -1;
+        double best_score = -INFINITY, best_thr = 0.0;
+        if (node >= max_nodes) {
+            node_count = -1;
+            goto done;
+        }
+        if (fr.parent >= 0) {
+            if (fr.is_left)
+                left[fr.parent] = node;
+            else
+                right[fr.parent] = node;
+        }
+        for (c = 0; c < C; c++) stat[c] = 0.0;
+        for (i = start; i < end; i++) {
+            const double *row = Yw + ids[i] * C;
+            for (c = 0; c < C; c++) stat[c] += row[c];
+        }
+        if (crit == CRIT_SQUARED) {
+            for (i = start; i < end; i++) W += w[ids[i]];
+        } else {
+            for (c = 0; c < C; c++) W += stat[c];
+        }
+        imp = impurity(stat, W, (int)C, crit);
+        left[node] = right[node] = -1;
+        feature[node] = -2;
+        threshold[node] = -2.0;
+        impurity_out[node] = imp;
+        n_node_samples[node] = nn;
+        weighted_n[node] = W;
+        for (c = 0; c < V; c++) value[node * V + c] = stat[c] / W;
+        if (fr.depth > *depth_reached) *depth_reached = fr.depth;
+        if (fr.depth >= max_depth || nn < min_samples_split || nn < 2 * min_samples_leaf ||
+            W < 2 * min_weight_leaf || imp <= EPS)
+            continue;
+        for (f = 0; f < d; f++) {
+            const int64_t *o = order + f * n;
+            nonconst[f] = XT[f * n + o[end - 1]] - XT[f * n + o[start]] > 0.0;
+        }
+        if (max_features < d) {
+            for (f = 0; f < d; f++) perm[f] = f;
+            for (f = d - 1; f > 0; f--) { /* Fisher-Yates */
+                int64_t j = below(&rng, f + 1), t = perm[f];
+                perm[f] = perm[j];
+                perm[j] = t;
+            }
+            for (f = 0; f < d && n_feats < max_features; f++)
+                if (nonconst[perm[f]]) feats[n_feats++] = perm[f];
+        } else {
+            for (f = 0; f < d; f++)
+                if (nonconst[f]) feats[n_feats++] = f;
+        }
+        if (n_feats == 0) continue;
+        for (c = 0; c < C; c++) total[c] = stat[c];
+        for (k = 0; k < n_feats; k++) {
+            const int64_t *o = order + feats[k] * n;
+            const double *x = XT + feats[k] * n;
+            double WL = 0.0;
+            for (c = 0; c < C; c++) sL[c] = 0.0;
+            for (i = 0; i < nn - 1; i++) {
+                int64_t s = o[start + i], pos = i + 1;
+                const double *row = Yw + s * C;
+                double WR, score, xlo, xhi;
+                for (c = 0; c < C; c++) sL[c] += row[c];
+                if (crit == CRIT_SQUARED) {
+                    WL += w[s];
+                } else {
+                    WL = 0.0;
+                    for (c = 0; c < C; c++) WL += sL[c];
+                }
+                xlo = x[s];
+                xhi = x[o[start + i + 1]];
+                if (!(xhi > xlo) || pos < min_samples_leaf || nn - pos < min_samples_leaf)
+                    continue;
+                WR = W - WL;
+                if (!(WL > 0.0) || !(WR > 0.0) || WL < min_weight_leaf || WR < min_weight_leaf)
+                    continue;
+                for (c = 0; c < C; c++) {
+                    sR[c] = total[c] - sL[c];
+                    /* a class absent from the right child: clear the rounding residue */
+                    if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
+                }
+                score = proxy(sL, WL, sR, WR, (int)C, crit);
+                if (score > best_score) {
+                    double thr = xlo / 2.0 + xhi / 2.0;
+                    if (thr == xhi || !isfinite(thr)) thr = xlo;
+                    best_score = score;
+                    best_f = feats[k];
+                    best_p = pos;
+                    best_thr = thr;
+                }
+            }
+        }
+        if (best_f < 0) continue;
+        /* The children's statistics, in feature 0's order as the NumPy route sums them. */
+        {
+            const double *x = XT + best_f * n;
+            double WLs = 0.0, WRs = 0.0, iL, iR, improvement;
+            int64_t nL = 0;
+            for (c = 0; c < C; c++) cL[c] = cR[c] = 0.0;
+            for (i = start; i < end; i++) {
+                int64_t s = ids[i];
+                const double *row = Yw + s * C;
+                if (x[s] <= best_thr) {
+                    go[s] = 1;
+                    nL++;
+                    for (c = 0; c < C; c++) cL[c] += row[c];
+                    if (crit == CRIT_SQUARED) WLs += w[s];
+                } else {
+                    for (c = 0; c < C; c++) cR[c] += row[c];
+                    if (crit == CRIT_SQUARED) WRs += w[s];
+                }
+            }
+            if (crit != CRIT_SQUARED) {
+                for (c = 0; c < C; c++) WLs += cL[c];
+                for (c = 0; c < C; c++) WRs += cR[c];
+            }
+            iL = impurity(cL, WLs, (int)C, crit);
+            iR = impurity(cR, WRs, (int)C, crit);
+            improvement = (W / W_total) * (imp - WLs / W * iL - WRs / W * iR);
+            if (improvement + EPS < min_impurity_decrease) {
+                for (i = start; i < end; i++) go[ids[i]] = 0;
+                continue;
+            }
+            /* Stable partition of every feature's segment: left samples first. */
+            for (f = 0; f < d; f++) {
+                int64_t *o = order + f * n, a = start, b = 0;
+                for (i = start; i < end; i++) {
+                    int64_t s = o[i];
+                    if (go[s])
+                        o[a++] = s;
+                    else
+                        tmp[b++] = s;
+                }
+                memcpy(o + a, tmp, sizeof(int64_t) * b);
+            }
+            for (i = start; i < start + nL; i++) go[order[i]] = 0;
+            feature[node] = best_f;
+            threshold[node] = best_thr;
+            (void)best_p;
+            stack[sp++] = (Frame){start + nL, end, fr.depth + 1, node, 0};
+            stack[sp++] = (Frame){start, start + nL, fr.depth + 1, node, 1};
+        }
+    }
+done:
+    free(stat);
+    free(total);
+    free(sL);
+    free(sR);
+    free(cL);
+    free(cR);
+    free(feats);
+    free(perm);
+    free(nonconst);
+    free(go);
+    free(tmp);
+    free(stack);
+    return node_count;
+}

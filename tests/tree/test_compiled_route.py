@@ -1,0 +1,112 @@
+"""The compiled CART builder (``mathlearn._ext._cart``) against the NumPy route.
+
+Both grow the tree of ``mathlearn.tree._tree`` by the same arithmetic in the same order (the
+prefix sums of each sorted feature, the same proxy, the same tie-breaks), so on data whose
+best splits are not tied to within rounding they must give the same tree: the same
+structure, features and thresholds exactly, and node statistics equal to the rounding of
+their sums (the NumPy route's ``sum`` is pairwise, the compiled one sequential: relative
+differences of a few ulps, 1e-12 is ample). With ``max_features`` below the number of
+features the routes draw different candidate features, so only the validity of the tree
+and its accuracy are compared there. Skipped where the helper was not built.
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, _tree
+
+pytestmark = pytest.mark.skipif(_tree._cart_lib() is None, reason="_cart not built")
+
+
+def _numpy_route(monkeypatch):
+    monkeypatch.setattr(_tree, "_cart_lib", lambda: None)
+
+
+def _same_tree(a, b):
+    for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    for name in ("value", "impurity", "weighted_n_node_samples"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12, atol=1e-15)
+    assert a.max_depth == b.max_depth
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"max_depth": 4},
+        {"min_samples_leaf": 7, "min_samples_split": 20},
+        {"min_impurity_decrease": 1e-3},
+        {"min_weight_fraction_leaf": 0.02},
+    ],
+)
+def test_classifier_same_tree(monkeypatch, params):
+    X, y = make_classification(600, 8, n_classes=3, n_informative=5, random_state=0)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, 600)
+    ours = DecisionTreeClassifier(criterion="gini", random_state=0, **params)
+    compiled = ours.fit(X, y, sample_weight=w).tree_
+    _numpy_route(monkeypatch)
+    _same_tree(compiled, ours.fit(X, y, sample_weight=w).tree_)
+
+
+def test_entropy_splits_are_optimal():
+    """The entropy proxy needs logarithms, which the C library and NumPy may round
+    differently in the last place, so near-ties can go either way: instead of comparing with
+    the NumPy route, check at every internal node of the compiled tree that its split's proxy
+    is the largest over all candidate splits of that node (computed here by the NumPy
+    route's scorer) up to rounding."""
+    X, y = make_classification(400, 6, n_classes=3, n_informative=4, random_state=4)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, 400)
+    clf = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(X, y, sample_weight=w)
+    t = clf.tree_
+    Y = (y[:, None] == np.arange(3)).astype(float)
+    Yw = Y * w[:, None]
+    path = clf.decision_path(X).tocsc()
+    for node in np.flatnonzero(t.children_left >= 0):
+        idx = path.indices[path.indptr[node] : path.indptr[node + 1]]
+        order = idx[np.argsort(X[idx], axis=0, kind="stable")]
+        best = _tree._best_split_sorted(X, Yw, w, order, np.arange(6), 1, 0.0, "entropy")
+        go = X[idx, t.feature[node]] <= t.threshold[node]
+        sL, sR = Yw[idx[go]].sum(axis=0), Yw[idx[~go]].sum(axis=0)
+        mine = _tree._proxy(sL, np.asarray(sL.sum()), sR, np.asarray(sR.sum()), "entropy")
+        # The proxy is W_L sum p log p + W_R sum p log p: rounding of order eps W log C.
+        assert mine >= best[2] - 1e-12 * (sL.sum() + sR.sum())
+
+
+@pytest.mark.parametrize("params", [{}, {"max_depth": 5}, {"min_samples_leaf": 5}])
+def test_regressor_same_tree(monkeypatch, params):
+    X, y = make_regression(500, 6, noise=5.0, random_state=1)
+    compiled = DecisionTreeRegressor(random_state=0, **params).fit(X, y).tree_
+    _numpy_route(monkeypatch)
+    _same_tree(compiled, DecisionTreeRegressor(random_state=0, **params).fit(X, y).tree_)
+
+
+def test_ties_and_constant_features(monkeypatch):
+    """Integer features (many equal values), a constant column, duplicated rows."""
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 4, (300, 5)).astype(float)
+    X[:, 2] = 7.0
+    X = np.vstack([X, X[:50]])
+    y = (X[:, 0] + X[:, 1] > 3).astype(int)
+    y[::13] ^= 1
+    compiled = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    assert 2 not in set(compiled.feature)
+    _numpy_route(monkeypatch)
+    _same_tree(compiled, DecisionTreeClassifier(random_state=0).fit(X, y).tree_)
+
+
+def test_max_features_trees_are_valid_and_accurate():
+    """Random candidate features: every split separates its node's samples by the stored
+    threshold, children partition their parent, and the leaves fit the training data."""
+    X, y = make_classification(800, 12, random_state=3)
+    clf = DecisionTreeClassifier(max_features=3, random_state=0).fit(X, y)
+    t = clf.tree_
+    internal = np.flatnonzero(t.children_left >= 0)
+    np.testing.assert_array_equal(
+        t.n_node_samples[internal],
+        t.n_node_samples[t.children_left[internal]] + t.n_node_samples[t.children_right[internal]],
+    )
+    assert clf.score(X, y) == 1.0  # grown to purity (no duplicate rows with two labels)
+    again = DecisionTreeClassifier(max_features=3, random_state=0).fit(X, y).tree_
+    np.testing.assert_array_equal(again.feature, t.feature)  # reproducible from random_state
