@@ -204,6 +204,8 @@ def _layout(fig) -> None:
 
     if fig.get_layout_engine() is not None:
         return  # the experiment chose its layout
+    if sum(not _is_colorbar(ax) for ax in fig.axes) < 2:
+        return  # one panel: nothing to collide with; the saved figure is cropped to its ink
     with warnings.catch_warnings():
         # Axes that tight_layout cannot place (an inset, a colour bar) keep their place.
         warnings.simplefilter("ignore")
@@ -228,6 +230,7 @@ def finish(fig) -> None:
     if not any(ax is not None for ax, _ in _legends(fig)):
         return
     fig.draw_without_rendering()
+    fig._mathlearn_drawn = True  # audit need not draw again
     moved = False
     for ax, leg in _legends(fig):
         if ax is None or not _legend_problems(fig, leg):
@@ -258,6 +261,7 @@ def finish(fig) -> None:
         fig.draw_without_rendering()
     if moved:
         _layout(fig)
+        fig.draw_without_rendering()
 
 
 def _shares_label(ax, which: str) -> bool:
@@ -287,7 +291,9 @@ def audit(fig) -> list[str]:
     """
     problems = []
     scale = shown_scale(fig)
-    fig.draw_without_rendering()
+    if not getattr(fig, "_mathlearn_drawn", False):
+        fig.draw_without_rendering()
+    fig._mathlearn_drawn = False
     for i, ax in enumerate(fig.axes):
         where = f"axes {i} ({ax.get_title()!r})" if ax.get_title() else f"axes {i}"
         if not ax.get_visible() or not ax.axison or _is_colorbar(ax):
