@@ -147,6 +147,19 @@ def bench_out_of_core(size_gb: float, d: int = 20, only: str | None = None) -> N
         silence_logs=40,
     )
     client = Client(cluster)
+
+    def _warm():
+        # Both libraries' imports on every worker before any timing, so neither side pays
+        # a worker's first import (several seconds of NumPy/SciPy/scikit-learn loading).
+        import dask_ml.cluster
+        import dask_ml.decomposition
+        import dask_ml.linear_model  # noqa: F401
+
+        import mathlearn.cluster
+        import mathlearn.decomposition
+        import mathlearn.linear_model  # noqa: F401
+
+    client.run(_warm)
     rng = da.random.default_rng(0)
     # Ten Gaussian clusters (row i about centre i mod 10; centres ~6 standard deviations
     # apart): k-means has structure to find, and the design is well conditioned.

@@ -9,7 +9,10 @@
 * LinearSVC (squared hinge), N = 100 000, D = 100, against liblinear's primal solver.
 
 Run: ``python benchmarks/run.py svm`` (``python benchmarks/bench_svm.py --large`` adds
-N = 50 000, several minutes for each library).
+N = 50 000, several minutes for each library). The kernel SVMs run their SMO iterations in the
+compiled helper ``mathlearn._ext._smo``, built by ``pip install -e .`` (from a source tree on
+``PYTHONPATH``: ``python setup.py build_ext --inplace``); the header says which route ran.
+Nothing is compiled at the first call, which the timings include.
 """
 
 from __future__ import annotations
@@ -116,6 +119,8 @@ SWEEP_CASES = [
 
 if __name__ == "__main__":
     from _harness import HEADER, machine
+    from mathlearn._ext import load
 
-    print(f"machine: {machine()}\n\n{HEADER}")
+    route = "compiled" if load("_smo") is not None else "NumPy (mathlearn._ext._smo not built)"
+    print(f"machine: {machine()}\nSMO route: {route}\n\n{HEADER}")
     main(large="--large" in sys.argv)

@@ -227,3 +227,67 @@ def test_smo_solver_routes_agree(rng, monkeypatch, kind):
     np.testing.assert_array_equal(small.support_, large.support_)
     np.testing.assert_allclose(small.dual_coef_, large.dual_coef_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)
+
+
+def test_sgd_matrix_factorization_routes_agree(monkeypatch):
+    # Plain SGD (batch_size=1): the same updates in the same order; only the summation order
+    # of the k-term dot product may differ (BLAS against a plain loop).
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import SGDMatrixFactorization
+    from mathlearn.recommender import _sgd as sgd_module
+
+    r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
+    kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
+    loop = SGDMatrixFactorization(3, **kw).fit(r)
+    monkeypatch.setattr(sgd_module, "_COMPILED_WORK", 1)
+    compiled = SGDMatrixFactorization(3, **kw).fit(r)
+    np.testing.assert_allclose(compiled.user_factors_, loop.user_factors_, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(compiled.item_bias_, loop.item_bias_, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", ["explicit", "implicit"])
+def test_als_ridge_routes_agree(monkeypatch, case):
+    # The compiled per-row ridge solver (mathlearn._ext._als) against the NumPy route (padded
+    # blocks, batch-last Cholesky): the same normal equations, summed in another order.
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ALS, ImplicitALS
+    from mathlearn.recommender import _base as rec_base
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=3)
+    if case == "explicit":
+        make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, random_state=0)  # noqa: E731
+    else:
+        r.values[:] = 1.0 + np.arange(r.nnz) % 3
+        make = lambda: ImplicitALS(3, solver="cholesky", max_iter=3, random_state=0)  # noqa: E731
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_base, "_compiled_ridge", lambda: None)
+    numpy_route = make().fit(r)
+    _check_same_factors(compiled, numpy_route)
+
+
+def _check_same_factors(compiled, numpy_route):
+    np.testing.assert_allclose(compiled.user_factors_, numpy_route.user_factors_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(compiled.item_factors_, numpy_route.item_factors_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(compiled.objective_, numpy_route.objective_, rtol=1e-12)
+
+
+def test_implicit_cg_routes_agree(monkeypatch):
+    # The compiled CG kernel against the NumPy route (padded blocks, stacked products): the
+    # same three CG steps per row and half-sweep, summed in another order.
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ImplicitALS
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=4)
+    r.values[:] = 1.0 + np.arange(r.nnz) % 3
+    compiled = ImplicitALS(4, max_iter=3, random_state=0).fit(r)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))

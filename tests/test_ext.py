@@ -20,10 +20,16 @@ def test_library_is_built(name):
 
 
 def test_missing_library_falls_back_or_raises(monkeypatch):
+    monkeypatch.delenv(_ext.DISABLE_ENV, raising=False)
     monkeypatch.delenv(_ext.REQUIRE_ENV, raising=False)
-    assert _ext.load.__wrapped__("_no_such_library") is None
+    assert _ext.load("_no_such_library") is None
     monkeypatch.setenv(_ext.REQUIRE_ENV, "1")
     with pytest.raises(ImportError, match="_no_such_library was not built"):
-        _ext.load.__wrapped__("_no_such_library")
+        _ext.load("_no_such_library")
     monkeypatch.setenv(_ext.REQUIRE_ENV, "0")
-    assert _ext.load.__wrapped__("_no_such_library") is None
+    assert _ext.load("_no_such_library") is None
+
+
+def test_disabling_the_libraries(monkeypatch):
+    monkeypatch.setenv(_ext.DISABLE_ENV, "1")
+    assert all(_ext.load(name) is None for name in _ext.ABI_VERSIONS)

@@ -14,6 +14,9 @@ log-likelihood ``log p(x, y = c)``.
 
 ``ProbabilisticRegressorMixin`` adds the probabilistic prediction API shared by the Bayesian
 regressors: ``predict(X, return_std=...)``, ``predict_distribution`` and ``sample_y``.
+
+``InformationCriterionMixin`` gives ``aic`` and ``bic`` to every likelihood-based estimator from
+its log-likelihood and its number of free parameters.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ __all__ = [
     "ClusterMixin",
     "ComponentNamesMixin",
     "DensityMixin",
+    "InformationCriterionMixin",
     "ProbabilisticRegressorMixin",
     "RegressorMixin",
     "TransformerMixin",
@@ -379,3 +383,137 @@ class ProbabilisticRegressorMixin:
         L = cholesky(cov, jitter="auto", warn=False)
         z = rng.standard_normal((mean.shape[0], int(n_samples)))
         return mean[:, None] + L @ z
+
+
+class InformationCriterionMixin:
+    r"""Akaike and Bayesian information criteria for a likelihood-based estimator.
+
+    A subclass implements ``_total_log_likelihood(X, y)``, the log-likelihood
+    ``ln p(D | theta_hat)`` of the data ``D`` under the fitted parameters (a sum over the
+    samples; ``y`` is ``None`` for a density model), and ``_n_parameters()``, the number
+    ``M`` of free parameters of the model. The mixin provides
+
+    .. math::
+
+        \mathrm{AIC} = -2 \ln p(D \mid \hat\theta) + 2 M, \qquad
+        \mathrm{BIC} = -2 \ln p(D \mid \hat\theta) + M \ln N,
+
+    lower is better, and ``n_parameters_``. On the training data, with ``theta_hat`` the
+    maximum-likelihood estimate, these are the criteria of Imperial "Mathematics for Inference
+    and Machine Learning" §1.7.6 (eqs. 1.208-1.209: the notes maximise
+    ``ln p(D | theta_ML) - (M / 2) ln N``, which is ``-BIC / 2``; Akaike's criterion
+    ``ln p(D | theta_ML) - M`` is ``-AIC / 2``) and of PRML §1.3 (eq. 1.73) and §4.4.1
+    (eq. 4.139). Where an estimator fits a smoothed or penalised estimate (a Dirichlet
+    pseudo-count, a covariance shrinkage) the criteria are evaluated at that estimate; each
+    estimator's ``aic`` documents what it counts.
+
+    See Also
+    --------
+    mathlearn.mixture.GaussianMixture
+        Choosing the number of components by BIC.
+    mathlearn.model_selection.BayesianModelSelection
+        The marginal likelihood that BIC approximates.
+
+    Examples
+    --------
+    A Gaussian with unknown mean and variance (``M = 2``):
+
+    >>> import numpy as np
+    >>> from mathlearn.base import BaseEstimator, InformationCriterionMixin
+    >>> class Gauss(InformationCriterionMixin, BaseEstimator):
+    ...     def fit(self, X, y=None):
+    ...         self.mean_, self.var_ = np.mean(X), np.var(X)
+    ...         return self
+    ...     def _total_log_likelihood(self, X, y=None):
+    ...         X = np.asarray(X, dtype=float)
+    ...         return float(-0.5 * np.sum(np.log(2 * np.pi * self.var_)
+    ...                                     + (X - self.mean_) ** 2 / self.var_))
+    ...     def _n_parameters(self):
+    ...         return 2
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> g = Gauss().fit(X)
+    >>> bool(np.isclose(g.aic(X), 3 * np.log(2 * np.pi * np.var(X)) + 3 + 4))
+    True
+    >>> g.n_parameters_
+    2
+    """
+
+    def _total_log_likelihood(self, X, y=None) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _n_parameters(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def n_parameters_(self) -> int:
+        """Number ``M`` of free parameters counted by :meth:`aic` and :meth:`bic`."""
+        check_is_fitted(self)
+        return int(self._n_parameters())
+
+    def _log_likelihood_and_n(self, X, y):
+        check_is_fitted(self)
+        loglik = float(self._total_log_likelihood(X, y))
+        n = int(X.shape[0]) if hasattr(X, "shape") else len(X)
+        if not np.isfinite(loglik):
+            raise ValueError(
+                f"the log-likelihood of these data under the fitted {type(self).__name__} is "
+                f"{loglik}: an information criterion is not defined (a sample with zero "
+                "density, or a degenerate fit)."
+            )
+        return loglik, n
+
+    def aic(self, X, y=None) -> float:
+        """Akaike information criterion ``-2 ln p(D | theta_hat) + 2 M`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or None, default=None
+            Targets, for a model of ``y`` (given ``X``, or jointly with ``X``); ignored by a
+            density model.
+
+        Returns
+        -------
+        aic : float
+        """
+        loglik, _ = self._log_likelihood_and_n(X, y)
+        return -2.0 * loglik + 2.0 * self._n_parameters()
+
+    def bic(self, X, y=None) -> float:
+        """Bayesian information criterion ``-2 ln p(D | theta_hat) + M ln N`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or None, default=None
+            Targets, for a model of ``y`` (given ``X``, or jointly with ``X``); ignored by a
+            density model.
+
+        Returns
+        -------
+        bic : float
+        """
+        loglik, n = self._log_likelihood_and_n(X, y)
+        return -2.0 * loglik + self._n_parameters() * np.log(n)
+
+
+def _class_indices(classifier, y) -> np.ndarray:
+    """``y`` as indices into a fitted classifier's ``classes_``; unknown labels raise."""
+    if y is None:
+        raise ValueError(
+            f"{type(classifier).__name__}.aic / bic need the labels y: aic(X, y) (the "
+            "likelihood is that of the labels)."
+        )
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    classes = classifier.classes_
+    idx = np.searchsorted(classes, y)
+    idx = np.clip(idx, 0, classes.shape[0] - 1)
+    unknown = classes[idx] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"y holds labels not seen in fit: {np.unique(y[unknown]).tolist()}; the classes "
+            f"are {classes.tolist()}."
+        )
+    return idx

@@ -99,7 +99,7 @@ def test_bad_input():
         opt.best()
 
 
-@pytest.mark.parametrize("acquisition", ["ei", "log_ei", "pi", "lcb", "noisy_ei"])
+@pytest.mark.parametrize("acquisition", ["hedge", "ei", "log_ei", "pi", "lcb", "noisy_ei"])
 def test_minimize_finds_quadratic_minimum(acquisition):
     # A smooth 1-D bowl: after the 4-point design the surrogate interpolates it well and
     # every acquisition samples near the minimiser (the box is [-1, 2]).

@@ -101,3 +101,31 @@ def test_kmeans_random_init_draws_the_numpy_rows():
     m = KMeans(4, init="random", n_init=2, random_state=3).fit(da.from_array(X, chunks=(300, 3)))
     np.testing.assert_array_equal(m.labels_.compute(), ref.labels_)
     assert m.inertia_ == pytest.approx(ref.inertia_, rel=RTOL)
+
+
+@pytest.mark.parametrize("offset, scale", [(4.0, 1.0), (1e8, 1.0), (0.0, 2.0**400)])
+def test_pca_covariance_route_one_pass(offset, scale):
+    """The covariance route merges per-block means and scatters (Chan, Golub and LeVeque)
+    in one pass; it equals the NumPy fit far from the origin and at a scale beyond 2^240
+    (fitted in power-of-two units), with uneven blocks."""
+    X = (_pca_data() - 4.0 + offset) * scale
+    ref = PCA(3, svd_solver="covariance").fit(X)
+    Xd = da.from_array(X, chunks=((100, 250, 50, 400), X.shape[1]))
+    m = PCA(3, svd_solver="covariance").fit(Xd)
+    np.testing.assert_allclose(m.mean_, ref.mean_, rtol=1e-12)
+    np.testing.assert_allclose(m.explained_variance_, ref.explained_variance_, rtol=1e-9)
+    np.testing.assert_allclose(m.components_, ref.components_, rtol=0, atol=1e-9)
+    # independent: the sample covariance of the data brought back to a moderate scale
+    w = np.linalg.eigvalsh(np.cov(((X / scale) - offset).T))[::-1][:3]
+    np.testing.assert_allclose(m.explained_variance_ / scale**2, w, rtol=1e-7)
+
+
+def test_pca_covariance_route_blocks_in_different_units():
+    """One block of tiny values and one of ordinary values: the tiny block's moments are
+    carried into the ordinary unit before the merge."""
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(200, 3)) * 1e-250, rng.normal(size=(200, 3))])
+    ref = PCA(2, svd_solver="covariance").fit(X)
+    m = PCA(2, svd_solver="covariance").fit(da.from_array(X, chunks=(200, 3)))
+    np.testing.assert_allclose(m.explained_variance_, ref.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(m.mean_, ref.mean_, rtol=1e-10, atol=1e-300)

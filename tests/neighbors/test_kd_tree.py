@@ -129,3 +129,38 @@ def test_bad_input():
         tree.query_radius(X, -1.0)
     with pytest.raises(ValueError, match="only n_samples = 10"):
         brute_force_kneighbors(X, X, 11)
+
+
+@pytest.mark.parametrize("route", ["compiled", "numpy"])
+@pytest.mark.parametrize("d, k, leaf_size", [(3, 7, 40), (6, 1, 5), (2, 30, 16)])
+def test_large_tree_equals_brute_force(monkeypatch, route, d, k, leaf_size):
+    """Above 2 048 points the tree is searched (by the compiled search where built, by the
+    batched NumPy search otherwise): either way the answer is the exhaustive one."""
+    from mathlearn.neighbors import _kd_tree
+
+    if route == "numpy":
+        monkeypatch.setattr(_kd_tree, "_kdtree_lib", lambda: None)
+    elif _kd_tree._kdtree_lib() is None:
+        pytest.skip("_kdtree not built")
+    rng = np.random.default_rng(10 + d)
+    X = rng.standard_normal((5000, d))
+    Q = np.vstack([rng.standard_normal((60, d)), X[:10], 8.0 * rng.standard_normal((5, d))])
+    dist, ind = KDTree(X, leaf_size=leaf_size).query(Q, k=k)
+    ref_d, ref_i = _reference(X, Q, k)
+    np.testing.assert_array_equal(ind, ref_i)
+    np.testing.assert_allclose(dist, ref_d, rtol=8 * d * np.finfo(float).eps, atol=0)
+
+
+def test_large_tree_ties_broken_by_index():
+    """An integer grid with many duplicates: distances exact, ties decided by index, also
+    for points that lie in a box at exactly the k-th distance."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 6, size=(3000, 2)).astype(float)
+    dist, ind = KDTree(X, leaf_size=8).query(X[:40], k=25)
+    ref_d, ref_i = _reference(X, X[:40], 25)
+    np.testing.assert_array_equal(ind, ref_i)
+    np.testing.assert_array_equal(dist, ref_d)
+    s = 2.0**-1000
+    d2, i2 = KDTree(X * s).query(X[:40] * s, k=25)
+    np.testing.assert_array_equal(i2, ref_i)
+    np.testing.assert_array_equal(d2, ref_d * s)

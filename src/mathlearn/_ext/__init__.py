@@ -9,7 +9,9 @@ interpreter's extension suffixes. Nothing is compiled when a user first calls an
 ``PYTHONPATH``) or was built from another version of its source; callers then take their
 NumPy route, which computes the same thing more slowly. Setting the environment variable
 ``MATHLEARN_REQUIRE_EXT=1`` turns a missing library into an error instead (CI sets it, so a
-broken build cannot hide behind the fallback).
+broken build cannot hide behind the fallback); ``MATHLEARN_DISABLE_EXT=1`` makes :func:`load`
+return ``None`` (the NumPy routes, e.g. to compare them with the compiled ones), read at
+every call.
 """
 
 from __future__ import annotations
@@ -24,9 +26,14 @@ __all__ = ["ABI_VERSIONS", "find", "load"]
 
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
-ABI_VERSIONS = {"_cart": 1, "_smo": 1}
+ABI_VERSIONS = {"_als": 1, "_cart": 1, "_hgb": 1, "_kdtree": 1, "_smo": 1}
 
 REQUIRE_ENV = "MATHLEARN_REQUIRE_EXT"
+DISABLE_ENV = "MATHLEARN_DISABLE_EXT"
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
 
 
 def find(name: str) -> Path | None:
@@ -39,9 +46,10 @@ def find(name: str) -> Path | None:
     return None
 
 
-@cache
 def load(name: str) -> ctypes.CDLL | None:
     """The compiled library ``name`` as a :class:`ctypes.CDLL`, or None when unavailable.
+
+    None as well while ``MATHLEARN_DISABLE_EXT`` is set (to anything but ``""`` or ``"0"``).
 
     Raises
     ------
@@ -49,6 +57,13 @@ def load(name: str) -> ctypes.CDLL | None:
         When ``MATHLEARN_REQUIRE_EXT`` is set (to anything but ``""`` or ``"0"``) and the
         library is missing, cannot be loaded, or reports another interface version.
     """
+    if _flag(DISABLE_ENV):
+        return None
+    return _load(name, _flag(REQUIRE_ENV))
+
+
+@cache
+def _load(name: str, required: bool) -> ctypes.CDLL | None:
     path = find(name)
     problem = None
     lib = None
@@ -69,6 +84,6 @@ def load(name: str) -> ctypes.CDLL | None:
         except (OSError, AttributeError) as exc:
             problem = f"{path} cannot be loaded: {exc}"
             lib = None
-    if lib is None and os.environ.get(REQUIRE_ENV, "") not in ("", "0"):
+    if lib is None and required:
         raise ImportError(f"{problem}; {REQUIRE_ENV} is set, so the fallback is refused.")
     return lib

@@ -2,32 +2,65 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Integral
+from numbers import Real as RealNumber
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 from scipy.optimize import minimize as _scipy_minimize
-from scipy.stats import qmc
+from scipy.special import log_ndtr, ndtr
+from scipy.stats import norm, qmc
 
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..gaussian_process import GaussianProcessRegressor
 from ..kernels import ConstantKernel, Matern
 from ..utils.validation import check_random_state
 from ._acquisition import (
+    _LOG_SQRT_2PI,
+    _log_h,
     expected_improvement,
     log_expected_improvement,
-    lower_confidence_bound,
-    noisy_expected_improvement,
-    noisy_probability_of_improvement,
     probability_of_improvement,
 )
+from ._posterior import Posterior
 from ._space import Real, Space
 
 __all__ = ["BayesianOptimizer", "minimize"]
 
-_ACQUISITIONS = {"lcb", "pi", "ei", "log_ei", "noisy_ei", "noisy_pi"}
+_MIN_NOISE = 1e-10
+_ACQUISITIONS = {"hedge", "lcb", "pi", "ei", "log_ei", "noisy_ei", "noisy_pi"}
 _BATCH_STRATEGIES = {"kriging_believer", "cl_min", "cl_mean", "cl_max"}
+
+
+def _norm_pdf(z):
+    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI)
+
+
+def _acq_scalar(kind, mu, sd, target, z_lcb):
+    """One point's acquisition (to minimise) and its partial derivatives in ``mu``, ``sd``:
+    the scalar fast path of ``BayesianOptimizer._acq`` used inside L-BFGS-B."""
+    if kind == "lcb":
+        return mu - z_lcb * sd, 1.0, -z_lcb
+    if not sd > 0:
+        imp = target - mu
+        if kind == "log_ei":
+            return (-math.log(imp) if imp > 0 else math.inf), 0.0, 0.0
+        if kind in ("pi", "noisy_pi"):
+            return -float(imp > 0), 0.0, 0.0
+        return -max(imp, 0.0), float(imp > 0), 0.0
+    g = (target - mu) / sd
+    ph = math.exp(-0.5 * g * g - _LOG_SQRT_2PI)
+    if kind in ("pi", "noisy_pi"):
+        return -float(ndtr(g)), ph / sd, ph * g / sd
+    if kind == "log_ei":
+        lh = float(_log_h(np.array([g]))[0])
+        dmu = math.exp(float(log_ndtr(g)) - lh) / sd
+        dsd = -math.exp(-0.5 * g * g - _LOG_SQRT_2PI - lh) / sd
+        return -(math.log(sd) + lh), dmu, dsd
+    cdf = float(ndtr(g))
+    return -((target - mu) * cdf + sd * ph), cdf, -ph
 
 
 def _sobol(d: int, n: int, rng) -> np.ndarray:
@@ -39,10 +72,13 @@ def _sobol(d: int, n: int, rng) -> np.ndarray:
 class BayesianOptimizer:
     """Ask/tell Bayesian optimisation of a black-box function (minimisation).
 
-    Each ``ask`` refits a GP surrogate (Matérn 5/2 ARD times a constant, learned noise,
-    normalised targets) to the evaluations told so far and returns the maximiser of the
-    acquisition, found by L-BFGS-B from the best of ``n_candidates`` Sobol points
-    (``n_starts`` starts). The first ``n_initial`` points are a scrambled Sobol design.
+    Each ``ask`` refits a GP surrogate (Matérn 5/2 ARD times a constant, normalised targets,
+    the noise learned or given) to the evaluations told so far, its hyperparameters started
+    from the previous fit's, and returns the maximiser of the acquisition: scored at
+    ``n_candidates`` Sobol points at once, then polished by L-BFGS-B with its analytic
+    gradient from the ``n_starts`` best. The first ``n_initial`` points are a scrambled Sobol
+    design. The defaults are scikit-optimize's ``gp_minimize`` choices where they matter:
+    a GP-Hedge portfolio of LCB, EI and PI, and a learned Gaussian noise.
 
     Parameters
     ----------
@@ -51,21 +87,32 @@ class BayesianOptimizer:
         :class:`Integer` (the integers ``low..high``) or :class:`Categorical` (a finite set
         of labels). Integer and categorical dimensions enter the surrogate rounded and
         one-hot coded (see Notes).
-    acquisition : {"ei", "log_ei", "pi", "lcb", "noisy_ei", "noisy_pi"}, default="ei"
+    acquisition : {"hedge", "ei", "log_ei", "pi", "lcb", "noisy_ei", "noisy_pi"}, \
+default="hedge"
         ``"lcb"`` is minimised, the others maximised (``log_ei`` is ``log EI``: the same
         maximiser, without underflow far from the incumbent). The noisy variants use the
         posterior mean at the incumbent and the posterior sd of ``f(x~) - f(x)`` (the notes'
-        eq. 10.1); the others use the best observed value.
+        eq. 10.1); the others use the best observed value. ``"hedge"`` (GP-Hedge, see Notes)
+        lets LCB, EI and PI (their noisy variants unless ``noise=0``) each nominate a
+        point and draws one.
     alpha : float, default=0.05
         LCB's ``z_{1 - alpha}``.
     n_initial : int, default=5
+        Points of the initial Sobol design.
     n_candidates : int, default=512
+        Sobol points at which the acquisition is evaluated (vectorised) each step.
     n_starts : int, default=3
+        L-BFGS-B polishes, from the best candidates.
     kernel : Kernel or None
         The surrogate's kernel (on the kernel inputs: unit-cube reals and integers, one-hot
         categories).
-    noise_variance_bounds : (float, float) or "fixed", default=(1e-8, 1.0)
-        On the normalised target's scale.
+    noise : "gaussian" or float, default="gaussian"
+        ``"gaussian"``: the evaluations carry Gaussian noise whose variance is learned with
+        the kernel's hyperparameters. A number: the known noise variance on the normalised
+        target's scale (``0`` for a deterministic ``f``; ``1e-10`` is then used in the
+        factorisation). It also sets :meth:`recommend`.
+    noise_variance_bounds : (float, float), default=(1e-8, 1.0)
+        Bounds of the learned noise variance, on the normalised target's scale.
     batch_strategy : {"kriging_believer", "cl_min", "cl_mean", "cl_max"}, \
 default="kriging_believer"
         How ``ask(n_points=q)`` chooses ``q > 1`` points: after each choice, a fantasy
@@ -103,11 +150,21 @@ default="kriging_believer"
     evaluated point is the same, and never proposes a value that cannot be evaluated
     (Garrido-Merchán and Hernández-Lobato, Neurocomputing 2020).
 
+    GP-Hedge (Hoffman, Brochu and de Freitas, "Portfolio allocation for Bayesian
+    optimization", UAI 2011): each member ``k`` of the portfolio nominates the maximiser
+    ``x_k`` of its acquisition; one nominee is drawn with probability proportional to
+    ``exp(g_k)``, and once the surrogate is refitted each gain grows by minus the posterior
+    mean at its nominee, ``g_k <- g_k - mu(x_k) / s_y`` (``s_y`` the target's scale). No single
+    acquisition is best on every problem: EI explores every basin, LCB and PI exploit one;
+    the portfolio follows whichever has been nominating the lower posterior means.
+
     Batches: the Kriging believer and constant liar heuristics (Ginsbourger, Le Riche and
     Carraro, "Kriging is well-suited to parallelize optimization", 2010): each fantasy
     shrinks the posterior variance at its point, so the next maximiser of the acquisition
-    moves away from it. Points of a batch are distinct (for discrete spaces a candidate whose
-    kernel input was already chosen or evaluated is skipped).
+    moves away from it (with ``"hedge"``, the points after the first are EI's: LCB and PI
+    would nominate again beside a fantasy at the best value). Points of a batch are
+    distinct (for discrete spaces a candidate whose kernel input was already chosen or
+    evaluated is skipped).
 
     Examples
     --------
@@ -125,12 +182,13 @@ default="kriging_believer"
         self,
         bounds,
         *,
-        acquisition: str = "ei",
+        acquisition: str = "hedge",
         alpha: float = 0.05,
         n_initial: int = 5,
         n_candidates: int = 512,
         n_starts: int = 3,
         kernel=None,
+        noise="gaussian",
         noise_variance_bounds=(1e-8, 1.0),
         batch_strategy: str = "kriging_believer",
         random_state=None,
@@ -158,6 +216,17 @@ default="kriging_believer"
         self.n_candidates = int(n_candidates)
         self.n_starts = int(n_starts)
         self.kernel = kernel
+        if not (
+            (isinstance(noise, str) and noise == "gaussian")
+            or (
+                isinstance(noise, RealNumber)
+                and not isinstance(noise, bool)
+                and math.isfinite(float(noise))
+                and float(noise) >= 0
+            )
+        ):
+            raise ValueError(f"noise must be 'gaussian' or a number >= 0; got {noise!r}.")
+        self.noise = noise
         self.noise_variance_bounds = noise_variance_bounds
         self.batch_strategy = batch_strategy
         self._rng = check_random_state(random_state)
@@ -166,6 +235,8 @@ default="kriging_believer"
         self._X: list = []
         self.y = np.empty(0)
         self.surrogate_ = None
+        self._gains = np.zeros(3)
+        self._nominees = None
 
     @property
     def bounds(self) -> np.ndarray | None:
@@ -192,10 +263,15 @@ default="kriging_believer"
             kernel = ConstantKernel(1.0, (1e-3, 1e3)) * Matern(
                 np.full(d, 0.3), length_scale_bounds=(1e-2, 1e1), nu=2.5
             )
+        learn = isinstance(self.noise, str)
         gp = GaussianProcessRegressor(
             kernel,
-            noise_variance=1e-4,
-            noise_variance_bounds=self.noise_variance_bounds,
+            noise_variance=(
+                (self.surrogate_.noise_variance_ if self.surrogate_ is not None else 1e-4)
+                if learn
+                else max(float(self.noise), _MIN_NOISE)
+            ),
+            noise_variance_bounds=self.noise_variance_bounds if learn else "fixed",
             normalize_y=True,
             n_restarts=0 if self.surrogate_ is not None else 1,
             random_state=self._rng,
@@ -206,6 +282,12 @@ default="kriging_believer"
             warnings.simplefilter("ignore", NumericalWarning)
             gp.fit(self.space.to_kernel(self._U), self.y)
         self.surrogate_ = gp
+        if self._nominees is not None:
+            # GP-Hedge: each member's gain grows by minus the new posterior mean (on the
+            # normalised scale) at the point it nominated.
+            mu, _ = Posterior(gp).mean_std(self._nominees)
+            self._gains = self._gains - mu / float(gp._y_scale[0])
+            self._nominees = None
         return gp
 
     @staticmethod
@@ -222,71 +304,152 @@ default="kriging_believer"
             warnings.simplefilter("ignore", NumericalWarning)
             return g.fit(Z, y)
 
-    def _score(self, gp, Z, incumbent, y):
-        """Acquisition to *minimise* at kernel inputs ``Z``."""
-        mu, sd = gp.predict(Z, return_std=True)
-        kind = self.acquisition
+    def _acq(self, kind, mu, sd, target, grad=False):
+        """Acquisition to *minimise* from the posterior ``mu``, ``sd`` (for the noisy
+        variants ``sd`` is ``rho`` and ``target`` the incumbent's mean); with ``grad`` also
+        its partial derivatives in ``mu`` and ``sd``."""
         if kind == "lcb":
-            return lower_confidence_bound(mu, sd, alpha=self.alpha)
-        if kind in ("noisy_ei", "noisy_pi"):
-            z_best, mu_best = incumbent
-            both = np.vstack([z_best[None, :], Z])
-            _, cov = gp.predict(both, return_cov=True)
-            rho2 = np.diag(cov)[1:] + cov[0, 0] - 2.0 * cov[0, 1:]
-            rho = np.sqrt(np.maximum(rho2, 0.0))
-            f = (
-                noisy_expected_improvement
-                if kind == "noisy_ei"
-                else noisy_probability_of_improvement
-            )
-            return -f(mu, mu_best, rho)
-        y_best = float(np.min(y))
-        if kind == "pi":
-            return -probability_of_improvement(mu, sd, y_best)
-        if kind == "ei":
-            return -expected_improvement(mu, sd, y_best)
-        return -log_expected_improvement(mu, sd, y_best)
+            z = float(norm.ppf(1.0 - self.alpha))
+            v = mu - z * sd
+            return (v, np.ones_like(mu), np.full_like(mu, -z)) if grad else v
+        pos = sd > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(pos, (target - mu) / np.where(pos, sd, 1.0), 0.0)
+        if kind in ("pi", "noisy_pi"):
+            v = -probability_of_improvement(mu, sd, target)
+            if not grad:
+                return v
+            ph = _norm_pdf(g)
+            s = np.where(pos, sd, 1.0)
+            return v, np.where(pos, ph / s, 0.0), np.where(pos, ph * g / s, 0.0)
+        if kind == "log_ei":
+            v = -log_expected_improvement(mu, sd, target)
+            if not grad:
+                return v
+            s = np.where(pos, sd, 1.0)
+            lh = _log_h(g)
+            dmu = np.where(pos, np.exp(log_ndtr(g) - lh) / s, 0.0)
+            dsd = np.where(pos, -np.exp(-0.5 * g * g - _LOG_SQRT_2PI - lh) / s, 0.0)
+            return v, dmu, dsd
+        v = -expected_improvement(mu, sd, target)
+        if not grad:
+            return v
+        dmu = np.where(pos, ndtr(g), (mu < target).astype(float))
+        dsd = np.where(pos, -_norm_pdf(g), 0.0)
+        return v, dmu, dsd
 
-    def _propose(self, gp, U_data, y_data):
-        """Maximise the acquisition of ``gp`` (fitted to ``U_data``, ``y_data``)."""
+    def _members(self, fantasy=False):
+        if self.acquisition != "hedge":
+            return (self.acquisition,)
+        noisy = isinstance(self.noise, str) or float(self.noise) > 0
+        if fantasy:
+            # Batch points after the first: fantasies were designed for EI (LCB and PI would
+            # propose again next to a fantasy whose mean is the best value).
+            return ("noisy_ei",) if noisy else ("ei",)
+        if noisy:
+            return ("lcb", "noisy_ei", "noisy_pi")
+        return ("lcb", "ei", "pi")
+
+    def _propose(self, gp, U_data, y_data, fantasy=False):
+        """Maximise the acquisition of ``gp`` (fitted to ``U_data``, ``y_data``); with
+        ``"hedge"`` each member nominates its maximiser and one nominee is drawn."""
         space = self.space
+        post = Posterior(gp)
         Z_data = space.to_kernel(U_data)
+        kinds = self._members(fantasy)
+        noisy = any(k.startswith("noisy") for k in kinds)
         incumbent = None
-        if self.acquisition in ("noisy_ei", "noisy_pi"):
-            mu_data = gp.predict(Z_data)
+        if noisy:
+            mu_data, _ = post.mean_std(Z_data)
             i = int(np.argmin(mu_data))
             incumbent = (Z_data[i], float(mu_data[i]))
+        y_best = float(np.min(y_data))
         cand = _sobol(space.n_search, self.n_candidates, self._rng)
         cand = np.vstack([cand, U_data[np.argmin(y_data)][None, :]])
         Zc = space.to_kernel(cand)
-        scores = self._score(gp, Zc, incumbent, y_data)
-        if not all(isinstance(d, Real) for d in space.dims):
+        mu_c, sd_c = post.mean_std(Zc)
+        rho_c = None
+        if noisy:
+            cov, var0 = post.cross_cov(Zc, incumbent[0])
+            rho_c = np.sqrt(np.maximum(sd_c**2 + var0 - 2.0 * cov, 0.0))
+        real = all(isinstance(d, Real) for d in space.dims)
+        taken = None
+        if not real:
             # Discrete dimensions: a candidate that rounds to an evaluated (or already
             # chosen) point would be wasted.
             seen = {z.tobytes() for z in Z_data}
             taken = np.array([z.tobytes() in seen for z in Zc])
-            if not taken.all():
+            if taken.all():
+                taken = None
+        nominees = []
+        for kind in kinds:
+            if kind.startswith("noisy"):
+                target, z0, sd = incumbent[1], incumbent[0], rho_c
+            else:
+                target, z0, sd = y_best, None, sd_c
+            scores = self._acq(kind, mu_c, sd, target)
+            if taken is not None:
                 scores = np.where(taken, np.inf, scores)
+            nominees.append(self._polish(kind, post, cand, scores, target, z0, Z_data, real))
+        if len(kinds) == 1:
+            return nominees[0]
+        logits = self._gains - np.max(self._gains)
+        p = np.exp(logits)
+        p /= p.sum()
+        k = int(self._rng.choice(len(kinds), p=p))
+        self._nominees = space.to_kernel(np.array(nominees))
+        return nominees[k]
+
+    def _polish(self, kind, post, cand, scores, target, z0, Z_data, real):
+        """L-BFGS-B from the ``n_starts`` best candidates; the best point found."""
+        space = self.space
         order = np.argsort(scores)[: self.n_starts]
         best_u, best_s = cand[order[0]], float(scores[order[0]])
 
-        def obj(u):
-            return float(self._score(gp, space.to_kernel(u[None, :]), incumbent, y_data)[0])
+        # Search and kernel coordinates correspond column by column; the kernel input is the
+        # search coordinate for a real dimension and piecewise constant (rounded or one-hot)
+        # otherwise, so the gradient in u is the gradient in z on the real columns, 0 elsewhere.
+        mask = np.concatenate(
+            [np.full(d.n_search, float(isinstance(d, Real))) for d in space.dims]
+        )
+        z_lcb = float(norm.ppf(1.0 - self.alpha))
 
+        def obj(u):
+            z = u if real else space.to_kernel(u[None, :])[0]
+            mu, sd, dmu, dsd = post.mean_std_grad(z, z0)
+            v, a, b = _acq_scalar(kind, mu, sd, target, z_lcb)
+            g = a * dmu + b * dsd
+            return v, g if real else g * mask
+
+        jac = True
         for i in order:
             if not np.isfinite(scores[i]):
                 continue
+            # L-BFGS-B's stopping tests are absolute (projected gradient below 1e-5): late in
+            # a run EI is tiny everywhere, so the objective is rescaled to be O(1) at the start.
+            c = 1.0 / max(abs(float(scores[i])), 1e-300) if scores[i] != 0 else 1.0
+            fun = lambda u, c=c: tuple(c * t for t in obj(u))  # noqa: E731
             res = _scipy_minimize(
-                obj,
+                fun,
                 cand[i],
+                jac=jac,
                 method="L-BFGS-B",
                 bounds=[(0.0, 1.0)] * space.n_search,
-                options={"maxiter": 50},
+                options={"maxiter": 100},
             )
+            res.fun = res.fun / c
             if np.isfinite(res.fun) and res.fun < best_s:
                 z_new = space.to_kernel(np.clip(res.x, 0.0, 1.0)[None, :])[0]
-                if not any(np.array_equal(z_new, z) for z in Z_data):
+                if not (Z_data == z_new).all(axis=1).any():
                     best_u, best_s = np.clip(res.x, 0.0, 1.0), float(res.fun)
+        z_best = space.to_kernel(best_u[None, :])[0]
+        if any(np.array_equal(z_best, z) for z in Z_data):
+            # An evaluated point again (the acquisition is flat at 0 there and elsewhere):
+            # the best candidate that is not one.
+            Zc = space.to_kernel(cand)
+            fresh = ~(Zc[:, None, :] == Z_data[None, :, :]).all(axis=2).any(axis=1)
+            if fresh.any():
+                best_u = cand[np.flatnonzero(fresh)[np.argmin(scores[fresh])]]
         return best_u
 
     def ask(self, n_points: int | None = None):
@@ -324,7 +487,7 @@ default="kriging_believer"
                     if chosen:  # pending design points become fantasies
                         U, y = self._with_fantasies(base, self._U, self.y, chosen)
                         gp = self._refit_fixed(base, self.space.to_kernel(U), y)
-                u = self._propose(gp, U, y)
+                u = self._propose(gp, U, y, fantasy=bool(chosen))
                 if j + 1 < q:
                     U, y = self._with_fantasies(base, U, y, [u], gp=gp)
                     gp = self._refit_fixed(base, self.space.to_kernel(U), y)
@@ -380,6 +543,34 @@ default="kriging_believer"
         self._X.extend(rows)
         self.y = np.append(self.y, ys)
 
+    def recommend(self) -> tuple:
+        """The recommended point: the evaluated point of smallest posterior mean.
+
+        With noisy evaluations the smallest observation is biased low (it is the one whose
+        noise happened to be most negative), so the point recommended is the evaluated one
+        where the surrogate fitted to every evaluation told so far has the smallest mean
+        (the "best posterior mean" of Oxford "Advanced Topics in Statistical Machine
+        Learning" §10's noisy setting). With a known noise of 0 (``noise=0.0``) it is the
+        best evaluation, as :meth:`best`.
+
+        Returns
+        -------
+        x : ndarray of shape (n_dims,) or list
+        mean : float
+            The posterior mean there (the observed value when ``noise=0.0``).
+        """
+        if self.y.shape[0] == 0:
+            raise ValueError("No evaluation has been told yet.")
+        if not isinstance(self.noise, str) and float(self.noise) == 0.0:
+            return self.best()
+        gp = self.surrogate_
+        if gp is None or gp.X_train_.shape[0] != self.y.shape[0]:
+            gp = self._fit_surrogate()
+        mu, _ = Posterior(gp).mean_std(self.space.to_kernel(self._U))
+        i = int(np.argmin(mu))
+        x = self._X[i]
+        return (np.array(x, dtype=float) if self.bounds is not None else list(x)), float(mu[i])
+
     def best(self) -> tuple:
         """The best evaluated point and its value.
 
@@ -396,7 +587,7 @@ default="kriging_believer"
 
 
 def minimize(
-    f, bounds, n_calls: int = 30, *, acquisition: str = "ei", random_state=None, **kwargs
+    f, bounds, n_calls: int = 30, *, acquisition: str = "hedge", random_state=None, **kwargs
 ):
     """Minimise ``f`` over the box ``bounds`` by Bayesian optimisation.
 
@@ -417,7 +608,9 @@ def minimize(
     -------
     scipy.optimize.OptimizeResult
         ``x`` and ``fun`` (the best evaluation), ``x_iters`` (n_calls, n_dims) and
-        ``func_vals`` (the history, in order), ``surrogate`` (the last fitted GP), ``nfev``.
+        ``func_vals`` (the history, in order), ``surrogate`` (the last fitted GP), ``nfev``,
+        and ``x_recommended``, ``mean_recommended`` from :meth:`BayesianOptimizer.recommend`
+        (the evaluated point of smallest posterior mean: the one to use when ``f`` is noisy).
 
     Examples
     --------
@@ -434,9 +627,12 @@ def minimize(
         x = opt.ask()
         opt.tell(x, f(x))
     x_best, y_best = opt.best()
+    x_rec, mean_rec = opt.recommend()
     return OptimizeResult(
         x=x_best,
         fun=y_best,
+        x_recommended=x_rec,
+        mean_recommended=mean_rec,
         x_iters=opt.X.copy(),
         func_vals=opt.y.copy(),
         surrogate=opt.surrogate_,

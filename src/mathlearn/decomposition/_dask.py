@@ -1,4 +1,4 @@
-"""PCA on Dask arrays: the spectrum of the centred data from sums over row blocks.
+r"""PCA on Dask arrays: the spectrum of the centred data from sums over row blocks.
 
 * ``"full"`` (and ``"gram"``, and ``"auto"`` where NumPy would take one of them): the
   singular values and right singular vectors of the centred data ``X_c`` are those of the
@@ -6,8 +6,18 @@
   each row block factorised and the stacked triangles factorised again), so no
   ``N x D`` matrix is formed and the condition number is not squared (the route of
   :func:`._base.right_singular`).
-* ``"covariance"``: the scatter ``sum_b (X_b - m)^T (X_b - m)`` about the first mean ``m``,
-  corrected by the mean of the centred rows (:func:`._pca._centred_scatter`), one pass.
+* ``"covariance"``: one pass. Each row block gives its count ``n_b``, mean ``m_b`` and scatter
+  about its own mean ``M_b = (X_b - m_b)^T (X_b - m_b)`` (the mean refined by the mean of the
+  centred rows), in the power-of-two unit of its own largest magnitude; pairs of blocks are
+  merged by Chan, Golub and LeVeque's update (1979) in the larger unit,
+
+  .. math::
+
+      n = n_a + n_b,\quad \delta = m_b - m_a,\quad m = m_a + \delta\, n_b / n,\quad
+      M = M_a + M_b + \delta \delta^T n_a n_b / n,
+
+  which never subtracts two large sums, so data far from the origin keep their digits
+  without a first pass for the mean.
 * ``"randomized"``: Halko, Martinsson & Tropp's range finder (:func:`._pca.randomized_range_svd`)
   with the tall products and thin QRs on Dask (TSQR), the small ones in memory, from the
   same Gaussian test matrix as the NumPy path.
@@ -44,6 +54,54 @@ def _combine_first(a, b):
     return max(a[0], b[0]), a[1] and b[1], a[2] + b[2]
 
 
+def _moments(Xb):
+    """``(max |x|, all finite, unit, n_b, mean, scatter about the mean)`` of a row block, in
+    the power-of-two unit of its largest magnitude."""
+    Xb = np.asarray(Xb, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        amax = float(np.max(np.abs(Xb), initial=0.0))
+        finite = bool(np.isfinite(Xb).all())
+    nb = Xb.shape[0]
+    if not finite or nb == 0:
+        return amax, finite, 1.0, nb, np.zeros(Xb.shape[1]), np.zeros((Xb.shape[1],) * 2)
+    unit = unit_of(np.array([amax]))
+    if unit != 1.0:
+        Xb = Xb / unit
+    m = Xb.sum(axis=0) / nb
+    B = Xb - m
+    shift = B.sum(axis=0) / nb
+    M = B.T @ B - nb * np.outer(shift, shift)
+    return amax, finite, unit, nb, m + shift, M
+
+
+def _combine_moments(a, b):
+    """Chan, Golub and LeVeque's merge of two blocks' moments, in the larger unit."""
+    amax = max(a[0], b[0])
+    finite = a[1] and b[1]
+    if not finite:
+        return amax, False, 1.0, a[3] + b[3], a[4], a[5]
+    unit = max(a[2], b[2])
+    (na, ma, Ma), (nb, mb, Mb) = ((t[3], t[4], t[5]) for t in (a, b))
+    if a[2] != unit:
+        r = a[2] / unit
+        ma, Ma = ma * r, Ma * (r * r)
+    if b[2] != unit:
+        r = b[2] / unit
+        mb, Mb = mb * r, Mb * (r * r)
+    n = na + nb
+    if na == 0 or nb == 0:
+        return amax, True, unit, n, (ma if nb == 0 else mb), (Ma if nb == 0 else Mb)
+    delta = mb - ma
+    return (
+        amax,
+        True,
+        unit,
+        n,
+        ma + delta * (nb / n),
+        Ma + Mb + np.outer(delta, delta) * (na * nb / n),
+    )
+
+
 def pca_fit_dask(est, X):
     """``PCA._fit`` for Dask ``X``; returns ``(None, s)`` (the projections stay lazy)."""
     from ..linear_model._dask import _reduce
@@ -52,6 +110,16 @@ def pca_fit_dask(est, X):
     n, d = X.shape
     if n < 2:
         raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
+    k = est._checked_k(n, d)
+    if est._choose_solver(n, d, k) == "covariance":
+        amax, finite, unit, _, mean, C = _reduce(_moments, _combine_moments, X)
+        raise_if_not_finite(finite)
+        est._unit = unit
+        est.mean_ = mean
+        w, V = np.linalg.eigh(C)
+        s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
+        Vt = V[:, ::-1].T[: min(n, d)]
+        return est._finish(None, s_all, Vt, s_all, None, n, d, k, "covariance", X.dtype, unit)
     amax, finite, total = _reduce(_first, _combine_first, X)
     raise_if_not_finite(finite)
     est._unit = unit = unit_of(np.array([amax]))

@@ -11,6 +11,7 @@ import numpy as np
 from ..base import (
     BaseEstimator,
     ComponentNamesMixin,
+    InformationCriterionMixin,
     TransformerMixin,
     _fit_context,
     check_is_fitted,
@@ -30,7 +31,9 @@ __all__ = ["FactorAnalysis"]
 _PSI_FLOOR = 1e-12
 
 
-class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
+class FactorAnalysis(
+    InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, BaseEstimator
+):
     """Factor analysis: ``x = W z + mu + e`` with ``z ~ N(0, I)`` and diagonal noise.
 
     Parameters
@@ -99,6 +102,10 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     any ``N``. Densities use the low-rank-plus-diagonal Gaussian shared with probabilistic
     PCA. ``Psi`` is kept above ``1e-12 min(1, max_j S_jj)`` so that a constant feature
     cannot make ``C`` singular (a floor relative to the data for data in small units).
+
+    ``aic(X)`` and ``bic(X)`` use ``Σ_i ln p(x_i)`` and ``M = D q - q (q - 1) / 2 + 2 D``
+    free parameters: ``W`` up to a rotation of the latent space, the diagonal ``Psi`` and
+    ``mu`` (PRML §12.2.4).
 
     Examples
     --------
@@ -250,6 +257,13 @@ class FactorAnalysis(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of ``X`` (scikit-learn's ``FactorAnalysis.score``)."""
         return float(np.mean(self.score_samples(X)))
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        return float(np.sum(self.score_samples(X)))
+
+    def _n_parameters(self) -> int:
+        D, q = self.components_.shape[1], self.components_.shape[0]
+        return D * q - q * (q - 1) // 2 + D + D
 
     def get_covariance(self) -> np.ndarray:
         """Model covariance ``W W^T + Psi``, shape (n_features, n_features)."""

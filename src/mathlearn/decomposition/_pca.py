@@ -12,6 +12,7 @@ import scipy.linalg as sla
 from ..base import (
     BaseEstimator,
     ComponentNamesMixin,
+    InformationCriterionMixin,
     TransformerMixin,
     _fit_context,
     check_is_fitted,
@@ -106,7 +107,7 @@ def _centred_scatter(X: np.ndarray, mean: np.ndarray, block: int = 4096):
     return C, shift
 
 
-class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
+class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis.
 
     Projects centred data onto the ``k`` orthonormal directions of largest variance: the top
@@ -204,7 +205,9 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     ``score``, ``score_samples`` and ``get_covariance`` read the fit as probabilistic PCA
     (PRML §12.2) with ``sigma^2 = noise_variance_``, as scikit-learn's ``PCA.score`` does,
-    so ``GridSearchCV`` can choose ``n_components`` by held-out likelihood.
+    so ``GridSearchCV`` can choose ``n_components`` by held-out likelihood; ``aic(X)`` and
+    ``bic(X)`` use that likelihood with ``M = D q - q (q - 1) / 2 + D`` free parameters, plus
+    one for ``sigma^2`` when ``q < D`` (those of :class:`ProbabilisticPCA`).
 
     Examples
     --------
@@ -553,3 +556,10 @@ class PCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     def score(self, X, y=None) -> float:
         """Mean PPCA log-likelihood of ``X`` (scikit-learn's ``PCA.score``)."""
         return float(np.mean(self.score_samples(X)))
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        return float(np.sum(self.score_samples(X)))
+
+    def _n_parameters(self) -> int:
+        D, q = self.components_.shape[1], self.components_.shape[0]
+        return D * q - q * (q - 1) // 2 + D + int(q < D)

@@ -12,6 +12,7 @@ from ..base import (
     BaseEstimator,
     ComponentNamesMixin,
     DensityMixin,
+    InformationCriterionMixin,
     TransformerMixin,
     _fit_context,
     check_is_fitted,
@@ -30,7 +31,9 @@ __all__ = ["ProbabilisticPCA"]
 _LOG2PI = np.log(2.0 * np.pi)
 
 
-class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, BaseEstimator):
+class ProbabilisticPCA(
+    InformationCriterionMixin, ComponentNamesMixin, DensityMixin, TransformerMixin, BaseEstimator
+):
     """Probabilistic PCA (Tipping & Bishop): a linear-Gaussian latent variable model.
 
     ``z ~ N(0, I_k)``, ``x | z ~ N(W z + mu, sigma^2 I_D)``, so ``x ~ N(mu, C)`` with
@@ -116,6 +119,10 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     :func:`mathlearn.mixture.em`. EM is slow when ``sigma^2`` is small next to the
     leading eigenvalues: the length of ``W`` along a strong direction approaches its fixed
     point at a rate of about ``1 - 2 sigma^2 / lambda`` per iteration.
+
+    ``aic(X)`` and ``bic(X)`` use ``Σ_i ln p(x_i)`` and ``M = D q - q (q - 1) / 2 + 1 + D``
+    free parameters: ``W`` up to a rotation of the latent space, ``sigma^2`` and ``mu``
+    (PRML §12.2.1).
 
     Examples
     --------
@@ -453,6 +460,13 @@ class ProbabilisticPCA(ComponentNamesMixin, DensityMixin, TransformerMixin, Base
     def score(self, X, y=None) -> float:
         """Mean log-likelihood of the samples (scikit-learn's ``PCA.score`` convention)."""
         return float(np.mean(self.score_samples(X)))
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        return float(np.sum(self.score_samples(X)))
+
+    def _n_parameters(self) -> int:
+        D, q = self.components_.shape[1], self.components_.shape[0]
+        return D * q - q * (q - 1) // 2 + 1 + D
 
     def get_covariance(self) -> np.ndarray:
         """The model covariance ``C = W W^T + sigma^2 I``, shape (n_features, n_features)."""

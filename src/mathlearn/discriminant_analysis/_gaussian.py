@@ -27,7 +27,9 @@ from scipy.linalg import solve_triangular
 from ..base import (
     BaseClassifier,
     ComponentNamesMixin,
+    InformationCriterionMixin,
     TransformerMixin,
+    _class_indices,
     _fit_context,
     check_is_fitted,
 )
@@ -61,6 +63,33 @@ def _check_priors(priors, n_classes):
     return priors
 
 
+def _joint_log_likelihood_sum(clf, X, y, covariances):
+    """``Σ_i [ln π_{y_i} + ln N(x_i | μ_{y_i}, Σ_{y_i})]``, for the information criteria.
+
+    Evaluated in the fit's units ``u`` (``covariances`` and the means are read there), the
+    density of ``x`` being that of ``x / u`` times ``u^{-d}``.
+    """
+    check_is_fitted(clf)
+    idx = _class_indices(clf, y)
+    X = validate_data(clf, X, dtype=np.float64, reset=False)
+    if X.shape[0] != idx.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {idx.shape[0]} labels.")
+    n, d = X.shape
+    Z = X / clf._unit
+    means = type(clf).means_.fitted(clf)
+    total = float(np.sum(np.log(clf.priors_[idx]))) - n * d * np.log(clf._unit)
+    for k in range(means.shape[0]):
+        rows = idx == k
+        if not np.any(rows):
+            continue
+        L = cholesky(covariances[k], jitter=None, name="a class covariance")
+        R = solve_triangular(L, (Z[rows] - means[k]).T, lower=True)
+        total -= 0.5 * (
+            rows.sum() * (d * np.log(2 * np.pi) + logdet_from_cholesky(L)) + np.sum(R * R)
+        )
+    return total
+
+
 def _class_stats(X, y_idx, n_classes):
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
     means = np.zeros((n_classes, X.shape[1]))
@@ -69,7 +98,9 @@ def _class_stats(X, y_idx, n_classes):
     return counts, means
 
 
-class LinearDiscriminantAnalysis(ComponentNamesMixin, TransformerMixin, BaseClassifier):
+class LinearDiscriminantAnalysis(
+    InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, BaseClassifier
+):
     r"""Gaussian class conditionals with a shared covariance: linear decision boundaries.
 
     ``transform`` projects onto Fisher's discriminant directions (the same implementation as
@@ -113,6 +144,10 @@ class LinearDiscriminantAnalysis(ComponentNamesMixin, TransformerMixin, BaseClas
     See the module docstring (PRML §4.2.2). ``Σ`` is factorised by Cholesky; a singular
     ``Σ`` (fewer samples than features, collinear features) gets jitter with a
     ``NumericalWarning`` — use ``shrinkage`` instead.
+
+    ``aic(X, y)`` and ``bic(X, y)`` use the joint log-likelihood ``Σ_i ln p(x_i, y_i)`` and
+    ``M = (K - 1) + K d + d (d + 1) / 2`` parameters (priors, when estimated; means; the
+    shared covariance); with ``shrinkage`` they are evaluated at the shrunk covariance.
 
     The projection maximises the Fisher criterion ``tr((Wᵀ S_w W)^{-1} Wᵀ S_b W)`` (PRML
     §4.1.4-4.1.6; Imperial "Mathematics for Inference and Machine Learning" §2.2), computed by
@@ -252,6 +287,14 @@ class LinearDiscriminantAnalysis(ComponentNamesMixin, TransformerMixin, BaseClas
         # log π_k + log N(x | μ_k, Σ) without the class-independent -½ x^T Σ^{-1} x - ½ log|2πΣ|.
         return (X / self._unit) @ self._coef_all.T + self._intercept_all
 
+    def _total_log_likelihood(self, X, y=None) -> float:
+        cov = LinearDiscriminantAnalysis.covariance_.fitted(self)
+        return _joint_log_likelihood_sum(self, X, y, [cov] * len(self.classes_))
+
+    def _n_parameters(self) -> int:
+        K, d = len(self.classes_), self.n_features_in_
+        return (K - 1) * int(self.priors is None) + K * d + d * (d + 1) // 2
+
     _unit = 1.0
     means_ = InUnits(1)
     covariance_ = InUnits(2)
@@ -260,7 +303,7 @@ class LinearDiscriminantAnalysis(ComponentNamesMixin, TransformerMixin, BaseClas
     xbar_ = InUnits(1)
 
 
-class QuadraticDiscriminantAnalysis(BaseClassifier):
+class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
     r"""Gaussian class conditionals with one covariance per class: quadratic boundaries.
 
     Parameters
@@ -285,6 +328,10 @@ class QuadraticDiscriminantAnalysis(BaseClassifier):
     (PRML §4.2.2, the case of unequal covariances), evaluated through the Cholesky factor of
     each ``Σ_k``. A class covariance that is singular (fewer samples than features,
     ``reg_param = 0``) raises an error that names the class.
+
+    ``aic(X, y)`` and ``bic(X, y)`` use the joint log-likelihood ``Σ_i ln p(x_i, y_i)`` and
+    ``M = (K - 1) + K d + K d (d + 1) / 2`` parameters (priors, when estimated; means;
+    covariances); with ``reg_param`` they are evaluated at the regularised covariances.
 
     Examples
     --------
@@ -361,6 +408,14 @@ class QuadraticDiscriminantAnalysis(BaseClassifier):
             [-0.5 * logdet_from_cholesky(factors[k]) for k in range(K)]
         ) + np.log(self.priors_)
         return self
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        covs = QuadraticDiscriminantAnalysis.covariance_.fitted(self)
+        return _joint_log_likelihood_sum(self, X, y, covs)
+
+    def _n_parameters(self) -> int:
+        K, d = len(self.classes_), self.n_features_in_
+        return (K - 1) * int(self.priors is None) + K * d + K * d * (d + 1) // 2
 
     _unit = 1.0
     means_ = InUnits(1)

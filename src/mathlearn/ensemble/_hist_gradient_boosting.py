@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import heapq
 from numbers import Integral, Real
 
 import numpy as np
 
+from .._ext import load as _load_ext
 from ..base import BaseClassifier, BaseEstimator, RegressorMixin, _fit_context, check_is_fitted
 from ..tree._tree import Tree
 from ..utils._param_validation import Interval, StrOptions
@@ -18,10 +20,18 @@ __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
 # Rows used to place the quantile bin edges of a feature.
 _BIN_SUBSAMPLE = 200_000
-# From this many (rows x features) on, each tree is grown by the compiled kernel of
-# ._hgb_kernels (compiled once, then cached in the user's cache directory); below it the
-# NumPy route compiles nothing (benchmarks/bench_trees.py times both sides of it).
-_KERNEL_MIN_SIZE = 400_000
+
+
+def _hgb_lib():
+    """The plain-C tree grower ``mathlearn._ext._hgb`` (built at install), or None."""
+    lib = _load_ext("_hgb")
+    if lib is not None and not getattr(lib, "_typed", False):
+        i64, f64, ptr = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
+        lib.hgb_grow_tree.restype = i64
+        lib.hgb_grow_tree.argtypes = [ptr, i64, i64, ptr, ptr, f64, i64, i64, i64, i64, f64]
+        lib.hgb_grow_tree.argtypes += [f64] + [ptr] * 9
+        lib._typed = True
+    return lib
 
 
 def bin_edges(X: np.ndarray, max_bins: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -71,11 +81,9 @@ class _Grower:
         self.msl = min_samples_leaf
         self.l2 = l2
         self.min_hess = min_hess
-        self.kernels = None
-        if self.n * self.d >= _KERNEL_MIN_SIZE:
-            from . import _hgb_kernels
-
-            self.kernels = _hgb_kernels
+        self.lib = _hgb_lib()
+        # The C grower reads the bins feature by feature: one contiguous row per feature.
+        self.XbT = np.ascontiguousarray(Xb.T) if self.lib is not None else None
 
     def histogram(self, idx, g, h, const_h):
         """(3, d, B) sums of g, h and counts over the rows ``idx``, one bincount each."""
@@ -118,7 +126,7 @@ class _Grower:
         return float(gain[j, b]), j, b
 
     def grow(self, g, h, const_h, idx_root):
-        if self.kernels is not None:
+        if self.lib is not None:
             return self._grow_compiled(g, h, const_h)
         nodes = []  # dicts: idx, hist, depth, split, children
         root = {"idx": idx_root, "hist": self.histogram(idx_root, g, h, const_h), "depth": 0}
@@ -160,12 +168,20 @@ class _Grower:
         return nodes
 
     def _grow_compiled(self, g, h, const_h):
-        """The same tree from one compiled call, as the list of node dicts of :meth:`grow`."""
+        """The same tree from one call of the C grower, as the node dicts of :meth:`grow`."""
         max_depth = np.iinfo(np.int64).max if self.max_depth is np.inf else int(self.max_depth)
-        out = self.kernels.grow_tree(
-            self.Xb,
-            np.ascontiguousarray(g, dtype=np.float64),
-            np.ascontiguousarray(h, dtype=np.float64),
+        m = 2 * int(self.max_leaf_nodes) - 1
+        g = np.ascontiguousarray(g, dtype=np.float64)
+        h = np.ascontiguousarray(h, dtype=np.float64)
+        order = np.empty(self.n, dtype=np.int64)
+        start, end, depth, left, right, sj, sb = (np.empty(m, dtype=np.int64) for _ in range(7))
+        gain = np.empty(m)
+        n_nodes = self.lib.hgb_grow_tree(
+            self.XbT.ctypes.data,
+            self.n,
+            self.d,
+            g.ctypes.data,
+            h.ctypes.data,
             float(const_h),
             self.B,
             int(self.max_leaf_nodes),
@@ -173,8 +189,18 @@ class _Grower:
             int(self.msl),
             float(self.min_hess),
             float(self.l2),
+            order.ctypes.data,
+            start.ctypes.data,
+            end.ctypes.data,
+            depth.ctypes.data,
+            left.ctypes.data,
+            right.ctypes.data,
+            sj.ctypes.data,
+            sb.ctypes.data,
+            gain.ctypes.data,
         )
-        order, start, end, depth, left, right, sj, sb, gain, n_nodes = out
+        if n_nodes < 0:
+            raise MemoryError("growing the boosting tree ran out of memory.")
         nodes = []
         for t in range(n_nodes):
             node = {"idx": order[start[t] : end[t]], "depth": int(depth[t])}
@@ -441,10 +467,10 @@ _HGB_NOTES = """
     Children need ``min_samples_leaf`` samples (and, for the log-loss, a hessian of at least
     1e-3). Trees grow leaf-wise (best gain first) up to ``max_leaf_nodes`` leaves; of two
     children only the smaller one's histogram is summed, the other is the parent's minus it
-    (histogram subtraction). Ties go to the lowest feature, then the lowest bin. From
-    400 000 entries (rows times features) on, each tree is grown by one compiled call
-    (numba, compiled once and cached); smaller problems take a NumPy route that compiles
-    nothing. Both grow the same trees.
+    (histogram subtraction). Ties go to the lowest feature, then the lowest bin. Each tree
+    is grown by one call of the plain-C helper ``mathlearn._ext._hgb``, built when mathlearn
+    is installed (nothing is compiled at run time); a source tree where it was never built
+    takes the NumPy route, which grows the same trees from the same sums.
 
     Early stopping (``early_stopping=True``, or ``"auto"`` with more than 10 000 samples)
     holds out ``validation_fraction`` and stops when none of the last ``n_iter_no_change``

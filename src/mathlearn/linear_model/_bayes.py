@@ -16,7 +16,7 @@ from ..exceptions import ConvergenceWarning
 from ..optim import lbfgs
 from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, validate_parameter_constraints
-from ..utils.linalg import cholesky, logdet_from_cholesky
+from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
 from ..utils.validation import check_random_state, validate_data
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
@@ -205,6 +205,15 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         Maximum number of re-estimation steps.
     tol : float, default=1e-8
         Stop when both precisions change by less than ``tol`` relatively.
+    prior_mean : array-like of shape (n_features,) or None, default=None
+        ``m_0``, the prior mean of the weights; ``None``: zero.
+    prior_covariance : array-like of shape (n_features, n_features) or None, default=None
+        ``S_0``, a symmetric positive definite prior covariance: the general Gaussian prior
+        ``w ~ N(m_0, S_0)``. It fixes the prior, so ``prior_precision`` must be ``None`` and
+        ``alpha`` is not estimated (``noise_precision`` is still estimated when ``None``);
+        ``S_0 = alpha^{-1} I`` gives the fit with ``prior_precision=alpha``. ``None``: the
+        isotropic prior ``N(m_0, alpha^{-1} I)``. With ``fit_intercept=True`` the prior is on
+        the weights of the centred features (the offset has none).
 
     Attributes
     ----------
@@ -213,8 +222,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     coef_cov_ : ndarray of shape (n_features, n_features)
         Posterior covariance ``S_N``.
     intercept_ : float
-    prior_precision_ : float
-        ``alpha`` used (fitted or given).
+    prior_precision_ : float or None
+        ``alpha`` used (fitted or given); ``None`` with a ``prior_covariance``.
     noise_precision_ : float
         ``beta`` used (fitted or given).
     log_evidence_ : float
@@ -281,6 +290,17 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     of two first; a fit whose precisions or covariance are then outside float64 raises an error
     that says so.
 
+    General Gaussian prior ``w ~ N(m_0, S_0)`` (Imperial "Mathematics for Inference and
+    Machine Learning" §1.8.2, eq. 1.213–1.215; PRML §3.3.1, eq. 3.49–3.51):
+    ``S_N^{-1} = S_0^{-1} + beta Phi^T Phi``, ``m_N = S_N (S_0^{-1} m_0 + beta Phi^T t)``.
+    It is computed without ``S_0^{-1}``: with ``S_0 = L_0 L_0^T`` (Cholesky) and ``w = m_0
+    + L_0 v``, ``t - Phi m_0 = (Phi L_0) v + eps`` with ``v ~ N(0, I)``, which is the
+    isotropic model with ``alpha = 1`` on the design ``Phi L_0``; its posterior maps back to
+    ``m_N = m_0 + L_0 m_v`` and ``S_N = L_0 S_v L_0^T``, and ``log_evidence_`` (the density
+    of ``t``, unchanged by the substitution) and the estimate of ``beta`` are those of that
+    model. ``effective_params_`` is then ``M - tr(S_0^{-1} S_N)``. Not available on Dask
+    arrays.
+
     ``partial_fit`` is the sequential update of PRML §3.3.1 (Fig. 3.7): the current posterior
     becomes the prior for the next batch (Bayes' theorem for Gaussians in information
     form, :meth:`mathlearn.distributions.MultivariateNormal.from_canonical`); after all
@@ -293,6 +313,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from mathlearn.datasets import make_sinusoidal
     >>> from mathlearn.preprocessing import PolynomialBasis
     >>> X, y = make_sinusoidal(25, random_state=0)
@@ -301,6 +322,16 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     >>> mean, std = model.predict(Phi, return_std=True)
     >>> mean.shape, std.shape
     ((25,), (25,))
+
+    A general prior centred on a guess of the weights, and the latent standard deviation:
+
+    >>> prior = BayesianLinearRegression(
+    ...     fit_intercept=False, noise_precision=100.0,
+    ...     prior_mean=np.ones(6), prior_covariance=0.5 * np.eye(6)).fit(Phi, y)
+    >>> latent = prior.predict(Phi[:1], return_std=True, noisy=False)[1]
+    >>> noisy = prior.predict(Phi[:1], return_std=True)[1]
+    >>> bool(np.isclose(noisy[0] ** 2 - latent[0] ** 2, 1 / 100.0))
+    True
     """
 
     _PARTIAL_FIT = (
@@ -315,6 +346,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     _parameter_constraints: ClassVar[dict] = {
         "prior_precision": [Interval(Real, 0, None, closed="neither"), None],
         "noise_precision": [Interval(Real, 0, None, closed="neither"), None],
+        "prior_mean": ["array-like", None],
+        "prior_covariance": ["array-like", None],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -328,12 +361,16 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         fit_intercept: bool = True,
         max_iter: int = 300,
         tol: float = 1e-8,
+        prior_mean=None,
+        prior_covariance=None,
     ):
         self.prior_precision = prior_precision
         self.noise_precision = noise_precision
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.prior_mean = prior_mean
+        self.prior_covariance = prior_covariance
 
     @_fit_context
     def fit(self, X, y, sample_weight=None):
@@ -353,6 +390,85 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         -------
         self
         """
+        if self.prior_mean is None and self.prior_covariance is None:
+            self._prior_chol = None
+            return self._fit_isotropic(X, y, sample_weight, self.prior_precision)
+        return self._fit_general_prior(X, y, sample_weight)
+
+    def _check_prior(self, m):
+        """The validated ``m_0`` (zeros if not given) and Cholesky factor of ``S_0`` (or None)."""
+        m0 = np.zeros(m)
+        if self.prior_mean is not None:
+            m0 = np.asarray(self.prior_mean, dtype=np.float64)
+            if m0.shape != (m,):
+                raise ValueError(
+                    f"prior_mean must have shape ({m},), one entry per feature; got {m0.shape}."
+                )
+            if not np.all(np.isfinite(m0)):
+                raise ValueError("prior_mean must be finite (no NaN or inf).")
+        if self.prior_covariance is None:
+            return m0, None
+        if self.prior_precision is not None:
+            raise ValueError(
+                "prior_precision and prior_covariance both set: the prior covariance fixes "
+                "the prior (it is S_0 = alpha^-1 I for the isotropic one); give one of them."
+            )
+        S0 = np.asarray(self.prior_covariance, dtype=np.float64)
+        if S0.shape != (m, m):
+            raise ValueError(
+                f"prior_covariance must have shape ({m}, {m}) for {m} features; got {S0.shape}."
+            )
+        if not np.all(np.isfinite(S0)):
+            raise ValueError("prior_covariance must be finite (no NaN or inf).")
+        scale = float(np.max(np.abs(S0))) if m else 0.0
+        if np.max(np.abs(S0 - S0.T), initial=0.0) > 1e-10 * scale:
+            raise ValueError("prior_covariance must be symmetric.")
+        try:
+            L0 = cholesky(0.5 * (S0 + S0.T), jitter=None, name="prior_covariance")
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "prior_covariance is not positive definite (its Cholesky factorisation "
+                "fails): a Gaussian prior needs a symmetric positive definite covariance."
+            ) from None
+        return m0, L0
+
+    def _fit_general_prior(self, X, y, sample_weight):
+        """The posterior under ``w ~ N(m_0, S_0)`` through ``w = m_0 + L_0 v``, ``v ~ N(0, I)``.
+
+        With ``S_0 = L_0 L_0^T`` the targets ``t - Phi m_0 = (Phi L_0) v + eps`` follow the
+        isotropic model with ``alpha = 1`` and design ``Phi L_0``; its posterior ``N(m_v,
+        S_v)`` maps back to ``m_N = m_0 + L_0 m_v``, ``S_N = L_0 S_v L_0^T``, which is PRML
+        eq. 3.49-3.51. The density of the targets, hence the evidence, is unchanged.
+        """
+        if is_dask(X):
+            raise ValueError(
+                "prior_mean / prior_covariance are not supported on Dask arrays; pass a NumPy "
+                "array (the design of a Bayesian linear model has few columns)."
+            )
+        X, y = validate_xy(self, X, y)
+        names = getattr(self, "feature_names_in_", None)
+        m0, L0 = self._check_prior(X.shape[1])
+        t = y - X @ m0 if np.any(m0) else y
+        if L0 is None:
+            self._fit_isotropic(X, t, sample_weight, self.prior_precision)
+        else:
+            self._fit_isotropic(X @ L0, t, sample_weight, 1.0)
+            self.coef_ = L0 @ self.coef_
+            cov = L0 @ self.coef_cov_ @ L0.T
+            self.coef_cov_ = 0.5 * (cov + cov.T)
+            # x'_offset = x_offset L_0 and P' = L_0^T P L_0 in the coordinates of v.
+            self._x_offset = sla.solve_triangular(L0, self._x_offset, trans="T", lower=True)
+            A = sla.solve_triangular(L0, self._posterior_precision, trans="T", lower=True)
+            P = sla.solve_triangular(L0, A.T, trans="T", lower=True).T
+            self._posterior_precision = 0.5 * (P + P.T)
+            self.prior_precision_ = None
+        self.coef_ = self.coef_ + m0
+        self._prior_chol = L0
+        if names is not None:
+            self.feature_names_in_ = names
+        return self
+
+    def _fit_isotropic(self, X, y, sample_weight, prior_precision):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
         X, y = validate_xy(self, X, y)
@@ -366,7 +482,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         # prior precision alpha g^2 / h^2 and noise precision beta / h^2.
         g = float(prep.x_scale[0]) if m else 1.0
         h = prep.y_scale
-        alpha_user, beta_user = self.prior_precision, self.noise_precision
+        alpha_user, beta_user = prior_precision, self.noise_precision
         if alpha_user is not None and g > 1.0:
             # Tiny X with a given prior: enlarge it only until the prior precision is of
             # order one (beyond, the data term is negligible next to it anyway).
@@ -675,9 +791,14 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         self.coef_cov_ = 0.5 * (cov + cov.T)
         self.coef_ = coef
         self.log_evidence_ += float(log_ev)
-        self.effective_params_ = float(
-            X.shape[1] - self.prior_precision_ * np.trace(self.coef_cov_)
+        L0 = getattr(self, "_prior_chol", None)
+        # gamma = M - tr(S_0^{-1} S_N), the isotropic M - alpha tr(S_N) for S_0 = alpha^-1 I.
+        shrink = (
+            self.prior_precision_ * np.trace(self.coef_cov_)
+            if L0 is None
+            else np.trace(cho_solve(L0, self.coef_cov_))
         )
+        self.effective_params_ = float(X.shape[1] - shrink)
         self._posterior_precision = P
         self.n_iter_ = 0
         return self
@@ -737,15 +858,20 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         mean = X @ self.coef_ + self.intercept_
         return mean[:, None] + (X - self._x_offset) @ (root @ z)
 
-    def predict(self, X, return_std: bool = False):
+    def predict(self, X, return_std: bool = False, noisy: bool = True):
         """Predictive mean, and optionally the predictive standard deviation.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         return_std : bool, default=False
-            Also return ``sqrt(phi^T S_N phi + 1/beta)``, the standard deviation of a noisy
-            target (as scikit-learn's ``BayesianRidge`` does).
+            Also return the predictive standard deviation.
+        noisy : bool, default=True
+            ``True``: ``sqrt(phi^T S_N phi + 1/beta)``, the standard deviation of a new noisy
+            target (as scikit-learn's ``BayesianRidge`` does). ``False``: ``sqrt(phi^T S_N
+            phi)``, that of the latent noise-free function ``f(x) = w^T phi(x)`` (Imperial
+            "Mathematics for Inference and Machine Learning" §1.8.3, eq. 1.254 against
+            1.258; the ``noisy`` switch of the Gaussian-process regressors).
 
         Returns
         -------
@@ -757,7 +883,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             from ._dask import predict_dask
 
             coef, b0, xo, S = self.coef_, self.intercept_, self._x_offset, self.coef_cov_
-            noise = self._predictive_noise_variance()
+            noise = self._predictive_noise_variance() if noisy else 0.0
             mean = predict_dask(self, X, lambda B: B @ coef + b0)
             if not return_std:
                 return mean
@@ -769,5 +895,6 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             return mean, predict_dask(self, X, std)
         mean, var = self._predict_mean_cov(X)
         if return_std:
-            return mean, np.sqrt(var + self._predictive_noise_variance())
+            noise = self._predictive_noise_variance() if noisy else 0.0
+            return mean, np.sqrt(var + noise)
         return mean

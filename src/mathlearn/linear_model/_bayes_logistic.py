@@ -161,7 +161,7 @@ class BayesianLogisticRegression(BaseClassifier):
         return np.hstack([X, np.ones((X.shape[0], 1))]) if self.fit_intercept else X
 
     @staticmethod
-    def _laplace(Xt, t, sw, alpha, w0, tol, max_iter):
+    def _laplace(Xt, t, sw, alpha, w0, tol, max_iter, cache):
         d = Xt.shape[1]
         const = 0.5 * d * math.log(alpha / (2 * math.pi))
 
@@ -172,9 +172,15 @@ class BayesianLogisticRegression(BaseClassifier):
             return Xt.T @ (sw * t * expit(-t * (Xt @ w))) - alpha * w
 
         def hess(w):
-            p = expit(Xt @ w)
-            Xd = Xt * np.sqrt(sw * p * (1 - p))[:, None]
-            H = Xd.T @ Xd
+            # The data term Σ s_i p_i (1 - p_i) x̃_i x̃_iᵀ depends on w only: kept for the last
+            # w, since successive evidence iterations often end at the same mode (their mode
+            # search starts there and may take no step).
+            key = w.tobytes()
+            if cache.get("key") != key:
+                p = expit(Xt @ w)
+                Xd = Xt * np.sqrt(sw * p * (1 - p))[:, None]
+                cache["key"], cache["A"] = key, Xd.T @ Xd
+            H = cache["A"].copy()
             H[np.diag_indices(d)] += alpha
             return -H
 
@@ -221,12 +227,14 @@ class BayesianLogisticRegression(BaseClassifier):
         alpha = float(self.prior_precision) if fixed else 1.0
         w = np.zeros(d)
         n_iter = 0
+        previous = None
+        cache: dict = {}
         evidence_converged = True
         with warnings.catch_warnings():
             # The mode search's own warning is replaced by the one below, after the loop.
             warnings.simplefilter("ignore", ConvergenceWarning)
             while True:
-                res = self._laplace(Xt, t, sw, alpha, w, newton_tol, self.max_iter)
+                res = self._laplace(Xt, t, sw, alpha, w, newton_tol, self.max_iter, cache)
                 w = res.mode
                 n_iter += 1
                 L = cholesky(res.hessian, jitter=None, name="the posterior precision")
@@ -250,8 +258,21 @@ class BayesianLogisticRegression(BaseClassifier):
                         "(the posterior mode shrinks to zero: the labels carry no linear "
                         "signal); pass a fixed prior_precision."
                     )
-                step = abs(math.log(new / alpha))
-                alpha = new
+                x, fx = math.log(alpha), math.log(new / alpha)
+                step = abs(fx)
+                x_next = x + fx  # the fixed-point update α <- new
+                if previous is not None and step > self.tol:
+                    # Secant on F(log α) = log new(α) - log α (same root, superlinear
+                    # convergence where the fixed-point update is linear); kept only when it
+                    # moves at most a few fixed-point steps.
+                    xp, fp = previous
+                    if fx != fp:
+                        xs = x - fx * (x - xp) / (fx - fp)
+                        if math.isfinite(xs) and abs(xs - x) <= 4.0 * step:
+                            x_next = xs
+                previous = (x, fx)
+                alpha_next = math.exp(x_next)
+                alpha = alpha_next
                 if step <= self.tol:
                     # One more Laplace fit at the final α, so every attribute belongs to it.
                     fixed = True

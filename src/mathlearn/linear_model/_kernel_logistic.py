@@ -27,8 +27,8 @@ from ..kernels import KERNEL_NAMES, Kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
-from ..utils.validation import check_sample_weight, validate_data
-from ._logistic import _BinaryObjective, _lbfgs, _MultinomialObjective
+from ..utils.validation import check_sample_weight, check_symmetric_psd, validate_data
+from ._logistic import _BinaryObjective, _lbfgs, _MultinomialObjective, _newton
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -128,8 +128,11 @@ class KernelLogisticRegression(BaseClassifier):
         Inverse penalty strength, as in :class:`LogisticRegression`: the objective is
         ``C Σ_i s_i ℓ_i + ½ ‖f‖²_H`` (the notes' ``2λ`` is ``1 / C``).
     kernel : str or Kernel, default="rbf"
-        A name of :data:`mathlearn.kernels.KERNEL_NAMES` or a kernel object of
-        :mod:`mathlearn.kernels` (copied, never mutated).
+        A name of :data:`mathlearn.kernels.KERNEL_NAMES`, a kernel object of
+        :mod:`mathlearn.kernels` (copied, never mutated), or ``"precomputed"``: ``X`` is
+        then the Gram matrix ``K`` of shape (n_samples, n_samples) in ``fit`` (checked to be
+        symmetric positive semi-definite) and the cross-kernel ``k(x_query, x_train)`` of
+        shape (n_queries, n_samples) in ``predict`` and friends.
     gamma : float or None, default=None
         ``"rbf"``: ``k = exp(-gamma ||x - y||^2)``; ``"poly"``/``"sigmoid"``: the scale of
         ``xᵀy``. ``None``: ``1 / n_features`` (scikit-learn's rule).
@@ -142,16 +145,19 @@ class KernelLogisticRegression(BaseClassifier):
     fit_intercept : bool, default=True
         Add an unpenalised intercept ``b`` (one per class for more than two classes).
     solver : {"newton", "lbfgs"}, default="newton"
-        ``"newton"``: the kernelised Newton (IRLS) iteration on the latent values in the
-        ``W^{1/2}`` form, ``O(N^3)`` per step, quadratic convergence; two classes only (with
-        more, the multinomial objective is minimised by L-BFGS whatever this says).
+        ``"newton"``: Newton's method, quadratic convergence. Two classes: the kernelised
+        Newton (IRLS) iteration on the latent values in the ``W^{1/2}`` form, ``O(N^3)`` per
+        step. More classes: Newton with the full block Hessian of the multinomial objective
+        in the coordinates ``u`` below (the multinomial block Hessian of
+        :class:`LogisticRegression` on the features ``V Λ^{1/2}``), ``O(N (K r)^2 + (K r)^3)``
+        per step with ``r <= N`` the numerical rank of ``K``.
         ``"lbfgs"``: L-BFGS on the dual coefficients in the coordinates ``a = V Λ^{-1/2} u``
         of the eigendecomposition ``K = V Λ Vᵀ``, where the penalty is ``½‖u‖²`` (the
         problem becomes linear logistic regression on the features ``V Λ^{1/2}``).
     tol : float, default=1e-6
         Stop when the RKHS norm of the gradient of the objective divided by ``Σ_i s_i`` (the
-        Euclidean norm of the gradient in feature space) is at most ``tol`` (Newton), or its
-        largest coordinate (L-BFGS).
+        Euclidean norm of the gradient in feature space) is at most ``tol`` (binary Newton),
+        or its largest coordinate in the coordinates ``u`` (L-BFGS, multinomial Newton).
     max_iter : int, default=100
         Newton steps or L-BFGS iterations.
 
@@ -163,9 +169,9 @@ class KernelLogisticRegression(BaseClassifier):
         than two classes).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     X_fit_ : ndarray of shape (n_samples, n_features)
-        Training inputs.
-    kernel_ : Kernel
-        The kernel used.
+        Training inputs (the Gram matrix with ``kernel="precomputed"``).
+    kernel_ : Kernel or None
+        The kernel used (``None`` with ``kernel="precomputed"``).
     n_iter_ : int
         Newton steps or L-BFGS iterations.
     n_features_in_ : int
@@ -198,6 +204,14 @@ class KernelLogisticRegression(BaseClassifier):
     covariance ``C K`` (PRML §6.4.5-6.4.6). With the linear kernel ``f(x) = xᵀ w`` with ``w =
     Xᵀ a``: the estimator equals :class:`LogisticRegression` with the same ``C``.
 
+    More than two classes: the softmax loss of :class:`LogisticRegression` with one function
+    ``f_k = Σ_j a_kj k(x_j, ·)`` per class and the penalty ``½ Σ_k ‖f_k‖²_H``. In the
+    coordinates ``u_k = Λ^{1/2} Vᵀ a_k`` of ``K = V Λ Vᵀ`` the latent values are ``Φ u_k``
+    with ``Φ = V Λ^{1/2}`` and the penalty is ``½ Σ_k ‖u_k‖²``: Newton's method then uses the
+    multinomial block Hessian ``Σ_i s_i (diag(p_i) - p_i p_iᵀ) ⊗ φ_i φ_iᵀ + I/C`` (Stuttgart
+    slide 3:17 with the features ``φ_i``), the same Hessian as the ``W^{1/2}`` form in latent
+    space (GPML Algorithm 3.3) written in the basis of ``K``'s range.
+
     Sample weights ``s_i`` multiply the loss terms. Cost: ``O(N^2 D)`` for the Gram matrix
     and ``O(N^3)`` per Newton step (once for the eigendecomposition with L-BFGS).
 
@@ -215,7 +229,7 @@ class KernelLogisticRegression(BaseClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         "C": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(KERNEL_NAMES)), Kernel],
+        "kernel": [StrOptions(set(KERNEL_NAMES) | {"precomputed"}), Kernel],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "degree": [Interval(Real, 0, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
@@ -253,7 +267,14 @@ class KernelLogisticRegression(BaseClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        return tags
+
     def _gram(self, X, Y=None):
+        if self.kernel_ is None:  # precomputed: X is already k(X, X_fit_)
+            return X
         with np.errstate(over="ignore", invalid="ignore"):
             K = self.kernel_(X, Y)
         if not np.all(np.isfinite(K)):
@@ -293,7 +314,10 @@ class KernelLogisticRegression(BaseClassifier):
         self.kernel_ = build_kernel(
             self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params, X.shape[1]
         )
-        K = self._gram(X)
+        if self.kernel_ is None:
+            K = check_symmetric_psd(X, "the precomputed kernel matrix", strict=False)
+        else:
+            K = self._gram(X)
         S = float(sw.sum())
         sw_hat = sw / S
         alpha = 1.0 / (self.C * S)
@@ -319,7 +343,16 @@ class KernelLogisticRegression(BaseClassifier):
                 obj = _MultinomialObjective(
                     Phi, y_idx, sw_hat, alpha, self.fit_intercept, n_classes, identify=False
                 )
-            theta, n_iter, converged = _lbfgs(
+            if self.solver == "newton":
+                # Multinomial Newton with the block Hessian (identification term ½(Σ b_k)²
+                # for the intercepts; the RKHS penalty fixes Σ_k u_k = 0).
+                obj = _MultinomialObjective(
+                    Phi, y_idx, sw_hat, alpha, self.fit_intercept, n_classes, identify=True
+                )
+                solve = _newton
+            else:
+                solve = _lbfgs
+            theta, n_iter, converged = solve(
                 obj, np.zeros(obj.n_params()), tol=self.tol, max_iter=self.max_iter
             )
             r = Phi.shape[1]

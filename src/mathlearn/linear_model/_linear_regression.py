@@ -6,15 +6,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..base import _fit_context
+from ..base import InformationCriterionMixin, _fit_context, check_is_fitted
 from ..utils._backend import is_dask
+from ..utils.validation import check_array
 from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
 from ._refinement import accurate_lstsq
 
 __all__ = ["LinearRegression"]
 
 
-class LinearRegression(LinearModel):
+class LinearRegression(InformationCriterionMixin, LinearModel):
     """Least squares = maximum likelihood under Gaussian noise, accurate to float64 rounding.
 
     Parameters
@@ -47,6 +48,9 @@ class LinearRegression(LinearModel):
         Refinement steps taken (0 for a rank-deficient design, solved by SVD, and for a
         well-conditioned one, whose QR solution needs no refinement).
     n_features_in_ : int
+    n_parameters_ : int
+        ``rank_ + 1``: the coefficients (with the intercept) and ``sigma^2``, the ``M`` of
+        :meth:`aic` and :meth:`bic`.
 
     See Also
     --------
@@ -71,6 +75,12 @@ class LinearRegression(LinearModel):
     the given data (to within ``2^-48`` of the largest coefficient where refinement is skipped)
     even when ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
     every digit. A numerically rank-deficient design falls back to the minimum-norm solution (SVD).
+
+    Information criteria: ``aic(X, y)`` and ``bic(X, y)`` use the Gaussian log-likelihood with
+    the ML noise variance, ``ln p(y | X) = -(N/2) ln(2 pi sigma^2_ML) - RSS / (2 sigma^2_ML)``,
+    which on the training data is ``-(N/2) (ln(2 pi RSS / N) + 1)``, and ``M = rank_ + 1``
+    parameters: ``sigma^2`` is counted (statsmodels' ``OLS`` does not count it, so its AIC is
+    ours minus 2 and its BIC ours minus ``ln N``).
 
     Examples
     --------
@@ -141,6 +151,30 @@ class LinearRegression(LinearModel):
         self.intercept_std_error_ = float(se[m]) if fit_intercept else 0.0
         self.rank_ = int(rank)
         self.n_iter_ = int(n_iter)
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        if y is None:
+            raise ValueError("LinearRegression.aic / bic need the targets y: aic(X, y).")
+        check_is_fitted(self)
+        y = check_array(y, ensure_2d=False, dtype=np.float64)
+        r = y - self.predict(X)
+        if r.shape[0] != y.shape[0] or y.ndim != 1:
+            raise ValueError(f"y must have shape ({r.shape[0]},); got {y.shape}.")
+        var = float(self.noise_variance_)
+        if not (np.isfinite(var) and var > 0):
+            raise ValueError(
+                f"the ML noise variance is {var}: the fit interpolates the training data (or "
+                "its residuals are beyond the float64 range), so the Gaussian log-likelihood "
+                "and the information criteria are unbounded."
+            )
+        # RSS / sigma^2 in scaled form, so that residuals of magnitude 1e200 do not overflow.
+        s = float(np.max(np.abs(r))) if r.size else 0.0
+        ratio = 0.0 if s == 0.0 else float(np.sum((r / s) ** 2)) * (s / np.sqrt(var)) ** 2
+        n = r.shape[0]
+        return -0.5 * n * np.log(2 * np.pi) - 0.5 * n * np.log(var) - 0.5 * ratio
+
+    def _n_parameters(self) -> int:
+        return int(self.rank_) + 1
 
     def _fit_dask(self, X, y, sample_weight):
         """The same fit on Dask arrays: TSQR and refinement by row blocks (see ``_dask``)."""

@@ -10,7 +10,13 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..base import BaseEstimator, DensityMixin, _fit_context, check_is_fitted
+from ..base import (
+    BaseEstimator,
+    DensityMixin,
+    InformationCriterionMixin,
+    _fit_context,
+    check_is_fitted,
+)
 from ..cluster import KMeans, kmeans_plusplus
 from ..exceptions import ConvergenceWarning
 from ..utils._backend import is_dask
@@ -67,7 +73,7 @@ class _WorkingEM:
         self.mixture._maximize(X, resp)
 
 
-class _BaseMixture(DensityMixin, BaseEstimator):
+class _BaseMixture(InformationCriterionMixin, DensityMixin, BaseEstimator):
     """Mixture ``p(x) = sum_k pi_k p(x | theta_k)`` fitted by :func:`~mathlearn.mixture.em`.
 
     The base class owns the fit loop (``n_init`` starts, the EM driver, the bookkeeping of
@@ -335,19 +341,11 @@ class _BaseMixture(DensityMixin, BaseEstimator):
         X = self._to_working(self._check_X(X, reset=False))
         return self._log_norm_and_resp(X)[1].argmax(axis=1)
 
-    def bic(self, X) -> float:
-        """Bayesian information criterion ``-2 log p(X | theta) + M ln N`` (lower is better).
-
-        ``M`` is the number of free parameters (Imperial
-        "Mathematics for Inference and Machine Learning" §1.7.6, eqs. 1.208-1.209; the notes
-        maximise ``log p - M ln N / 2``, which is ``-BIC / 2``).
-        """
-        log_prob = self.score_samples(X)
-        return -2.0 * log_prob.sum() + self._n_parameters() * np.log(log_prob.shape[0])
-
-    def aic(self, X) -> float:
-        """Akaike information criterion ``-2 log p(X | theta) + 2 M`` (lower is better)."""
-        return -2.0 * self.score_samples(X).sum() + 2.0 * self._n_parameters()
+    def _total_log_likelihood(self, X, y=None) -> float:
+        # ``aic`` / ``bic`` (InformationCriterionMixin): Imperial "Mathematics for Inference
+        # and Machine Learning" §1.7.6, eqs. 1.208-1.209, with ``_n_parameters`` the free
+        # parameters of the mixture (means, covariances, K - 1 weights).
+        return float(self.score_samples(X).sum())
 
     def sample(self, n_samples: int = 1, random_state=None):
         """Draw from the fitted mixture: a component by ``pi``, then a point from it.

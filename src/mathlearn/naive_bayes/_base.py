@@ -6,17 +6,40 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..base import BaseClassifier
+from ..base import BaseClassifier, InformationCriterionMixin, _class_indices
 from ..utils._backend import is_dask
 
 
-class _BaseNB(BaseClassifier):
+class _BaseNB(InformationCriterionMixin, BaseClassifier):
     """Class bookkeeping for ``fit`` / ``partial_fit`` and the class prior.
 
     The class prior is the posterior predictive under a symmetric Dirichlet(``a``) prior,
     ``π_k = (n_k + a) / (n + K a)`` (Oxford "Advanced Topics in Statistical Machine Learning"
     §7.2); ``a = 0`` is the maximum-likelihood ``n_k / n``.
+
+    ``aic(X, y)`` / ``bic(X, y)`` use the joint log-likelihood ``Σ_i ln p(x_i, y_i)`` of the
+    generative model and ``M`` = ``K - 1`` class-prior parameters (none when the prior is fixed
+    or uniform) plus the subclass's ``_n_feature_parameters()``. With pseudo-counts or variance
+    smoothing they are evaluated at the smoothed estimate, which is the maximum-likelihood one
+    only as the smoothing goes to zero.
     """
+
+    def _log_coefficient(self, X):
+        """Per-sample terms of ``ln p(x | y)`` that do not depend on the parameters."""
+        return 0.0
+
+    def _total_log_likelihood(self, X, y=None) -> float:
+        idx = _class_indices(self, y)
+        jll = self.predict_joint_log_proba(X)
+        if jll.shape[0] != idx.shape[0]:
+            raise ValueError(f"X has {jll.shape[0]} rows but y has {idx.shape[0]} labels.")
+        const = np.sum(self._log_coefficient(X)) if jll.shape[0] else 0.0
+        return float(jll[np.arange(idx.shape[0]), idx].sum() + const)
+
+    def _n_parameters(self) -> int:
+        K = len(self.classes_)
+        learned_prior = self.class_prior is None and self.fit_prior
+        return (K - 1) * int(learned_prior) + int(self._n_feature_parameters())
 
     def _labels_to_index(self, y, classes, first_call: bool):
         check_classification_targets(y)

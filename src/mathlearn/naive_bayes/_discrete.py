@@ -24,6 +24,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from scipy.special import gammaln
 
 from ..base import _fit_context
 from ..utils._backend import is_dask
@@ -154,7 +155,9 @@ class BernoulliNB(_DiscreteNB):
     -----
     See the module docstring. The log-likelihood of a binary ``x`` is
     ``Σ_j x_j log φ_kj + (1 - x_j) log(1 - φ_kj)``, computed as ``X (log φ - log(1-φ))^T +
-    Σ_j log(1 - φ_kj)``.
+    Σ_j log(1 - φ_kj)``. ``aic(X, y)`` and ``bic(X, y)`` count ``K d`` feature probabilities
+    and ``K - 1`` class probabilities when they are learned (``fit_prior=True``, no
+    ``class_prior``), on the binarised features.
 
     Examples
     --------
@@ -180,6 +183,9 @@ class BernoulliNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_prior_alpha = class_prior_alpha
+
+    def _n_feature_parameters(self) -> int:
+        return self.feature_log_prob_.size
 
     def _validated_features(self, X):
         if self.binarize is None:
@@ -243,7 +249,10 @@ class MultinomialNB(_DiscreteNB):
     Notes
     -----
     See the module docstring; ``log p(x, y = k) = log π_k + Σ_j x_j log θ_kj`` up to the
-    multinomial coefficient, which is the same for every class.
+    multinomial coefficient, which is the same for every class. ``aic(X, y)`` and
+    ``bic(X, y)`` include that coefficient, ``ln Γ(n + 1) - Σ_j ln Γ(x_j + 1)`` with
+    ``n = Σ_j x_j``, so that the log-likelihood is that of the counts, and count ``K (d - 1)``
+    word probabilities and ``K - 1`` class probabilities when they are learned.
 
     Examples
     --------
@@ -272,6 +281,14 @@ class MultinomialNB(_DiscreteNB):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         return tags
+
+    def _n_feature_parameters(self) -> int:
+        K, d = self.feature_log_prob_.shape
+        return K * (d - 1)
+
+    def _log_coefficient(self, X):
+        X = self._validate_X_predict(X)
+        return gammaln(X.sum(axis=1) + 1.0) - gammaln(X + 1.0).sum(axis=1)
 
     def _validated_features(self, X):
         if np.any(X < 0):

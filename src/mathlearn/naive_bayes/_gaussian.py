@@ -102,6 +102,8 @@ class GaussianNB(_BaseNB):
     See the module docstring. ``log p(x, y = k) = log π_k - ½ Σ_j [log(2π σ²_kj) +
     (x_j - μ_kj)² / σ²_kj]``, evaluated on the deviations from each class mean (no expansion
     into ``x²`` terms, which cancels catastrophically for data far from the origin).
+    ``aic(X, y)`` and ``bic(X, y)`` count ``2 K d`` means and variances and ``K - 1`` class
+    probabilities when they are learned (``fit_prior=True``, no ``class_prior``).
 
     Examples
     --------
@@ -137,6 +139,10 @@ class GaussianNB(_BaseNB):
     theta_ = InUnits(1)
     var_ = InUnits(2)
     epsilon_ = InUnits(2)
+
+    def _n_feature_parameters(self) -> int:
+        # A mean and a variance per class and feature.
+        return 2 * self.var_.size
 
     def _fit_batch(self, X, y, classes, sample_weight, first_call):
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first_call)

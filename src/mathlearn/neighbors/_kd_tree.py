@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 from numbers import Integral
 
 import numpy as np
 
+from .._ext import load as _load_ext
 from ..utils._param_validation import Interval, validate_params
 from ..utils.validation import check_array
 
@@ -15,6 +17,16 @@ __all__ = ["KDTree", "brute_force_kneighbors"]
 _BLOCK = 1 << 21
 # Trees over at most this many points are searched exhaustively (same answer, less work).
 _BRUTE_N = 2048
+
+
+def _kdtree_lib():
+    lib = _load_ext("_kdtree")
+    if lib is not None and not getattr(lib, "_typed", False):
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        lib.kdtree_query.restype = ctypes.c_int
+        lib.kdtree_query.argtypes = [ptr] * 6 + [i64, i64, i64, ptr, i64, i64, ptr, ptr]
+        lib._typed = True
+    return lib
 
 
 def _pow2_scale(X: np.ndarray) -> float:
@@ -169,7 +181,13 @@ class KDTree:
     ``d(q, box)^2 = sum_j max(lo_j - q_j, 0, q_j - hi_j)^2`` on the distance from a query
     ``q`` to any of its points, which is what prunes the search.
 
-    Queries are answered for many points at once, in NumPy, in three steps: (1) each query
+    Queries are answered by the compiled helper ``mathlearn._ext._kdtree`` (plain C, built
+    when mathlearn is installed): a depth-first search per query that visits the nearer
+    child first and skips a node whose box is farther than the current ``k``-th candidate,
+    keeping the ``k`` best ordered by (distance, index); a box at exactly the ``k``-th
+    distance is still searched, so ties are resolved as by exhaustive search. Where the
+    helper was not built (a source tree), queries are answered for many points at once, in
+    NumPy, in three steps: (1) each query
     descends to a node with at least ``k`` points, whose ``k``-th distance ``u`` bounds the
     answer; (2) a breadth-first pass keeps the (query, leaf) pairs with ``d(q, box) <= u``,
     sorted by that bound; (3) leaves are visited in that order, in rounds of 1, 2, 4, ...
@@ -326,6 +344,12 @@ class KDTree:
             )
         Q = self._check_queries(X)
         m = Q.shape[0]
+        lib = _kdtree_lib()
+        if lib is not None:
+            dist, ind = self._query_compiled(lib, Q, k)
+            if return_distance:
+                return np.sqrt(dist) * self._scale, ind
+            return ind
         dist = np.empty((m, k))
         ind = np.empty((m, k), dtype=np.intp)
         n_leaves = 2 ** (self.n_levels - 1)
@@ -335,6 +359,45 @@ class KDTree:
         if return_distance:
             return np.sqrt(dist) * self._scale, ind
         return ind
+
+    def _query_compiled(self, lib, Q, k):
+        """Squared (scaled) distances and indices of the ``k`` nearest, by the C search."""
+        if not hasattr(self, "_c_arrays"):
+            nd = self.node_data
+            self._c_arrays = (
+                np.ascontiguousarray(self._Xp[:-1]),
+                np.ascontiguousarray(self.idx_array, dtype=np.int64),
+                np.ascontiguousarray(nd["start"], dtype=np.int64),
+                np.ascontiguousarray(nd["end"], dtype=np.int64),
+                np.ascontiguousarray(self._lo),
+                np.ascontiguousarray(self._hi),
+            )
+        P, pos_index, start, end, lo, hi = self._c_arrays
+        m, d = Q.shape
+        Q = np.ascontiguousarray(Q)
+        dist = np.empty((m, k))
+        ind = np.empty((m, k), dtype=np.int64)
+        n_nodes = start.shape[0]
+        n_internal = 2 ** (self.n_levels - 1) - 1
+        status = lib.kdtree_query(
+            P.ctypes.data,
+            pos_index.ctypes.data,
+            start.ctypes.data,
+            end.ctypes.data,
+            lo.ctypes.data,
+            hi.ctypes.data,
+            n_nodes,
+            n_internal,
+            d,
+            Q.ctypes.data,
+            m,
+            k,
+            dist.ctypes.data,
+            ind.ctypes.data,
+        )
+        if status != 0:
+            raise MemoryError("the kd-tree search ran out of memory.")
+        return dist, ind.astype(np.intp, copy=False)
 
     def _merge(self, Q, qa, P, pos, k, best_d, best_p, tie):
         """Merge the points ``P`` (tree positions ``pos``; one row per query ``qa``) into

@@ -92,12 +92,16 @@ def lbfgs(
             raise ValueError("bounds: lower must not exceed upper.")
         bounds = Bounds(lower, upper)
 
+    history: list[float] = []
+
     def f(v):
         value, g = fun_and_grad(unflatten(v))
         g_flat = tree_ravel(g)[0]
+        if not history:
+            # SciPy's first evaluation is at x0 (clipped to the bounds): the start of the
+            # history, without a separate evaluation there.
+            history.append(float(value))
         return float(value), g_flat
-
-    history = [f(np.clip(x_flat, *(bounds.lb, bounds.ub)) if bounds is not None else x_flat)[0]]
 
     def record(intermediate_result):
         history.append(float(intermediate_result.fun))

@@ -261,7 +261,7 @@ def check_kkt(
     tol: float = 1e-6,
     active_tol: float | None = None,
 ) -> KKTResult:
-    """Check the KKT conditions of ``min f(x) s.t. g(x) <= 0, h(x) = 0`` at a point.
+    """Check the KKT conditions of ``min f(x)`` subject to ``g(x) <= 0, h(x) = 0`` at a point.
 
     Parameters
     ----------

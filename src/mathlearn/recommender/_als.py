@@ -11,8 +11,8 @@ from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import ridge_rows
-from ._factor import FactorModel, Pattern, pair_dots
+from ._base import RowBlocks, _compiled_ridge, ridge_rows
+from ._factor import FactorModel, Pattern
 
 
 def als_fit(
@@ -42,23 +42,29 @@ def als_fit(
         reg_u, reg_i = np.full(n_users, lam_user), np.full(n_items, lam_item)
     users, items, values = pattern.users, pattern.items, pattern.values
     ones_i, ones_u = np.ones((n_items, 1)), np.ones((n_users, 1))
+    width = k + 1 if biases else k
+    # The padded blocks serve the NumPy route only (the compiled one reads the CSR arrays).
+    numpy_route = _compiled_ridge() is None
+    blocks_u = RowBlocks(pattern.R, width) if numpy_route else None
+    blocks_i = RowBlocks(pattern.Rt, width) if numpy_route else None
     history: list[float] = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
         # User step: (6.1) for every user, with x_u = [p_u, b_u] and item rows [q_i, 1].
         t = values - offset - bi[items]
         V = np.hstack([Q, ones_i]) if biases else Q
-        X = ridge_rows(pattern.R, t[pattern.perm_u], V, reg_u)
+        X = ridge_rows(pattern.R, t[pattern.perm_u], V, reg_u, blocks=blocks_u)
         P, bu = (X[:, :k], X[:, k]) if biases else (X, bu)
-        # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1].
+        # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1]; it
+        # also returns the squared error of the fit it ends on.
         t = values - offset - bu[users]
         V = np.hstack([P, ones_u]) if biases else P
-        X = ridge_rows(pattern.Rt, t[pattern.perm_i], V, reg_i)
+        X, sse = ridge_rows(pattern.Rt, t[pattern.perm_i], V, reg_i, blocks=blocks_i,
+                            return_sse=True)  # fmt: skip
         Q, bi = (X[:, :k], X[:, k]) if biases else (X, bi)
-        resid = values - offset - bu[users] - bi[items] - pair_dots(P, Q, users, items)
         pen_u = np.sum(P**2, axis=1) + bu**2
         pen_i = np.sum(Q**2, axis=1) + bi**2
-        obj = float(resid @ resid + reg_u @ pen_u + reg_i @ pen_i)
+        obj = float(sse + reg_u @ pen_u + reg_i @ pen_i)
         history.append(obj)
         if tol > 0 and len(history) > 1 and history[-2] - obj <= tol * history[-2]:
             break
@@ -82,7 +88,8 @@ class ALS(FactorModel):
     + lambda sum_u w_u (||p_u||^2 + b_u^2) + lambda sum_i w_i (||q_i||^2 + c_i^2)``
 
     alternately over the users' and the items' blocks, each block a set of independent ridge
-    regressions solved exactly (batched Cholesky). The objective is recorded after every
+    regressions solved exactly (Cholesky; by the compiled helper ``mathlearn._ext._als`` where
+    the install built it, else by batched NumPy). The objective is recorded after every
     sweep (``objective_``); it cannot increase.
 
     Parameters

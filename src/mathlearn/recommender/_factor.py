@@ -10,6 +10,18 @@ from ._base import RecommenderBase
 from ._ratings import Ratings
 
 
+def _order(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int) -> np.ndarray:
+    """The permutation sorting by (major, minor), stably: two radix sorts (by minor, then by
+    major) when both index ranges fit 16 bits, else one sort of a combined integer key
+    (linear time on data already in that order), lexsort where that key could overflow."""
+    if n_major <= 1 << 16 and n_minor <= 1 << 16:
+        p = np.argsort(minor.astype(np.uint16), kind="stable")
+        return p[np.argsort(major[p].astype(np.uint16), kind="stable")]
+    if n_major * max(n_minor, 1) < 2**62:
+        return np.argsort(major.astype(np.int64) * n_minor + minor, kind="stable")
+    return np.lexsort((minor, major))
+
+
 class Pattern:
     """The ratings in user-major and item-major CSR order, with the permutations that map a
     per-rating array (in the container's order) into each."""
@@ -17,8 +29,8 @@ class Pattern:
     def __init__(self, ratings: Ratings) -> None:
         n_users, n_items = ratings.shape
         self.users, self.items, self.values = ratings.users, ratings.items, ratings.values
-        self.perm_u = np.lexsort((ratings.items, ratings.users))
-        self.perm_i = np.lexsort((ratings.users, ratings.items))
+        self.perm_u = _order(ratings.users, ratings.items, n_users, n_items)
+        self.perm_i = _order(ratings.items, ratings.users, n_items, n_users)
         indptr_u = np.r_[0, np.cumsum(np.bincount(ratings.users, minlength=n_users))]
         indptr_i = np.r_[0, np.cumsum(np.bincount(ratings.items, minlength=n_items))]
         self.R = sp.csr_array(

@@ -2,70 +2,107 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import ridge_rows
+from ._base import RowBlocks, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
-# Entries x rank per chunk of the batched CG: its (entries, k) temporaries stay near 2 MB.
-_CG_CHUNK = 1 << 18
+
+def _compiled_cg():
+    """The compiled CG kernel of :mod:`mathlearn._ext` (``_als.c``), typed, or None."""
+    lib = _ext.load("_als")
+    if lib is None:
+        return None
+    fn = lib.als_cg_rows
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 7
+        fn.argtypes += [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    return fn
+
+
+def _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms):
+    """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
+    on a copy of X."""
+    n_rows, k = R.shape[0], Y.shape[1]
+    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    Y, w, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, w, c))
+    base = np.ascontiguousarray(base, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
+    terms = np.zeros(1)
+    work = np.empty(4 * k)
+    fn(n_rows, k, indptr.ctypes.data, indices.ctypes.data, Y.ctypes.data, w.ctypes.data,
+       c.ctypes.data, base.ctypes.data, X.ctypes.data, int(steps),
+       terms.ctypes.data if fit_terms else None, work.ctypes.data)  # fmt: skip
+    return (X, float(terms[0])) if fit_terms else X
 
 
 def cg_rows(
     R: sp.csr_array, w: np.ndarray, c: np.ndarray, Y: np.ndarray, X: np.ndarray,
-    base: np.ndarray, steps: int,
-) -> np.ndarray:  # fmt: skip
+    base: np.ndarray, steps: int, blocks: RowBlocks | None = None, fit_terms: bool = False,
+):  # fmt: skip
     """``steps`` conjugate-gradient iterations, from X, on every row's system
-    ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``, all rows at once (chunked)."""
+    ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
+
+    The rows go by padded blocks of similar length (:class:`RowBlocks`): a block's item
+    vectors are gathered once, ``A`` of shape (m, n_max, k), and every product of the CG
+    iterations is then two stacked matrix-vector products on it,
+    ``A^T (w * (A v)) + base v``, for all the block's rows at once. With ``fit_terms``,
+    also ``sum_ui c_ui (1 - s_ui)^2 - s_ui^2`` over the stored entries at the result
+    (``s_ui = y_i^T x_u``), the observed pairs' part of the implicit objective.
+    """
     X = X.copy()
-    n_rows = R.shape[0]
-    per_chunk = max(_CG_CHUNK // max(Y.shape[1], 1), 1)
-    indptr, indices = R.indptr, R.indices
-    a = 0
-    while a < n_rows:
-        # Rows [a, b) with about per_chunk entries (at least one row).
-        b = int(np.searchsorted(indptr, indptr[a] + per_chunk, side="right")) - 1
-        b = min(max(b, a + 1), n_rows)
-        lo, hi = indptr[a], indptr[b]
-        Yg = Y[indices[lo:hi]]
-        local = indptr[a : b + 1] - lo
-        counts = np.diff(local)
-        ar = np.arange(hi - lo)
-        wl = w[lo:hi]
-        # One operator, whose data are rewritten per product: sum_i w_ui (y_i . v_u) y_i.
-        W = sp.csr_array((wl.copy(), ar, local), shape=(b - a, hi - lo))
-        rhs = sp.csr_array((c[lo:hi], ar, local), shape=(b - a, hi - lo)) @ Yg
+    k = Y.shape[1]
+    fn = _compiled_cg()
+    if fn is not None:
+        return _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms)
+    if blocks is None:
+        blocks = RowBlocks(R, k)
+    rhs = sp.csr_array((c, R.indices, R.indptr), shape=R.shape) @ Y
+    Y_ext = np.vstack([Y, np.zeros((1, k))])
+    w_ext = np.append(w, 0.0)
+    c_ext = np.append(c, 0.0)
+    terms = 0.0
+    for rows, pos, cols in blocks.blocks:
+        A = Y_ext[cols]
+        wb = w_ext[pos]
 
-        def matvec(V, Yg=Yg, counts=counts, W=W, wl=wl):
-            dots = np.einsum("mk,mk->m", Yg, np.repeat(V, counts, axis=0))
-            np.multiply(wl, dots, out=W.data)
-            return V @ base + W @ Yg
+        def matvec(V, A=A, wb=wb):
+            d = np.matmul(A, V[:, :, None])[..., 0]
+            d *= wb
+            return V @ base + np.matmul(d[:, None, :], A)[:, 0]
 
-        x = X[a:b]
-        r = rhs - matvec(x)
+        x = X[rows]
+        r = rhs[rows] - matvec(x)
         p = r.copy()
         rs = np.einsum("nk,nk->n", r, r)
         for _ in range(steps):
             Ap = matvec(p)
             pAp = np.einsum("nk,nk->n", p, Ap)
             alpha = np.divide(rs, pAp, out=np.zeros_like(rs), where=pAp > 0)
-            x = x + alpha[:, None] * p
-            r = r - alpha[:, None] * Ap
+            x += alpha[:, None] * p
+            r -= alpha[:, None] * Ap
             rs_new = np.einsum("nk,nk->n", r, r)
             beta = np.divide(rs_new, rs, out=np.zeros_like(rs), where=rs > 0)
             p = r + beta[:, None] * p
             rs = rs_new
-        X[a:b] = x
-        a = b
-    return X
+        X[rows] = x
+        if fit_terms:
+            # Padding entries have s = 0 and c = 0: they add nothing.
+            s = np.matmul(A, x[:, :, None])[..., 0]
+            terms += float(np.sum(c_ext[pos] * (1.0 - s) ** 2 - s**2))
+    return (X, terms) if fit_terms else X
 
 
 class ImplicitALS(FactorModel):
@@ -94,8 +131,9 @@ class ImplicitALS(FactorModel):
         Sweeps.
     solver : {"cg", "cholesky"}, default="cg"
         ``"cg"``: ``cg_steps`` conjugate-gradient iterations per sweep for each row, started
-        from the previous sweep's vector (Takacs, Pilaszy, Tikk); ``"cholesky"``: the exact
-        solve.
+        from the previous sweep's vector (Takacs, Pilaszy, Tikk; compiled in
+        ``mathlearn._ext._als`` where the install built it, else batched NumPy);
+        ``"cholesky"``: the exact solve.
     cg_steps : int, default=3
         CG iterations per row and half-sweep.
     tol : float, default=0.0
@@ -143,10 +181,11 @@ class ImplicitALS(FactorModel):
     Examples
     --------
     >>> from mathlearn.recommender import ImplicitALS, Ratings
-    >>> r = Ratings.from_triples([0, 0, 1, 1, 2], [0, 1, 0, 1, 2], None)
+    >>> # users 0-2 took items 0 and 1; user 3 item 0 only, user 4 item 2 only
+    >>> r = Ratings.from_triples([0, 0, 1, 1, 2, 2, 3, 4], [0, 1, 0, 1, 0, 1, 0, 2], None)
     >>> m = ImplicitALS(n_components=2, regularization=0.1, random_state=0).fit(r)
-    >>> m.recommend(2, n=1)[0].tolist()
-    [0]
+    >>> m.recommend(3, n=1)[0].tolist()
+    [1]
     """
 
     _parameter_constraints = {
@@ -221,19 +260,28 @@ class ImplicitALS(FactorModel):
         w_u, w_i = alpha * pattern.R.data, alpha * pattern.Rt.data
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
         eye = lam * np.eye(k)
+        # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
+        numpy_route = _compiled_cg() is None
+        blocks_u = RowBlocks(pattern.R, k) if numpy_route else None
+        blocks_i = RowBlocks(pattern.Rt, k) if numpy_route else None
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
             if self.solver == "cholesky":
                 X = ridge_rows(pattern.R, c_u, Y, np.full(n_users, lam), weights=w_u,
-                               base_gram=Y.T @ Y, rhs_coef=c_u)  # fmt: skip
+                               base_gram=Y.T @ Y, rhs_coef=c_u, blocks=blocks_u)  # fmt: skip
                 Y = ridge_rows(pattern.Rt, c_i, X, np.full(n_items, lam), weights=w_i,
-                               base_gram=X.T @ X, rhs_coef=c_i)  # fmt: skip
+                               base_gram=X.T @ X, rhs_coef=c_i, blocks=blocks_i)  # fmt: skip
             else:
                 steps = int(self.cg_steps)
-                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps)
-                Y = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps)
-            history.append(self._objective(pattern, X, Y, lam, alpha))
+                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u)
+                Y, terms = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps, blocks_i,
+                                   fit_terms=True)  # fmt: skip
+            if self.solver == "cholesky":
+                history.append(self._objective(pattern, X, Y, lam, alpha))
+            else:
+                total = float(np.sum((X.T @ X) * (Y.T @ Y))) + terms
+                history.append(total + lam * float(np.sum(X**2) + np.sum(Y**2)))
             if (
                 self.tol > 0
                 and len(history) > 1

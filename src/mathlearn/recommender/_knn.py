@@ -132,7 +132,7 @@ class UserKNN(_KNNBase):
         mean over **all** their ratings; cosine of the raw ratings; adjusted cosine, the
         ratings centred by the item means.
     shrinkage : float, default=0.0
-        Multiply kappa_uv by n_uv / (n_uv + shrinkage), n_uv = |I_uv|, so that similarities
+        Multiply kappa_uv by n_uv / (n_uv + shrinkage), ``n_uv = |I_uv|``, so that similarities
         resting on few co-rated items count less (0: the notes' plain similarity).
 
     Attributes

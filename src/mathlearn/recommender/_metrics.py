@@ -43,7 +43,7 @@ def rmse(y_true, y_pred) -> float:
 
 
 def mae(y_true, y_pred) -> float:
-    """Mean absolute error, mean(|y - y_hat|).
+    """Mean absolute error, ``mean(|y - y_hat|)``.
 
     Parameters
     ----------
@@ -141,7 +141,7 @@ def recall_at_k(
 def map_at_k(recommended: Iterable[Sequence], relevant: Iterable[Iterable], k: int = 10) -> float:
     """Mean average precision at k.
 
-    AP@k = (1 / min(k, |relevant|)) sum_{r <= k} P@r * rel_r, with rel_r = 1 when the item at
+    ``AP@k = (1 / min(k, |relevant|)) sum_{r <= k} P@r * rel_r``, with rel_r = 1 when the item at
     rank r is relevant; MAP@k is its mean over users with a relevant item.
 
     Parameters
@@ -179,7 +179,7 @@ def ndcg_at_k(recommended: Iterable[Sequence], relevant: Iterable[Iterable], k: 
     """Normalised discounted cumulative gain at k, with binary relevance.
 
     DCG@k = sum_{r <= k} rel_r / log2(r + 1), divided by the ideal DCG (all relevant items
-    ranked first, min(k, |relevant|) of them); averaged over users with a relevant item.
+    ranked first, ``min(k, |relevant|)`` of them); averaged over users with a relevant item.
 
     Parameters
     ----------

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import cast
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..base import _fit_context
+from ..distributions import NormalWishart, NormalWishartModel
 from ..utils._param_validation import Interval
 from ..utils.validation import check_random_state
 from ._als import als_fit
-from ._base import sample_rows
+from ._base import RowBlocks, sample_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
 _COMMON = {
@@ -160,17 +162,26 @@ class ProbabilisticMatrixFactorization(FactorModel):
 
 
 class BayesianProbabilisticMatrixFactorization(FactorModel):
-    """Probabilistic matrix factorisation with the factors' posterior sampled by Gibbs.
+    """Bayesian probabilistic matrix factorisation: the posterior sampled by Gibbs.
 
-    Same model as :class:`ProbabilisticMatrixFactorization` (fixed variances). Each sweep
-    draws every user's p_u from its Gaussian full conditional
+    Model (Salakhutdinov and Mnih 2008): ``r_ui ~ N(mu + p_u^T q_i, sigma^2)``,
+    ``p_u ~ N(mu_U, Lambda_U^{-1})``, ``q_i ~ N(mu_V, Lambda_V^{-1})``, and with
+    ``hyperpriors=True`` (the default, the paper's model) Normal–Wishart hyperpriors
+    ``(mu_U, Lambda_U) ~ N(mu_U | 0, (beta_0 Lambda_U)^{-1}) W(Lambda_U | W_0, nu_0)`` (and
+    likewise for the items), so that the factors' means and precisions are learned.
+    ``hyperpriors=False`` fixes ``mu_U = 0``, ``Lambda_U = I / sigma_u^2`` (the prior of
+    :class:`ProbabilisticMatrixFactorization`).
 
-    ``p_u | Q, R ~ N(Lambda_u^{-1} (1/sigma^2) sum_{i in I_u} (r_ui - mu) q_i, Lambda_u^{-1})``,
-    ``Lambda_u = I / sigma_u^2 + (1/sigma^2) sum_{i in I_u} q_i q_i^T``,
+    Each sweep draws every user's p_u from its Gaussian full conditional
 
-    then every item's q_i likewise. After ``burn_in`` sweeps, ``n_samples`` draws are kept;
-    predictions average over them, and the predictive standard deviation of a new rating
-    is ``sqrt(Var_samples(p_u^T q_i) + sigma^2)``.
+    ``p_u | Q, R ~ N(Lambda_u^{-1} ((1/sigma^2) sum_{i in I_u} (r_ui - mu) q_i
+    + Lambda_U mu_U), Lambda_u^{-1})``,
+    ``Lambda_u = Lambda_U + (1/sigma^2) sum_{i in I_u} q_i q_i^T``,
+
+    then ``(mu_U, Lambda_U)`` from its Normal–Wishart conditional given P (with
+    hyperpriors), then the items likewise. After ``burn_in`` sweeps, ``n_samples`` draws are
+    kept; predictions average over them, and the predictive standard deviation of a new
+    rating is ``sqrt(Var_samples(p_u^T q_i) + sigma^2)``.
 
     Parameters
     ----------
@@ -184,6 +195,12 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
         sigma_i^2.
     center : bool, default=True
         Subtract the training mean first.
+    hyperpriors : bool, default=True
+        Give the factors' means and precisions Normal–Wishart hyperpriors and sample them
+        (Bayesian PMF as Salakhutdinov and Mnih define it), with their settings
+        ``mu_0 = 0``, ``beta_0 = 2``, ``nu_0 = k`` and ``W_0 = I / (k sigma_u^2)`` (items:
+        sigma_i^2), so that the prior mean of ``Lambda_U``, ``nu_0 W_0``, is ``I / sigma_u^2``.
+        ``False``: the fixed priors ``N(0, sigma_u^2 I)`` and ``N(0, sigma_i^2 I)``.
     n_samples : int, default=100
         Draws kept.
     burn_in : int, default=20
@@ -197,6 +214,15 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
         The kept draws of P.
     item_samples_ : ndarray of shape (n_samples, n_items, n_components)
         The kept draws of Q.
+    user_prior_mean_samples_ : ndarray of shape (n_samples, n_components)
+        The kept draws of mu_U (zeros without hyperpriors); draw s is from its conditional
+        given ``user_samples_[s]``.
+    user_prior_precision_samples_ : ndarray of shape (n_samples, n_components, n_components)
+        The kept draws of Lambda_U (``I / sigma_u^2`` without hyperpriors).
+    item_prior_mean_samples_ : ndarray of shape (n_samples, n_components)
+        The kept draws of mu_V.
+    item_prior_precision_samples_ : ndarray of shape (n_samples, n_components, n_components)
+        The kept draws of Lambda_V.
     user_factors_ : ndarray of shape (n_users, n_components)
         The last draw of P (for :meth:`similar_items` and ``recommend`` scoring uses the
         sample average of the predictions).
@@ -215,11 +241,16 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
     -----
     Oxford "Advanced Topics in Statistical Machine Learning" §6.4 ("a full probabilistic
     model ... joint inference"); R. Salakhutdinov and A. Mnih, "Bayesian probabilistic matrix
-    factorization using Markov chain Monte Carlo" (ICML 2008), here with the variances fixed
-    rather than given hyperpriors. Memory grows as n_samples (n_users + n_items) k. Unknown
-    ids: mu plus the other side's mean offset, with standard deviation
-    ``sqrt(sigma^2 + k sigma_u^2 sigma_i^2)`` (prior predictive) when the user or item is
-    unknown.
+    factorization using Markov chain Monte Carlo" (ICML 2008): the Normal–Wishart conditional
+    of ``(mu_U, Lambda_U)`` given the N user vectors has ``beta_0* = beta_0 + N``,
+    ``nu_0* = nu_0 + N``, ``mu_0* = (beta_0 mu_0 + N pbar) / (beta_0 + N)`` and
+    ``W_0*^{-1} = W_0^{-1} + N S + beta_0 N / (beta_0 + N) (mu_0 - pbar)(mu_0 - pbar)^T``
+    (pbar and S the mean and covariance of the user vectors; the paper's equation (14)), the
+    conjugate update of :class:`~mathlearn.distributions.NormalWishartModel`. The noise
+    variance stays fixed. Memory grows as n_samples (n_users + n_items) k. Unknown ids: mu
+    plus the other side's mean offset, with standard deviation
+    ``sqrt(sigma^2 + k sigma_u^2 sigma_i^2)`` (the fixed prior's predictive) when the user
+    or item is unknown.
 
     See Also
     --------
@@ -239,6 +270,7 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
 
     _parameter_constraints = {
         **_COMMON,
+        "hyperpriors": ["boolean"],
         "n_samples": [Interval(Integral, 1, None, closed="left")],
         "burn_in": [Interval(Integral, 0, None, closed="left")],
     }
@@ -251,6 +283,7 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
         user_prior_variance: float = 1.0,
         item_prior_variance: float = 1.0,
         center: bool = True,
+        hyperpriors: bool = True,
         n_samples: int = 100,
         burn_in: int = 20,
         random_state=None,
@@ -260,6 +293,7 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
         self.user_prior_variance = user_prior_variance
         self.item_prior_variance = item_prior_variance
         self.center = center
+        self.hyperpriors = hyperpriors
         self.n_samples = n_samples
         self.burn_in = burn_in
         self.random_state = random_state
@@ -287,19 +321,38 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
         self.offset_ = self.global_mean_ if self.center else 0.0
         t_u = (data.values - self.offset_)[pattern.perm_u]
         t_i = (data.values - self.offset_)[pattern.perm_i]
-        Q = np.sqrt(float(self.item_prior_variance)) * rng.standard_normal((data.shape[1], k))
-        keep_u = np.empty((int(self.n_samples), data.shape[0], k))
-        keep_i = np.empty((int(self.n_samples), data.shape[1], k))
-        prec_u, prec_i = (
-            1.0 / float(self.user_prior_variance),
-            1.0 / float(self.item_prior_variance),
-        )
-        for sweep in range(int(self.burn_in) + int(self.n_samples)):
-            P = sample_rows(pattern.R, t_u, Q, tau, prec_u, rng)
-            Q = sample_rows(pattern.Rt, t_i, P, tau, prec_i, rng)
-            s = sweep - int(self.burn_in)
+        n_users, n_items = data.shape
+        S, B = int(self.n_samples), int(self.burn_in)
+        var_u, var_i = float(self.user_prior_variance), float(self.item_prior_variance)
+        Q = np.sqrt(var_i) * rng.standard_normal((n_items, k))
+        keep_u, keep_i = np.empty((S, n_users, k)), np.empty((S, n_items, k))
+        # Prior mean and precision of each side (the fixed values, or the hyperprior's
+        # means as the starting point of the chain).
+        hyper = {"u": (np.zeros(k), np.eye(k) / var_u), "i": (np.zeros(k), np.eye(k) / var_i)}
+        keep_h = {side: (np.empty((S, k)), np.empty((S, k, k))) for side in hyper}
+        models = {
+            side: NormalWishartModel(np.zeros(k), 2.0, float(k), np.eye(k) / (k * var))
+            for side, var in (("u", var_u), ("i", var_i))
+        }
+        blocks_u, blocks_i = RowBlocks(pattern.R, k), RowBlocks(pattern.Rt, k)
+        for sweep in range(B + S):
+            mu_u, Lam_u = hyper["u"]
+            P = sample_rows(pattern.R, t_u, Q, tau, Lam_u, rng, prior_mean=mu_u,
+                            blocks=blocks_u)  # fmt: skip
+            if self.hyperpriors:
+                hyper["u"] = cast(NormalWishart, models["u"].posterior(P)).sample(rng=rng)
+            mu_i, Lam_i = hyper["i"]
+            Q = sample_rows(pattern.Rt, t_i, P, tau, Lam_i, rng, prior_mean=mu_i,
+                            blocks=blocks_i)  # fmt: skip
+            if self.hyperpriors:
+                hyper["i"] = cast(NormalWishart, models["i"].posterior(Q)).sample(rng=rng)
+            s = sweep - B
             if s >= 0:
                 keep_u[s], keep_i[s] = P, Q
+                for side in hyper:
+                    keep_h[side][0][s], keep_h[side][1][s] = hyper[side]
+        self.user_prior_mean_samples_, self.user_prior_precision_samples_ = keep_h["u"]
+        self.item_prior_mean_samples_, self.item_prior_precision_samples_ = keep_h["i"]
         self.user_samples_, self.item_samples_ = keep_u, keep_i
         self.user_factors_, self.item_factors_ = P, Q
         self.user_bias_, self.item_bias_ = np.zeros(len(P)), np.zeros(len(Q))

@@ -13,6 +13,7 @@ from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_symmetric_psd, validate_data
+from ._smo import KernelSpec
 
 
 def check_finite_products(X, what: str) -> None:
@@ -113,10 +114,15 @@ class _BaseKernelSVM(BaseEstimator):
     def _training_gram(self, X):
         """The training Gram matrix as a :class:`_Gram` (entries on demand), and ``diag K``."""
         if self.kernel == "precomputed":
-            return _Gram(lambda rows, cols: X[np.ix_(rows, cols)]), np.diag(X).copy()
+            gram = _Gram(lambda rows, cols: X[np.ix_(rows, cols)], KernelSpec("precomputed", X))
+            return gram, np.diag(X).copy()
         if self.kernel == "rbf":
             return self._rbf_gram(X), np.ones(X.shape[0])
         k, diag = self._kernel_function(X)
+        spec = None
+        if self.kernel in ("linear", "poly", "sigmoid") and self.degree <= 2**30:
+            # Built-in kernels the compiled solver evaluates itself (the same formulas).
+            spec = KernelSpec(self.kernel, X, None, self._gamma, self.coef0, self.degree)
         self._kernel_obj = k
         with np.errstate(over="ignore", invalid="ignore"):
             kdiag = np.asarray(diag(X), dtype=float)
@@ -126,7 +132,7 @@ class _BaseKernelSVM(BaseEstimator):
                 f"{np.max(np.abs(X)):.3g}); rescale the features, or use kernel='rbf', which "
                 "is evaluated in rescaled units."
             )
-        return _Gram(lambda rows, cols: k(X[rows], X[cols])), kdiag
+        return _Gram(lambda rows, cols: k(X[rows], X[cols]), spec), kdiag
 
     def _rbf_gram(self, X):
         """The RBF Gram matrix in units where the data are of order one.
@@ -185,10 +191,15 @@ class _BaseKernelSVM(BaseEstimator):
 
 
 class _Gram:
-    """Entries of a Gram matrix on demand: blocks, and columns over a fixed set of rows."""
+    """Entries of a Gram matrix on demand: blocks, and columns over a fixed set of rows.
 
-    def __init__(self, block):
+    ``c_spec`` describes the kernel to the compiled solver when it is a built-in one (None:
+    the solver calls ``block``).
+    """
+
+    def __init__(self, block, c_spec: KernelSpec | None = None):
         self.block = block
+        self.c_spec = c_spec
 
     def columns_over(self, rows):
         """A function ``point -> K[rows, point]`` (the solver's active rows change rarely)."""
@@ -196,7 +207,8 @@ class _Gram:
 
     def restricted(self, members):
         """The Gram matrix of the points ``members``."""
-        return _Gram(lambda rows, cols: self.block(members[rows], members[cols]))
+        spec = None if self.c_spec is None else self.c_spec.restricted(members)
+        return _Gram(lambda rows, cols: self.block(members[rows], members[cols]), spec)
 
 
 class _RBFGram(_Gram):
@@ -215,7 +227,7 @@ class _RBFGram(_Gram):
         self.Xc = X - self.shift
         self.norms = np.einsum("ij,ij->i", self.Xc, self.Xc)
         self.gamma = gamma
-        super().__init__(self._block)
+        super().__init__(self._block, KernelSpec("rbf", self.Xc, self.norms, gamma))
 
     def _block(self, rows, cols):
         D = squared_distances(
@@ -243,7 +255,7 @@ class _RBFGram(_Gram):
     def restricted(self, members):
         sub = _RBFGram.__new__(_RBFGram)
         sub.Xc, sub.norms, sub.gamma = self.Xc[members], self.norms[members], self.gamma
-        _Gram.__init__(sub, sub._block)
+        _Gram.__init__(sub, sub._block, KernelSpec("rbf", sub.Xc, sub.norms, sub.gamma))
         return sub
 
 

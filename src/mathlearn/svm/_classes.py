@@ -325,8 +325,9 @@ class SVC(_BaseSVC):
     sum_i y_i alpha_i k(x_i, x) + b``; ``b`` is averaged over the margin support vectors
     (``0 < alpha_i < C``), or, when there are none, taken at the midpoint of the interval the
     KKT conditions allow (errata to the notes, which give only the averaging rule). The dual
-    is solved by SMO with second-order working-set selection (``mathlearn.svm._smo``).
-    Multi-class problems are split one-vs-one.
+    is solved by SMO with second-order working-set selection (``mathlearn.svm._smo``; its
+    iterations run in compiled C, built at install time, for the built-in and precomputed
+    kernels). Multi-class problems are split one-vs-one.
 
     Time: ``O(n_iter N D)`` kernel evaluations at worst, fewer with the cache; memory
     ``O(N + cache)``.

@@ -33,6 +33,17 @@ decrease ``b_tj^2 / a_tj`` of the two-variable step among the variables that can
 ``m - M`` falls below ``tol`` (libsvm's rule, so that ``tol`` means the same in both).
 
 Columns of ``Q`` come from a callback and are kept in an LRU cache with a memory budget.
+
+Two routes run these iterations. The compiled one (``mathlearn/_ext/_smo.c``, built when the
+package is installed, called through ``ctypes``) serves the built-in kernels (linear,
+polynomial, RBF, sigmoid, evaluated in C on the float64 rows) and precomputed Gram matrices,
+with one equality or one per sign: it takes the same steps with the same shrinking schedule,
+caches whole kernel columns per point, and rebuilds the gradient of the variables set aside
+from ``H = sum over upper-bound variables of s_u C_u K(., x_u)`` (kept up to date as variables
+reach or leave their bound) and the free variables' columns. The NumPy route below serves
+kernel objects and callables, the box-only problems (``equality="none"``), and every problem
+when the library was not built (or ``MATHLEARN_DISABLE_EXT=1``); both reach the same solution
+(``tests/svm/test_smo_routes.py``).
 """
 
 from __future__ import annotations
@@ -171,6 +182,7 @@ def solve_dual(
     max_iter: int | None = None,
     cache_size: float = 200.0,
     shrinking: bool = True,
+    compiled: bool | None = None,
 ) -> DualResult:
     """Minimise ``1/2 a^T Q a + p^T a`` over the box, keeping the equality of ``alpha0``.
 
@@ -204,6 +216,11 @@ def solve_dual(
         Set aside, every ``min(l, 1000)`` steps, the bounded variables that the KKT
         conditions say will stay bounded (libsvm's heuristic); their gradient is rebuilt, and
         they are checked again, before the solver declares convergence.
+    compiled : bool or None
+        Run the iterations in the compiled library ``mathlearn._ext._smo`` (the same
+        steps, in C). ``None``: whenever it is built, ``gram`` describes its kernel
+        (``gram.c_spec``: a built-in kernel on float64 rows, or a precomputed matrix) and
+        there is an equality; otherwise, and with ``False``, the NumPy route below.
 
     Returns
     -------
@@ -216,6 +233,29 @@ def solve_dual(
     n_var = sign.shape[0]
     alpha = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=float)
     max_iter = max(10_000_000, 100 * n_var) if max_iter is None else int(max_iter)
+    spec = getattr(gram, "c_spec", None)
+    if compiled is None:
+        compiled = spec is not None and equality != "none" and _library() is not None
+    if compiled:
+        if spec is None or equality == "none" or _library() is None:
+            raise ValueError(
+                "the compiled SMO route needs the built library, a built-in or precomputed "
+                "kernel and an equality constraint."
+            )
+        return _solve_compiled(
+            spec,
+            kernel_diag,
+            sign,
+            index,
+            p,
+            upper,
+            alpha,
+            equality == "per_sign",
+            tol,
+            max_iter,
+            cache_size,
+            shrinking,
+        )
     diag_all = kernel_diag[index]
     score_all = _full_score(gram, sign, index, p, alpha, np.arange(n_var))
 
@@ -348,6 +388,143 @@ def solve_dual(
     grad = -sign * score_all
     objective = 0.5 * float(alpha @ (grad - p)) + float(p @ alpha)
     return DualResult(alpha, grad, objective, n_iter, converged, float(max(gap, 0.0)))
+
+
+@dataclass
+class KernelSpec:
+    """A kernel the compiled solver evaluates itself, on float64 rows ``X`` (``n x d``).
+
+    ``kind``: ``"precomputed"`` (``X`` is the symmetric ``n x n`` Gram matrix), ``"linear"``
+    (``x^T y``), ``"poly"`` (``(gamma x^T y + coef0)^degree``), ``"rbf"`` (``exp(-gamma
+    (|x|^2 + |y|^2 - 2 x^T y))`` with the squared norms ``norms``, clipped at 0) or
+    ``"sigmoid"`` (``tanh(gamma x^T y + coef0)``).
+    """
+
+    kind: str
+    X: np.ndarray
+    norms: np.ndarray | None = None
+    gamma: float = 1.0
+    coef0: float = 0.0
+    degree: int = 3
+
+    def restricted(self, members: np.ndarray) -> KernelSpec:
+        """The same kernel over the points ``members``."""
+        if self.kind == "precomputed":
+            X = self.X[np.ix_(members, members)]
+        else:
+            X = self.X[members]
+        norms = None if self.norms is None else self.norms[members]
+        return KernelSpec(self.kind, X, norms, self.gamma, self.coef0, self.degree)
+
+
+_KINDS = {"precomputed": 0, "linear": 1, "poly": 2, "rbf": 3, "sigmoid": 4}
+_ERRORS = {
+    -1: (MemoryError, "the compiled SMO solver ran out of memory; lower cache_size."),
+    -2: (
+        ValueError,
+        "the polynomial kernel overflowed (|gamma x^T y + coef0|^degree > 1e308); rescale X "
+        "or lower gamma/degree.",
+    ),
+    -3: (ValueError, "the compiled SMO solver was given inconsistent arguments."),
+}
+_DECLARED: set = set()
+# smo_solve's arguments, in order: sizes and the problem's arrays; the kernel; the options;
+# three outputs (iterations, converged, final gap).
+_SIGNATURE = (
+    ("l", "i64"), ("n", "i64"), ("index", "ptr"), ("sign", "ptr"), ("p", "ptr"),
+    ("upper", "ptr"), ("kdiag", "ptr"), ("alpha", "ptr"), ("score", "ptr"),
+    ("kind", "int"), ("d", "i64"), ("X", "ptr"), ("norms", "ptr"), ("gamma", "f64"),
+    ("coef0", "f64"), ("degree", "int"),
+    ("per_sign", "int"), ("tol", "f64"), ("max_iter", "i64"), ("cache_bytes", "f64"),
+    ("shrinking", "int"),
+    ("n_iter", "ptr"), ("converged", "ptr"), ("gap", "ptr"),
+)  # fmt: skip
+
+
+def _library():
+    """The compiled solver (``mathlearn._ext._smo``) with its signature declared, or None."""
+    from .._ext import load
+
+    lib = load("_smo")
+    if lib is not None and id(lib) not in _DECLARED:
+        import ctypes
+
+        types = {"i64": ctypes.c_int64, "ptr": ctypes.c_void_p, "f64": ctypes.c_double,
+                 "int": ctypes.c_int}  # fmt: skip
+        lib.smo_solve.restype = ctypes.c_int
+        lib.smo_solve.argtypes = [types[kind] for _, kind in _SIGNATURE]
+        _DECLARED.add(id(lib))
+    return lib
+
+
+def _solve_compiled(
+    spec,
+    kernel_diag,
+    sign,
+    index,
+    p,
+    upper,
+    alpha,
+    per_sign,
+    tol,
+    max_iter,
+    cache_size,
+    shrinking,
+):
+    """``solve_dual`` through the compiled library (arguments validated by the caller)."""
+    lib = _library()
+    n_var = sign.shape[0]
+    X = np.ascontiguousarray(spec.X, dtype=np.float64)
+    n_points = X.shape[0]
+    kdiag = np.ascontiguousarray(kernel_diag, dtype=np.float64)
+    if kdiag.shape[0] != n_points or (spec.kind == "precomputed" and X.shape[1] != n_points):
+        raise ValueError("the kernel description does not match the kernel diagonal.")
+    norms = X[:0, 0] if spec.norms is None else np.ascontiguousarray(spec.norms, np.float64)
+    arrays = {
+        "index": np.ascontiguousarray(index, dtype=np.int64),
+        "sign": np.ascontiguousarray(sign),
+        "p": np.ascontiguousarray(p),
+        "upper": np.ascontiguousarray(upper),
+    }
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64).copy()
+    score = np.empty(n_var)
+    n_iter = np.zeros(1, dtype=np.int64)
+    converged = np.zeros(1, dtype=np.intc)
+    gap = np.zeros(1)
+    status = lib.smo_solve(
+        n_var,
+        n_points,
+        arrays["index"].ctypes.data,
+        arrays["sign"].ctypes.data,
+        arrays["p"].ctypes.data,
+        arrays["upper"].ctypes.data,
+        kdiag.ctypes.data,
+        alpha.ctypes.data,
+        score.ctypes.data,
+        _KINDS[spec.kind],
+        X.shape[1],
+        X.ctypes.data,
+        norms.ctypes.data,
+        float(spec.gamma),
+        float(spec.coef0),
+        int(spec.degree),
+        int(per_sign),
+        float(tol),
+        min(int(max_iter), 2**62),  # any larger cap is never reached
+        float(cache_size) * 2**20,
+        int(bool(shrinking)),
+        n_iter.ctypes.data,
+        converged.ctypes.data,
+        gap.ctypes.data,
+    )
+    if status != 0:
+        error, message = _ERRORS.get(status, (RuntimeError, f"SMO solver error {status}"))
+        raise error(message)
+    grad = -sign * score
+    objective = 0.5 * float(alpha @ (grad - p)) + float(p @ alpha)
+    return DualResult(
+        alpha, grad, objective, int(n_iter[0]), bool(converged[0]), float(max(gap[0], 0.0))
+    )
 
 
 # Above this many active variables the working-set selection runs as two compiled passes

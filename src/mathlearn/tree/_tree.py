@@ -32,6 +32,7 @@ candidate features from different random streams.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -267,8 +268,14 @@ def build_tree(
     ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
     (gradient boosting), so it is computed once.
     """
-    kw = dict(
+    compiled = splitter == "best" and X.shape[0] > 0 and _cart_lib() is not None
+    grow: Callable[..., Tree] = _grow_compiled if compiled else _grow_numpy
+    return grow(
+        X,
+        Y,
+        w,
         criterion=criterion,
+        splitter=splitter,
         max_depth=max_depth,
         min_samples_split=min_samples_split,
         min_samples_leaf=min_samples_leaf,
@@ -278,9 +285,6 @@ def build_tree(
         rng=rng,
         presorted_order=presorted_order,
     )
-    if splitter == "best" and X.shape[0] > 0 and _cart_lib() is not None:
-        return _grow_compiled(X, Y, w, **kw)
-    return _grow_numpy(X, Y, w, splitter=splitter, **kw)
 
 
 _CRITERIA = {"gini": 0, "entropy": 1, "log_loss": 1, "squared_error": 2}
@@ -305,6 +309,7 @@ def _grow_compiled(
     w,
     *,
     criterion,
+    splitter,
     max_depth,
     min_samples_split,
     min_samples_leaf,
@@ -314,7 +319,8 @@ def _grow_compiled(
     rng,
     presorted_order,
 ) -> Tree:
-    """:func:`build_tree` with the "best" splitter, grown by ``_ext._cart.cart_grow``."""
+    """:func:`build_tree` with the "best" splitter (``splitter`` is that), grown by
+    ``_ext._cart.cart_grow``."""
     lib = _cart_lib()
     n, d = X.shape
     if criterion == "squared_error":

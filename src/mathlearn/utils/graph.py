@@ -66,14 +66,40 @@ def rbf_affinity(X, gamma: float) -> np.ndarray:
     return W
 
 
+# From this many points, in at most this many dimensions, the neighbours come from the
+# compiled kd-tree search (O(N log N) in low dimension) instead of the O(N^2 D) exhaustive one.
+_TREE_MIN_N = 2000
+_TREE_MAX_D = 12
+
+
+def _kneighbors_tree(X: np.ndarray, n_neighbors: int):
+    """:func:`kneighbors` by :class:`mathlearn.neighbors.KDTree`'s compiled search, or None
+    where that search is not built."""
+    from ..neighbors import _kd_tree  # neighbors imports utils: import on use
+
+    if _kd_tree._kdtree_lib() is None:
+        return None
+    n = X.shape[0]
+    dist, ind = _kd_tree.KDTree(X).query(X, k=n_neighbors + 1)
+    # Drop each point itself; when more than k + 1 points coincide with it, it can be
+    # missing from its own list (ties go to smaller indices): then drop the last entry.
+    is_self = ind == np.arange(n)[:, None]
+    is_self[~is_self.any(axis=1), -1] = True
+    keep = ~is_self
+    return dist[keep].reshape(n, n_neighbors), ind[keep].reshape(n, n_neighbors)
+
+
 def kneighbors(
     X: ArrayLike, n_neighbors: int, *, chunk_size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The ``n_neighbors`` nearest other points of each row of ``X`` (brute force).
+    """The ``n_neighbors`` nearest other points of each row of ``X``.
 
-    Distances come from :func:`mathlearn.utils.extmath.squared_distances`' scaled and
-    centred computation, so data far from the origin or near ``1e+-300`` keep their
-    neighbours and distances.
+    Above 2 000 points in at most 12 dimensions (and ``chunk_size=None``) the neighbours
+    come from :class:`mathlearn.neighbors.KDTree`'s compiled search (ties by index, exact
+    distances from coordinate differences); otherwise by exhaustive search, with distances
+    from :func:`mathlearn.utils.extmath.squared_distances`' scaled and centred computation.
+    Either way data far from the origin or near ``1e+-300`` keep their neighbours and
+    distances.
 
     Parameters
     ----------
@@ -105,6 +131,10 @@ def kneighbors(
         raise ValueError(
             f"n_neighbors must be in [1, {n - 1}] for {n} samples; got {n_neighbors}."
         )
+    if n > _TREE_MIN_N and X.shape[1] <= _TREE_MAX_D and chunk_size is None:
+        tree_result = _kneighbors_tree(X, n_neighbors)
+        if tree_result is not None:
+            return tree_result
     if chunk_size is None:
         chunk_size = max(64, 2**21 // max(n, 1))
     dist = np.empty((n, n_neighbors))

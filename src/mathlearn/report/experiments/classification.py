@@ -293,8 +293,8 @@ def _three_classes(rng, n):
         "(quadratic convergence: a handful)."
     ),
     source=(
-        "Stuttgart 'Introduction to Machine Learning' §3.3 (slides 3:4-3:21, exercise "
-        "4.1), §5 slide 5:8 (kernel logistic regression); PRML §4.3"
+        'Stuttgart "Introduction to Machine Learning" slides 3:14-3:22 and Ex. 4.1 (logistic '
+        "regression by Newton), slide 5:8 (kernel logistic regression); PRML §4.3"
     ),
 )
 def decision_boundaries(ctx):
@@ -393,9 +393,7 @@ def _noisy_chains(rng, n_seq, length, stay=0.9, noise=1.1):
         "decodes each sequence jointly by Viterbi. A CRF without transitions is logistic "
         "regression (the special case of the Stuttgart notes' exercise 4.4)."
     ),
-    source=(
-        "Stuttgart 'Introduction to Machine Learning' §3.5 (CRFs, structured output; exercise 4.4)"
-    ),
+    source='Stuttgart "Introduction to Machine Learning" slides 3:23-3:31 (CRFs) and Ex. 4.4',
 )
 def crf_denoising(ctx):
     import matplotlib.pyplot as plt
@@ -467,7 +465,8 @@ def _ece(y, p, n_bins=10):
         "the worst calibrated."
     ),
     source=(
-        "Stuttgart 'Introduction to Machine Learning' §3.6 (metrics); PRML §4.2-4.3, §4.5, §6.4.5"
+        'Stuttgart "Introduction to Machine Learning" slide 3:8 (metrics); '
+        "PRML §4.2-4.3, §4.5, §6.4.5"
     ),
 )
 def calibration(ctx):

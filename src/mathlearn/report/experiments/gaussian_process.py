@@ -234,10 +234,7 @@ def bo_steps(ctx):
         "bound (the function is flat along them). Ours beside scikit-learn's with the same "
         "kernel, bounds and data."
     ),
-    source=(
-        "Oxford 'Advanced Topics in Statistical Machine Learning' §9.2 (ARD "
-        "demonstration); PRML §6.4.4"
-    ),
+    source='Oxford "Advanced Topics in Statistical Machine Learning" §9.3 (ARD); PRML §6.4.4',
 )
 def ard_relevance(ctx):
     import sklearn.gaussian_process as skgp
@@ -288,8 +285,8 @@ def ard_relevance(ctx):
         "same kernel is shown for the Laplace predictive."
     ),
     source=(
-        "Oxford 'Advanced Topics in Statistical Machine Learning' §9.3 (GP classification "
-        "demonstration); PRML §4.5.2, §6.4.5-6.4.6"
+        'Oxford "Advanced Topics in Statistical Machine Learning" §9.4 (GP classification, '
+        "Laplace); PRML §4.5.2, §6.4.5-6.4.6"
     ),
 )
 def gpc_laplace(ctx):
@@ -386,8 +383,8 @@ def _co2_series(rng):
         "trend + seasonal series is used and the table says so."
     ),
     source=(
-        "Oxford 'Advanced Topics in Statistical Machine Learning' §9.2; PRML §6.4; "
-        "Rasmussen and Williams, 'Gaussian Processes for Machine Learning' §5.4.3"
+        'Oxford "Advanced Topics in Statistical Machine Learning" §9.2-9.3 (GP regression, '
+        "marginal likelihood); PRML §6.4; GPML §5.4.3"
     ),
 )
 def mauna_loa(ctx):

@@ -1,0 +1,142 @@
+/* k-nearest-neighbour queries on the kd-tree of mathlearn/neighbors/_kd_tree.py.
+ *
+ * The tree is stored as a complete binary tree (children of node i: 2 i + 1, 2 i + 2) whose
+ * last n_nodes - n_internal nodes are leaves; node i owns the points P[start[i]:end[i]] (rows
+ * of P, the scaled points in tree order; pos_index maps a row to the point's original index)
+ * and has the bounding box lo[i], hi[i]. Each query is answered by a depth-first search that
+ * visits the nearer child first and skips a node whose box is farther than the current k-th
+ * candidate, keeping the k best as a max-heap ordered by (squared distance, original index).
+ * A box at exactly the k-th distance is still visited, so a point at that distance with a
+ * smaller index replaces the k-th: the answer is the exhaustive search's, ties by index.
+ */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#ifdef _WIN32
+#define ML_EXPORT __declspec(dllexport)
+#else
+#define ML_EXPORT
+#endif
+
+ML_EXPORT int kdtree_abi_version(void) { return 1; }
+
+/* (a_d, a_i) < (b_d, b_i) lexicographically */
+static int before(double ad, int64_t ai, double bd, int64_t bi) {
+    return ad < bd || (ad == bd && ai < bi);
+}
+
+static void sift_down(double *hd, int64_t *hi, int64_t k, int64_t j) {
+    for (;;) {
+        int64_t l = 2 * j + 1, r = l + 1, big = j;
+        if (l < k && before(hd[big], hi[big], hd[l], hi[l])) big = l;
+        if (r < k && before(hd[big], hi[big], hd[r], hi[r])) big = r;
+        if (big == j) return;
+        {
+            double td = hd[j];
+            int64_t ti = hi[j];
+            hd[j] = hd[big];
+            hi[j] = hi[big];
+            hd[big] = td;
+            hi[big] = ti;
+        }
+        j = big;
+    }
+}
+
+static double box_sq(const double *q, const double *lo, const double *hi, int64_t d) {
+    double acc = 0.0;
+    int64_t j;
+    for (j = 0; j < d; j++) {
+        double g = 0.0;
+        if (lo[j] > q[j])
+            g = lo[j] - q[j];
+        else if (q[j] > hi[j])
+            g = q[j] - hi[j];
+        acc += g * g;
+    }
+    return acc;
+}
+
+/* Returns 0, or -1 when out of memory. out_d: squared distances; out_i: original indices;
+ * both (m, k), each row sorted by (distance, index). */
+ML_EXPORT int kdtree_query(const double *P, const int64_t *pos_index, const int64_t *start,
+                           const int64_t *end, const double *lo, const double *hi,
+                           int64_t n_nodes, int64_t n_internal, int64_t d, const double *Q,
+                           int64_t m, int64_t k, double *out_d, int64_t *out_i) {
+    int64_t depth = 0, cap, q;
+    int64_t *stack_node;
+    double *stack_lb;
+    for (cap = n_nodes; cap > 1; cap >>= 1) depth++;
+    cap = 2 * (depth + 2);
+    stack_node = malloc(sizeof(int64_t) * cap);
+    stack_lb = malloc(sizeof(double) * cap);
+    if (!stack_node || !stack_lb) {
+        free(stack_node);
+        free(stack_lb);
+        return -1;
+    }
+    for (q = 0; q < m; q++) {
+        const double *x = Q + q * d;
+        double *hd = out_d + q * k;
+        int64_t *hi_ = out_i + q * k, sp = 0, j;
+        for (j = 0; j < k; j++) {
+            hd[j] = INFINITY;
+            hi_[j] = INT64_MAX;
+        }
+        stack_node[sp] = 0;
+        stack_lb[sp++] = box_sq(x, lo, hi, d);
+        while (sp > 0) {
+            int64_t node = stack_node[--sp];
+            double lb = stack_lb[sp];
+            if (lb > hd[0]) continue;
+            if (node >= n_internal) {
+                int64_t p;
+                for (p = start[node]; p < end[node]; p++) {
+                    const double *y = P + p * d;
+                    double acc = 0.0;
+                    int64_t t, idx = pos_index[p];
+                    for (t = 0; t < d; t++) {
+                        double diff = x[t] - y[t];
+                        acc += diff * diff;
+                    }
+                    if (before(acc, idx, hd[0], hi_[0])) {
+                        hd[0] = acc;
+                        hi_[0] = idx;
+                        sift_down(hd, hi_, k, 0);
+                    }
+                }
+            } else {
+                int64_t a = 2 * node + 1, b = a + 1;
+                double la = box_sq(x, lo + a * d, hi + a * d, d);
+                double lbb = box_sq(x, lo + b * d, hi + b * d, d);
+                /* push the farther child first: the nearer one is searched first */
+                if (la <= lbb) {
+                    stack_node[sp] = b;
+                    stack_lb[sp++] = lbb;
+                    stack_node[sp] = a;
+                    stack_lb[sp++] = la;
+                } else {
+                    stack_node[sp] = a;
+                    stack_lb[sp++] = la;
+                    stack_node[sp] = b;
+                    stack_lb[sp++] = lbb;
+                }
+            }
+        }
+        /* heap -> ascending order: repeatedly move the largest to the end */
+        for (j = k - 1; j > 0; j--) {
+            double td = hd[0];
+            int64_t ti = hi_[0];
+            hd[0] = hd[j];
+            hi_[0] = hi_[j];
+            hd[j] = td;
+            hi_[j] = ti;
+            sift_down(hd, hi_, j, 0);
+        }
+    }
+    free(stack_node);
+    free(stack_lb);
+    return 0;
+}

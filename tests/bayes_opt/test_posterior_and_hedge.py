@@ -1,0 +1,118 @@
+"""The surrogate's fast posterior (values against the GP, gradients against central
+differences), GP-Hedge's gains, the recommendation and the ``noise`` parameter."""
+
+import numpy as np
+import pytest
+
+from mathlearn.bayes_opt import BayesianOptimizer
+from mathlearn.bayes_opt._posterior import Posterior
+from mathlearn.gaussian_process import GaussianProcessRegressor
+from mathlearn.kernels import RBF, ConstantKernel, Matern, RationalQuadratic
+
+
+def _gp(kernel, seed=0, n=12, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 - 0.5 * X[:, 2] + 0.01 * rng.standard_normal(n)
+    gp = GaussianProcessRegressor(kernel, noise_variance=1e-3, normalize_y=True, optimizer=None)
+    return gp.fit(X, y), rng
+
+
+KERNELS = [
+    ConstantKernel(2.0) * Matern([0.3, 0.5, 0.8], nu=2.5),
+    ConstantKernel(0.7) * Matern([0.3, 0.5, 0.8], nu=1.5),
+    Matern(0.4, nu=0.5),
+    RBF([0.4, 0.6, 0.9]) * ConstantKernel(1.5),
+    ConstantKernel(1.2) * RationalQuadratic(0.5, 2.0),  # no closed form: differences
+]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: type(k).__name__)
+def test_posterior_matches_the_gp_and_its_gradients_match_differences(kernel):
+    gp, rng = _gp(kernel)
+    post = Posterior(gp)
+    Z = rng.random((6, 3))
+    mu, sd = post.mean_std(Z)
+    m_ref, s_ref = gp.predict(Z, return_std=True)
+    np.testing.assert_allclose(mu, m_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sd, s_ref, rtol=1e-8, atol=1e-10)
+    z0 = gp.X_train_[2]
+    _, C = gp.predict(np.vstack([z0[None, :], Z]), return_cov=True)
+    rho_ref = np.sqrt(C[0, 0] + np.diag(C)[1:] - 2 * C[0, 1:])
+    closed = post.spec is not None
+    # Closed forms: the central difference's own error, O(h^2) with h = 1e-5; the
+    # fallback's differences carry O(eps^(2/3)) relative error.
+    tol = 1e-6 if closed else 1e-4
+    h = 1e-5
+    for z in Z[:3]:
+        for anchor in (None, z0):
+            _, s, dm, ds = post.mean_std_grad(z, anchor)
+            if anchor is None:
+                assert s == pytest.approx(gp.predict(z[None, :], return_std=True)[1][0])
+            else:
+                i = int(np.flatnonzero((Z == z).all(axis=1))[0])
+                assert s == pytest.approx(rho_ref[i], rel=1e-8)
+            fd_m, fd_s = [], []
+            for j in range(3):
+                e = np.zeros(3)
+                e[j] = h
+                a, b = post.mean_std_grad(z + e, anchor), post.mean_std_grad(z - e, anchor)
+                fd_m.append((a[0] - b[0]) / (2 * h))
+                fd_s.append((a[1] - b[1]) / (2 * h))
+            np.testing.assert_allclose(dm, fd_m, rtol=tol, atol=tol)
+            np.testing.assert_allclose(ds, fd_s, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("kind", ["lcb", "ei", "pi", "log_ei", "noisy_ei", "noisy_pi"])
+def test_scalar_acquisition_gradient_matches_vector_form(kind):
+    from mathlearn.bayes_opt._optimizer import _acq_scalar
+
+    opt = BayesianOptimizer([(0.0, 1.0)], acquisition=kind)
+    z = 1.6448536269514722  # z_{0.95}
+    for mu, sd, t in [(0.3, 0.2, 0.1), (-0.5, 1.3, 0.0), (2.0, 0.1, 0.0), (0.0, 0.0, 0.5)]:
+        v, a, b = _acq_scalar(kind, mu, sd, t, z)
+        ref = float(opt._acq(kind, np.array([mu]), np.array([sd]), t)[0])
+        assert v == pytest.approx(ref, rel=1e-12, abs=1e-300)
+        if sd > 0:
+            h = 1e-6
+            fm = [opt._acq(kind, np.array([mu + s * h]), np.array([sd]), t)[0] for s in (1, -1)]
+            fs = [opt._acq(kind, np.array([mu]), np.array([sd + s * h]), t)[0] for s in (1, -1)]
+            assert a == pytest.approx((fm[0] - fm[1]) / (2 * h), rel=1e-6, abs=1e-9)
+            assert b == pytest.approx((fs[0] - fs[1]) / (2 * h), rel=1e-6, abs=1e-9)
+
+
+def test_hedge_gains_are_minus_the_posterior_mean_at_each_nominee():
+    f = lambda x: float((x[0] - 0.3) ** 2 + (x[1] - 0.6) ** 2)  # noqa: E731
+    opt = BayesianOptimizer(
+        [(0.0, 1.0)] * 2, n_initial=5, noise=0.0, random_state=0, n_candidates=64, n_starts=1
+    )
+    for _ in range(6):
+        x = opt.ask()
+        opt.tell(x, f(x))
+    assert opt._nominees is not None and opt._nominees.shape == (3, 2)
+    nominees, gains = opt._nominees.copy(), opt._gains.copy()
+    opt.ask()  # refits the surrogate on every evaluation, then updates the gains
+    gp = opt.surrogate_
+    expected = gains - gp.predict(nominees) / gp._y_scale[0]
+    np.testing.assert_allclose(opt._gains, expected, rtol=1e-10)
+
+
+def test_recommend_is_the_smallest_posterior_mean_and_noise_is_validated():
+    rng = np.random.default_rng(3)
+    opt = BayesianOptimizer([(0.0, 1.0)], n_initial=6, random_state=0, n_candidates=64)
+    for _ in range(8):
+        x = opt.ask()
+        opt.tell(x, float((x[0] - 0.4) ** 2 + 0.05 * rng.standard_normal()))
+    x_rec, m_rec = opt.recommend()
+    gp = opt.surrogate_
+    assert gp.X_train_.shape[0] == 8
+    mu = gp.predict(gp.X_train_)
+    assert m_rec == pytest.approx(mu.min(), rel=1e-10)
+    assert x_rec[0] == pytest.approx(opt.X[int(np.argmin(mu)), 0])
+    exact = BayesianOptimizer([(0.0, 1.0)], noise=0.0)
+    exact.tell([0.2], 1.0)
+    exact.tell([0.7], -1.0)
+    assert exact.recommend()[1] == -1.0 and exact.recommend()[0][0] == 0.7
+    for bad in ("poisson", -1.0, np.nan, True):
+        with pytest.raises(ValueError, match="noise"):
+            BayesianOptimizer([(0.0, 1.0)], noise=bad)

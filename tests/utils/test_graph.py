@@ -1,0 +1,25 @@
+"""utils.graph.kneighbors: the kd-tree route against the exhaustive route."""
+
+import numpy as np
+import pytest
+
+
+def test_kneighbors_tree_route_equals_exhaustive():
+    """Above 2 000 points in low dimension the kd-tree answers; on continuous data (no
+    ties) it must give the exhaustive search's neighbours and distances."""
+    from mathlearn.neighbors import _kd_tree
+    from mathlearn.utils.graph import kneighbors
+
+    if _kd_tree._kdtree_lib() is None:
+        pytest.skip("_kdtree not built")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2500, 3)) + 1e6  # far from the origin
+    dist, ind = kneighbors(X, 6)
+    ref_d, ref_i = kneighbors(X, 6, chunk_size=500)  # exhaustive route
+    np.testing.assert_array_equal(ind, ref_i)
+    np.testing.assert_allclose(dist, ref_d, rtol=1e-8)
+    # Coinciding points: more than k + 1 copies of one point.
+    Y = np.vstack([np.zeros((10, 2)), rng.standard_normal((2100, 2))])
+    d2, i2 = kneighbors(Y, 4)
+    assert not np.any(i2 == np.arange(Y.shape[0])[:, None])
+    np.testing.assert_array_equal(d2[:10], 0.0)
