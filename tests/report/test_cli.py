@@ -1,4 +1,6 @@
+import base64
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,12 +36,44 @@ def test_list_prints_every_registered_experiment(capsys):
         assert name in out
 
 
-def test_only_writes_html_and_figures(tmp_path: Path, capsys):
+def test_the_report_is_one_self_contained_file(tmp_path: Path, capsys):
     assert main(["report", "--only", "selftest-demo", "--out", str(tmp_path), "--quiet"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
     page = (tmp_path / "index.html").read_text()
-    assert "Self-test" in page and "hello &lt;world&gt;" in page and "<td>0.5</td>" in page
-    assert (tmp_path / "figures" / "selftest-demo-1.png").stat().st_size > 0
+    assert "Self-test" in page and "hello &lt;world&gt;" in page
+    assert "<td class='num'>0.5</td>" in page
+    # The figure is in the page; nothing is fetched from elsewhere.
+    srcs = re.findall(r'src="([^"]*)"', page)
+    assert len(srcs) == 1 and srcs[0].startswith("data:image/svg+xml;base64,")
+    svg = base64.b64decode(srcs[0].split(",", 1)[1])
+    assert svg.startswith(b"<?xml") and b"<svg" in svg
+    assert "href='http" not in page and "<script" not in page
+    assert re.findall(r"<link [^>]*href='(?!data:)", page) == []
+    # Contents, back-to-top links, the experiment's code, a viewport for narrow screens.
+    assert "<a href='#selftest-demo'>Self-test</a>" in page and "href='#top'" in page
+    assert "<details class='code'>" in page and "_demo</code></summary>" in page
+    assert "ctx.text(" in page and "name='viewport'" in page
     assert str(tmp_path / "index.html") in capsys.readouterr().out
+
+
+def test_figures_dir_writes_svg_files_beside_the_page(tmp_path: Path):
+    out = tmp_path / "r"
+    args = ["report", "--only", "selftest-demo", "--out", str(out), "--quiet"]
+    assert main([*args, "--figures-dir", "figs/svg"]) == 0
+    assert (out / "figs" / "svg" / "selftest-demo-1.svg").read_bytes().startswith(b"<?xml")
+    assert 'src="figs/svg/selftest-demo-1.svg"' in (out / "index.html").read_text()
+    # That report is recognised as one and replaced, by an embedded one.
+    assert main(args) == 0
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+
+
+@pytest.mark.parametrize("bad", ["", "/abs", "../up", "a/../../b", "index.html", "."])
+def test_figures_dir_must_stay_inside_the_report(bad, tmp_path, capsys):
+    out = tmp_path / "r"
+    args = ["report", "--only", "selftest-demo", "--out", str(out), "--quiet"]
+    assert main([*args, "--figures-dir", bad]) == 2
+    assert "--figures-dir" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_failing_experiment_is_reported_and_exit_code_nonzero(tmp_path: Path):
@@ -166,7 +200,8 @@ def _seeded(ctx):
     fig, ax = plt.subplots()
     ax.plot(ctx.rng.standard_normal(5))
     ax.set_title(f"seed {ctx.seed}")
-    _SAVED[ctx.seed] = ctx.figure(fig).read_bytes()
+    ctx.figure(fig)
+    _SAVED[ctx.seed] = ctx.figures[-1]
     ctx.text(f"run with seed {ctx.seed}")
 
 
@@ -203,12 +238,12 @@ def test_interrupted_run_leaves_the_earlier_report_intact(tmp_path, capsys):
 
 def test_earlier_report_is_replaced_as_a_whole(tmp_path):
     out = tmp_path / "report"
-    args = ["report", "--out", str(out), "--quiet"]
+    args = ["report", "--out", str(out), "--quiet", "--figures-dir", "figures"]
     assert main([*args, "--only", "selftest-seeded", "selftest-demo"]) == 0
     assert main([*args, "--only", "selftest-seeded", "--seed", "3"]) == 0
     files = _report_files(out)
-    assert set(files) == {"index.html", "figures/selftest-seeded-1.png"}  # demo's is gone
-    assert files["figures/selftest-seeded-1.png"] == _SAVED[3]
+    assert set(files) == {"index.html", "figures/selftest-seeded-1.svg"}  # demo's is gone
+    assert files["figures/selftest-seeded-1.svg"] == _SAVED[3]
     assert (out.stat().st_mode & 0o777) == 0o777 & ~_umask() & 0o755
 
 
@@ -222,12 +257,12 @@ def test_overlapping_runs_leave_one_runs_report(tmp_path):
     # Run A (seed 4) starts; while it runs, run B (seed 5) writes a whole report into the same
     # directory; A then finishes. The directory holds A's report alone, index and figures.
     out = tmp_path / "report"
-    common = ["report", "--out", str(out), "--quiet"]
+    common = ["report", "--out", str(out), "--quiet", "--figures-dir", "figures"]
     _INNER.append([*common, "--only", "selftest-seeded", "selftest-demo", "--seed", "5"])
     assert main([*common, "--only", "selftest-seeded", "selftest-overlap", "--seed", "4"]) == 0
     files = _report_files(out)
-    assert set(files) == {"index.html", "figures/selftest-seeded-1.png"}
-    assert files["figures/selftest-seeded-1.png"] == _SAVED[4] != _SAVED[5]
+    assert set(files) == {"index.html", "figures/selftest-seeded-1.svg"}
+    assert files["figures/selftest-seeded-1.svg"] == _SAVED[4] != _SAVED[5]
     page = files["index.html"].decode()
     assert "run with seed 4" in page and "seed 5" not in page
     assert [p.name for p in tmp_path.iterdir()] == ["report"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sys
@@ -20,9 +21,10 @@ __all__ = ["main"]
 # which must lie in [0, 2**32 - 1].
 _MAX_SEED = 2**32 - 1
 
-# What a report directory holds; a non-empty directory holding anything else is not replaced.
-_REPORT_ENTRIES = {"index.html", "figures"}
+# What a report directory holds: index.html, and with --figures-dir the directory of figures
+# its page names; a non-empty directory holding anything else is not replaced.
 _REPORT_MARK = "<title>mathlearn report</title>"
+_FIGURES_META = re.compile(r"<meta name='mathlearn-figures' content='([^']+)'>")
 
 
 class _UsageError(Exception):
@@ -40,15 +42,42 @@ def _seed(text: str) -> int:
 
 
 def _is_report(path: Path) -> bool:
-    """Whether ``path`` is an earlier report (index.html + figures/ and nothing else)."""
+    """Whether ``path`` is an earlier report: its index.html, and the directory of figures
+    that page names (``--figures-dir``; "figures" for reports of earlier versions), alone."""
     entries = {p.name for p in path.iterdir()}
-    if not entries <= _REPORT_ENTRIES or "index.html" not in entries:
+    if "index.html" not in entries:
         return False
     try:
         with open(path / "index.html", encoding="utf-8", errors="replace") as f:
-            return _REPORT_MARK in f.read(4096)
+            head = f.read(4096)
     except OSError:
         return False
+    if _REPORT_MARK not in head:
+        return False
+    found = _FIGURES_META.search(head)
+    figures = Path(found.group(1)).parts[0] if found else "figures"
+    return entries <= {"index.html", figures}
+
+
+def _check_figures_dir(text: str | None) -> str | None:
+    """The --figures-dir as a relative path inside the report, or a _UsageError."""
+    if text is None:
+        return None
+    rel = Path(text)
+    if (
+        not text.strip()
+        or not rel.parts
+        or rel.is_absolute()
+        or ".." in rel.parts
+        or (rel.parts[0] == "index.html")
+    ):
+        raise _UsageError(
+            f"--figures-dir {text!r} must be a relative directory inside the report "
+            "(e.g. 'figures'), not absolute, '.', 'index.html' or leading out with '..'."
+        )
+    if "'" in text or not text.isprintable():
+        raise _UsageError(f"--figures-dir {text!r}: use a plain directory name.")
+    return rel.as_posix()
 
 
 def _check_out(text: str) -> Path:
@@ -148,6 +177,7 @@ def _report(args) -> int:
         experiments = {n: experiments[n] for n in args.only}
 
     out = _check_out(args.out)
+    figures_dir = _check_figures_dir(args.figures_dir)
     # The report is built in a fresh directory beside the target and moved into place only
     # when whole, so an interrupted or failed run leaves the earlier report untouched and
     # concurrent runs never mix their files.
@@ -160,9 +190,10 @@ def _report(args) -> int:
         ) from None
     try:
         with _sigterm_interrupts():
-            results, failed = _run(experiments, tmp, args, tqdm, Context)
-        (tmp / "figures").mkdir(exist_ok=True)
-        page = render(results, seed=args.seed, version=__version__)
+            results, failed = _run(experiments, tmp, args, tqdm, Context, figures_dir)
+        if figures_dir is not None:
+            (tmp / figures_dir).mkdir(parents=True, exist_ok=True)
+        page = render(results, seed=args.seed, version=__version__, figures_dir=figures_dir)
         (tmp / "index.html").write_text(page, encoding="utf-8")
         tmp.chmod(0o755 & ~_umask())  # mkdtemp makes it private; a report is for reading
         _publish(tmp, out)
@@ -178,20 +209,27 @@ def _report(args) -> int:
     return 0
 
 
-def _run(experiments, tmp, args, tqdm, Context):
+def _run(experiments, tmp, args, tqdm, Context, figures_dir):
     results, failed = [], []
     bar = tqdm(experiments.values(), unit="exp", disable=args.quiet, file=sys.stderr)
     for exp in bar:
         bar.set_description(exp.name)
-        ctx = Context(exp.name, tmp, args.seed)
+        if figures_dir is None:
+            ctx = Context(exp.name, tmp, args.seed, embed=True)
+        else:
+            ctx = Context(exp.name, tmp, args.seed, figures_dir=figures_dir)
         t0 = time.perf_counter()
         error = None
         try:
-            exp.func(ctx)
+            exp.run(ctx)
         except Exception:
             error = traceback.format_exc()
             failed.append(exp.name)
         results.append((exp, ctx.blocks, time.perf_counter() - t0, error))
+        # What the figure checks found (unlabelled axes, small or misplaced legends): said,
+        # not fatal; the report's tests require none.
+        for issue in ctx.figure_issues:
+            tqdm.write(f"mathlearn report: {exp.name}: {issue}", file=sys.stderr)
     return results, failed
 
 
@@ -236,6 +274,13 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--list", action="store_true", help="list the experiments and exit")
     rep.add_argument(
         "--seed", type=_seed, default=0, help="random seed in [0, 2**32 - 1] (default: 0)"
+    )
+    rep.add_argument(
+        "--figures-dir",
+        metavar="DIR",
+        help="write the figures as SVG files into DIR, a directory inside the report (e.g. "
+        "'figures'), instead of embedding them in index.html (the default: one "
+        "self-contained file)",
     )
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)

@@ -62,7 +62,8 @@ def ls_vs_logistic(ctx):
             ax.contour(g, g, est.decision_function(G).reshape(200, 200), [0.0], colors=color)
         ax.scatter(*Xd[yd == 0].T, c="r", marker="x", s=15)
         ax.scatter(*Xd[yd == 1].T, facecolors="none", edgecolors="b", s=15)
-        ax.set_title(f"{label}: least squares (magenta), logistic (green)", fontsize=9)
+        ax.set(title=f"{label}: least squares (magenta), logistic (green)", xlabel="x1")
+        ax.set_ylabel("x2")
         ax.set_xlim(-4, 9)
         ax.set_ylim(-4, 9)
         rows.append(
@@ -73,7 +74,13 @@ def ls_vs_logistic(ctx):
                 float(np.mean(sk.predict(X) == y)),
             ]
         )
-    ctx.figure(fig, "Decision boundaries without and with outliers.")
+    ctx.figure(
+        fig,
+        "Decision boundaries without and with outliers. Notice that the added "
+        "outliers drag the least-squares boundary (magenta) while the logistic boundary "
+        "(green) hardly moves: squared error punishes points that are correctly classified "
+        "but far from the boundary.",
+    )
     ctx.table(
         ["data", "least squares acc.", "logistic acc. (ours)", "logistic acc. (sklearn)"],
         rows,
@@ -113,11 +120,16 @@ def bayes_logistic_predictive(ctx):
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, p, title in ((axes[0], p_map, "MAP plug-in"), (axes[1], p_bayes, "Laplace + probit")):
         cs = ax.contour(g, g, p, levels=[0.1, 0.3, 0.5, 0.7, 0.9], cmap="coolwarm")
-        ax.clabel(cs, fontsize=7)
+        ax.clabel(cs, fontsize=9)
         ax.scatter(*X[y == 0].T, c="r", marker="x")
         ax.scatter(*X[y == 1].T, facecolors="none", edgecolors="b")
-        ax.set_title(title)
-    ctx.figure(fig, "p(y = 1 | x): contours at 0.1, 0.3, 0.5, 0.7, 0.9.")
+        ax.set(title=title, xlabel="x1", ylabel="x2")
+    ctx.figure(
+        fig,
+        "p(y = 1 | x): contours at 0.1, 0.3, 0.5, 0.7, 0.9. Notice that the 0.5 contours "
+        "coincide while the Laplace predictive's outer contours fan out away from the data: "
+        "far from the training points it is less confident than the MAP plug-in.",
+    )
     near = np.array([[0.0, 0.0], [1.0, 1.0]])
     far = np.array([[5.0, -5.0], [-5.0, 5.0]])
     # scikit-learn's LogisticRegression with the same (all-weights-penalised) objective is
@@ -318,7 +330,7 @@ def decision_boundaries(ctx):
         )
         for k, m in zip(range(3), "xo^", strict=True):
             ax.scatter(*X[y == k].T, marker=m, s=14, c="k")
-        ax.set_title(name)
+        ax.set(title=name, xlabel="x1", ylabel="x2")
         if name == "RBF kernel":
             sk_acc, sk_ll = float("nan"), float("nan")
         else:
@@ -335,7 +347,12 @@ def decision_boundaries(ctx):
                 sk_ll,
             ]
         )
-    ctx.figure(fig, "Predicted class regions; training points (x, o, ^ for classes 0, 1, 2).")
+    ctx.figure(
+        fig,
+        "Predicted class regions; training points (x, o, ^ for classes 0, 1, 2). Notice that the "
+        "linear model can only cut the plane with straight lines, so it misclassifies the curved "
+        "class, which the cubic and RBF features follow.",
+    )
     ctx.table(
         [
             "features",
@@ -374,7 +391,7 @@ def _noisy_chains(rng, n_seq, length, stay=0.9, noise=1.1):
         "Per-position multinomial logistic regression (ours and scikit-learn's) classifies "
         "each position alone; the linear-chain CRF learns the transition scores as well and "
         "decodes each sequence jointly by Viterbi. A CRF without transitions is logistic "
-        "regression (the special case of 004 Ex4.4)."
+        "regression (the special case of the Stuttgart notes' exercise 4.4)."
     ),
     source='Stuttgart "Introduction to Machine Learning" slides 3:23-3:31 (CRFs) and Ex. 4.4',
 )
@@ -407,8 +424,14 @@ def crf_denoising(ctx):
     ax.plot(t, pred["linear-chain CRF (Viterbi)"][:40] - 0.08, "s", ms=4, label="CRF")
     ax.set_yticks([0, 1, 2])
     ax.set_xlabel("position")
-    ax.legend(fontsize=8, ncol=3)
-    ctx.figure(fig, "The first test sequence: true labels and the two decodings.")
+    ax.set_ylabel("label")
+    ax.legend(ncol=3)
+    ctx.figure(
+        fig,
+        "The first test sequence: true labels and the two decodings. Notice that the per-position "
+        "classifier flips labels on single noisy positions inside long runs, which the CRF's "
+        "learned transition scores smooth away.",
+    )
     ctx.table(
         ["decoder", "test accuracy"],
         rows,
@@ -501,8 +524,13 @@ def calibration(ctx):
         rows.append(row)
     ax.set_xlabel("predicted p(y = 1 | x)")
     ax.set_ylabel("frequency of y = 1")
-    ax.legend(fontsize=7)
-    ctx.figure(fig, "Reliability diagram (ours), 10 bins.")
+    ax.legend()
+    ctx.figure(
+        fig,
+        "Reliability diagram (ours), 10 bins. A calibrated classifier lies on the "
+        "diagonal; notice how far naive Bayes, whose independence assumption is wrong here, "
+        "strays from it.",
+    )
     ctx.table(
         [
             "classifier",

@@ -81,8 +81,13 @@ def kmeans_iterations(ctx):
         ax.set_yticks([])
     axes[4].plot(np.arange(1, len(J) + 1), J, "o-")
     axes[4].set_xlabel("iteration")
-    axes[4].set_title("distortion J")
-    ctx.figure(fig, "k-means: assignments and moved centres (x) per iteration; J per iteration.")
+    axes[4].set(title="distortion J", ylabel="J")
+    ctx.figure(
+        fig,
+        "k-means: assignments, old centres (+) and moved centres (x) per iteration; J per "
+        "iteration. Notice that J never increases (each step minimises it over one block of "
+        "variables) and that the centres stop moving after a few iterations.",
+    )
     ours = KMeans(2, init=centers, n_init=1).fit(X)
     ref = SkKMeans(2, init=centers, n_init=1, algorithm="lloyd").fit(X)
     ctx.table(
@@ -134,7 +139,12 @@ def colour_quantisation(ctx):
         )
     for ax in axes:
         ax.axis("off")
-    ctx.figure(fig, "china.jpg (scikit-learn sample image) quantised to K colours.")
+    ctx.figure(
+        fig,
+        "china.jpg (scikit-learn sample image) quantised to K colours. Notice that a handful of "
+        "colours keeps the picture recognisable: k-means spends its codebook on the colours "
+        "that cover most pixels.",
+    )
     ctx.table(
         ["K", "mean sq. error (mathlearn)", "scikit-learn, same seeds", "compression"],
         rows,
@@ -216,8 +226,13 @@ def gmm_em(ctx):
     axes[-1].plot(np.arange(1, result.n_iter + 1), result.lower_bounds, ".-")
     axes[-1].set_xscale("log")
     axes[-1].set_xlabel("iteration")
-    axes[-1].set_title("log-likelihood / N")
-    ctx.figure(fig, "Responsibilities (colour mix), 1 and 2 sigma ellipses, and the EM bound.")
+    axes[-1].set(title="log-likelihood / N", ylabel="ln p(X) / N")
+    ctx.figure(
+        fig,
+        "Responsibilities (colour mix), 1 and 2 sigma ellipses, and the log-likelihood. "
+        "Notice that the log-likelihood rises at every EM iteration, fast at first and then "
+        "slowly, while points between the components keep a mixed (purple) responsibility.",
+    )
     ours = GaussianMixture(2, **start).fit(X)
     ref = SkGaussianMixture(2, **start).fit(X)
     ctx.table(
@@ -271,10 +286,15 @@ def gmm_bic(ctx):
         ax[1].plot(list(ks), aic, "o-", label=ct)
     ax[0].set_title("BIC")
     ax[1].set_title("AIC")
-    for a in ax:
-        a.set_xlabel("K")
+    for a, name in zip(ax, ("BIC", "AIC"), strict=True):
+        a.set(xlabel="K (components)", ylabel=f"{name} (lower is better)")
         a.legend()
-    ctx.figure(fig, "Information criteria against the number of components.")
+    ctx.figure(
+        fig,
+        "Information criteria against the number of components. Notice that BIC, with its "
+        "heavier penalty (ln N per parameter against AIC's 2), has its minimum at the same or "
+        "a smaller K than AIC.",
+    )
     ours = GaussianMixture(3, random_state=ctx.seed).fit(X)
     ref = SkGaussianMixture(
         3, weights_init=ours.weights_, means_init=ours.means_, precisions_init=ours.precisions_
@@ -315,7 +335,7 @@ def dendrograms(ctx):
     for ax, method in zip(axes, ["single", "complete", "average", "ward"], strict=True):
         agg = AgglomerativeClustering(3, linkage=method).fit(X)
         dendrogram(agg.linkage_matrix_, ax=ax, color_threshold=agg.distances_[-2])
-        ax.set_title(method)
+        ax.set(title=method, ylabel="merge dissimilarity")
         ax.set_xticks([])
         ref = linkage(X, method)
         same = bool(
@@ -323,7 +343,12 @@ def dendrograms(ctx):
             and np.allclose(agg.distances_, ref[:, 2])
         )
         rows.append([method, same, agg.distances_[-1], ref[-1, 2]])
-    ctx.figure(fig, "Dendrograms (heights = linkage dissimilarity), coloured at 3 clusters.")
+    ctx.figure(
+        fig,
+        "Dendrograms (heights = linkage dissimilarity), coloured at 3 clusters. Notice how "
+        "single linkage chains (many merges at small heights, unbalanced trees) while Ward's "
+        "last merges stand far above the rest.",
+    )
     ctx.table(
         ["linkage", "merges identical to SciPy", "top height (mathlearn)", "top height (SciPy)"],
         rows,

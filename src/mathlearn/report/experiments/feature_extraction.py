@@ -120,7 +120,11 @@ def reconstruction(ctx):
         axes[i, 0].imshow(picks[i].reshape(8, 8), cmap="gray_r")
         axes[i, 0].axis("off")
     axes[0, 0].set_title("original", fontsize=9)
-    ctx.figure(fig, "Four digits reconstructed from k = 1 ... 64 components.")
+    ctx.figure(
+        fig,
+        "Four digits reconstructed from k = 1 ... 64 components. Notice that about ten components "
+        "already give a recognisable digit, and k = 64 = D reproduces it exactly.",
+    )
     ctx.table(
         ["k", "mathlearn MSE", "sum of discarded eigenvalues", "scikit-learn MSE"],
         rows,
@@ -207,7 +211,12 @@ def embeddings(ctx):
         ax.scatter([], [], color=plt.cm.tab10(digit / 9), label=str(digit), s=12)
     ax.legend(ncol=2, loc="center", title="digit", frameon=False)
     ax.axis("off")
-    ctx.figure(fig, "Seven 2-D embeddings of 500 digits.")
+    ctx.figure(
+        fig,
+        "Seven 2-D embeddings of 500 digits. Only Fisher LDA sees the labels; compare the "
+        "unsupervised methods by how well each colour (digit) stays together, which the "
+        "table's trustworthiness measures.",
+    )
     ctx.table(
         ["method", "trustworthiness (mathlearn)", "trustworthiness (scikit-learn)"],
         rows,
@@ -249,12 +258,21 @@ def kpca_circles(ctx):
     ).fit(X)
     back = many.inverse_transform(many.transform(X))
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.2))
-    panels = [(X, "data"), (P, "PCA"), (Z, "kernel PCA (rbf)"), (back, "pre-images (30 comp.)")]
-    for ax, (A, title) in zip(axes, panels, strict=True):
+    panels = [
+        (X, "data", ("x1", "x2")),
+        (P, "PCA", ("PC 1", "PC 2")),
+        (Z, "kernel PCA (rbf)", ("kernel PC 1", "kernel PC 2")),
+        (back, "pre-images (30 comp.)", ("x1", "x2")),
+    ]
+    for ax, (A, title, (xl, yl)) in zip(axes, panels, strict=True):
         ax.scatter(A[:, 0], A[:, 1], c=y, cmap="coolwarm", s=6)
-        ax.set_title(title)
+        ax.set(title=title, xlabel=xl, ylabel=yl)
         ax.set_aspect("equal", adjustable="datalim")
-    ctx.figure(fig, "Concentric circles: data, PCA, kernel PCA and kernel-ridge pre-images.")
+    ctx.figure(
+        fig,
+        "Concentric circles: data, PCA, kernel PCA and kernel-ridge pre-images. Notice that "
+        "PCA, a rotation, leaves the circles nested, while kernel PCA pulls them apart.",
+    )
     ref = SkKernelPCA(**kw).fit(X)
     rows = [(i + 1, kpca.eigenvalues_[i], ref.eigenvalues_[i]) for i in range(2)]
     z0 = Z[:, 0]
@@ -330,14 +348,19 @@ def ppca_missing(ctx):
     axes[0].set_xscale("log")
     axes[0].set_xlabel("EM iteration")
     axes[0].set_ylabel("mean observed log-likelihood")
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     pct = [100 * f for f in fractions]
     axes[1].plot(pct, rmse, "o-", label="PPCA imputation RMSE")
     axes[1].plot(pct, rmse_mean, "s--", label="mean imputation RMSE")
     axes[1].plot(pct, np.array(angles) / 10, "^:", label="subspace angle / 10 (deg)")
-    axes[1].set_xlabel("% entries missing")
-    axes[1].legend(fontsize=8)
-    ctx.figure(fig, "EM for PPCA with missing values: convergence and accuracy.")
+    axes[1].set(xlabel="% entries missing", ylabel="error")
+    axes[1].legend()
+    ctx.figure(
+        fig,
+        "EM for PPCA with missing values: convergence and accuracy. Notice that the "
+        "log-likelihood rises monotonically and that PPCA's imputation error stays well below "
+        "mean imputation's as the fraction missing grows.",
+    )
     ctx.table(
         ["missing", "EM iterations", "mean log-lik.", "angle (deg)", "RMSE PPCA", "RMSE mean"],
         rows,
@@ -389,12 +412,18 @@ def fisher_two_class(ctx):
     ax.text(*(m + 3.2 * w), "Fisher w")
     ax.text(*(m + 3.2 * pc), "PC 1", color="gray")
     ax.set_aspect("equal")
-    ax.legend(fontsize=8)
+    ax.set(xlabel="x1", ylabel="x2")
+    ax.legend()
     for ax, v, title in ((axes[1], w, "projection on w"), (axes[2], pc, "projection on PC 1")):
         z = (X - m) @ v
         ax.hist([z[y == 0], z[y == 1]], bins=8, label=["class 1", "class 2"])
-        ax.set_title(title)
-    ctx.figure(fig, "Fisher direction against the first principal axis.")
+        ax.set(title=title, xlabel="projection z", ylabel="count")
+    ctx.figure(
+        fig,
+        "Fisher direction against the first principal axis. Notice that the projections on "
+        "Fisher's w separate the classes while those on PC 1, the direction of largest "
+        "spread, overlap: the largest variance is not the most discriminative direction.",
+    )
     ref = LinearDiscriminantAnalysis().fit(X, y)
     wr = ref.scalings_[:, 0] / np.linalg.norm(ref.scalings_[:, 0])
     rows = [

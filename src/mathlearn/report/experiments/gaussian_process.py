@@ -50,8 +50,8 @@ def prior_posterior(ctx):
         w, Q = np.linalg.eigh(K)
         f = (Q * np.sqrt(np.maximum(w, 0))) @ ctx.rng.standard_normal(len(x))
         axes[0].plot(x[:, 0], f, label=f"gamma = {g:g}")
-    axes[0].set_title("prior draws (gamma-exponential, l = 0.3)")
-    axes[0].legend(fontsize=8)
+    axes[0].set(title="prior draws (gamma-exponential, l = 0.3)", xlabel="x", ylabel="f(x)")
+    axes[0].legend()
 
     X = ctx.rng.uniform(-1.2, 1.2, size=(7, 1))
     y = np.sin(3 * X[:, 0]) + 0.1 * ctx.rng.standard_normal(7)
@@ -73,9 +73,15 @@ def prior_posterior(ctx):
     ax.plot(x[:, 0], m, "C0", label="mean")
     ax.plot(x[:, 0], gp.sample_y(x, 3, random_state=ctx.rng), "C1", lw=0.8, alpha=0.8)
     ax.plot(X[:, 0], y, "ko", ms=4)
-    ax.set_title("posterior")
-    ax.legend(fontsize=8)
-    ctx.figure(fig, "GP prior draws (left) and posterior with bands and draws (right).")
+    ax.set(title="posterior", xlabel="x", ylabel="f(x), y")
+    ax.legend()
+    ctx.figure(
+        fig,
+        "GP prior draws (left) and posterior with bands and draws (right). Notice that "
+        "gamma = 1 draws are rough (the kernel is not differentiable at 0) and gamma = 2 "
+        "draws smooth, and that the posterior f-band pinches at the observations while the "
+        "y-band keeps the noise.",
+    )
 
     peer = skgp.GaussianProcessRegressor(
         skk.ConstantKernel(1.0, (1e-2, 1e2)) * skk.RBF(0.5, (0.05, 5.0))
@@ -198,10 +204,16 @@ def bo_steps(ctx):
         ax.plot(grid[:, 0], a * 2 - 3, "C2", label="acquisition (scaled)")
         ax.plot(opt.X[:, 0], opt.y, "ko", ms=4)
         ax.axvline(x_next[0], color="C3", lw=1, label="next")
-        ax.set_title(acq.upper())
+        ax.set(title=acq.upper(), xlabel="x")
         rows.append([acq.upper(), float(opt.best()[0][0]), opt.best()[1], float(x_next[0])])
-    axes[0].legend(fontsize=7)
-    ctx.figure(fig, "Surrogate, acquisition and next point after 6 evaluations.")
+    axes[0].set_ylabel("f(x); acquisition (scaled, below)")
+    axes[0].legend()
+    ctx.figure(
+        fig,
+        "Surrogate, acquisition and next point after 6 evaluations. Notice that each "
+        "acquisition peaks either where the mean is low (exploitation) or where the band is "
+        "wide (exploration), and the three rules can pick different next points.",
+    )
     ctx.table(
         ["acquisition", "best x so far", "best f so far", "next x"],
         rows,
@@ -304,14 +316,19 @@ def gpc_laplace(ctx):
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     axes[0].plot(g[:, 0], m, "C0", label="latent mean")
     axes[0].fill_between(g[:, 0], m - 2 * np.sqrt(v), m + 2 * np.sqrt(v), alpha=0.2)
-    axes[0].set_title("Laplace latent posterior (+-2 sd)")
+    axes[0].set(title="Laplace latent posterior (+-2 sd)", xlabel="x", ylabel="latent f(x)")
     axes[1].plot(g[:, 0], p_laplace, "C0", label="Laplace + probit (ours)")
     axes[1].plot(g[:, 0], peer.predict_proba(g)[:, 1], "k:", label="scikit-learn")
     axes[1].plot(g[:, 0], p_plugin, "C3--", label="plug-in sigma(E f)")
     axes[1].plot(X[:, 0], y, "k|", ms=10)
-    axes[1].legend(fontsize=8)
-    axes[1].set_title("p(y = 1 | x)")
-    ctx.figure(fig, "Latent posterior and predictive probabilities.")
+    axes[1].legend()
+    axes[1].set(title="p(y = 1 | x)", xlabel="x", ylabel="p(y = 1 | x)")
+    ctx.figure(
+        fig,
+        "Latent posterior and predictive probabilities. Notice that the averaged (probit) "
+        "probability is closer to 1/2 than the plug-in sigma(E f) wherever the latent "
+        "variance is large; scikit-learn's (dotted) is drawn for comparison.",
+    )
     q = np.array([[-2.5], [0.25], [6.5]])
     mq, vq = gpc.predict_latent(q)
     rows = [
@@ -414,8 +431,8 @@ def mauna_loa(ctx):
     ax.plot(Xt[:, 0] + 1958, m, "C0", label="forecast (ours)")
     ax.fill_between(Xt[:, 0] + 1958, m - 2 * s, m + 2 * s, color="C0", alpha=0.3)
     ax.plot(Xt[:, 0] + 1958, mp, "C3:", label="forecast (sklearn)")
-    ax.set_xlim(1985, 2002.5)
-    ax.legend(fontsize=8)
+    ax.set(xlim=(1985, 2002.5), xlabel="year", ylabel="CO2 (ppm)")
+    ax.legend()
     ctx.figure(fig, f"{source}: the last years of training data and the held-out forecast.")
     ctx.table(
         ["", "mathlearn", "scikit-learn"],

@@ -55,15 +55,20 @@ def losses(ctx):
         axes[0].plot(t, loss(t), label=name)
     axes[0].set_xlabel("y f(x)")
     axes[0].set_ylim(0, 4)
-    axes[0].set_title("margin losses")
-    axes[0].legend(fontsize=8)
+    axes[0].set(title="margin losses", ylabel="loss")
+    axes[0].legend()
     for name, loss in regression:
         axes[1].plot(t, loss(t), label=name)
     axes[1].set_xlabel("y - f(x)")
     axes[1].set_ylim(0, 4)
-    axes[1].set_title("regression losses")
-    axes[1].legend(fontsize=8)
-    ctx.figure(fig, "Losses against the margin (left) and the residual (right).")
+    axes[1].set(title="regression losses", ylabel="loss")
+    axes[1].legend()
+    ctx.figure(
+        fig,
+        "Losses against the margin (left) and the residual (right). Notice which losses stay "
+        "positive for correctly classified points (y f(x) > 0) and which grow only linearly "
+        "for large errors (robust to outliers) rather than quadratically.",
+    )
     rows = [[name, float(loss(0.5))] for name, loss in margin]
     rows += [
         [f"{name} at r = +1 / -1", f"{float(loss(1.0)):.6g} / {float(loss(-1.0)):.6g}"]
@@ -101,9 +106,14 @@ def matern_limit(ctx):
     for nu in (0.5, 1.5, 2.5, 50.0):
         ax.plot(r[:, 0], Matern(1.0, nu=nu)(r, zero)[:, 0], label=f"Matérn nu = {nu:g}")
     ax.plot(r[:, 0], RBF(1.0)(r, zero)[:, 0], "k--", label="RBF")
-    ax.set_xlabel("r / l")
-    ax.legend(fontsize=8)
-    ctx.figure(fig, "Matérn kernels and the RBF kernel (length scale 1).")
+    ax.set(xlabel="r / l", ylabel="k(r)")
+    ax.legend()
+    ctx.figure(
+        fig,
+        "Matérn kernels and the RBF kernel (length scale 1). Notice the nu = 1/2 kernel's "
+        "kink at r = 0 (rough, exponential-kernel sample paths) and the nu = 50 curve lying "
+        "on the RBF's: the Matérn family tends to the RBF as nu grows.",
+    )
     X = ctx.rng.normal(size=(60, 3))
     K = RBF(1.0)(X)
     Kp = skk.RBF(1.0)(X)

@@ -83,7 +83,7 @@ def cv_lambda(ctx):
     ax.set_yscale("log")
     ax.set_xlabel("lambda")
     ax.set_ylabel("mean squared error")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(loc="upper left")
     ctx.figure(fig, "The CV loss has a minimum; the training loss does not.")
     ctx.table(
         ["rule", "lambda", "CV loss", "SE", "fold losses = scikit-learn's (max rel. diff.)"],
@@ -170,10 +170,17 @@ def bias_variance(ctx):
         ax.axvline(2 / (theta0 @ theta0), color="grey", ls=":", label="2 / ||theta_0||^2")
         ax.set_xscale("log")
         ax.set_xlabel("lambda (lambda = 0 drawn at 1e-3)")
-        ax.legend(fontsize=7, loc="upper left")
-    axes[0].set_title("parameter error")
-    axes[1].set_title("prediction error at 50 test inputs (without sigma^2)")
-    ctx.figure(fig, "Ridge trades variance for bias; below the dotted line it always wins.")
+        ax.legend(loc="upper left")
+    axes[0].set(title="parameter error", ylabel="E ||theta_hat - theta_0||^2")
+    axes[1].set(
+        title="prediction error at 50 test inputs (without sigma^2)", ylabel="mean squared error"
+    )
+    ctx.figure(
+        fig,
+        "Ridge trades variance for bias. Notice that the simulated points lie on the closed "
+        "forms and that for lambda below the dotted line, 2 / ||theta_0||^2, ridge's error is "
+        "below least squares' (lambda = 0, the left end).",
+    )
     ctx.table(
         ["lambda", "||b||^2", "tr V", "pred. error (closed)", "pred. error (simulated)"],
         [

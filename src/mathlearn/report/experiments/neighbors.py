@@ -81,11 +81,18 @@ def bandwidth(ctx):
     for ax in axes:
         ax.set_yscale("log")
         ax.set_xlabel("window: k (k-NN), 2 n h (kernels)")
-    axes[0].set_title("squared bias and variance")
-    axes[1].set_title("expected squared error (excluding the noise sd^2 = 0.09)")
-    axes[0].legend(fontsize=6, loc="upper center")
-    axes[1].legend(fontsize=7, loc="upper center")
-    ctx.figure(fig, "Bias^2 grows and variance falls with the window, for every smoother.")
+    axes[0].set(title="squared bias and variance", ylabel="bias^2, variance")
+    axes[1].set(
+        title="expected squared error (excluding the noise sd^2 = 0.09)",
+        ylabel="bias^2 + variance",
+    )
+    axes[0].legend(loc="upper center")
+    axes[1].legend(loc="upper center")
+    ctx.figure(
+        fig,
+        "Notice that bias^2 grows and variance falls with the window, for every smoother, "
+        "so that the expected error (right) has its minimum at an intermediate window.",
+    )
     name0 = "k-NN"
     ctx.table(
         [

@@ -87,9 +87,14 @@ def tanh_three_units(ctx):
         ax.plot(grid[:, 0], best.predict(grid), "r-", lw=2)
         hidden = np.tanh(grid @ best.coefs_[0] + best.intercepts_[0]) * best.coefs_[1][:, 0]
         ax.plot(grid[:, 0], hidden, "--", lw=1)
-        ax.set_title(name)
+        ax.set(title=name, xlabel="x", ylabel="t")
         rows.append([name, min(mse), max(mse), peer_mse])
-    ctx.figure(fig, "Best of three starts per function; dashed lines: the hidden units.")
+    ctx.figure(
+        fig,
+        "Best of three starts per function; dashed lines: the hidden units' contributions. "
+        "Notice that each red fit is the sum of its three dashed tanh curves (plus a bias): "
+        "a sharp feature such as the step's jump needs one steep unit.",
+    )
     ctx.table(
         ["function", "ours: best MSE", "ours: worst start", "scikit-learn (best start)"],
         rows,
@@ -191,8 +196,13 @@ def hinge_vs_cross_entropy(ctx):
         )
         ax.contour(gx, gy, F, levels=[0.0], colors="k")
         ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=10, edgecolors="k", linewidths=0.3)
-        ax.set_title(title)
-    ctx.figure(fig, "Decision boundaries f(x) = 0 (black) on sigmoid(f(x)).")
+        ax.set(title=title, xlabel="x1", ylabel="x2")
+    ctx.figure(
+        fig,
+        "Decision boundaries f(x) = 0 (black) on sigmoid(f(x)). Notice the background: the "
+        "cross-entropy keeps pushing f outward (saturated colours), while the hinge loss "
+        "stops once every point is beyond the margin.",
+    )
     ctx.table(["model", "training accuracy", "final training loss"], rows)
 
 
@@ -251,7 +261,11 @@ def optimiser_learning_curves(ctx):
     ax.set_ylabel("training loss")
     ax.legend()
     rows.append(["scikit-learn Adam", peer.loss_curve_[-1], float(peer.score(Xte, yte))])
-    ctx.figure(fig, "Training loss per epoch (log scale).")
+    ctx.figure(
+        fig,
+        "Training loss per epoch (log scale). Compare the three optimisers from the same "
+        "initialisation: the gap between the curves is the optimiser's doing alone.",
+    )
     ctx.table(["optimiser", "final training loss", "held-out accuracy"], rows)
 
 
@@ -296,9 +310,13 @@ def mc_dropout(ctx):
     ax.plot(grid, mean, "r-", label="MC mean")
     ax.plot(grid, np.sin(3 * grid), "k:", label="sin(3x)")
     ax.plot(x, y, "o", ms=3, label="data")
-    ax.set_ylim(-3, 3)
+    ax.set(ylim=(-3, 3), xlabel="x", ylabel="y")
     ax.legend(loc="lower left")
-    ctx.figure(fig, "MC-dropout predictive mean and two-standard-deviation band.")
+    ctx.figure(
+        fig,
+        "MC-dropout predictive mean and two-standard-deviation band. Notice the band "
+        "widening in the gap in the middle of the data and outside its range.",
+    )
     inside = (np.abs(grid) > 0.9) & (np.abs(grid) < 1.9)
     gap = np.abs(grid - 0.1) < 0.3
     outside = np.abs(grid) > 2.5

@@ -80,7 +80,7 @@ def gd_condition_number(ctx):
                 ax.set_xlabel("iteration t")
                 ax.set_ylim(1e-16, 1e6)
     axes[0].set_ylabel("f(x_t)")
-    axes[0].legend(fontsize=8)
+    axes[0].legend()
     ctx.figure(fig, "GD with step c * 2/lambda_max: converges for c < 1, diverges for c > 1.")
     ctx.table(
         ["kappa", "c", "gamma", "predicted rate max|1 - gamma lambda|", "observed rate"],
@@ -136,8 +136,8 @@ def momentum_nesterov(ctx):
             )
             path = np.array(path)
             ax1.plot(path[:, 0], path[:, 1], ".-", label=name, ms=3)
-        ax1.set_title("first 40 iterates, kappa = 100")
-        ax1.legend(fontsize=8)
+        ax1.set(title="first 40 iterates, kappa = 100", xlabel="x1", ylabel="x2")
+        ax1.legend()
         # 50-D curves.
         rng = ctx.rng
         Q, _ = np.linalg.qr(rng.standard_normal((50, 50)))
@@ -160,8 +160,13 @@ def momentum_nesterov(ctx):
     ax2.set_xlabel("iteration")
     ax2.set_ylabel("f(x_t) - f*")
     ax2.set_title("50-D quadratic, kappa = 100")
-    ax2.legend(fontsize=8)
-    ctx.figure(fig, "Momentum and Nesterov against GD on an ill-conditioned quadratic.")
+    ax2.legend()
+    ctx.figure(
+        fig,
+        "Momentum and Nesterov against GD on an ill-conditioned quadratic. Notice the steeper "
+        "fall of the momentum methods' curves: a rate of about 1 - 1/sqrt(kappa) per step "
+        "against GD's 1 - 1/kappa.",
+    )
     ctx.table(
         ["method", "iterations to f - f* <= 1e-8", "final f - f*"],
         rows,
@@ -246,8 +251,13 @@ def sgd_batch_schedules(ctx):
         ax.set_title(label)
         ax.set_xlabel("update t")
     axes[0].set_ylabel("L(w_t) - L(w*)")
-    axes[0].legend(fontsize=8)
-    ctx.figure(fig, "Excess loss of minibatch SGD for batch sizes M, constant vs decaying step.")
+    axes[0].legend()
+    ctx.figure(
+        fig,
+        "Excess loss of minibatch SGD for batch sizes M, constant vs decaying step. Notice that a "
+        "constant step stalls at a noise floor that is lower for larger M, while the decaying "
+        "step keeps going down.",
+    )
     ctx.table(
         ["M", "empirical total variance of g_hat at w = 0", "N^2/M sum_d V_m[grad_d L_m]"],
         var_rows,
@@ -358,8 +368,8 @@ def newton_vs_gd(ctx):
     for name, p in paths.items():
         ax1.plot(p[:, 0], p[:, 1], ".-", ms=2, lw=0.8, label=name)
     ax1.plot(1, 1, "k*", ms=10)
-    ax1.set_title("paths (every iterate)")
-    ax1.legend(fontsize=7)
+    ax1.set(title="paths (every iterate)", xlabel="x1", ylabel="x2")
+    ax1.legend()
     rows = []
     for name, r in runs.items():
         ax2.semilogy(np.maximum(r.history, 1e-20), label=name)
@@ -375,8 +385,13 @@ def newton_vs_gd(ctx):
     ax2.set_xscale("symlog", linthresh=10)
     ax2.set_xlabel("iteration")
     ax2.set_ylabel("f(x_t)  (f* = 0)")
-    ax2.legend(fontsize=7)
-    ctx.figure(fig, "Second-order against first-order methods on the Rosenbrock valley.")
+    ax2.legend()
+    ctx.figure(
+        fig,
+        "Second-order against first-order methods on the Rosenbrock valley. Notice that Newton "
+        "reaches the minimum (star) in a few dozen steps while steepest descent and Adam crawl "
+        "along the curved valley.",
+    )
     ctx.table(
         ["method", "iterations", "final f", "||x - x*||"],
         rows,
@@ -431,7 +446,7 @@ def constrained_ridge_path(ctx):
     axes[0].axvline(max_delta, color="k", lw=0.6)
     axes[0].set_xscale("log")
     axes[0].set_xlabel("||theta||^2")
-    axes[0].set_title("constrained (thick) = ridge path (dashed)")
+    axes[0].set(title="constrained (thick) = ridge path (dashed)", ylabel="coefficient theta_j")
     axes[1].loglog(deltas, np.maximum(lambdas, 1e-6))
     axes[1].axvline(max_delta, color="k", lw=0.6)
     axes[1].set_xlabel("delta")
@@ -450,8 +465,8 @@ def constrained_ridge_path(ctx):
     axes[2].plot(lam_grid, [dual(v) for v in lam_grid], label="D(lambda)")
     axes[2].axhline(primal, color="k", ls=":", label="primal optimum")
     axes[2].axvline(res.lagrange_multiplier, color="r", lw=0.8, label="lambda*")
-    axes[2].set_xlabel("lambda")
-    axes[2].legend(fontsize=8)
+    axes[2].set(xlabel="lambda", ylabel="D(lambda)")
+    axes[2].legend()
     axes[2].set_title(f"dual function, delta = {delta:.3g}")
     ctx.figure(fig, "Constrained least squares traces the ridge path; multiplier and dual.")
     ctx.table(

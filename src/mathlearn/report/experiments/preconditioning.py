@@ -66,13 +66,13 @@ def preconditioning(ctx):
     axes[0].set_xlabel("iteration")
     axes[0].set_ylabel("L(theta_t) - L(theta*)")
     axes[0].set_title("preconditioned gradient descent")
-    axes[0].legend(fontsize=8, loc="upper right")
+    axes[0].legend(loc="upper right")
     axes[1].semilogy(cg.residual_norms / cg.residual_norms[0], "-o", ms=3, label="CG")
     axes[1].semilogy(pcg.residual_norms / pcg.residual_norms[0], "-s", ms=3, label="CG, Jacobi")
     axes[1].set_xlabel("iteration")
     axes[1].set_ylabel("||r_k|| / ||r_0||")
     axes[1].set_title("conjugate gradients on the normal equations")
-    axes[1].legend(fontsize=8, loc="upper right")
+    axes[1].legend(loc="upper right")
     ctx.figure(fig, "The better P approximates the Hessian, the fewer steps are needed.")
     kappa = {
         "P = I": np.linalg.cond(H),
@@ -146,7 +146,7 @@ def lagrange_geometry(ctx):
     ax.set_aspect("equal")
     ax.set_xlabel("x1")
     ax.set_ylabel("x2")
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(loc="upper right")
     ctx.figure(fig, "At the optimum the contour of f is tangent to the constraint.")
     exact = np.array([2.0 / 3.0, 1.0 / 3.0])
     ctx.table(

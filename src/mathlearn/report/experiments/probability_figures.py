@@ -42,14 +42,14 @@ def distribution_figures(ctx):
         p = np.exp(d.logpdf(x))
         axes[0].plot(x, p, label=f"U[{lo}, {hi}]")
         diffs.append(np.max(np.abs(p - stats.uniform(lo, hi - lo).pdf(x))))
-    axes[0].set_title("uniform densities")
+    axes[0].set(title="uniform densities", xlabel="x", ylabel="density p(x)")
     m = np.arange(16)
     for mu, c in zip((0.1, 0.4, 0.75), ("C0", "C1", "C2"), strict=True):
         p = np.exp(Binomial(15, mu).logpmf(m))
         axes[1].bar(m + (mu - 0.4) * 0.6, p, width=0.25, color=c, label=f"mu = {mu}")
         diffs.append(np.max(np.abs(p - stats.binom(15, mu).pmf(m))))
     axes[1].set_title("Binomial(N = 15, mu)")
-    axes[1].set_xlabel("m")
+    axes[1].set(xlabel="m (successes)", ylabel="probability p(m)")
     t = np.linspace(0.001, 0.999, 500)
     for a, b in [(0.5, 0.5), (1, 1), (2, 2), (4, 10), (5, 1)]:
         p = np.exp(Beta(a, b).logpdf(t))
@@ -57,7 +57,7 @@ def distribution_figures(ctx):
         diffs.append(np.max(np.abs(p - stats.beta(a, b).pdf(t)) / np.maximum(p, 1.0)))
     axes[2].set_ylim(0, 5)
     axes[2].set_title("Beta(alpha, beta)")
-    axes[2].set_xlabel("mu")
+    axes[2].set(xlabel="mu", ylabel="density p(mu)")
     tau = np.linspace(0.01, 20, 600)
     for a, b in [(0.5, 0.5), (2.0, 1.0), (3.0, 1.0), (3.0, 3.0), (9.0, 0.5)]:
         p = np.exp(Gamma(a, b).logpdf(tau))
@@ -65,10 +65,15 @@ def distribution_figures(ctx):
         diffs.append(np.max(np.abs(p - stats.gamma(a, scale=1 / b).pdf(tau)) / np.maximum(p, 1.0)))
     axes[3].set_ylim(0, 0.45)
     axes[3].set_title("Gamma(a, rate b)")
-    axes[3].set_xlabel("tau")
+    axes[3].set(xlabel="tau", ylabel="density p(tau)")
     for ax in axes:
-        ax.legend(fontsize=7, loc="upper right")
-    ctx.figure(fig, "The notes' four figures of distributions, with their parameters.")
+        ax.legend(loc="upper right")
+    ctx.figure(
+        fig,
+        "The notes' four figures of distributions, with their parameters. Notice the Beta "
+        "family's range of shapes (U-shaped for a, b < 1, flat for a = b = 1, skewed for "
+        "a != b) and the Gamma's mode at (a - 1)/b, which moves off zero once a > 1.",
+    )
     ctx.table(
         ["check", "value"],
         [["largest difference from scipy.stats (relative where > 1)", float(max(diffs))]],
@@ -121,7 +126,7 @@ def qr_algorithm(ctx):
         ax.semilogy(np.arange(1, n + 1), np.maximum(rel, 1e-17), ".-", ms=3, label=label)
     ax.set_xlabel("eigenvalue index (decreasing)")
     ax.set_ylabel("relative error")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(loc="lower right")
     ctx.figure(fig, "Unshifted QR converges slowly where neighbouring eigenvalues are close.")
     ctx.table(
         ["method", "iterations", "largest relative eigenvalue error"],

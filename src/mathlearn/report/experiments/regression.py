@@ -78,15 +78,20 @@ def overfitting(ctx):
         ax.plot(_GRID, fits[d], "r", label="ML fit")
         ax.plot(X, y, "bo", mfc="none")
         ax.set_ylim(-1.8, 1.8)
-        ax.set_title(f"degree M = {d}")
-    axes[0].legend(loc="lower left", fontsize=7)
+        ax.set(title=f"degree M = {d}", xlabel="x", ylabel="t")
+    axes[0].legend(loc="lower left")
     axes[4].plot(degrees, train, "bo-", label="training")
     axes[4].plot(degrees, test, "ro-", label="test")
     axes[4].set_xlabel("degree M")
     axes[4].set_ylabel("RMSE")
     axes[4].set_ylim(0, 1.5)
     axes[4].legend()
-    ctx.figure(fig, "ML polynomial fits (N = 10) and RMSE against degree.")
+    ctx.figure(
+        fig,
+        "ML polynomial fits to N = 10 points and RMSE against the degree. Notice that M = 9 "
+        "passes through every training point yet swings wildly between them: its training "
+        "error is near zero while its test error shoots up.",
+    )
     ctx.table(
         [
             "degree",
@@ -149,13 +154,18 @@ def map_prior(ctx):
         ax.plot(_GRID, fit, "r")
         ax.plot(X, y, "bo", mfc="none")
         ax.set_ylim(-1.8, 1.8)
-        ax.set_title(f"ln λ = {ll:g}")
+        ax.set(title=f"ln λ = {ll:g}", xlabel="x", ylabel="t")
     axes[3].plot(log_lams, train, "bo-", label="training")
     axes[3].plot(log_lams, test, "ro-", label="test")
     axes[3].set_xlabel("ln λ")
     axes[3].set_ylabel("RMSE")
     axes[3].legend()
-    ctx.figure(fig, "MAP fits of a degree-9 polynomial and RMSE against ln λ.")
+    ctx.figure(
+        fig,
+        "MAP fits of a degree-9 polynomial and RMSE against ln λ. Notice that ln λ = -18 "
+        "still over-fits (wiggles), ln λ = 0 under-fits (a flattened curve), and the test "
+        "RMSE is lowest in between.",
+    )
     ctx.table(
         [
             "ln lambda",
@@ -207,7 +217,7 @@ def bayesian_sequential(ctx):
         ax.plot(_GRID, np.sin(2 * np.pi * _GRID), "g", lw=1)
         ax.plot(X[:upto], y[:upto], "bo", mfc="none")
         ax.set_ylim(-2, 2)
-        ax.set_title(f"N = {upto}")
+        ax.set(title=f"N = {upto}", xlabel="x")
         batch = BayesianLinearRegression(
             prior_precision=2.0, noise_precision=25.0, fit_intercept=False
         ).fit(Phi[:upto], y[:upto])
@@ -220,7 +230,12 @@ def bayesian_sequential(ctx):
                 float(std.mean()),
             ]
         )
-    ctx.figure(fig, "Predictive mean, ±2σ band and posterior function samples.")
+    axes[0].set_ylabel("t")
+    ctx.figure(
+        fig,
+        "Predictive mean (thick), ±2σ band and posterior function samples (thin). Notice the "
+        "band pinching near the observed points and the samples agreeing more as N grows.",
+    )
     ctx.table(
         [
             "N",
@@ -298,7 +313,12 @@ def evidence_degree(ctx):
     ax.set_xlabel("degree M")
     ax.set_ylabel("ln p(t | α, β)")
     ax.legend()
-    ctx.figure(fig, "Maximised log evidence against degree (N = 20).")
+    ctx.figure(
+        fig,
+        "Maximised log evidence against degree (N = 20). Notice that it peaks at a moderate "
+        "degree (starred) and does not keep rising with the degree as the training fit does: the "
+        "evidence penalises complexity (Occam's razor).",
+    )
     ctx.table(
         [
             "degree",
@@ -345,7 +365,12 @@ def lasso_sparsity(ctx):
     ax.set_xlabel("log10 alpha")
     ax.set_ylabel("coefficient")
     ax.invert_xaxis()
-    ctx.figure(fig, "Lasso path on the diabetes data (solid: ours, dashed: scikit-learn).")
+    ctx.figure(
+        fig,
+        "Lasso path on the diabetes data (solid: ours, dashed: scikit-learn). Notice that the "
+        "weights leave zero one at a time as alpha decreases, and that the dashed lines lie on "
+        "the solid ones.",
+    )
     picks = [0, 15, 30, 45, 59]
     ctx.table(
         ["alpha", "non-zero (ours)", "non-zero (sklearn)", "max |ours - sklearn|"],

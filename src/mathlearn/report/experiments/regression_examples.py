@@ -54,7 +54,7 @@ def piecewise(ctx):
         ax.set_xlabel("x")
         rows.append([name, F.shape[1], float(np.max(np.abs(model.predict(x) - peer.predict(F))))])
     axes[0].set_ylabel("y")
-    axes[0].legend(fontsize=7, loc="lower left")
+    axes[0].legend(loc="lower left")
     ctx.figure(fig, "The same knots, three feature maps, three shapes of fit.")
     ctx.table(
         ["features", "number of features", "max |ours - scikit-learn| on the data"],
@@ -101,7 +101,7 @@ def rbf_overfitting(ctx):
         ax.set_ylim(-3, 3)
         ax.set_title(f"lambda = {lam:g}: 8 training sets", fontsize=10)
         ax.set_xlabel("x")
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(loc="lower left")
         rows.append(
             [lam, float(F.var(axis=0, ddof=1).mean()), float(np.mean((F.mean(0) - truth) ** 2))]
         )
@@ -148,7 +148,7 @@ def dpmeans_penalty(ctx):
     ax.set_xlabel("penalty lambda")
     ax.set_ylabel("number of clusters")
     ax.set_yscale("log")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(loc="upper right")
     ctx.figure(fig, "A larger penalty per cluster gives fewer clusters.")
     ctx.table(
         ["lambda", "clusters", "objective"],

@@ -59,7 +59,7 @@ def margin(ctx):
         ax.set_title(f"C = {C:g}: margin 2/||w|| = {2 / np.linalg.norm(w):.3f}")
         ax.set_xlabel("x1")
         ax.set_ylabel("x2")
-        ax.legend(loc="lower right", fontsize=8)
+        ax.legend(loc="lower right")
         rows.append(
             [
                 f"{C:g}",
@@ -114,7 +114,12 @@ def c_and_gamma(ctx):
         ax.set_title(f"C = {C}, gamma = {gamma}: acc {acc:.2f}, {len(m.support_)} SVs")
         ax.set_xlabel("x1")
         ax.set_ylabel("x2")
-    ctx.figure(fig, "Boundaries (solid) and margins (dashed) for four (C, gamma).")
+    ctx.figure(
+        fig,
+        "Boundaries (solid) and margins (dashed) for four (C, gamma). Notice that large gamma and "
+        "large C wrap the boundary around individual points, while small gamma and small C give "
+        "smooth boundaries with many support vectors.",
+    )
 
 
 @experiment(
@@ -150,7 +155,7 @@ def svr_tube(ctx):
         )
         ax.set_title(f"epsilon = {eps}: {len(m.support_)} support vectors")
         ax.set_xlabel("x")
-        ax.legend(fontsize=8, loc="lower left")
+        ax.legend(loc="lower left")
         rows.append(
             [
                 eps,
@@ -214,10 +219,15 @@ def perceptron(ctx):
     axes[1].scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=12)
     axes[1].plot([], [], color="tab:green", label="perceptron")
     axes[1].plot([], [], "k--", label="max-margin SVM")
-    axes[1].legend(fontsize=8, loc="lower right")
+    axes[1].legend(loc="lower right")
     axes[1].set_xlabel("x1")
     axes[1].set_ylabel("x2")
-    ctx.figure(fig, "Mistakes per epoch (left); the perceptron's and the SVM's boundaries.")
+    ctx.figure(
+        fig,
+        "Mistakes per epoch (left); the perceptron's and the SVM's boundaries. Notice that the "
+        "mistakes reach zero after finitely many epochs (the convergence theorem) and that the "
+        "perceptron stops at the first separating line, not the widest-margin one.",
+    )
     ctx.table(
         ["epochs (loop above)", "epochs (Perceptron.fit)", "training errors"],
         [[len(mistakes), clf.n_iter_, int(np.sum(clf.predict(X) != y))]],

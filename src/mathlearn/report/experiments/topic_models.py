@@ -82,7 +82,12 @@ def lda_elbo_topics(ctx):
     for ax in axes[1:]:
         ax.set_xlabel("word")
         ax.set_ylabel("topic")
-    ctx.figure(fig, "ELBO trace; true and recovered topic-word distributions.")
+    ctx.figure(
+        fig,
+        "ELBO trace; true and recovered topic-word distributions. Notice that the ELBO rises at "
+        "every iteration and that each recovered topic puts its mass on the same block of six "
+        "words as its true topic.",
+    )
 
     names = np.array([f"w{v:02d}" for v in range(X.shape[1])])
     ctx.table(

@@ -64,14 +64,19 @@ def cart_pruning(ctx):
     for ax, m, name in [(axes[0], full, "full tree"), (axes[1], pruned, "pruned (CV alpha)")]:
         ax.contourf(gx, gy, m.predict(G).reshape(gx.shape), alpha=0.35, cmap="coolwarm")
         ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=10)
-        ax.set_title(f"{name}: {m.get_n_leaves()} leaves")
+        ax.set(title=f"{name}: {m.get_n_leaves()} leaves", xlabel="x1", ylabel="x2")
     axes[2].semilogx(np.maximum(reps, 1e-5), train_acc, "o-", label="training")
     axes[2].semilogx(np.maximum(reps, 1e-5), cv_acc, "s-", label="5-fold CV")
     axes[2].axvline(max(best, 1e-5), color="k", ls=":")
     axes[2].set_xlabel("ccp_alpha (0 drawn at 1e-5)")
     axes[2].set_ylabel("accuracy")
     axes[2].legend()
-    ctx.figure(fig, "Partitions of the full and the pruned tree; accuracy along the path.")
+    ctx.figure(
+        fig,
+        "Partitions of the full and the pruned tree; accuracy along the path. Notice that "
+        "training accuracy only falls as alpha grows (fewer leaves) while CV accuracy peaks "
+        "at the chosen alpha (dotted): the full tree's small boxes fit the noise.",
+    )
     n = min(len(path["ccp_alphas"]), len(peer["ccp_alphas"]))
     ctx.table(
         ["quantity", "ours", "scikit-learn"],
@@ -132,7 +137,12 @@ def adaboost_rounds(ctx):
     axes[2].set_xlabel("normalised margin t f(x) / sum alpha")
     axes[2].set_ylabel("cumulative fraction")
     axes[2].legend()
-    ctx.figure(fig, "Training error, each round's weighted error, margin distributions.")
+    ctx.figure(
+        fig,
+        "Training error, each round's weighted error, margin distributions. Notice that each "
+        "stump's weighted error stays below 1/2 while creeping towards it, and that the margins "
+        "keep growing after the training error stops changing.",
+    )
     ctx.table(
         ["rounds", "training error (ours)", "training error (scikit-learn)"],
         [[m, err[m - 1], err_peer[m - 1]] for m in (1, 10, min(len(err), len(err_peer)))],
@@ -183,7 +193,12 @@ def forest_vs_tree(ctx):
     ax.set_xlabel("number of trees")
     ax.set_ylabel("accuracy")
     ax.legend()
-    ctx.figure(fig, "Test accuracy against the number of trees.")
+    ctx.figure(
+        fig,
+        "Test accuracy against the number of trees. Notice that bagging and the forest beat the "
+        "single deep tree once a few trees are averaged, and that the out-of-bag accuracy "
+        "tracks the test accuracy without a test set.",
+    )
     ctx.table(
         ["model", "test accuracy"],
         [["one tree", tree], ["ours, 20 trees", rf[-1]], ["scikit-learn, 20 trees", peer]],
@@ -343,7 +358,12 @@ def gradient_boosting(ctx):
         ax.set_title(title + " (dotted: noise variance 0.16)")
         ax.legend()
     axes[1].set_ylim(0.1, 0.6)
-    ctx.figure(fig, "Training and test mean squared error against M for three shrinkages.")
+    ctx.figure(
+        fig,
+        "Training and test mean squared error against M for three shrinkages. Notice that the "
+        "training loss falls at every nu, while the test loss of nu = 1 bottoms out early and "
+        "rises; smaller nu needs more trees and reaches a lower minimum.",
+    )
     ctx.table(
         [
             "model",
