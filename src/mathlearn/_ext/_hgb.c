@@ -32,6 +32,23 @@ static void histogram(const uint8_t *XbT, int64_t n, int64_t d, const int64_t *i
                       double *hist, double *gb, double *hb) {
     int64_t t, j, b;
     memset(hist, 0, sizeof(double) * d * B * 3);
+    if (idx == NULL) { /* all rows, in order: no gathers */
+        for (j = 0; j < d; j++) {
+            const uint8_t *col = XbT + j * n;
+            double *cells = hist + j * B * 3;
+            for (t = 0; t < m; t++) {
+                double *cell = cells + 3 * (int64_t)col[t];
+                cell[0] += g[t];
+                if (const_h <= 0.0) cell[1] += h[t];
+                cell[2] += 1.0;
+            }
+        }
+        if (const_h > 0.0)
+            for (j = 0; j < d; j++)
+                for (b = 0; b < B; b++)
+                    hist[(j * B + b) * 3 + 1] = hist[(j * B + b) * 3 + 2] * const_h;
+        return;
+    }
     for (t = 0; t < m; t++) gb[t] = g[idx[t]];
     if (const_h <= 0.0)
         for (t = 0; t < m; t++) hb[t] = h[idx[t]];
@@ -129,7 +146,7 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
         gain[s] = -INFINITY;
     }
     end[0] = n;
-    histogram(XbT, n, d, order, n, g, h, B, const_h, hist, gb, hb);
+    histogram(XbT, n, d, NULL, n, g, h, B, const_h, hist, gb, hb);
     cand[0] = (unsigned char)evaluate(hist, d, B, n, 0, max_depth, (double)msl, min_hess, lam,
                                       &gain[0], &split_j[0], &split_b[0]);
     while (n_leaves < max_leaf_nodes) {
