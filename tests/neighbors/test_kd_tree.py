@@ -164,3 +164,25 @@ def test_large_tree_ties_broken_by_index():
     d2, i2 = KDTree(X * s).query(X[:40] * s, k=25)
     np.testing.assert_array_equal(i2, ref_i)
     np.testing.assert_array_equal(d2, ref_d * s)
+
+
+def test_radius_query_numpy_route_equals_compiled(monkeypatch):
+    """The batched NumPy radius search (the fallback) and the compiled one find the same
+    points, in the same order, at the same distances."""
+    from mathlearn.neighbors import _kd_tree
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((3000, 3))
+    Q = rng.standard_normal((50, 3))
+    r = rng.uniform(0.1, 0.6, 50)
+    tree = KDTree(X, leaf_size=10)
+    got = tree.query_radius(Q, r, return_distance=True, sort_results=True)
+    counts = tree.query_radius(Q, r, count_only=True)
+    monkeypatch.setattr(_kd_tree, "_kdtree_lib", lambda: None)
+    ref = tree.query_radius(Q, r, return_distance=True, sort_results=True)
+    np.testing.assert_array_equal(counts, [len(a) for a in ref[0]])
+    for j in range(50):
+        np.testing.assert_array_equal(got[0][j], ref[0][j])
+        np.testing.assert_allclose(got[1][j], ref[1][j], rtol=1e-14)
+        D = np.sqrt(((X - Q[j]) ** 2).sum(axis=1))
+        np.testing.assert_array_equal(np.sort(got[0][j]), np.flatnonzero(D <= r[j]))

@@ -110,3 +110,33 @@ def test_max_features_trees_are_valid_and_accurate():
     assert clf.score(X, y) == 1.0  # grown to purity (no duplicate rows with two labels)
     again = DecisionTreeClassifier(max_features=3, random_state=0).fit(X, y).tree_
     np.testing.assert_array_equal(again.feature, t.feature)  # reproducible from random_state
+
+
+def test_compiled_apply_equals_numpy_descent(monkeypatch):
+    """Leaves reached by the compiled per-row descent and by the level-by-level NumPy one,
+    including rows exactly on thresholds."""
+    X, y = make_classification(500, 6, random_state=5)
+    tree = DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y).tree_
+    Xq = np.vstack([X, np.tile(X[:1], (6, 1))])
+    internal = np.flatnonzero(tree.children_left >= 0)[:6]
+    Xq[-6:, tree.feature[internal]] = tree.threshold[internal]  # on the split values
+    compiled = tree.apply(Xq)
+    monkeypatch.setattr(_tree, "_cart_lib", lambda: None)
+    np.testing.assert_array_equal(
+        compiled,
+        _tree.Tree(
+            **{
+                f: getattr(tree, f)
+                for f in (
+                    "children_left",
+                    "children_right",
+                    "feature",
+                    "threshold",
+                    "value",
+                    "impurity",
+                    "n_node_samples",
+                    "weighted_n_node_samples",
+                )
+            }
+        ).apply(Xq),
+    )

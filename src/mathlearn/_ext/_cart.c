@@ -30,7 +30,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 1; }
+ML_EXPORT int cart_abi_version(void) { return 2; }
 
 /* splitmix64: the feature draws when max_features < n_features. */
 static uint64_t next_u64(uint64_t *s) {
@@ -294,4 +294,18 @@ done:
     free(tmp);
     free(stack);
     return node_count;
+}
+
+/* Leaf reached by each row of X (m x d, row-major): left when x[feature] <= threshold. */
+ML_EXPORT void cart_apply(const double *X, int64_t m, int64_t d, const int64_t *left,
+                          const int64_t *right, const int64_t *feature,
+                          const double *threshold, int64_t *out) {
+    int64_t i;
+    for (i = 0; i < m; i++) {
+        const double *x = X + i * d;
+        int64_t node = 0;
+        while (left[node] != -1)
+            node = x[feature[node]] <= threshold[node] ? left[node] : right[node];
+        out[i] = node;
+    }
 }

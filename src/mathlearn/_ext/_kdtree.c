@@ -20,7 +20,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int kdtree_abi_version(void) { return 1; }
+ML_EXPORT int kdtree_abi_version(void) { return 2; }
 
 /* (a_d, a_i) < (b_d, b_i) lexicographically */
 static int before(double ad, int64_t ai, double bd, int64_t bi) {
@@ -138,5 +138,56 @@ ML_EXPORT int kdtree_query(const double *P, const int64_t *pos_index, const int6
     }
     free(stack_node);
     free(stack_lb);
+    return 0;
+}
+
+/* Points within squared radius r2[q] (inclusive) of each query. With out_pos == NULL only the
+ * counts are written (out_count, m entries); otherwise the hits of query q are written at
+ * out_pos[offset[q] ...] (tree positions) and out_d2 (squared distances), offset being the
+ * running sum of the counts. */
+ML_EXPORT int kdtree_radius(const double *P, const int64_t *start, const int64_t *end,
+                            const double *lo, const double *hi, int64_t n_nodes,
+                            int64_t n_internal, int64_t d, const double *Q, int64_t m,
+                            const double *r2, int64_t *out_count, const int64_t *offset,
+                            int64_t *out_pos, double *out_d2) {
+    int64_t depth = 0, cap, q;
+    int64_t *stack;
+    for (cap = n_nodes; cap > 1; cap >>= 1) depth++;
+    cap = 2 * (depth + 2);
+    stack = malloc(sizeof(int64_t) * cap);
+    if (!stack) return -1;
+    for (q = 0; q < m; q++) {
+        const double *x = Q + q * d;
+        int64_t sp = 0, c = 0;
+        stack[sp++] = 0;
+        while (sp > 0) {
+            int64_t node = stack[--sp];
+            if (box_sq(x, lo + node * d, hi + node * d, d) > r2[q]) continue;
+            if (node >= n_internal) {
+                int64_t p;
+                for (p = start[node]; p < end[node]; p++) {
+                    const double *y = P + p * d;
+                    double acc = 0.0;
+                    int64_t t;
+                    for (t = 0; t < d; t++) {
+                        double diff = x[t] - y[t];
+                        acc += diff * diff;
+                    }
+                    if (acc <= r2[q]) {
+                        if (out_pos) {
+                            out_pos[offset[q] + c] = p;
+                            out_d2[offset[q] + c] = acc;
+                        }
+                        c++;
+                    }
+                }
+            } else {
+                stack[sp++] = 2 * node + 2;
+                stack[sp++] = 2 * node + 1;
+            }
+        }
+        if (!out_pos) out_count[q] = c;
+    }
+    free(stack);
     return 0;
 }

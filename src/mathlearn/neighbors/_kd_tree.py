@@ -25,6 +25,8 @@ def _kdtree_lib():
         i64, ptr = ctypes.c_int64, ctypes.c_void_p
         lib.kdtree_query.restype = ctypes.c_int
         lib.kdtree_query.argtypes = [ptr] * 6 + [i64, i64, i64, ptr, i64, i64, ptr, ptr]
+        lib.kdtree_radius.restype = ctypes.c_int
+        lib.kdtree_radius.argtypes = [ptr] * 5 + [i64, i64, i64, ptr, i64] + [ptr] * 5
         lib._typed = True
     return lib
 
@@ -185,7 +187,9 @@ class KDTree:
     when mathlearn is installed): a depth-first search per query that visits the nearer
     child first and skips a node whose box is farther than the current ``k``-th candidate,
     keeping the ``k`` best ordered by (distance, index); a box at exactly the ``k``-th
-    distance is still searched, so ties are resolved as by exhaustive search. Where the
+    distance is still searched, so ties are resolved as by exhaustive search. Radius queries
+    run in the same helper (a depth-first search that skips boxes farther than ``r``, one
+    pass to count each query's points and one to write them). Where the
     helper was not built (a source tree), queries are answered for many points at once, in
     NumPy, in three steps: (1) each query
     descends to a node with at least ``k`` points, whose ``k``-th distance ``u`` bounds the
@@ -529,7 +533,58 @@ class KDTree:
         if not np.all(np.isfinite(r)) or np.any(r < 0):
             raise ValueError("The radius r must be finite and non-negative.")
         r2 = (r / self._scale) ** 2
-        n = self.data.shape[0]
+        lib = _kdtree_lib()
+        if lib is not None:
+            hq, hp, hd = self._radius_compiled(lib, Q, r2)
+        else:
+            hq, hp, hd = self._radius_numpy(Q, r2)
+        counts = np.bincount(hq, minlength=m)
+        if count_only:
+            return counts
+        order = np.lexsort((hp, hd, hq)) if sort_results else np.lexsort((hp, hq))
+        hp, hd = hp[order], np.sqrt(hd[order]) * self._scale
+        splits = np.cumsum(counts)[:-1]
+        ind = np.empty(m, dtype=object)
+        ind[:] = np.split(hp, splits) if m else []
+        if not return_distance:
+            return ind
+        dist = np.empty(m, dtype=object)
+        dist[:] = np.split(hd, splits) if m else []
+        return ind, dist
+
+    def _radius_compiled(self, lib, Q, r2):
+        """(query, original index, squared scaled distance) of every hit, by the C search."""
+        if not hasattr(self, "_c_arrays"):
+            self._query_compiled(lib, Q[:0], 1)  # builds the cached arrays
+        P, pos_index, start, end, lo, hi = self._c_arrays
+        m, d = Q.shape
+        Q = np.ascontiguousarray(Q)
+        r2 = np.ascontiguousarray(r2, dtype=np.float64)
+        n_internal = 2 ** (self.n_levels - 1) - 1
+        counts = np.zeros(m, dtype=np.int64)
+        args = (P, start, end, lo, hi)
+        head = [a.ctypes.data for a in args] + [start.shape[0], n_internal, d, Q.ctypes.data, m]
+        if lib.kdtree_radius(*head, r2.ctypes.data, counts.ctypes.data, None, None, None):
+            raise MemoryError("the kd-tree search ran out of memory.")
+        offset = np.zeros(m, dtype=np.int64)
+        np.cumsum(counts[:-1], out=offset[1:])
+        total = int(counts.sum())
+        pos = np.empty(total, dtype=np.int64)
+        d2 = np.empty(total)
+        if lib.kdtree_radius(
+            *head,
+            r2.ctypes.data,
+            counts.ctypes.data,
+            offset.ctypes.data,
+            pos.ctypes.data,
+            d2.ctypes.data,
+        ):
+            raise MemoryError("the kd-tree search ran out of memory.")
+        hq = np.repeat(np.arange(m), counts)
+        return hq, pos_index[pos].astype(np.intp, copy=False), d2
+
+    def _radius_numpy(self, Q, r2):
+        """:meth:`_radius_compiled` by batched (query, leaf) candidates in NumPy."""
         cq, cleaf, _ = self._candidates(Q, r2)
         leaf_pos = self._level_blocks(self.n_levels - 1)[cleaf - (2 ** (self.n_levels - 1) - 1)]
         hit_q, hit_p, hit_d = [], [], []
@@ -545,17 +600,4 @@ class KDTree:
         hq = np.concatenate(hit_q) if hit_q else np.empty(0, dtype=np.intp)
         hp = self.idx_array[np.concatenate(hit_p)] if hit_p else np.empty(0, dtype=np.intp)
         hd = np.concatenate(hit_d) if hit_d else np.empty(0)
-        del n
-        counts = np.bincount(hq, minlength=m)
-        if count_only:
-            return counts
-        order = np.lexsort((hp, hd, hq)) if sort_results else np.lexsort((hp, hq))
-        hp, hd = hp[order], np.sqrt(hd[order]) * self._scale
-        splits = np.cumsum(counts)[:-1]
-        ind = np.empty(m, dtype=object)
-        ind[:] = np.split(hp, splits) if m else []
-        if not return_distance:
-            return ind
-        dist = np.empty(m, dtype=object)
-        dist[:] = np.split(hd, splits) if m else []
-        return ind, dist
+        return hq, hp, hd

@@ -26,7 +26,9 @@ so no node sorts anything. It runs as one call into the compiled helper ``mathle
 same tree as the NumPy route below (:func:`_grow_numpy`) up to the rounding of sums: the NumPy
 route is kept as the reference and as the fallback of a source tree where the helper was
 never built. With ``max_features`` below the number of features the two routes draw their
-candidate features from different random streams.
+candidate features from different random streams. Prediction (:meth:`Tree.apply`) is one
+compiled descent per row in the same helper, with the level-by-level NumPy descent as its
+fallback.
 """
 
 from __future__ import annotations
@@ -87,7 +89,34 @@ class Tree:
         return int(np.sum(self.children_left == -1))
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf id of every row of ``X``, all rows descending together level by level."""
+        """Leaf id of every row of ``X``: one compiled descent per row (``_ext._cart``), or,
+        where the helper is not built, all rows descending together level by level."""
+        lib = _cart_lib()
+        if lib is not None and X.shape[0] > 0:
+            if not hasattr(self, "_c_arrays"):
+                self._c_arrays = tuple(
+                    np.ascontiguousarray(a, dtype=t)
+                    for a, t in (
+                        (self.children_left, np.int64),
+                        (self.children_right, np.int64),
+                        (self.feature, np.int64),
+                        (self.threshold, np.float64),
+                    )
+                )
+            Xc = np.ascontiguousarray(X, dtype=np.float64)
+            out = np.empty(Xc.shape[0], dtype=np.int64)
+            cl, cr, ft, th = self._c_arrays
+            lib.cart_apply(
+                Xc.ctypes.data,
+                Xc.shape[0],
+                Xc.shape[1],
+                cl.ctypes.data,
+                cr.ctypes.data,
+                ft.ctypes.data,
+                th.ctypes.data,
+                out.ctypes.data,
+            )
+            return out.astype(np.intp, copy=False)
         node = np.zeros(X.shape[0], dtype=np.intp)
         active = np.flatnonzero(self.children_left[node] != -1)
         while active.size:
@@ -299,6 +328,8 @@ def _cart_lib():
         lib.cart_grow.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int, i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
+        lib.cart_apply.restype = None
+        lib.cart_apply.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr]
         lib._typed = True
     return lib
 
