@@ -20,7 +20,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int kdtree_abi_version(void) { return 2; }
+ML_EXPORT int kdtree_abi_version(void) { return 3; }
 
 /* (a_d, a_i) < (b_d, b_i) lexicographically */
 static int before(double ad, int64_t ai, double bd, int64_t bi) {
@@ -190,4 +190,68 @@ ML_EXPORT int kdtree_radius(const double *P, const int64_t *start, const int64_t
     }
     free(stack);
     return 0;
+}
+
+/* Rearrange perm[lo..hi) so that perm[k] holds the point with the (k - lo)-th smallest key
+ * x[perm[.] * d + dim], smaller-or-equal keys before it and larger-or-equal after
+ * (quickselect, median-of-three pivot). */
+static void select_kth(const double *X, int64_t d, int64_t dim, int64_t *perm, int64_t lo,
+                       int64_t hi, int64_t k) {
+    hi -= 1;
+    while (hi > lo) {
+        int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi, t;
+        double a = X[perm[lo] * d + dim], b = X[perm[mid] * d + dim], c = X[perm[hi] * d + dim];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        while (i <= j) {
+            while (X[perm[i] * d + dim] < pivot) i++;
+            while (X[perm[j] * d + dim] > pivot) j--;
+            if (i <= j) {
+                t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+                i++;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+/* Build the tree of the given node ranges: every node's bounding box (lo, hi: n_nodes x d)
+ * and, for internal nodes, the median split along its widest coordinate, which reorders
+ * perm (the caller passes the identity). Nodes are visited in index order, so a parent is
+ * split before its children. */
+ML_EXPORT void kdtree_build(const double *X, int64_t n, int64_t d, const int64_t *start,
+                            const int64_t *end, int64_t n_nodes, int64_t n_internal,
+                            int64_t *perm, double *lo, double *hi) {
+    int64_t node, p, j;
+    (void)n;
+    for (node = 0; node < n_nodes; node++) {
+        double *l = lo + node * d, *h = hi + node * d;
+        int64_t s = start[node], e = end[node], dim = 0;
+        double widest = -1.0;
+        for (j = 0; j < d; j++) {
+            l[j] = INFINITY;
+            h[j] = -INFINITY;
+        }
+        for (p = s; p < e; p++) {
+            const double *x = X + perm[p] * d;
+            for (j = 0; j < d; j++) {
+                if (x[j] < l[j]) l[j] = x[j];
+                if (x[j] > h[j]) h[j] = x[j];
+            }
+        }
+        if (node >= n_internal || e - s < 2) continue;
+        for (j = 0; j < d; j++)
+            if (h[j] - l[j] > widest) {
+                widest = h[j] - l[j];
+                dim = j;
+            }
+        select_kth(X, d, dim, perm, s, e, s + (e - s) / 2);
+    }
 }

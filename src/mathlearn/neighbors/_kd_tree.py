@@ -27,6 +27,8 @@ def _kdtree_lib():
         lib.kdtree_query.argtypes = [ptr] * 6 + [i64, i64, i64, ptr, i64, i64, ptr, ptr]
         lib.kdtree_radius.restype = ctypes.c_int
         lib.kdtree_radius.argtypes = [ptr] * 5 + [i64, i64, i64, ptr, i64] + [ptr] * 5
+        lib.kdtree_build.restype = None
+        lib.kdtree_build.argtypes = [ptr, i64, i64, ptr, ptr, i64, i64, ptr, ptr, ptr]
         lib._typed = True
     return lib
 
@@ -237,12 +239,33 @@ class KDTree:
             start[2 * i + 1], end[2 * i + 1] = start[i], mid
             start[2 * i + 2], end[2 * i + 2] = mid, end[i]
         # Level by level: every node's box by one segment reduction over the points in the
-        # current order, then each node partitioned at its median along its widest side.
+        # current order, then each node partitioned at its median along its widest side
+        # (in one compiled call where the helper is built; the same boxes and medians).
         perm = np.arange(n)
         Xp = Xs
         lo = np.empty((n_nodes, d))
         hi = np.empty((n_nodes, d))
-        for level in range(self.n_levels):
+        lib = _kdtree_lib()
+        levels = range(self.n_levels)
+        if lib is not None and n > 0:
+            Xc = np.ascontiguousarray(Xs)
+            perm = np.arange(n, dtype=np.int64)
+            lib.kdtree_build(
+                Xc.ctypes.data,
+                n,
+                d,
+                np.ascontiguousarray(start, dtype=np.int64).ctypes.data,
+                np.ascontiguousarray(end, dtype=np.int64).ctypes.data,
+                n_nodes,
+                n_internal,
+                perm.ctypes.data,
+                lo.ctypes.data,
+                hi.ctypes.data,
+            )
+            perm = perm.astype(np.intp, copy=False)
+            Xp = Xs[perm]
+            levels = range(0)
+        for level in levels:
             nodes = np.arange(2**level - 1, 2 ** (level + 1) - 1)
             s_l, e_l = start[nodes], end[nodes]
             lo[nodes] = np.minimum.reduceat(Xp, s_l, axis=0)

@@ -22,6 +22,21 @@ _STUTTGART = "Stuttgart 'Introduction to Machine Learning'"
 _GRID = np.linspace(-5.0, 5.0, 200)[:, None]
 
 
+def _fill_labels(fig, x, y, by_title=()):
+    """Label every axis of ``fig`` that has none: ``(x, y)``, or the pair of the first
+    ``(title fragment, (x, y))`` in ``by_title`` that the axes' title contains."""
+    for ax in fig.axes:
+        lx, ly = x, y
+        for fragment, pair in by_title:
+            if fragment in ax.get_title():
+                lx, ly = pair
+                break
+        if not ax.get_xlabel():
+            ax.set_xlabel(lx)
+        if not ax.get_ylabel():
+            ax.set_ylabel(ly)
+
+
 def _rmse(a, b):
     return float(np.sqrt(np.mean((a - b) ** 2)))
 
@@ -101,6 +116,7 @@ def imperial_ml_polynomial(ctx):
     axes[-1].set_ylabel("RMSE")
     axes[-1].legend()
     best = int(np.argmin(rows_a[:, 3]))
+    _fill_labels(fig, "x", "y")
     ctx.figure(
         fig,
         f"ML polynomial fits of the Imperial data and RMSE against the degree (best test "
@@ -149,6 +165,7 @@ def imperial_noise_free_fit(ctx):
     axes[1].set_xlabel("degree M")
     axes[1].set_ylabel("RMSE (log scale)")
     axes[1].legend()
+    _fill_labels(fig, "x", "y")
     ctx.figure(fig, "Noise-free data: the degree-19 ML fit and the RMSE against the degree.")
     ctx.table(
         ["degree M", "train RMSE (ours)", "train RMSE (sklearn)", "test RMSE (ours)",
@@ -202,6 +219,7 @@ def imperial_map_vs_ml(ctx):
         ax.set_ylim(-3, 3)
         ax.set_title(f"degree {degree}")
     axes[0].legend(loc="lower left", fontsize=7)
+    _fill_labels(fig, "x", "y")
     ctx.figure(fig, "ML (dashed) and MAP (solid) polynomials of degree 6 and 14.")
     ctx.table(
         ["degree", "test RMSE ML (ours)", "test RMSE MAP (ours)", "test RMSE MAP (sklearn)"],
@@ -290,6 +308,7 @@ def imperial_blr_posterior(ctx):
         ax_r.set_ylim(-3, 3)
     axes[0, 0].legend(loc="lower left", fontsize=7)
     axes[0, 1].set_title("ten functions from the posterior")
+    _fill_labels(fig, "x", "y")
     ctx.figure(fig, "Posterior over polynomials of degree 4, 6 and 10 (rows).")
     ctx.table(
         ["degree", "|m_N - closed form| / |m_N|", "|m_N - theta_MAP (Ridge)| / |m_N|",
@@ -340,6 +359,7 @@ def stuttgart_linear_data(ctx):
     ax.fill_between(g[:, 0], ours.predict(g) - band, ours.predict(g) + band, color="r",
                     alpha=0.2, label="95% band of the line")  # fmt: skip
     ax.legend(fontsize=7)
+    _fill_labels(fig, "x", "y")
     ctx.figure(fig, "Least-squares line and its 95% confidence band.")
     est = np.array([LinearRegression().fit(*draw()).coef_[0] for _ in range(200)])
     se_sm = float("nan")
@@ -444,6 +464,7 @@ def lq_balls_lasso_ridge(ctx):
     axes[1].axvline(0, color="k", lw=0.5)
     axes[1].set_aspect("equal")
     axes[1].legend(fontsize=7, loc="lower right")
+    _fill_labels(fig, "beta_1", "beta_2")
     ctx.figure(fig, "L^q balls (left); the lasso's and ridge's constrained minimisers (right).")
     ctx.table(
         ["penalty", "radius t", "beta_1 (ours)", "beta_2 (ours)", "beta_1 (sklearn)",
@@ -490,6 +511,7 @@ def isomap_swiss_roll(ctx):
         a = fig.add_subplot(1, 3, k)
         a.scatter(Y[:, 0], Y[:, 1], c=t, s=5, cmap="viridis")
         a.set_title(title)
+    _fill_labels(fig, "embedding coordinate 1", "embedding coordinate 2")
     ctx.figure(fig, "The roll (colour = position along it), its Isomap embedding and its PCA.")
     rho = [abs(spearmanr(Y[:, 0], t)[0]) for Y in (ours, ref, lin)]
     ctx.table(
@@ -735,6 +757,7 @@ def blr_sequential_weight_space(ctx):
         ax_d.set_xlim(-1, 1)
         ax_d.set_ylim(-1, 1)
         ax_d.set_title("data space", fontsize=9)
+    _fill_labels(fig, "w_0", "w_1", [("data space", ("x", "y"))])
     ctx.figure(fig, "Likelihood (left), prior/posterior (middle) and sampled lines (right).")
     batch = BayesianLinearRegression(
         fit_intercept=False, prior_precision=alpha, noise_precision=beta
@@ -794,6 +817,7 @@ def loss_parabola(ctx):
     axes[1].set_xlabel("a")
     axes[1].set_ylabel("L(a)")
     axes[1].legend(fontsize=8)
+    _fill_labels(fig, "x", "y")
     ctx.figure(fig, "The data with the best line (left) and the loss against a (right).")
     ctx.table(
         ["a* (formula)", "a* (ours)", "a* (sklearn)", "dL/da at a* (finite difference)"],
@@ -873,6 +897,7 @@ def test_loss_estimator(ctx):
     axes[1].set_xlabel("degree")
     axes[1].set_ylabel("5-fold CV loss")
     axes[1].set_title(f"CV chooses degree {path.best_value}", fontsize=9)
+    _fill_labels(fig, "N_test", "test loss spread")
     ctx.figure(
         fig,
         "Spread of the test loss against N_test (left, slope -1/2 on log-log axes); 5-fold CV "
@@ -957,6 +982,7 @@ def blr_prior_posterior_methods(ctx):
     axes[1].plot(x, y, "ko", mfc="none", ms=4)
     axes[1].legend(fontsize=7, loc="lower left")
     axes[1].set_title("posterior", fontsize=9)
+    _fill_labels(fig, "x", "f(x)")
     ctx.figure(fig, "Prior draws (left); posterior draws and bands (right).")
     rows = []
     for n, m in ((60, 600), (600, 60)):
@@ -1039,6 +1065,7 @@ def imperial_information_criteria(ctx):
     ax.plot(degrees, ev, "g^-", ms=3, label="-2 ln evidence (prior N(0, 0.1^2 I))")
     ax.set_xlabel("degree")
     ax.legend(fontsize=8)
+    _fill_labels(fig, "degree", "criterion (lower is better)")
     ctx.figure(
         fig,
         f"Lower is better. AIC picks degree {int(np.argmin(aic))}, BIC degree "
@@ -1104,6 +1131,7 @@ def gaussian_confidence_regions(ctx):
     ax.plot_surface(G1, G2, dens, cmap="viridis", linewidth=0)
     ax.contour(G1, G2, dens, zdir="z", offset=0, levels=8, cmap="viridis")
     ax.set_title("density mesh (Fig. 1.6)", fontsize=9)
+    _fill_labels(fig, "x_1", "x_2", [("interval", ("x", "density"))])
     ctx.figure(fig, "Univariate and bivariate Gaussians with their 95% regions and samples.")
     content1 = float(stats.norm.cdf(1.96) - stats.norm.cdf(-1.96))
     # Probability content of the ellipse by scipy's bivariate CDF is not available; use the
@@ -1164,6 +1192,7 @@ def kfold_diagram(ctx):
     axes[1].set_xlabel("fold")
     axes[1].set_ylabel("validation MSE")
     axes[1].legend(fontsize=7)
+    _fill_labels(fig, "sample index", "split")
     ctx.figure(fig, "The five splits (left) and the validation loss of each fold (right).")
     ctx.table(
         ["fold", "MSE (ours)", "MSE (sklearn cross_val_score)"],
@@ -1220,6 +1249,7 @@ def pca_recipe_2d(ctx):
     axes[2].set_title("(4)-(6) project, map back, un-standardise", fontsize=9)
     for a in axes:
         a.set_aspect("equal", adjustable="datalim")
+    _fill_labels(fig, "x_1", "x_2", [("standardised", ("z_1", "z_2"))])
     ctx.figure(fig, "The PCA recipe on 2-D data.")
     lam = svd.explained_variance_
     rows = []
