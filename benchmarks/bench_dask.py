@@ -212,10 +212,8 @@ def bench_out_of_core(size_gb: float, d: int = 20, only: str | None = None) -> N
                     continue
                 dt = time.perf_counter() - t0
             out.append((dt, rss.peak / 1e9))
-        cells = [
-            f"{t:.1f} | {m:.2f}" if r else "failed | -" for r in out for t, m in [r or (0, 0)]
-        ]
-        ratio = f"{out[0][0] / out[1][0]:.2f}" if all(out) else "-"
+        cells = [f"{r[0]:.1f} | {r[1]:.2f}" if r else "failed | -" for r in out]
+        ratio = f"{out[0][0] / out[1][0]:.2f}" if out[0] and out[1] else "-"
         print(f"| {name} | {cells[0]} | {cells[1]} | {ratio} |", flush=True)
     client.close()
     cluster.close()

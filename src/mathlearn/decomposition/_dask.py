@@ -37,6 +37,7 @@ from ..linear_model._dask import tsqr
 from ..utils._backend import block_sums, check_dask_input, map_row_blocks, raise_if_not_finite
 from ..utils._rowscale import unit_of
 from ..utils.validation import check_random_state
+from ._pca import _centred_scatter
 
 __all__ = ["pca_fit_dask", "pca_transform_dask"]
 
@@ -68,9 +69,7 @@ def _moments(Xb):
     if unit != 1.0:
         Xb = Xb / unit
     m = Xb.sum(axis=0) / nb
-    B = Xb - m
-    shift = B.sum(axis=0) / nb
-    M = B.T @ B - nb * np.outer(shift, shift)
+    M, shift = _centred_scatter(Xb, m)  # about the refined mean m + shift
     return amax, finite, unit, nb, m + shift, M
 
 

@@ -88,7 +88,6 @@ def ridge_degrees_of_freedom(X, alpha, *, fit_intercept: bool = True):
     d2 = d * d
     with np.errstate(over="ignore"):
         lam = alphas / unit / unit  # in the units of X / unit (inf: df contribution 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(lam[..., None] > 0, d2 / (d2 + lam[..., None]), np.ones_like(d2))
-    df = terms.sum(axis=-1) + (1.0 if fit_intercept else 0.0)
+    # d2 > 0 after the rank cut, so lambda = 0 gives 1 per direction and lambda = inf 0.
+    df = (d2 / (d2 + lam[..., None])).sum(axis=-1) + (1.0 if fit_intercept else 0.0)
     return float(df) if np.ndim(alpha) == 0 else df
