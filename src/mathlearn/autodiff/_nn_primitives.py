@@ -121,26 +121,36 @@ def _blas_threads() -> int:
 def _over_rows(n: int, fn) -> None:
     """Run ``fn(rows)`` over the batch, split between as many threads as BLAS may use.
 
-    The sequences of a batch are independent, so a recurrence splits by rows with no
-    synchronisation between steps: each thread runs every step of its block of rows (the
-    products with one BLAS thread, the pointwise work in NumPy or the compiled kernels,
+    The sequences (or images) of a batch are independent, so a recurrence splits by rows
+    with no synchronisation between steps: each thread runs every step of its block of rows
+    (the products with one BLAS thread, the pointwise work in NumPy or the compiled kernels,
     both of which release the interpreter lock). The thread count follows the BLAS thread
     count in force (``threadpoolctl.threadpool_limits(1)`` gives one), at most one thread
     per 16 rows.
     """
     workers = min(_blas_threads(), os.cpu_count() or 1, n // _MIN_ROWS_PER_THREAD)
+    workers = max(workers, 1)
+    bounds = [n * j // workers for j in range(workers + 1)]
+    _run_blocks([slice(bounds[j], bounds[j + 1]) for j in range(workers)], fn)
+
+
+def _over_blocks(blocks, fn) -> None:
+    """Run ``fn(rows)`` over the blocks ``(rows, data)`` that a forward pass split."""
+    _run_blocks([sl for sl, _ in blocks], fn)
+
+
+def _run_blocks(slices: list[slice], fn) -> None:
     with _serial_blas():
-        if workers <= 1:
-            fn(slice(0, n))
+        if len(slices) == 1:
+            fn(slices[0])
             return
         if not _POOL:
             from concurrent.futures import ThreadPoolExecutor
 
-            _POOL.append(ThreadPoolExecutor(thread_name_prefix="mathlearn-recurrence"))
-        bounds = [n * j // workers for j in range(workers + 1)]
-        futures = [_POOL[0].submit(fn, slice(bounds[j], bounds[j + 1])) for j in range(1, workers)]
+            _POOL.append(ThreadPoolExecutor(thread_name_prefix="mathlearn-batch"))
+        futures = [_POOL[0].submit(fn, sl) for sl in slices[1:]]
         try:
-            fn(slice(bounds[0], bounds[1]))
+            fn(slices[0])
         finally:
             for future in futures:
                 future.exception()
@@ -225,45 +235,77 @@ def _conv_forward(x, w, *, stride, padding, dilation, cache):
     kh, kw, ho, wo = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
     dtype = np.result_type(x, w)
     xp = _pad(np.asarray(x, dtype=dtype), padding)
-    cols = np.ascontiguousarray(_windows(xp, kh, kw, ho, wo, stride, dilation))
-    cols = cols.reshape(-1, x.shape[0] * ho * wo)
-    cache["cols"] = cols
-    out = np.asarray(w, dtype=dtype).reshape(w.shape[0], -1) @ cols
-    out = out.reshape(w.shape[0], x.shape[0], ho, wo)
-    return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
+    w2 = np.asarray(w, dtype=dtype).reshape(w.shape[0], -1)
+    out = np.empty((x.shape[0], w.shape[0], ho, wo), dtype=dtype)
+    blocks: dict[int, tuple[slice, np.ndarray]] = {}
+
+    def rows(sl):
+        # im2col of this block of images, one product, the result written in (N, O, H, W).
+        cols = np.ascontiguousarray(_windows(xp[sl], kh, kw, ho, wo, stride, dilation))
+        cols = cols.reshape(w2.shape[1], -1)
+        blocks[sl.start] = (sl, cols)
+        y = (w2 @ cols).reshape(w.shape[0], sl.stop - sl.start, ho, wo)
+        out[sl] = y.transpose(1, 0, 2, 3)
+
+    # Images are independent: the batch is split between as many threads as BLAS may use.
+    _over_rows(x.shape[0], rows)
+    cache["blocks"] = [blocks[k] for k in sorted(blocks)]
+    return out
 
 
 def _conv_g(g, cache):
+    """The cotangent of each block of images as an ``(O, n Ho Wo)`` matrix (made once)."""
     g = _first_order(g)
     if cache.get("g") is not g:
         cache["g"] = g
         o = g.shape[1]
-        cache["g_mat"] = np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, -1)
-    return cache["g_mat"]
+        cache["g_mats"] = [
+            np.ascontiguousarray(g[sl].transpose(1, 0, 2, 3)).reshape(o, -1)
+            for sl, _ in cache["blocks"]
+        ]
+    return cache["g_mats"]
 
 
 def _conv_vjp_x(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mat = _conv_g(g, cache)
+    g_mats = _conv_g(g, cache)
     kh, kw, ho, wo = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
     n, c, h, wd = x.shape
-    dcols = (w.reshape(w.shape[0], -1).T @ g_mat).reshape(c, kh, kw, n, ho, wo)
     ph, pw = padding
-    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=dcols.dtype)
-    for a in range(kh):
-        r0 = a * dilation[0]
-        rows = slice(r0, r0 + stride[0] * (ho - 1) + 1, stride[0])
-        for b in range(kw):
-            c0 = b * dilation[1]
-            cols = slice(c0, c0 + stride[1] * (wo - 1) + 1, stride[1])
-            dxp[:, :, rows, cols] += dcols[:, a, b].transpose(1, 0, 2, 3)
+    w_t = np.asarray(w).reshape(w.shape[0], -1).T
+    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=np.result_type(w_t, g_mats[0]))
+    index = {sl.start: j for j, (sl, _) in enumerate(cache["blocks"])}
+
+    def rows(sl):
+        g_mat = g_mats[index[sl.start]]
+        dcols = (w_t @ g_mat).reshape(c, kh, kw, sl.stop - sl.start, ho, wo)
+        block = dxp[sl]
+        for a in range(kh):
+            r0 = a * dilation[0]
+            rs = slice(r0, r0 + stride[0] * (ho - 1) + 1, stride[0])
+            for b in range(kw):
+                c0 = b * dilation[1]
+                cs = slice(c0, c0 + stride[1] * (wo - 1) + 1, stride[1])
+                block[:, :, rs, cs] += dcols[:, a, b].transpose(1, 0, 2, 3)
+
+    _over_blocks(cache["blocks"], rows)
     out = dxp[:, :, ph : ph + h, pw : pw + wd]
     return out.astype(np.asarray(x).dtype, copy=False)
 
 
 def _conv_vjp_w(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mat = _conv_g(g, cache)
-    dw = (g_mat @ cache["cols"].T).reshape(w.shape)
-    return dw.astype(np.asarray(w).dtype, copy=False)
+    g_mats = _conv_g(g, cache)
+    parts = [None] * len(g_mats)
+    index = {sl.start: j for j, (sl, _) in enumerate(cache["blocks"])}
+
+    def rows(sl):
+        j = index[sl.start]
+        parts[j] = g_mats[j] @ cache["blocks"][j][1].T
+
+    _over_blocks(cache["blocks"], rows)
+    dw = parts[0]
+    for p in parts[1:]:
+        dw = dw + p
+    return dw.reshape(w.shape).astype(np.asarray(w).dtype, copy=False)
 
 
 _conv2d = Primitive("conv2d", _conv_forward, (_conv_vjp_x, _conv_vjp_w))
