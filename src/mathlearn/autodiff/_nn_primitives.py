@@ -11,11 +11,12 @@ sees a ``k x k`` receptive field of every input channel with weights shared over
 ``y[n, o, i, j] = sum_{c, a, b} w[o, c, a, b] x_pad[n, c, s i + d a, s j + d b]``
 
 (stride ``s``, dilation ``d``, zero padding ``p``; a cross-correlation, as in every deep
-learning library). Writing the receptive fields as the columns of a matrix
-``X_col`` (``C k k`` rows, one column per output position: "im2col") turns it into one
-matrix product ``Y = W X_col``; its VJPs are ``dW = dY X_col^T`` and
-``dX_col = W^T dY``, the latter scattered back onto the image ("col2im", repeated pixels
-accumulate).
+learning library). Writing the receptive fields of each image
+as the columns of a matrix ``X_col`` (``C k k`` rows, one column per output position:
+"im2col") turns it into one matrix product per image, ``Y_n = W X_col,n``, whose result is
+already in the ``(N, O, H, W)`` layout; its VJPs are ``dW = sum_n dY_n X_col,n^T`` and
+``dX_col,n = W^T dY_n``, the latter scattered back onto the image ("col2im", repeated
+pixels accumulate).
 
 Recurrent cells (the notes describe LSTM and GRU qualitatively only, Stuttgart §2.3; the
 equations below are the standard ones of Hochreiter & Schmidhuber (1997) with a forget gate
@@ -189,12 +190,12 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
 
 
 def _windows(xp: np.ndarray, kh, kw, ho, wo, stride, dilation) -> np.ndarray:
-    """View ``(C, kh, kw, N, Ho, Wo)`` of the receptive fields of a padded ``(N, C, H, W)``."""
+    """View ``(N, C, kh, kw, Ho, Wo)`` of the receptive fields of a padded ``(N, C, H, W)``."""
     sn, sc, sh, sw = xp.strides
     return as_strided(
         xp,
-        shape=(xp.shape[1], kh, kw, xp.shape[0], ho, wo),
-        strides=(sc, sh * dilation[0], sw * dilation[1], sn, sh * stride[0], sw * stride[1]),
+        shape=(xp.shape[0], xp.shape[1], kh, kw, ho, wo),
+        strides=(sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
         writeable=False,
     )
 
@@ -236,48 +237,35 @@ def _conv_forward(x, w, *, stride, padding, dilation, cache):
     dtype = np.result_type(x, w)
     xp = _pad(np.asarray(x, dtype=dtype), padding)
     w2 = np.asarray(w, dtype=dtype).reshape(w.shape[0], -1)
-    out = np.empty((x.shape[0], w.shape[0], ho, wo), dtype=dtype)
+    n, o = x.shape[0], w.shape[0]
+    out = np.empty((n, o, ho, wo), dtype=dtype)
     blocks: dict[int, tuple[slice, np.ndarray]] = {}
 
     def rows(sl):
-        # im2col of this block of images, one product, the result written in (N, O, H, W).
+        # im2col of each image of the block, (n, C kh kw, Ho Wo), and one product per image
+        # written straight into the (N, O, Ho, Wo) result.
         cols = np.ascontiguousarray(_windows(xp[sl], kh, kw, ho, wo, stride, dilation))
-        cols = cols.reshape(w2.shape[1], -1)
+        cols = cols.reshape(sl.stop - sl.start, w2.shape[1], ho * wo)
         blocks[sl.start] = (sl, cols)
-        y = (w2 @ cols).reshape(w.shape[0], sl.stop - sl.start, ho, wo)
-        out[sl] = y.transpose(1, 0, 2, 3)
+        np.matmul(w2, cols, out=out[sl].reshape(-1, o, ho * wo))
 
     # Images are independent: the batch is split between as many threads as BLAS may use.
-    _over_rows(x.shape[0], rows)
+    _over_rows(n, rows)
     cache["blocks"] = [blocks[k] for k in sorted(blocks)]
     return out
 
 
-def _conv_g(g, cache):
-    """The cotangent of each block of images as an ``(O, n Ho Wo)`` matrix (made once)."""
-    g = _first_order(g)
-    if cache.get("g") is not g:
-        cache["g"] = g
-        o = g.shape[1]
-        cache["g_mats"] = [
-            np.ascontiguousarray(g[sl].transpose(1, 0, 2, 3)).reshape(o, -1)
-            for sl, _ in cache["blocks"]
-        ]
-    return cache["g_mats"]
-
-
 def _conv_vjp_x(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mats = _conv_g(g, cache)
+    g = _first_order(g)
     kh, kw, ho, wo = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
     n, c, h, wd = x.shape
     ph, pw = padding
     w_t = np.asarray(w).reshape(w.shape[0], -1).T
-    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=np.result_type(w_t, g_mats[0]))
-    index = {sl.start: j for j, (sl, _) in enumerate(cache["blocks"])}
+    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=np.result_type(w_t, g))
 
     def rows(sl):
-        g_mat = g_mats[index[sl.start]]
-        dcols = (w_t @ g_mat).reshape(c, kh, kw, sl.stop - sl.start, ho, wo)
+        g3 = np.ascontiguousarray(g[sl]).reshape(sl.stop - sl.start, w.shape[0], ho * wo)
+        dcols = np.matmul(w_t, g3).reshape(-1, c, kh, kw, ho, wo)
         block = dxp[sl]
         for a in range(kh):
             r0 = a * dilation[0]
@@ -285,7 +273,7 @@ def _conv_vjp_x(g, ans, x, w, *, stride, padding, dilation, cache):
             for b in range(kw):
                 c0 = b * dilation[1]
                 cs = slice(c0, c0 + stride[1] * (wo - 1) + 1, stride[1])
-                block[:, :, rs, cs] += dcols[:, a, b].transpose(1, 0, 2, 3)
+                block[:, :, rs, cs] += dcols[:, :, a, b]
 
     _over_blocks(cache["blocks"], rows)
     out = dxp[:, :, ph : ph + h, pw : pw + wd]
@@ -293,15 +281,19 @@ def _conv_vjp_x(g, ans, x, w, *, stride, padding, dilation, cache):
 
 
 def _conv_vjp_w(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mats = _conv_g(g, cache)
-    parts = [None] * len(g_mats)
-    index = {sl.start: j for j, (sl, _) in enumerate(cache["blocks"])}
+    g = _first_order(g)
+    blocks = cache["blocks"]
+    parts = [None] * len(blocks)
+    index = {sl.start: j for j, (sl, _) in enumerate(blocks)}
 
     def rows(sl):
         j = index[sl.start]
-        parts[j] = g_mats[j] @ cache["blocks"][j][1].T
+        cols = blocks[j][1]
+        g3 = np.ascontiguousarray(g[sl]).reshape(len(cols), w.shape[0], -1)
+        # sum over the block's images of g_n cols_n^T, as one product over (image, position)
+        parts[j] = np.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
 
-    _over_blocks(cache["blocks"], rows)
+    _over_blocks(blocks, rows)
     dw = parts[0]
     for p in parts[1:]:
         dw = dw + p
