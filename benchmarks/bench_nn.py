@@ -5,7 +5,10 @@ Same data, same architecture (one hidden layer of 100 ReLU units), same solver (
 a patience longer than ``max_iter`` make both run every epoch (checked). Our network computes
 in float32 (the library's default for networks), scikit-learn's in float64 on float64 data.
 Each row is a whole ``fit`` (so the first call is included: nothing is compiled or cached
-between calls); the held-out accuracies of both are printed under the table.
+between calls); the held-out accuracies of both are printed under the table, then over twelve
+initialisations (mean and standard error), then for five seeds with both libraries started
+from the same initial weights on the same batches (no shuffling), which leaves only the
+arithmetic (float32 against float64) to differ.
 
 Run: ``python benchmarks/run.py nn`` (or ``python benchmarks/bench_nn.py``).
 """

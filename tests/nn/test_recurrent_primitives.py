@@ -22,6 +22,8 @@ use. References:
 """
 
 import ctypes
+import os
+import warnings
 
 import numpy as np
 import pytest
@@ -302,3 +304,26 @@ def test_split_batch_matches_the_cell_equations(rng, kind, masked):
             np.testing.assert_allclose(out[2][i], ref[2][0], rtol=1e-13, atol=1e-14)
     for key in grad:
         np.testing.assert_allclose(grad[key], grad_1[key], rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_split_batch_works_in_a_forked_child(rng):
+    # The pool threads of the parent do not exist in a forked child, which must start its own
+    # (a child reusing the parent's pool would wait for ever).
+    import multiprocessing
+
+    x = rng.standard_normal((40, 5, 3))
+    w, u, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 2)), np.zeros(2)
+    with threadpool_limits(limits=2, user_api="blas"):
+        expected = ad.rnn(x, w, u, b)[1]
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns that forking a multi-threaded process may deadlock.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(_rnn_two_threads, (x, w, u, b)).get(timeout=120)
+    np.testing.assert_array_equal(got, expected)
+
+
+def _rnn_two_threads(x, w, u, b):
+    with threadpool_limits(limits=2, user_api="blas"):
+        return ad.rnn(x, w, u, b)[1]

@@ -91,6 +91,9 @@ def _memo(cache: dict, g, compute):
 
 _BLAS_CONTROLLER: list = []
 _POOL: list = []
+if hasattr(os, "register_at_fork"):
+    # A forked child has none of the parent's pool threads: it starts a pool of its own.
+    os.register_at_fork(after_in_child=_POOL.clear)
 # Rows of the batch below which a recurrence is not split between threads.
 _MIN_ROWS_PER_THREAD = 16
 
