@@ -13,7 +13,8 @@ use. References:
 - the kernels' tanh against double-precision ``np.tanh`` on a dense grid: its error
   analysis (Taylor remainders below 5e-9 and 1e-10, a handful of float32 roundings) bounds
   it by a few units in the last place; the test asks for 3 ulp;
-- outputs and gradients of both float32 routes against the float64 computation: every step
+- outputs and gradients of both float32 routes against the float64 computation (half the
+  sequences padded, one and two threads): every step
   commits a few float32 roundings (eps = 1.2e-7) and the recurrences here do not amplify
   them (weights scaled by 1/sqrt(H), gate derivatives at most 1), so over T = 12 steps the
   error stays below T x 10 eps x (the largest entry) ~ 1.5e-5 of the largest entry;
@@ -234,9 +235,9 @@ def test_compiled_tanh_within_3_ulp():
     assert np.array_equal(np.sign(out), np.sign(x))
 
 
-def _loss(kind, x, seeds):
+def _loss(kind, x, seeds, mask=None):
     def f(q):
-        outs = _call(kind, x, q)
+        outs = _call(kind, x, q, mask)
         return sum(ad.sum(o * s) for o, s in zip(outs, seeds[: len(outs)], strict=True))
 
     return f
@@ -254,15 +255,18 @@ def test_float32_routes_match_float64(rng, kind, compiled, monkeypatch):
     p = {k: v / np.sqrt(hidden) if k.startswith("w_") else v for k, v in p.items()}
     x = rng.standard_normal((n, t, d))
     seeds = [rng.standard_normal((n, t, hidden))] + [rng.standard_normal((n, hidden))] * 2
-    ref_out = _call(kind, x, p)
-    ref_grad = ad.grad(_loss(kind, x, seeds))({**p, "x": x})
+    # Every other sequence is padded after a random length (the masked steps carry the state).
+    lengths = np.where(np.arange(n) % 2 == 0, t, rng.integers(1, t + 1, n))
+    mask = (np.arange(t) < lengths[:, None]).astype(float)
+    ref_out = _call(kind, x, p, mask)
+    ref_grad = ad.grad(_loss(kind, x, seeds, mask))({**p, "x": x})
     p32 = {k: v.astype(np.float32) for k, v in p.items()}
     x32 = x.astype(np.float32)
     s32 = [s.astype(np.float32) for s in seeds]
     for threads in (1, 2):
         with threadpool_limits(limits=threads, user_api="blas"):
-            out = _call(kind, x32, p32)
-            grad = ad.grad(_loss(kind, x32, s32))({**p32, "x": x32})
+            out = _call(kind, x32, p32, mask)
+            grad = ad.grad(_loss(kind, x32, s32, mask))({**p32, "x": x32})
         for o, r in zip(out, ref_out, strict=True):
             assert o.dtype == np.float32
             np.testing.assert_allclose(o, r, rtol=0, atol=1.5e-5 * np.abs(r).max())
