@@ -14,10 +14,10 @@ use. References:
   analysis (Taylor remainders below 5e-9 and 1e-10, a handful of float32 roundings) bounds
   it by a few units in the last place; the test asks for 3 ulp;
 - outputs and gradients of both float32 routes against the float64 computation (half the
-  sequences padded, one and two threads): every step
-  commits a few float32 roundings (eps = 1.2e-7) and the recurrences here do not amplify
-  them (weights scaled by 1/sqrt(H), gate derivatives at most 1), so over T = 12 steps the
-  error stays below T x 10 eps x (the largest entry) ~ 1.5e-5 of the largest entry;
+  sequences padded, one and two threads): every step commits a few float32 roundings
+  (eps = 1.2e-7) and the recurrences here do not amplify them (weights scaled by
+  1/sqrt(H), gate derivatives at most 1), so over T = 12 steps the error stays below
+  T x 10 eps x (the largest entry) ~ 1.5e-5 of the largest entry;
 - in float64, a batch split between two threads against the plain loop over the cell
   equations (the same rounding as one thread, up to the order of BLAS sums: 1e-13).
 """
