@@ -38,6 +38,12 @@
 #define ML_EXPORT
 #endif
 
+/* MSVC spells C99's restrict __restrict unless compiling as C11 or later. */
+#if defined(_MSC_VER) && !defined(__clang__) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L)
+#define restrict __restrict
+#endif
+
 /* With GCC on x86-64, each exported kernel is also compiled for AVX2 (8 floats per vector
  * instead of SSE2's 4) and the loader picks the version the processor supports, at the first
  * call; without contraction into fused multiply-adds (ISO C mode), both versions round
