@@ -6,6 +6,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from mathlearn import autodiff as ad
+from mathlearn.autodiff import _nn_primitives
 
 GEOMETRIES = [
     dict(stride=1, padding=0, dilation=1),
@@ -53,10 +54,12 @@ def test_conv2d_vjp_matches_finite_differences(rng, geom):
 
 
 @pytest.mark.parametrize("geom", GEOMETRIES[1:])
-def test_conv2d_batch_split_between_threads(rng, geom):
-    # With two BLAS threads a batch of 40 images is split in two blocks, one per thread;
+def test_conv2d_batch_split_between_threads(rng, geom, monkeypatch):
+    # With two BLAS threads (and the work threshold set to 0: these images are small) a
+    # batch of 40 images is split in two blocks, one per thread;
     # the result must be that of the defining sum, the gradients those of one block (which
     # the finite-difference test covers), up to the order of BLAS sums.
+    monkeypatch.setattr(_nn_primitives, "_MIN_CONV_WORK", 0)
     x = rng.standard_normal((40, 2, 6, 5))
     w = rng.standard_normal((3, 2, 2, 3))
     seed = rng.standard_normal(ad.conv2d(x, w, **geom).shape)

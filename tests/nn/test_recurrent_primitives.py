@@ -7,8 +7,8 @@ The float32 routes, and the split over threads (the tests at the end of this fil
 
 In float32 the pointwise part of every step runs in the compiled kernels of
 ``mathlearn._ext._rnn`` (NumPy when they are not built or ``MATHLEARN_DISABLE_EXT`` is set),
-and a batch of at least 32 sequences is split by rows between as many threads as BLAS may
-use. References:
+and a large enough batch is split by rows between as many threads as BLAS may use (the
+work thresholds are set to 0 here, so that 40 small sequences are split). References:
 
 - the kernels' tanh against double-precision ``np.tanh`` on a dense grid: its error
   analysis (Taylor remainders below 5e-9 and 1e-10, a handful of float32 roundings) bounds
@@ -32,6 +32,13 @@ from threadpoolctl import threadpool_limits
 
 from mathlearn import _ext
 from mathlearn import autodiff as ad
+from mathlearn.autodiff import _nn_primitives
+
+
+@pytest.fixture
+def split_small_batches(monkeypatch):
+    """Split batches of 40 small sequences between threads (as large ones are)."""
+    monkeypatch.setattr(_nn_primitives, "_MIN_STEP_WORK", 0)
 
 
 def _sig(a):
@@ -245,7 +252,7 @@ def _loss(kind, x, seeds, mask=None):
 
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("kind", KINDS)
-def test_float32_routes_match_float64(rng, kind, compiled, monkeypatch):
+def test_float32_routes_match_float64(rng, kind, compiled, monkeypatch, split_small_batches):
     if compiled and _ext.load("_rnn") is None:
         pytest.skip("mathlearn._ext._rnn is not built")
     if not compiled:
@@ -277,7 +284,7 @@ def test_float32_routes_match_float64(rng, kind, compiled, monkeypatch):
 
 @pytest.mark.parametrize("masked", [False, True])
 @pytest.mark.parametrize("kind", KINDS)
-def test_split_batch_matches_the_cell_equations(rng, kind, masked):
+def test_split_batch_matches_the_cell_equations(rng, kind, masked, split_small_batches):
     n, t = 40, 6
     p = _params(kind, rng, n=n)
     x = rng.standard_normal((n, t, 4))
@@ -311,7 +318,7 @@ def test_split_batch_matches_the_cell_equations(rng, kind, masked):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_split_batch_works_in_a_forked_child(rng):
+def test_split_batch_works_in_a_forked_child(rng, split_small_batches):
     # The pool threads of the parent do not exist in a forked child, which must start its own
     # (a child reusing the parent's pool would wait for ever).
     import multiprocessing

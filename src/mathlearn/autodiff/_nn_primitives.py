@@ -35,8 +35,10 @@ Their VJP is backpropagation through time: one reverse loop over the steps carry
 one matrix product each for ``dW_ih``, ``dW_hh`` and ``dx``.
 
 The products of one step are small, so they run with one BLAS thread; the sequences of a
-batch are independent, so a batch of 32 or more is split by rows between as many threads as
-BLAS may use (each runs every step of its rows, with no synchronisation between steps). The
+batch are independent, so a large enough batch (at least 16 rows and 4096 gate entries per
+step for each thread) is split by rows between as many threads as BLAS may use (each runs
+every step of its rows, with no synchronisation between steps); so is a convolution's batch
+of images. The
 input projection of all steps and the weight gradients are single large products with every
 BLAS thread. In float32 the pointwise part of a step (the gates' tanh, the cell update, the
 pre-activation gradients) is one call into the compiled kernels of ``mathlearn._ext._rnn``
@@ -94,8 +96,12 @@ _POOL: list = []
 if hasattr(os, "register_at_fork"):
     # A forked child has none of the parent's pool threads: it starts a pool of its own.
     os.register_at_fork(after_in_child=_POOL.clear)
-# Rows of the batch below which a recurrence is not split between threads.
+# A batch is split between threads only where each thread gets at least 16 rows and enough
+# work to outweigh handing it over: per thread, _MIN_STEP_WORK gate entries per time step of
+# a recurrence, _MIN_CONV_WORK im2col entries of a convolution.
 _MIN_ROWS_PER_THREAD = 16
+_MIN_STEP_WORK = 1 << 12
+_MIN_CONV_WORK = 1 << 18
 
 
 def _controller():
@@ -122,7 +128,7 @@ def _blas_threads() -> int:
     return max((lib.num_threads for lib in libs), default=1)
 
 
-def _over_rows(n: int, fn) -> None:
+def _over_rows(n: int, fn, work_per_row: int, min_work: int) -> None:
     """Run ``fn(rows)`` over the batch, split between as many threads as BLAS may use.
 
     The sequences (or images) of a batch are independent, so a recurrence splits by rows
@@ -130,9 +136,10 @@ def _over_rows(n: int, fn) -> None:
     (the products with one BLAS thread, the pointwise work in NumPy or the compiled kernels,
     both of which release the interpreter lock). The thread count follows the BLAS thread
     count in force (``threadpoolctl.threadpool_limits(1)`` gives one), at most one thread
-    per 16 rows.
+    per 16 rows and per ``min_work`` units of work (``work_per_row`` per row).
     """
-    workers = min(_blas_threads(), os.cpu_count() or 1, n // _MIN_ROWS_PER_THREAD)
+    rows = max(_MIN_ROWS_PER_THREAD, -(-min_work // max(work_per_row, 1)))
+    workers = min(_blas_threads(), os.cpu_count() or 1, n // rows)
     workers = max(workers, 1)
     bounds = [n * j // workers for j in range(workers + 1)]
     _run_blocks([slice(bounds[j], bounds[j + 1]) for j in range(workers)], fn)
@@ -253,7 +260,7 @@ def _conv_forward(x, w, *, stride, padding, dilation, cache):
         np.matmul(w2, cols, out=out[sl].reshape(-1, o, ho * wo))
 
     # Images are independent: the batch is split between as many threads as BLAS may use.
-    _over_rows(n, rows)
+    _over_rows(n, rows, w2.shape[1] * ho * wo, _MIN_CONV_WORK)
     cache["blocks"] = [blocks[k] for k in sorted(blocks)]
     return out
 
@@ -603,7 +610,7 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
                 cs[k + 1, sl] = mk * cs[k + 1, sl] + (1 - mk) * cs[k, sl]
                 hs[k + 1, sl] = mk * hs[k + 1, sl] + (1 - mk) * hs[k, sl]
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype, perm=perm)
     out = np.empty((t + 2, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -677,7 +684,7 @@ def _lstm_backward(g, w_ih, w_hh, cache):
         dh_0[sl] = dh
         dc_0[sl] = dc
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
     da2 = da.reshape(t * n, -1)
     inverse = np.argsort(perm)
     return {
@@ -756,7 +763,7 @@ def _gru_forward(x, h0, w_ih, w_hh, b_ih, b_hh, *, mask, cache):
                 h = m[k, sl] * h + (1 - m[k, sl]) * hs[k, sl]
             hs[k + 1, sl] = h
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, gates=gates, hhn=hhn, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -796,7 +803,7 @@ def _gru_backward(g, w_ih, w_hh, cache):
                 dh += dh_keep
         dh_0[sl] = dh
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
     dx2 = dxa.reshape(t * n, -1)
     dh2 = dha.reshape(t * n, -1)
     return {
@@ -839,7 +846,7 @@ def _rnn_forward(x, h0, w_ih, w_hh, b, *, mask, cache):
                 a = m[k, sl] * a + (1 - m[k, sl]) * hs[k, sl]
             hs[k + 1, sl] = a
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -872,7 +879,7 @@ def _rnn_backward(g, w_ih, w_hh, cache):
                 dh += dh_keep
         dh_0[sl] = dh
 
-    _over_rows(n, rows)
+    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
     da2 = da.reshape(t * n, -1)
     return {
         "x": (da2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
