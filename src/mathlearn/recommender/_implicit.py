@@ -156,7 +156,8 @@ class ImplicitALS(FactorModel):
     solver : {"cg", "cholesky"}, default="cg"
         ``"cg"``: ``cg_steps`` conjugate-gradient iterations per sweep for each row, started
         from the previous sweep's vector (Takacs, Pilaszy, Tikk; compiled in
-        ``mathlearn._ext._als`` where the install built it, else batched NumPy);
+        ``mathlearn._ext._als`` where the install built it, each product two calls of
+        SciPy's BLAS dgemv on the row's gathered item vectors, else batched NumPy);
         ``"cholesky"``: the exact solve.
     cg_steps : int, default=3
         CG iterations per row and half-sweep.
