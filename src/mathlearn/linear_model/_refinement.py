@@ -33,12 +33,14 @@ condition number is ``cond(X)^2``.
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
 
+from .. import _ext
 from ..exceptions import NumericalWarning
 
 __all__ = ["accurate_lstsq"]
@@ -59,9 +61,6 @@ _TINY = np.finfo(np.float64).tiny
 # then small against the O(n k^2) of the QR) or k <= _SVD_MAX_K.
 _SVD_MIN_RATIO = 8
 _SVD_MAX_K = 64
-# From this many rows on, the doubled-precision residuals of a refinement step are computed by
-# the parallel numba kernel of ._refinement_kernels; below, by the NumPy route here.
-_KERNEL_MIN_ROWS = 20_000
 
 
 _SPLITTER = 134217729.0  # 2^27 + 1 (Veltkamp's splitting constant for float64)
@@ -136,6 +135,36 @@ def _residuals_dd(AT, AT_hi, AT_lo, y, r, z):
     # (n, k) C-contiguous: the sums run over the samples
     g = -_sum2(np.ascontiguousarray(p.T), np.ascontiguousarray(e.T)) / t
     return f, g
+
+
+def _compiled_residuals():
+    """The compiled residual pass of :mod:`mathlearn._ext` (``_refine.c``), typed, or None
+    where it was not built (the NumPy route of :func:`_residuals_dd` computes the same)."""
+    lib = _ext.load("_refine")
+    if lib is None:
+        return None
+    fn = lib.refine_residuals
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
+        fn.argtypes += [ctypes.c_int] + [ctypes.c_void_p] * 3
+    return fn
+
+
+def _residuals_dd_compiled(fn, A, y, r, x, intercept):
+    """``f = y - r - A x (- x0)`` and ``g = -A^T r`` (``-sum r`` last with an intercept) in
+    doubled precision by the compiled pass over the rows of ``A`` (C-contiguous, unscaled:
+    no equilibrated or split copy of ``A`` is made). ``y``, ``r`` and ``x`` are scaled by
+    powers of two first, so that the splits cannot overflow."""
+    n, m = A.shape
+    s = _pow2_scale_of(y, r, x)
+    t = _pow2_scale_of(r)
+    ys, rs, xs, rt = y * s, r * s, x * s, r * t
+    f, g = np.empty(n), np.empty(m + int(intercept))
+    work = np.empty(2 * (m + 1))
+    fn(n, m, A.ctypes.data, ys.ctypes.data, rs.ctypes.data, xs.ctypes.data, rt.ctypes.data,
+       int(intercept), f.ctypes.data, g.ctypes.data, work.ctypes.data)  # fmt: skip
+    return f / s, g / t
 
 
 def _pow2_scale(norms):
@@ -242,14 +271,11 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if refine:
         # Björck's refinement: each step solves [I As; As^T 0][dr; dz] = [f; g] through
         # As = Q R, with f = y - r - As z and g = -As^T r in doubled precision.
-        if n >= _KERNEL_MIN_ROWS:
-            from ._refinement_kernels import _chunks
-            from ._refinement_kernels import _residuals_dd as kernel
-
-            n_chunks = _chunks(n)
+        fn = _compiled_residuals()
+        if fn is not None:
 
             def residuals(r, z):
-                f, g = kernel(A, y, r, d * z, intercept, n_chunks)
+                f, g = _residuals_dd_compiled(fn, A, y, r, d * z, intercept)
                 return f, d * g  # -As^T r = D (-A^T r), exactly
         else:
             AT = np.multiply(A.T, d[:m, None]) if not intercept else np.empty((k, n))
