@@ -13,6 +13,17 @@ new weight is ``S(rho_j, N alpha) / ||x_j||^2``, ``S(a, t) = sign(a) max(|a| - t
 path with ``N >= D`` sweeps on the Gram matrix ``X^T X`` (one ``O(N D^2)`` product shared by
 all alphas, then ``O(D)`` per coordinate). Convergence
 is certified by the duality gap of Kim et al. / Friedman et al., as scikit-learn does.
+
+Sweeps over the residual screen features by the gap safe rule (Fercoq, Gramfort & Salmon,
+"Mind the duality gap: safer rules for the lasso", ICML 2015): the dual optimum lies in
+the ball of radius ``sqrt(2 G) / (N alpha)`` around the dual point of the current residual
+(``G`` the duality gap of the unscaled objective), so a feature with ``|x_j^T theta| +
+radius ||x_j|| < 1`` has a zero weight at the optimum and is dropped from later sweeps; the
+screening runs at every gap evaluation and every 10 sweeps. Between full sweeps, sweeps
+over the working set of nonzero weights run until those settle. Neither changes the
+optimum; the gap that stops the iteration is checked over every feature. These run in the
+compiled helper ``mathlearn._ext._cd`` (without it: NumPy on the Gram matrix for at most 32
+features, the numba kernels of ``_cd_kernels`` for more).
 """
 
 from __future__ import annotations
@@ -254,6 +265,15 @@ def lasso_path(
     dual_gaps : ndarray of shape (n_alphas,)
         Duality gaps of the ``(1/(2N))``-scaled objective, as scikit-learn reports them.
 
+    Notes
+    -----
+    Cyclic coordinate descent with warm starts along the grid (see the module docstring).
+    Time: for ``N >= D`` one ``O(N D^2)`` Gram matrix, then ``O(D^2)`` per sweep; for
+    ``N < D``, ``O(N D)`` per sweep over every feature and ``O(N |A|)`` per sweep over the
+    ``|A|`` features the gap safe screening keeps (or over the working set of nonzero
+    weights, at most ``N`` at the end of a path in practice). Memory: ``O(N D)`` (one
+    column-ordered copy of ``X``), plus ``O(D^2)`` for the Gram matrix.
+
     Examples
     --------
     >>> import numpy as np
@@ -355,6 +375,10 @@ class Lasso(LinearModel):
     footnote 31. Coordinate update: soft thresholding ``w_j <- S(x_j^T r_{-j}, N alpha) /
     ||x_j||^2``. Stopping: the duality gap of the dual point ``nu = r min(1, N alpha / ||X^T
     r||_inf)``; not reaching ``tol`` within ``max_iter`` sweeps raises a ``ConvergenceWarning``.
+    Features are screened by the gap safe rule and the nonzero weights swept as a working
+    set between full sweeps (see :func:`lasso_path`). Time ``O(N D)`` per full sweep (``O(N
+    |A|)`` over the ``|A|`` features kept by the screening); memory ``O(N D)`` (one centred,
+    column-ordered copy of ``X``).
 
     Examples
     --------
