@@ -205,9 +205,8 @@ def knn_graph(
     """
     dist, ind = kneighbors(X, n_neighbors)
     n = dist.shape[0]
-    rows = np.repeat(np.arange(n), n_neighbors)
     if mode == "connectivity":
-        vals = np.ones(rows.size)
+        vals = np.ones(ind.size)
     elif mode == "distance":
         vals = dist.ravel()
     elif mode == "rbf":
@@ -216,7 +215,9 @@ def knn_graph(
         vals = np.exp(-gamma * dist.ravel() ** 2)
     else:
         raise ValueError(f"mode must be 'connectivity', 'distance' or 'rbf'; got {mode!r}.")
-    W = sp.csr_matrix((vals, (rows, ind.ravel())), shape=(n, n))
+    # CSR directly (row i holds its n_neighbors entries): no row-index array, no COO
+    indptr = np.arange(0, n * n_neighbors + 1, n_neighbors)
+    W = sp.csr_matrix((vals, ind.ravel(), indptr), shape=(n, n))
     if mutual:
         return W.minimum(W.T).tocsr()
     return W.maximum(W.T).tocsr()
