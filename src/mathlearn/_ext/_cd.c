@@ -19,7 +19,9 @@
  * is set to 0 and left out of later sweeps. The gap of the problem restricted to the kept
  * features certifies the full problem as well (both have the same optimum); convergence is
  * nevertheless confirmed by the gap over all features, and should that fail (a feature
- * dropped by rounding) every feature is swept again.
+ * dropped by rounding) every feature is swept again. Optionally (along a path) sweeps over
+ * the working set of nonzero weights run between full sweeps until those settle; max_iter
+ * then bounds the work, a working-set sweep counting as its share of a full sweep.
  *
  * cd_gram sweeps on the Gram matrix G = X^T X and q = X^T r (O(D) per coordinate, for
  * N >= D); its gap uses ||r||^2 = y^T y - w^T X^T y - w^T q, whose rounding error is bounded
@@ -122,7 +124,9 @@ static double sweep(int64_t n, const double *X, const double *norms2, double *w,
     return d_w_max;
 }
 
-/* active holds 2 m integers: the kept features, then the working set (nonzero weights). */
+/* active holds 2 m integers: the kept features, then the working set (nonzero weights).
+ * screen: bit 0 screens features, bit 1 sweeps the working set between full sweeps (for
+ * warm starts along a path, where the support changes little). */
 ML_EXPORT int64_t cd_residual(int64_t n, int64_t m, const double *X, const double *y,
                               const double *norms2, double *w, double a, int64_t max_iter,
                               double tol, int positive, int screen, double *r, double *q,
@@ -138,28 +142,35 @@ ML_EXPORT int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
     residual(n, m, X, y, w, r);
     double gap = INFINITY, dual_norm;
     int do_check = 1; /* the warm start may already be optimal; first screening */
-    for (int64_t it = 0; it <= max_iter; ++it) {
-        if (it > 0) {
+    /* max_iter bounds the work: a working-set sweep counts as its share of a full sweep */
+    double used = 0.0;
+    int first = 1, last = 0;
+    while (!last) {
+        if (!first) {
             double w_max, d_w_max;
-            n_iter = it;
-            if (inner) {
+            if (inner && n_active > 0) {
                 /* working-set sweeps over the nonzero weights until they settle; then a
                  * sweep over every kept feature */
                 d_w_max = sweep(n, X, norms2, w, r, support, n_support, a, positive, &w_max);
+                used += (double)n_support / (double)n_active;
                 if (w_max == 0.0 || d_w_max / w_max < tol) inner = 0;
-                if (it < max_iter) continue;
+                if (used + 1.0 < (double)max_iter) continue;
+                inner = 0;
             }
             d_w_max = sweep(n, X, norms2, w, r, active, n_active, a, positive, &w_max);
+            used += 1.0;
             ++since;
-            int stop_test = w_max == 0.0 || d_w_max / w_max < tol || it == max_iter;
+            last = used >= (double)max_iter;
+            int stop_test = w_max == 0.0 || d_w_max / w_max < tol || last;
             do_check = stop_test || (screen && since >= SCREEN_EVERY);
             if (!stop_test && screen) {
                 n_support = 0;
                 for (int64_t t = 0; t < n_active; ++t)
                     if (w[active[t]] != 0.0) support[n_support++] = active[t];
-                inner = n_support > 0 && 2 * n_support <= n_active;
+                inner = (screen & 2) && n_support > 0 && 2 * n_support <= n_active;
             }
         }
+        first = 0;
         if (!do_check) continue;
         since = 0;
         do_check = 0;
@@ -176,7 +187,7 @@ ML_EXPORT int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
             if (gap < tol_abs) break;
             continue; /* a feature was dropped by rounding: sweep them all again */
         }
-        if (!screen || !(gap >= 0.0) || it == max_iter) continue;
+        if (!screen || !(gap >= 0.0) || last) continue;
         /* gap safe screening: keep j unless c |q_j| + sqrt(2 G) ||x_j|| < a, with G
          * enlarged by its rounding error and a small relative margin on the test */
         double c = dual_norm > a ? a / dual_norm : 1.0;
@@ -203,7 +214,8 @@ ML_EXPORT int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
         gap = gap_over(n, m, X, y, r, w, active, n_active, a, positive, q, &dual_norm);
     }
     *gap_out = gap;
-    return n_iter;
+    n_iter = (int64_t)ceil(used);
+    return n_iter < max_iter ? n_iter : max_iter;
 }
 
 /* q = Xty - G w, and qa[j] = |Xty_j| + sum_k |G_jk w_k| (the scale of q_j's rounding) */

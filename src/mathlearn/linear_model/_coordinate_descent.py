@@ -19,8 +19,11 @@ Sweeps over the residual screen features by the gap safe rule (Fercoq, Gramfort 
 the ball of radius ``sqrt(2 G) / (N alpha)`` around the dual point of the current residual
 (``G`` the duality gap of the unscaled objective), so a feature with ``|x_j^T theta| +
 radius ||x_j|| < 1`` has a zero weight at the optimum and is dropped from later sweeps; the
-screening runs at every gap evaluation and every 10 sweeps. Between full sweeps, sweeps
-over the working set of nonzero weights run until those settle. Neither changes the
+screening runs at every gap evaluation and every 10 sweeps. Along a path (warm starts,
+a support that changes little) sweeps over the working set of nonzero weights run between
+full sweeps until those settle, each counted against ``max_iter`` as its share of a full
+sweep (a cold single fit sweeps every kept feature: there the working set can stall while
+the support is still wrong). Neither changes the
 optimum; the gap that stops the iteration is checked over every feature. These run in the
 compiled helper ``mathlearn._ext._cd`` (without it: NumPy on the Gram matrix for at most 32
 features, the numba kernels of ``_cd_kernels`` for more).
@@ -169,7 +172,7 @@ class _Problem:
             else:
                 self.work = (np.empty(self.m), np.empty(self.m), np.empty(rows))
 
-    def solve(self, w, alpha, max_iter, tol, positive=False):
+    def solve(self, w, alpha, max_iter, tol, positive=False, working_set=False):
         alpha_n = alpha * self.n
         if self.lib is not None:
             gap = np.empty(1)
@@ -184,7 +187,7 @@ class _Problem:
                 n_iter = self.lib.cd_residual(
                     self.X.shape[0], self.m, self.X.ctypes.data, self.y.ctypes.data,
                     self.norms2.ctypes.data, w.ctypes.data, alpha_n, max_iter, tol, positive,
-                    True, *p, gap.ctypes.data,
+                    1 + 2 * bool(working_set), *p, gap.ctypes.data,
                 )  # fmt: skip
             return float(gap[0]), int(n_iter)
         if not self.compiled:
@@ -316,7 +319,7 @@ def lasso_path(
     gaps = np.empty(alphas.shape[0])
     back = prep.x_scale / prep.y_scale
     for k, alpha in enumerate(alphas):
-        gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive)
+        gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive, working_set=True)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap / prep.y_scale**2, tol * problem.yty / prep.y_scale**2, alpha)
         coefs[:, k] = w * back
@@ -375,10 +378,9 @@ class Lasso(LinearModel):
     footnote 31. Coordinate update: soft thresholding ``w_j <- S(x_j^T r_{-j}, N alpha) /
     ||x_j||^2``. Stopping: the duality gap of the dual point ``nu = r min(1, N alpha / ||X^T
     r||_inf)``; not reaching ``tol`` within ``max_iter`` sweeps raises a ``ConvergenceWarning``.
-    Features are screened by the gap safe rule and the nonzero weights swept as a working
-    set between full sweeps (see :func:`lasso_path`). Time ``O(N D)`` per full sweep (``O(N
-    |A|)`` over the ``|A|`` features kept by the screening); memory ``O(N D)`` (one centred,
-    column-ordered copy of ``X``).
+    Features are screened by the gap safe rule (see :func:`lasso_path`). Time ``O(N D)`` per
+    full sweep (``O(N |A|)`` over the ``|A|`` features kept by the screening); memory
+    ``O(N D)`` (one centred, column-ordered copy of ``X``).
 
     Examples
     --------
