@@ -155,32 +155,43 @@ def test_small_fits_import_no_numba():
 
 
 def test_refinement_residual_routes_agree(monkeypatch):
+    from mathlearn import _ext
     from mathlearn.linear_model import _refinement
 
+    fn = _refinement._compiled_residuals()
+    if fn is None:
+        pytest.skip("mathlearn._ext._refine is not built")
     # degree-10 monomials on [-9, -3]: cond ~ 1e15, refinement runs several steps
     rng = np.random.default_rng(0)
     x = rng.uniform(-9, -3, 50)
     Phi = np.vander(x, 11, increasing=True)
     y = np.sin(x) + 0.1 * rng.normal(size=50)
-    small = _refinement.accurate_lstsq(Phi, y)
-    monkeypatch.setattr(_refinement, "_KERNEL_MIN_ROWS", 0)
-    large = _refinement.accurate_lstsq(Phi, y)
-    assert small[4] >= 1 and large[4] >= 1
+    compiled = _refinement.accurate_lstsq(Phi, y)
+    monkeypatch.setenv(_ext.DISABLE_ENV, "1")
+    numpy_route = _refinement.accurate_lstsq(Phi, y)
+    assert compiled[4] >= 1 and numpy_route[4] >= 1
     # both converge to the float64 rounding of the exact solution
-    np.testing.assert_allclose(small[0], large[0], rtol=1e-12)
+    np.testing.assert_allclose(compiled[0], numpy_route[0], rtol=1e-12)
     # the doubled-precision residuals themselves: the same to working precision
-    from mathlearn.linear_model._refinement_kernels import _residuals_dd
-
     A = rng.normal(size=(40, 3)) * [1.0, 1e3, 1e-3]
     r, z = rng.normal(size=40), rng.normal(size=4)
     yy = A @ z[:3] + z[3] + 1e-12 * rng.normal(size=40)
     d = _refinement._pow2_scale(np.append(np.linalg.norm(A, axis=0), np.sqrt(40)))
     AT = np.vstack([A.T * d[:3, None], np.full(40, d[3])])
     f0, g0 = _refinement._residuals_dd(AT, *_refinement._split(AT), yy, r, z / d)
-    f1, g1 = _residuals_dd(A, yy, r, z, True, 4)
+    f1, g1 = _refinement._residuals_dd_compiled(fn, np.ascontiguousarray(A), yy, r, z, True)
     eps = np.finfo(float).eps
     np.testing.assert_allclose(f0, f1, rtol=2 * eps, atol=0)
     np.testing.assert_allclose(g0, d * g1, rtol=2 * eps, atol=0)
+    # against exact rational arithmetic
+    from fractions import Fraction
+
+    for i in (0, 7, 39):
+        exact = Fraction(yy[i]) - Fraction(r[i]) - Fraction(z[3])
+        exact -= sum(Fraction(A[i, j]) * Fraction(z[j]) for j in range(3))
+        assert abs(Fraction(f1[i]) - exact) <= eps * abs(exact)
+    exact = -sum(Fraction(A[i, 1]) * Fraction(r[i]) for i in range(40))
+    assert abs(Fraction(g1[1]) - exact) <= eps * abs(exact)
 
 
 def test_smo_selection_routes_agree(rng, monkeypatch):
