@@ -1,0 +1,147 @@
+"""The compiled lasso gives bit-identical results in every build of ``_cd.c``.
+
+``_cd.c`` writes the order of every floating-point operation in its source (dot products
+with sixteen partial sums combined in a fixed order; element-wise updates) and is compiled
+in ISO C mode, which turns off contraction into fused multiply-adds. So the unoptimised
+build, the optimised baseline x86-64 (SSE2) build, an AVX2 build and the installed library
+(GCC's ``target_clones``: AVX2 where the processor has it) must round alike, bit for bit.
+Each version is compiled here with ``-DML_NO_CLONES`` (one version per library); the
+dispatch between clones can only be exercised on this processor, so the AVX2 build is run
+only where the processor has AVX2. Needs GCC on x86-64 Linux and the C source.
+"""
+
+import ctypes
+import platform
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mathlearn import _ext
+
+SOURCE = Path(_ext.__file__).resolve().parent / "_cd.c"
+
+pytestmark = pytest.mark.skipif(
+    not (
+        sys.platform.startswith("linux")
+        and platform.machine() == "x86_64"
+        and shutil.which("gcc")
+        and SOURCE.is_file()
+        and _ext.load("_cd") is not None
+    ),
+    reason="needs GCC on x86-64 Linux, the C source and the built mathlearn._ext._cd",
+)
+
+
+def _has_avx2():
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return " avx2" in flags
+
+
+def _bind(lib):
+    i64, dbl, ptr, c_int = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int
+    lib.cd_residual.restype = i64
+    lib.cd_residual.argtypes = [i64, i64, ptr, ptr, ptr, ptr, dbl, i64, dbl, c_int, c_int]
+    lib.cd_residual.argtypes += [ptr] * 4
+    lib.cd_gram.restype = i64
+    lib.cd_gram.argtypes = [i64, ptr, ptr, dbl, ptr, dbl, i64, dbl, c_int, i64] + [ptr] * 6
+    return lib
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cd_builds")
+    flags = {"O0": ["-O0"], "O3 baseline": ["-O3"]}
+    if _has_avx2():
+        flags["O3 avx2"] = ["-O3", "-mavx2"]
+
+    def compile_one(item):
+        name, extra = item
+        target = out / f"_cd_{name.replace(' ', '_')}.so"
+        cmd = ["gcc", "-std=c99", "-fPIC", "-shared", "-DML_NO_CLONES", *extra]
+        subprocess.run([*cmd, str(SOURCE), "-o", str(target), "-lm"], check=True, timeout=120)
+        return name, target
+
+    with ThreadPoolExecutor(len(flags)) as pool:
+        paths = dict(pool.map(compile_one, flags.items()))
+    libs = {name: _bind(ctypes.CDLL(str(path))) for name, path in paths.items()}
+    libs["installed"] = _bind(ctypes.CDLL(str(_ext.find("_cd"))))
+    return libs
+
+
+def _problem(n, m, seed):
+    rng = np.random.default_rng(seed)
+    X = np.asfortranarray(rng.normal(size=(n, m)))
+    w = np.zeros(m)
+    w[rng.choice(m, 6, replace=False)] = 3 * rng.normal(size=6)
+    y = X @ w + 0.3 * rng.normal(size=n)
+    return X, y - y.mean()
+
+
+def _residual_run(lib, X, y, alpha, positive, screen, max_iter):
+    n, m = X.shape
+    norms2 = np.einsum("ij,ij->j", X, X)
+    w, r, q = np.zeros(m), np.empty(n), np.empty(m)
+    active, gap = np.empty(2 * m, np.int64), np.empty(1)
+    a = alpha * np.max(np.abs(X.T @ y))
+    n_iter = lib.cd_residual(
+        n, m, X.ctypes.data, y.ctypes.data, norms2.ctypes.data, w.ctypes.data, a, max_iter,
+        1e-10, positive, screen, r.ctypes.data, q.ctypes.data, active.ctypes.data,
+        gap.ctypes.data,
+    )  # fmt: skip
+    return n_iter, w, r, gap
+
+
+def _gram_run(lib, X, y, alpha, positive, max_iter, tol):
+    n, m = X.shape
+    G = np.ascontiguousarray(X.T @ X)
+    Xty = X.T @ y
+    w, q, qa, r, gap = np.zeros(m), np.empty(m), np.empty(m), np.empty(n), np.empty(1)
+    a = alpha * np.max(np.abs(Xty))
+    n_iter = lib.cd_gram(
+        m, G.ctypes.data, Xty.ctypes.data, float(y @ y), w.ctypes.data, a, max_iter, tol,
+        positive, n, X.ctypes.data, y.ctypes.data, q.ctypes.data, qa.ctypes.data,
+        r.ctypes.data, gap.ctypes.data,
+    )  # fmt: skip
+    return n_iter, w, gap
+
+
+def _assert_same(results):
+    (_, first), *rest = results.items()
+    for name, other in rest:
+        for a, b in zip(first, other, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=name)
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+@pytest.mark.parametrize("screen", [1, 3])
+# N = 203: sixteen-way unrolled part plus a remainder; max_iter = 7 stops mid-way, where
+# the iterates are most sensitive to rounding
+@pytest.mark.parametrize("max_iter", [7, 100000])
+def test_residual_route_is_bit_identical_across_builds(builds, positive, screen, max_iter):
+    X, y = _problem(203, 400, seed=5)
+    results = {
+        name: _residual_run(lib, X, y, 0.05, positive, screen, max_iter)
+        for name, lib in builds.items()
+    }
+    assert results["installed"][1].any()
+    _assert_same(results)
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+def test_gram_route_is_bit_identical_across_builds(builds, positive):
+    # a tolerance near the rounding level of the Gram route's gap, so that the gap is
+    # recomputed from the residual (dot products of length N)
+    X, y = _problem(301, 45, seed=6)
+    results = {
+        name: _gram_run(lib, X, y, 1e-3, positive, 3000, 1e-14) for name, lib in builds.items()
+    }
+    assert results["installed"][1].any()
+    _assert_same(results)
