@@ -294,12 +294,10 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS, ImplicitALS
-    from mathlearn.recommender import _base as rec_base
-    from mathlearn.recommender import _implicit as rec_implicit
 
     if _ext.load("_als") is None:
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
-    if rec_base._blas("dsyrk") is None or rec_base._blas("dgemv") is None:
+    if _ext.blas_pointer("dsyrk") is None or _ext.blas_pointer("dgemv") is None:
         pytest.skip("this SciPy exports no C BLAS")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=5)
     solver = "cg" if case.endswith("cg") else "cholesky"
@@ -310,8 +308,7 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
         r.values[:] = 1.0 + np.arange(r.nnz) % 3
         make = lambda: ImplicitALS(3, solver=solver, max_iter=3, random_state=0)  # noqa: E731
     blas = make().fit(r)
-    monkeypatch.setattr(rec_base, "_blas", lambda name: None)
-    monkeypatch.setattr(rec_implicit, "_blas", lambda name: None)
+    monkeypatch.setattr(_ext, "blas_pointer", lambda name: None)
     _check_same_factors(blas, make().fit(r))
 
 
