@@ -397,7 +397,19 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
 
     With ``sample_weight`` the centres are weighted means, ``J = sum_n w_n ||x_n -
-    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows. Data of
+    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows.
+
+    Stopping rule (scikit-learn's): a run stops as soon as an assignment step leaves the
+    partition unchanged (strict convergence), or when the total squared shift of the centres
+    ``sum_k ||mu_k^new - mu_k||^2`` is at most ``tol`` times the mean per-feature variance of
+    ``X``. With the default ``init="k-means++"`` and ``n_init="auto"`` there is one run from the
+    greedy seeding (``2 + int(log K)`` candidates per centre).
+
+    Complexity: each Lloyd iteration costs ``O(N K D)`` time: the cross terms ``X C^T`` by BLAS
+    over blocks of rows (each block's ``rows x K`` products kept within ~256 KiB), then one
+    compiled pass (helper ``_ext._kmeans``) that takes each row's nearest centre and adds the
+    row to its cluster's sum; the k-means++ seeding costs ``O(N K D log K)``. Memory: the
+    centred copy of ``X`` (``N D``) and ``O(N)`` besides, with no ``N x K`` array. Data of
     extreme magnitude are divided by a power of two (exact) before the loop, so that squares
     stay in the float range; ``predict``/``transform`` handle rows of any magnitude.
 

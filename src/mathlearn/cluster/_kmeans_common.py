@@ -86,9 +86,7 @@ def _assign_numpy(X, centers, c_norm, accumulate, sample_weight=None):
     return labels, min_d, sums, counts
 
 
-def assign(
-    X, centers, x_norm_sq=None, *, accumulate=False, distances=True, sample_weight=None
-):
+def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, sample_weight=None):
     """Nearest centre of every row of ``X``.
 
     Returns

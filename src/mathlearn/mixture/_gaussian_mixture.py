@@ -130,17 +130,23 @@ class GaussianMixture(_BaseMixture):
     :class:`~mathlearn.exceptions.NumericalWarning`; with ``reg_covar=0`` a singular covariance is
     an error.
 
-    Full and tied densities go through the batched kernel of
-    :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular
-    solve per factor); diagonal and spherical ones are two matrix products on the data centred
-    by their mean. The mixture is fitted in that centred frame, and data of extreme magnitude
-    (beyond ~1e60) are also divided by a power of two first (exact; ``reg_covar`` is scaled
-    alike), so that sums of squares stay finite; covariances that are themselves outside the
-    float range are an error. Rows far outside the data (~1e154 standard deviations) get the
+    Full densities take, per component, the differences ``x_n - mu_k`` into one reused
+    ``N x D`` buffer and one in-place triangular solve with ``L_k``; tied ones go through the
+    batched kernel of :class:`~mathlearn.distributions.MultivariateNormal`; diagonal and
+    spherical ones are two matrix products on the data centred by their mean. The
+    log-sum-exp is a direct max-shift, in place on the ``N x K`` log-probabilities. The
+    mixture is fitted in that centred frame, and data of extreme magnitude (beyond ~1e60)
+    are also divided by a power of two first (exact; ``reg_covar`` is scaled alike), so that
+    sums of squares stay finite; covariances that are themselves outside the float range are
+    an error. Rows far outside the data (~1e154 standard deviations) get the
     limit responsibilities, and a log-density of ``-inf`` with a warning.
 
     ``fit(X, sample_weight=w)`` weights every sufficient statistic: a row of weight ``w_n``
     counts as ``w_n`` repeated rows.
+
+    Complexity per EM iteration: ``O(N K D^2 + K D^3)`` time for full covariances (``O(N K
+    D)`` for diagonal and spherical ones, ``O(N K D + N D^2)`` for tied), in ``O(N (K + D))``
+    memory besides ``X`` (the ``N x K`` responsibilities and one ``N x D`` buffer).
 
     Examples
     --------
