@@ -213,10 +213,9 @@ def _tolerance(X, tol, sample_weight, x_norm_sq=None):
     if tol <= 0:
         return 0.0
     if sample_weight is None:
-        if x_norm_sq is None:
-            return float(np.mean(np.var(X, axis=0))) * tol
         n, d = X.shape
-        return float(x_norm_sq.sum()) / (n * max(d, 1)) * tol
+        total = float(x_norm_sq.sum()) if x_norm_sq is not None else float(np.vdot(X, X))
+        return total / (n * max(d, 1)) * tol
     mean = sample_weight @ X / sample_weight.sum()
     var = sample_weight @ ((X - mean) ** 2) / sample_weight.sum()
     return float(np.mean(var)) * tol
@@ -492,7 +491,9 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
         # origin. scikit-learn does the same, so the arithmetic matches it too.
         frame = _Frame(X, col_range)
         Xw = frame.X
-        x_norm_sq = np.einsum("ij,ij->i", Xw, Xw)
+        # Row norms for the k-means++ seeding only (the loop does not need them).
+        seeding = isinstance(self.init, str) and self.init == "k-means++"
+        x_norm_sq = np.einsum("ij,ij->i", Xw, Xw) if seeding else None
         tol = _tolerance(Xw, self.tol, sample_weight, x_norm_sq)
         best = None
         for _ in range(n_init):
