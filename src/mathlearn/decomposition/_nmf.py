@@ -32,11 +32,13 @@ _EPS = float(np.finfo(np.float32).eps)
 
 def _divergence(X, W, H, beta, WH=None):
     """Frobenius ``0.5 ||X - W H||_F^2`` (beta=2) or generalised KL (beta=1)."""
+    if beta == 2:
+        # The residual in place of the product W H (one N x D temporary).
+        R = W @ H if WH is None else WH.copy()
+        np.subtract(X, R, out=R)
+        return 0.5 * float(np.vdot(R, R))
     if WH is None:
         WH = W @ H
-    if beta == 2:
-        R = X - WH
-        return 0.5 * float(np.einsum("ij,ij->", R, R))
     WH = np.maximum(WH, _EPS)
     pos = X > 0
     return float(np.sum(X[pos] * np.log(X[pos] / WH[pos])) - X.sum() + WH.sum())
