@@ -19,6 +19,7 @@ import scipy.sparse as sp
 
 from .. import _ext
 from ..utils._param_validation import Interval, validate_params
+from ..utils._threads import serial_blas
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight
 
@@ -112,27 +113,30 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, samp
     step = _block_rows(k)
     lib = _compiled()
     Ct = centers.T
-    if lib is not None:
-        fa = lib[0]
-        buf = np.empty((min(step, n), k))
-        # Addresses taken once (``.ctypes`` costs microseconds per call); block s starts
-        # s rows further on.
-        p_buf, p_cn, p_x, p_lab, p_min = map(_ptr, (buf, c_norm, X, labels, min_d))
-        p_w, p_sums, p_counts = _ptr(w), _ptr(sums), _ptr(counts)
-        for s in range(0, n, step):
-            m = min(step, n - s)
-            np.matmul(X[s : s + m], Ct, out=buf[:m])
-            fa(m, k, d, p_buf, p_cn, p_x + 8 * s * d, None if w is None else p_w + 8 * s,
-               p_lab + 8 * s, p_min + 8 * s, p_sums, p_counts)  # fmt: skip
-    else:
-        for s in range(0, n, step):
-            ws = None if w is None else w[s : s + step]
-            lab, md, sm, cn = _assign_numpy(X[s : s + step], centers, c_norm, accumulate, ws)
-            labels[s : s + step] = lab
-            min_d[s : s + step] = md
-            if accumulate:
-                sums += sm
-                counts += cn
+    # One BLAS thread for the block products (as scikit-learn's Lloyd): small products,
+    # where a pool costs more than it gains (and ~20x on a busy machine).
+    with serial_blas(n * k * d):
+        if lib is not None:
+            fa = lib[0]
+            buf = np.empty((min(step, n), k))
+            # Addresses taken once (``.ctypes`` costs microseconds per call); block s starts
+            # s rows further on.
+            p_buf, p_cn, p_x, p_lab, p_min = map(_ptr, (buf, c_norm, X, labels, min_d))
+            p_w, p_sums, p_counts = _ptr(w), _ptr(sums), _ptr(counts)
+            for s in range(0, n, step):
+                m = min(step, n - s)
+                np.matmul(X[s : s + m], Ct, out=buf[:m])
+                fa(m, k, d, p_buf, p_cn, p_x + 8 * s * d, None if w is None else p_w + 8 * s,
+                   p_lab + 8 * s, p_min + 8 * s, p_sums, p_counts)  # fmt: skip
+        else:
+            for s in range(0, n, step):
+                ws = None if w is None else w[s : s + step]
+                lab, md, sm, cn = _assign_numpy(X[s : s + step], centers, c_norm, accumulate, ws)
+                labels[s : s + step] = lab
+                min_d[s : s + step] = md
+                if accumulate:
+                    sums += sm
+                    counts += cn
     labels = labels.astype(np.intp, copy=False)
     if not distances:
         min_d = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import warnings
 from numbers import Integral, Real
@@ -20,6 +21,7 @@ from ..base import (
 )
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._threads import serial_blas
 from ..utils.linalg import cholesky
 from ..utils.validation import check_random_state, validate_data
 from ._pca import randomized_range_svd
@@ -395,28 +397,32 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         violation_init = None
         converged = False
         n_iter = 0
-        for it in range(1, self.max_iter + 1):
-            n_iter = it
-            np.matmul(Xd, Ht, out=XHt)
-            if fn is None:
-                violation = _hals_sweep_numpy(W, HHt, XHt)
-            else:
-                violation = fn(n, k, p_w, p_hht, p_xht)
-            np.matmul(W.T, W, out=WtW)
-            np.matmul(Xd.T, W, out=XtW)
-            if fn is None:
-                violation += _hals_sweep_numpy(Ht, WtW, XtW)
-            else:
-                violation += fn(d, k, p_ht, p_wtw, p_xtw)
-            np.matmul(Ht.T, Ht, out=HHt)
-            # 0.5 ||X - W H||^2 from the k x k and d x k products already formed.
-            loss = 0.5 * (xsq - 2.0 * float(np.vdot(XtW, Ht)) + float(np.vdot(WtW, HHt)))
-            losses.append(max(loss, 0.0))
-            if violation_init is None:
-                violation_init = violation
-            if violation_init == 0.0 or violation <= self.tol * violation_init:
-                converged = True
-                break
+        # Below ~16M multiply-adds per product, one BLAS thread: a pool costs more than it
+        # gains on products this small (and ~20x on a busy machine).
+        work = n * d * k
+        with serial_blas(work) if work < 1 << 24 else contextlib.nullcontext():
+            for it in range(1, self.max_iter + 1):
+                n_iter = it
+                np.matmul(Xd, Ht, out=XHt)
+                if fn is None:
+                    violation = _hals_sweep_numpy(W, HHt, XHt)
+                else:
+                    violation = fn(n, k, p_w, p_hht, p_xht)
+                np.matmul(W.T, W, out=WtW)
+                np.matmul(Xd.T, W, out=XtW)
+                if fn is None:
+                    violation += _hals_sweep_numpy(Ht, WtW, XtW)
+                else:
+                    violation += fn(d, k, p_ht, p_wtw, p_xtw)
+                np.matmul(Ht.T, Ht, out=HHt)
+                # 0.5 ||X - W H||^2 from the k x k and d x k products already formed.
+                loss = 0.5 * (xsq - 2.0 * float(np.vdot(XtW, Ht)) + float(np.vdot(WtW, HHt)))
+                losses.append(max(loss, 0.0))
+                if violation_init is None:
+                    violation_init = violation
+                if violation_init == 0.0 or violation <= self.tol * violation_init:
+                    converged = True
+                    break
         if not converged and self.tol > 0:
             warnings.warn(
                 f"NMF did not converge in max_iter={self.max_iter} iterations; increase "
