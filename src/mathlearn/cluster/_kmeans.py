@@ -745,6 +745,13 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
             if tol > 0 and shift <= tol:
                 converged = True
                 break
+            if step == 1:
+                # The first batch's distortion is measured against the initial centres, not
+                # a fitted state: the average starts at the second (scikit-learn's rule).
+                # Started at the first, it decayed from the seeding's distortion for ~200 steps
+                # where the partition settled in a few.
+                ewa = None
+                continue
             # Improvements below 1e-3 (relative) do not count: the running means keep
             # creeping towards the Lloyd fixed point long after the partition has settled.
             if ewa < best_ewa * (1.0 - 1e-3):  # ewa >= 0; best_ewa starts at inf
