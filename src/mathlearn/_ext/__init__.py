@@ -32,6 +32,8 @@ ABI_VERSIONS = {
     "_cd": 1,
     "_hgb": 1,
     "_kdtree": 3,
+    "_kmeans": 1,
+    "_nmf": 1,
     "_refine": 1,
     "_rnn": 1,
     "_sgdmf": 2,
