@@ -17,6 +17,8 @@ is re-run. ``--peer`` fills the cache only; ``BO_SEEDS`` (default 10) sets the s
 ``BO_PROBLEMS`` (comma-separated names: branin, hartmann6, quadratic10) restricts the
 problems; ``BO_CACHE`` may list several files (read all, write the first) and
 ``BO_CACHED_ONLY=1`` keeps only the seeds whose scikit-optimize run is cached.
+``BO_OURS_CACHE`` names a JSON file where our runs are kept the same way (to run the problems
+in separate processes and print one table from both caches afterwards).
 """
 
 from __future__ import annotations
@@ -188,6 +190,8 @@ def main() -> None:
     keys = os.environ.get("BO_PROBLEMS", ",".join(PROBLEMS)).split(",")
     peer_only = "--peer" in sys.argv
     cache = _load(paths)
+    ours_path = os.environ.get("BO_OURS_CACHE")
+    ours_cache = _load([ours_path]) if ours_path else {}
     if not peer_only:
         print(
             "| problem | evaluations | regret ours: median [IQR] | regret skopt: median [IQR] "
@@ -206,7 +210,14 @@ def main() -> None:
             if peer_only:
                 print(key, s, r_p, f"{tp:.2f} s/it", flush=True)
                 continue
-            r_o, to = run_ours(key, s)
+            tag = f"{key}/{s}"
+            if tag in ours_cache:
+                r_o, to = ours_cache[tag]["regret"], ours_cache[tag]["s_per_iter"]
+            else:
+                r_o, to = run_ours(key, s)
+                if ours_path:
+                    ours_cache[tag] = {"regret": r_o, "s_per_iter": to}
+                    _save(ours_path, ours_cache)
             ours.append(r_o)
             t_o.append(to)
             if os.environ.get("BO_VERBOSE"):
