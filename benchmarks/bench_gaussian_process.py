@@ -118,9 +118,17 @@ def targets() -> None:
     """The two target rows only, each side timed once per round (first call included),
     alternating ours and the peer: at N = 2 000 one fit is hundreds of Cholesky
     factorisations, so the harness's warm-up call would double an already long run.
-    ``GP_ROUNDS`` (default 1) sets the rounds."""
+    ``GP_ROUNDS`` (default 1) sets the rounds; ``GP_TARGETS`` (default ``gpr,gpc``) the rows."""
     rounds = int(os.environ.get("GP_ROUNDS", "1"))
     print(HEADER)
+    for part in os.environ.get("GP_TARGETS", "gpr,gpc").split(","):
+        if part == "gpr":
+            _target_gpr(rounds)
+        elif part == "gpc":
+            _target_gpc(rounds)
+
+
+def _target_gpr(rounds):
     X, y = _reg_data(2000, 5)
     ours, peer = _ours_gpr(X, y), _peer_gpr(X, y)
     t_o, t_p = [], []
@@ -139,6 +147,9 @@ def targets() -> None:
         f"{n_eval} | | | | |",
         flush=True,
     )
+
+
+def _target_gpc(rounds):
     X, y = _clf_data(1000, 5)
     ours, peer = _ours_gpc(X, y), _peer_gpc(X, y)
     t_o, t_p = [], []
