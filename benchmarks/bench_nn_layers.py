@@ -1,11 +1,11 @@
-"""Network layers: Conv2d and LSTM forward + backward against PyTorch on the CPU.
+"""Network layers: Conv2d, LSTM, GRU and RNN forward + backward against PyTorch on the CPU.
 
 Cases (the issue's targets, ratio ours/peer <= 1.5):
 
 - ``conv2d`` forward + backward (gradients with respect to the input and the weights), batch
   64, 3 -> 32 channels, 32 x 32 images, 3 x 3 kernels, padding 1, float32;
 - ``lstm`` forward + backward (all weights and the input), hidden 128, sequence 50, batch 64,
-  32 input features, float32;
+  32 input features, float32; ``gru`` and ``rnn`` (Elman, tanh) at the same size;
 
 plus a small size of each (first-call-like overheads dominate there). Both sides use the same
 number of threads: PyTorch is set to the thread count of NumPy's BLAS (threadpoolctl), and a
@@ -64,29 +64,44 @@ def _conv_case(torch, batch, c_in, c_out, size, label):
     )
 
 
-def _lstm_case(torch, batch, seq, n_in, hidden, label):
+_GATES = {"lstm": 4, "gru": 3, "rnn": 1}
+
+
+def _recurrent_case(torch, kind, batch, seq, n_in, hidden, label):
     rng = np.random.default_rng(1)
     s = 1 / np.sqrt(hidden)
+    gates = _GATES[kind]
     x = rng.standard_normal((batch, seq, n_in)).astype(np.float32)
     p = {
         "x": x,
-        "w_ih": rng.uniform(-s, s, (4 * hidden, n_in)).astype(np.float32),
-        "w_hh": rng.uniform(-s, s, (4 * hidden, hidden)).astype(np.float32),
-        "b": rng.uniform(-s, s, 4 * hidden).astype(np.float32),
+        "w_ih": rng.uniform(-s, s, (gates * hidden, n_in)).astype(np.float32),
+        "w_hh": rng.uniform(-s, s, (gates * hidden, hidden)).astype(np.float32),
+        "b": rng.uniform(-s, s, gates * hidden).astype(np.float32),
+        "b_hh": rng.uniform(-s, s, gates * hidden).astype(np.float32),
     }
     seed = rng.standard_normal((batch, seq, hidden)).astype(np.float32)
 
     def loss(q):
-        out, _, _ = ad.lstm(q["x"], q["w_ih"], q["w_hh"], q["b"])
+        if kind == "lstm":
+            out = ad.lstm(q["x"], q["w_ih"], q["w_hh"], q["b"])[0]
+        elif kind == "gru":
+            out = ad.gru(q["x"], q["w_ih"], q["w_hh"], q["b"], q["b_hh"])[0]
+        else:
+            out = ad.rnn(q["x"], q["w_ih"], q["w_hh"], q["b"])[0]
         return ad.sum(out * seed)
 
     vg = ad.grad(loss)
-    mod = torch.nn.LSTM(n_in, hidden, batch_first=True)
+    mod = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[kind](
+        n_in, hidden, batch_first=True
+    )
     with torch.no_grad():
         mod.weight_ih_l0.copy_(torch.from_numpy(p["w_ih"]))
         mod.weight_hh_l0.copy_(torch.from_numpy(p["w_hh"]))
         mod.bias_ih_l0.copy_(torch.from_numpy(p["b"]))
-        mod.bias_hh_l0.zero_()
+        if kind == "gru":
+            mod.bias_hh_l0.copy_(torch.from_numpy(p["b_hh"]))
+        else:
+            mod.bias_hh_l0.zero_()
     tx = torch.from_numpy(x.copy()).requires_grad_(True)
     tseed = torch.from_numpy(seed)
 
@@ -101,7 +116,7 @@ def _lstm_case(torch, batch, seq, n_in, hidden, label):
     ref = mod.weight_hh_l0.grad.numpy()
     np.testing.assert_allclose(g["w_hh"], ref, rtol=1e-3, atol=1e-3 * np.abs(ref).max())
     compare(
-        f"lstm fwd+bwd, batch {batch}, seq {seq}, {n_in}->{hidden}, float32, {label}",
+        f"{kind} fwd+bwd, batch {batch}, seq {seq}, {n_in}->{hidden}, float32, {label}",
         lambda: vg(p),
         peer,
         repeats=10,
@@ -113,8 +128,9 @@ def _run(torch, threads: int, label: str) -> None:
     torch.set_num_threads(threads)
     _conv_case(torch, 8, 3, 8, 16, label)
     _conv_case(torch, 64, 3, 32, 32, label)
-    _lstm_case(torch, 8, 10, 16, 32, label)
-    _lstm_case(torch, 64, 50, 32, 128, label)
+    _recurrent_case(torch, "lstm", 8, 10, 16, 32, label)
+    for kind in ("lstm", "gru", "rnn"):
+        _recurrent_case(torch, kind, 64, 50, 32, 128, label)
 
 
 def main() -> None:

@@ -229,20 +229,27 @@ def test_smo_solver_routes_agree(rng, monkeypatch, kind):
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)
 
 
-def test_sgd_matrix_factorization_routes_agree(monkeypatch):
-    # Plain SGD (batch_size=1): the same updates in the same order; only the summation order
-    # of the k-term dot product may differ (BLAS against a plain loop).
+@pytest.mark.parametrize("biases", [True, False])
+@pytest.mark.parametrize("k", [3, 8, 10])
+def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k):
+    # Plain SGD (batch_size=1): the compiled epoch (mathlearn._ext._sgdmf) and the Python loop
+    # do the same IEEE operations in the same order (the dot product's fixed partial sums
+    # included, for k below, at and past a multiple of 4), so they agree bit for bit.
+    from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import SGDMatrixFactorization
     from mathlearn.recommender import _sgd as sgd_module
 
+    if _ext.load("_sgdmf") is None:
+        pytest.skip("_sgdmf not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
     kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
-    loop = SGDMatrixFactorization(3, **kw).fit(r)
-    monkeypatch.setattr(sgd_module, "_COMPILED_WORK", 1)
-    compiled = SGDMatrixFactorization(3, **kw).fit(r)
-    np.testing.assert_allclose(compiled.user_factors_, loop.user_factors_, rtol=1e-10, atol=1e-13)
-    np.testing.assert_allclose(compiled.item_bias_, loop.item_bias_, rtol=1e-10, atol=1e-13)
+    kw["biases"] = biases
+    compiled = SGDMatrixFactorization(k, **kw).fit(r)
+    monkeypatch.setattr(sgd_module, "_compiled_epoch", lambda: None)
+    loop = SGDMatrixFactorization(k, **kw).fit(r)
+    for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_", "objective_"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(loop, name))
 
 
 @pytest.mark.parametrize("case", ["explicit", "implicit"])
@@ -266,6 +273,52 @@ def test_als_ridge_routes_agree(monkeypatch, case):
     monkeypatch.setattr(rec_base, "_compiled_ridge", lambda: None)
     numpy_route = make().fit(r)
     _check_same_factors(compiled, numpy_route)
+
+
+@pytest.mark.parametrize("case", ["explicit", "explicit-cg", "implicit", "implicit-cg"])
+def test_als_blas_and_portable_loops_agree(monkeypatch, case):
+    # The compiled helpers with SciPy's BLAS (dsyrk / dgemv on each row's gathered factors)
+    # against their portable loops: the same equations, summed in another order. Rows of
+    # 8 entries and more take the BLAS (most rows here); the rest the loops in both runs.
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ALS, ImplicitALS
+    from mathlearn.recommender import _base as rec_base
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    if rec_base._blas("dsyrk") is None or rec_base._blas("dgemv") is None:
+        pytest.skip("this SciPy exports no C BLAS")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=5)
+    solver = "cg" if case.endswith("cg") else "cholesky"
+    if case.startswith("explicit"):
+        make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver=solver,  # noqa: E731
+                           random_state=0)  # fmt: skip
+    else:
+        r.values[:] = 1.0 + np.arange(r.nnz) % 3
+        make = lambda: ImplicitALS(3, solver=solver, max_iter=3, random_state=0)  # noqa: E731
+    blas = make().fit(r)
+    monkeypatch.setattr(rec_base, "_blas", lambda name: None)
+    monkeypatch.setattr(rec_implicit, "_blas", lambda name: None)
+    _check_same_factors(blas, make().fit(r))
+
+
+def test_als_cg_routes_agree(monkeypatch):
+    # ALS(solver="cg"): the compiled CG kernel against the NumPy route (padded blocks).
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ALS
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=6)
+    make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver="cg",  # noqa: E731
+                       random_state=0)  # fmt: skip
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    _check_same_factors(compiled, make().fit(r))
 
 
 def _check_same_factors(compiled, numpy_route):

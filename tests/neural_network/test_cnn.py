@@ -113,3 +113,35 @@ def test_bad_input(digits):
     with pytest.raises(ValueError, match=r"fitted on images of shape \(1, 8, 8\)"):
         clf.predict(np.zeros((3, 8, 6)))
     assert set(clf.predict(X.reshape(-1, 8, 8))) <= set(y)
+
+
+def _oriented_bars(rng, n, size=28, length=19):
+    """28x28 images of one line segment (19 pixels, anywhere) on Gaussian noise (sd 0.2); the
+    class is its orientation: horizontal, vertical, diagonal, anti-diagonal."""
+    y = rng.integers(0, 4, n)
+    X = 0.2 * rng.standard_normal((n, size, size))
+    half = length // 2
+    t = np.arange(-half, half + 1)
+    steps = np.array([(0, 1), (1, 0), (1, 1), (1, -1)])
+    centres = rng.integers(half, size - half, (n, 2))
+    for i in range(n):
+        dy, dx = steps[y[i]]
+        X[i, centres[i, 0] + dy * t, centres[i, 1] + dx * t] += 1.0
+    return X, y
+
+
+def test_learns_oriented_bars_28x28(rng):
+    # The classes are separable (Bayes accuracy 1: a 19-pixel line of height 1 stands 5 noise
+    # standard deviations out, and its orientation is unambiguous). Two 3x3 convolutional
+    # blocks find the orientation wherever the line lies; over ten seeds this network scores
+    # 0.98 to 1.0 on 200 test images after 6 epochs on 400; 0.95 leaves room for any seed and
+    # BLAS. scikit-learn's logistic regression on the same pixels scores about 0.85.
+    X, y = _oriented_bars(rng, 400)
+    Xt, yt = _oriented_bars(rng, 200)
+    clf = CNNClassifier(
+        conv_channels=(8, 16), hidden_sizes=(32,), max_iter=6, batch_size=32, random_state=0
+    )
+    _fit(clf, X, y)
+    assert clf.image_shape_ == (1, 28, 28)
+    assert clf.score(Xt, yt) >= 0.95
+    assert clf.loss_curve_[-1] < 0.1 * clf.loss_curve_[0]

@@ -3,8 +3,10 @@ VJPs against central finite differences (float64), both against PyTorch where in
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from mathlearn import autodiff as ad
+from mathlearn.autodiff import _nn_primitives
 
 GEOMETRIES = [
     dict(stride=1, padding=0, dilation=1),
@@ -49,6 +51,32 @@ def test_conv2d_vjp_matches_finite_differences(rng, geom):
         lambda p: ad.sum(ad.conv2d(p["x"], p["w"], **geom) * seed), {"x": x, "w": w}
     )
     assert res.ok, str(res)
+
+
+@pytest.mark.parametrize("geom", GEOMETRIES[1:])
+def test_conv2d_batch_split_between_threads(rng, geom, monkeypatch):
+    # With two BLAS threads (and the work threshold set to 0: these images are small) a
+    # batch of 40 images is split in two blocks, one per thread;
+    # the result must be that of the defining sum, the gradients those of one block (which
+    # the finite-difference test covers), up to the order of BLAS sums.
+    monkeypatch.setattr(_nn_primitives, "_MIN_CONV_WORK", 0)
+    x = rng.standard_normal((40, 2, 6, 5))
+    w = rng.standard_normal((3, 2, 2, 3))
+    seed = rng.standard_normal(ad.conv2d(x, w, **geom).shape)
+
+    def grads():
+        return ad.grad(lambda p: ad.sum(ad.conv2d(p["x"], p["w"], **geom) * seed))(
+            {"x": x, "w": w}
+        )
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        y = ad.conv2d(x, w, **geom)
+        g2 = grads()
+    with threadpool_limits(limits=1, user_api="blas"):
+        g1 = grads()
+    np.testing.assert_allclose(y, _conv_loop(x, w, **geom), rtol=1e-12, atol=1e-12)
+    for key in ("x", "w"):
+        np.testing.assert_allclose(g2[key], g1[key], rtol=1e-12, atol=1e-12)
 
 
 def test_conv2d_keeps_float32(rng):

@@ -1,12 +1,44 @@
 """lstm, gru and rnn primitives: forward against a plain NumPy loop over the cell equations,
 backpropagation through time against central finite differences (float64), masks against
 running each truncated sequence alone, and forward + gradients against PyTorch's modules on
-the same weights where PyTorch is installed."""
+the same weights where PyTorch is installed.
+
+The float32 routes, and the split over threads (the tests at the end of this file).
+
+In float32 the pointwise part of every step runs in the compiled kernels of
+``mathlearn._ext._rnn`` (NumPy when they are not built or ``MATHLEARN_DISABLE_EXT`` is set),
+and a large enough batch is split by rows between as many threads as BLAS may use (the
+work thresholds are set to 0 here, so that 40 small sequences are split). References:
+
+- the kernels' tanh against double-precision ``np.tanh`` on a dense grid: its error
+  analysis (Taylor remainders below 5e-9 and 1e-10, a handful of float32 roundings) bounds
+  it by a few units in the last place; the test asks for 3 ulp;
+- outputs and gradients of both float32 routes against the float64 computation (half the
+  sequences padded, one and two threads): every step commits a few float32 roundings
+  (eps = 1.2e-7) and the recurrences here do not amplify them (weights scaled by
+  1/sqrt(H), gate derivatives at most 1), so over T = 12 steps the error stays below
+  T x 10 eps x (the largest entry) ~ 1.5e-5 of the largest entry;
+- in float64, a batch split between two threads against the plain loop over the cell
+  equations (the same rounding as one thread, up to the order of BLAS sums: 1e-13).
+"""
+
+import ctypes
+import os
+import warnings
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
+from mathlearn import _ext
 from mathlearn import autodiff as ad
+from mathlearn.autodiff import _nn_primitives
+
+
+@pytest.fixture
+def split_small_batches(monkeypatch):
+    """Split batches of 40 small sequences between threads (as large ones are)."""
+    monkeypatch.setattr(_nn_primitives, "_MIN_STEP_WORK", 0)
 
 
 def _sig(a):
@@ -185,3 +217,124 @@ def test_matches_torch_modules(rng, kind):
     np.testing.assert_allclose(g["b"], mod.bias_ih_l0.grad.numpy(), rtol=1e-12, atol=1e-13)
     if kind == "gru":
         np.testing.assert_allclose(g["b_hh"], mod.bias_hh_l0.grad.numpy(), rtol=1e-12, atol=1e-13)
+
+
+needs_kernels = pytest.mark.skipif(
+    _ext.load("_rnn") is None, reason="mathlearn._ext._rnn is not built"
+)
+
+
+@needs_kernels
+def test_compiled_tanh_within_3_ulp():
+    lib = _ext.load("_rnn")
+    f = lib.rnn_tanh_f32
+    f.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    f.restype = None
+    ramp = np.geomspace(1e-30, 60.0, 400_001)
+    x = np.concatenate([np.linspace(-12, 12, 400_001), ramp, -ramp, [0.0, 1e4, -1e4]])
+    x = x.astype(np.float32)
+    out = np.empty_like(x)
+    f(x.size, x.ctypes.data, out.ctypes.data)
+    ref = np.tanh(x.astype(np.float64))
+    ulp = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(out - ref) / ulp) <= 3.0
+    assert np.all(np.abs(out) <= 1.0)
+    assert np.array_equal(np.sign(out), np.sign(x))
+
+
+def _loss(kind, x, seeds, mask=None):
+    def f(q):
+        outs = _call(kind, x, q, mask)
+        return sum(ad.sum(o * s) for o, s in zip(outs, seeds[: len(outs)], strict=True))
+
+    return f
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("kind", KINDS)
+def test_float32_routes_match_float64(rng, kind, compiled, monkeypatch, split_small_batches):
+    if compiled and _ext.load("_rnn") is None:
+        pytest.skip("mathlearn._ext._rnn is not built")
+    if not compiled:
+        monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    n, t, d, hidden = 40, 12, 5, 16
+    p = _params(kind, rng, n=n, d=d, hidden=hidden)
+    p = {k: v / np.sqrt(hidden) if k.startswith("w_") else v for k, v in p.items()}
+    x = rng.standard_normal((n, t, d))
+    seeds = [rng.standard_normal((n, t, hidden))] + [rng.standard_normal((n, hidden))] * 2
+    # Every other sequence is padded after a random length (the masked steps carry the state).
+    lengths = np.where(np.arange(n) % 2 == 0, t, rng.integers(1, t + 1, n))
+    mask = (np.arange(t) < lengths[:, None]).astype(float)
+    ref_out = _call(kind, x, p, mask)
+    ref_grad = ad.grad(_loss(kind, x, seeds, mask))({**p, "x": x})
+    p32 = {k: v.astype(np.float32) for k, v in p.items()}
+    x32 = x.astype(np.float32)
+    s32 = [s.astype(np.float32) for s in seeds]
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            out = _call(kind, x32, p32, mask)
+            grad = ad.grad(_loss(kind, x32, s32, mask))({**p32, "x": x32})
+        for o, r in zip(out, ref_out, strict=True):
+            assert o.dtype == np.float32
+            np.testing.assert_allclose(o, r, rtol=0, atol=1.5e-5 * np.abs(r).max())
+        for key, r in ref_grad.items():
+            assert grad[key].dtype == np.float32
+            np.testing.assert_allclose(grad[key], r, rtol=0, atol=1.5e-5 * np.abs(r).max())
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("kind", KINDS)
+def test_split_batch_matches_the_cell_equations(rng, kind, masked, split_small_batches):
+    n, t = 40, 6
+    p = _params(kind, rng, n=n)
+    x = rng.standard_normal((n, t, 4))
+    lengths = rng.integers(1, t + 1, n) if masked else np.full(n, t)
+    mask = (np.arange(t) < lengths[:, None]).astype(float)
+    seeds = [rng.standard_normal((n, t, 3))] + [rng.standard_normal((n, 3))] * 2
+    with threadpool_limits(limits=2, user_api="blas"):
+        out = _call(kind, x, p, mask if masked else None)
+        grad = ad.grad(
+            lambda q: sum(
+                ad.sum(o * s)
+                for o, s in zip(_call(kind, x, q, mask if masked else None), seeds, strict=False)
+            )
+        )(p)
+    with threadpool_limits(limits=1, user_api="blas"):
+        grad_1 = ad.grad(
+            lambda q: sum(
+                ad.sum(o * s)
+                for o, s in zip(_call(kind, x, q, mask if masked else None), seeds, strict=False)
+            )
+        )(p)
+    for i in range(n):
+        q = {k: (v[i : i + 1] if k in ("h0", "c0") else v) for k, v in p.items()}
+        ref = _loop(kind, q, x[i : i + 1, : lengths[i]])
+        np.testing.assert_allclose(out[0][i, : lengths[i]], ref[0][0], rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(out[1][i], ref[1][0], rtol=1e-13, atol=1e-14)
+        if kind == "lstm":
+            np.testing.assert_allclose(out[2][i], ref[2][0], rtol=1e-13, atol=1e-14)
+    for key in grad:
+        np.testing.assert_allclose(grad[key], grad_1[key], rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_split_batch_works_in_a_forked_child(rng, split_small_batches):
+    # The pool threads of the parent do not exist in a forked child, which must start its own
+    # (a child reusing the parent's pool would wait for ever).
+    import multiprocessing
+
+    x = rng.standard_normal((40, 5, 3))
+    w, u, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 2)), np.zeros(2)
+    with threadpool_limits(limits=2, user_api="blas"):
+        expected = ad.rnn(x, w, u, b)[1]
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns that forking a multi-threaded process may deadlock.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(_rnn_two_threads, (x, w, u, b)).get(timeout=120)
+    np.testing.assert_array_equal(got, expected)
+
+
+def _rnn_two_threads(x, w, u, b):
+    with threadpool_limits(limits=2, user_api="blas"):
+        return ad.rnn(x, w, u, b)[1]

@@ -112,3 +112,25 @@ def test_surprise_als_baseline_style_comparison():
     assert rmse(truth(u[::7], i[::7]), ours.predict(u[::7], i[::7])) <= 1.05 * rmse(
         truth(u[::7], i[::7]), theirs
     )
+
+
+def test_cg_solver_lowers_the_objective_and_solves_exactly_with_enough_steps():
+    r = make_low_rank_ratings(40, 30, 500, rank=2, random_state=1)
+    kw = {"n_components": 3, "regularization": 0.3, "max_iter": 4, "tol": 0.0, "random_state": 1}
+    cg = ALS(solver="cg", cg_steps=2, **kw).fit(r)
+    hist = np.array(cg.objective_)
+    # Each row's CG iterates start at its current value: no half-sweep raises the objective.
+    assert np.all(np.diff(hist) <= 1e-12 * hist[:-1])
+    # A system of dimension k + 1 = 4 is solved by 4 CG steps in exact arithmetic; with 12,
+    # the rounding left is that of the solve itself (the normal matrices' condition numbers
+    # are below 10 here: errors near 1e-15), so the sweeps reproduce the exact (Cholesky) ones.
+    exact = ALS(**kw).fit(r)
+    full = ALS(solver="cg", cg_steps=12, **kw).fit(r)
+    for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_"):
+        np.testing.assert_allclose(getattr(full, name), getattr(exact, name), rtol=1e-9,
+                                   atol=1e-11)  # fmt: skip
+    np.testing.assert_allclose(full.objective_, exact.objective_, rtol=1e-12)
+    with pytest.raises(InvalidParameterError):
+        ALS(solver="lu").fit(r)
+    with pytest.raises(InvalidParameterError):
+        ALS(solver="cg", cg_steps=0).fit(r)

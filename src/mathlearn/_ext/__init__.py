@@ -26,7 +26,7 @@ __all__ = ["ABI_VERSIONS", "find", "load"]
 
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
-ABI_VERSIONS = {"_als": 1, "_cart": 2, "_hgb": 1, "_kdtree": 3, "_smo": 1}
+ABI_VERSIONS = {"_als": 2, "_cart": 2, "_hgb": 1, "_kdtree": 3, "_rnn": 1, "_sgdmf": 2, "_smo": 1}
 
 REQUIRE_ENV = "MATHLEARN_REQUIRE_EXT"
 DISABLE_ENV = "MATHLEARN_DISABLE_EXT"

@@ -7,7 +7,13 @@
  *
  * and X[u] solves G_u x = b_u by Cholesky (G_u = L L^T, then L y = b, L^T x = y). Rows with
  * no entry and no base term are left at 0. With t given, *sse receives
- * sum_u sum_e (t[e] - v_e . X[u])^2. Only lower triangles are formed. */
+ * sum_u sum_e (t[e] - v_e . X[u])^2. Only lower triangles are formed.
+ *
+ * The caller may pass an optimised BLAS's dsyrk (Fortran interface, 32-bit integers: the one
+ * SciPy exports in scipy.linalg.cython_blas): each row's sum_e w_e v_e v_e^T is then one
+ * rank-n update on its gathered rows sqrt(w_e) v_e (rows with a negative weight, or fewer
+ * than SYRK_MIN entries, keep the portable loop below). The BLAS picks its SIMD kernels for
+ * the processor at run time, which portable flags cannot. */
 
 #include <math.h>
 #include <stdint.h>
@@ -19,7 +25,15 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 1; }
+ML_EXPORT int als_abi_version(void) { return 2; }
+
+/* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
+typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
+                         int *lda, double *beta, double *c, int *ldc);
+
+/* Rows with fewer entries go through the portable loop (the call's overhead is not paid
+ * back). */
+#define SYRK_MIN 8
 
 /* y . x with four independent partial sums (a fixed order, so results do not depend on
  * the compiler; the chains let the processor overlap the multiply-adds). */
@@ -46,13 +60,93 @@ static void symv(const double *B, const double *v, double *out, int64_t k) {
     }
 }
 
+/* y = alpha op(A) x + beta y, column-major A (m x n), op "N" or "T". */
+typedef void (*dgemv_fn)(char *trans, int *m, int *n, double *alpha, double *a, int *lda,
+                         double *x, int *incx, double *beta, double *y, int *incy);
+
+/* The k x n column-major matrix whose columns are Y[indices[e]], e in [lo, hi): the rows'
+ * factors gathered into A (row-major n x k). */
+static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t k,
+                   double *A) {
+    for (int64_t e = lo; e < hi; ++e)
+        memcpy(A + (e - lo) * k, Y + indices[e] * k, (size_t)k * sizeof(double));
+}
+
+/* out = A^T v (trans "N": length k) or out = A v (trans "T": length n) for the gathered A
+ * (column-major k x n). */
+static void gemv_gathered(dgemv_fn gemv, char trans, const double *A, int64_t k, int64_t n,
+                          const double *v, double *out) {
+    int m = (int)k, nn = (int)n, one = 1;
+    double a1 = 1.0, b0 = 0.0;
+    gemv(&trans, &m, &nn, &a1, (double *)A, &m, (double *)v, &one, &b0, out, &one);
+}
+
+/* Adds sum_e w_e v_e v_e^T (lower triangle of the row-major G, which is the upper one of
+ * the column-major G that the BLAS sees) and sets rhs = sum_e coef[e] v_e, through dsyrk on
+ * the gathered rows A[e] = sqrt(w_e) v_e (A row-major n x k: column-major k x n, so A^T A is
+ * the "N" product) and, without weights, dgemv. Returns 0 when a weight is negative
+ * (nothing is added then). */
+static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t k,
+                     const int64_t *indices, const double *V, const double *coef,
+                     const double *w, double *G, double *rhs, double *A) {
+    if (w != NULL) {
+        for (int64_t e = lo; e < hi; ++e)
+            if (!(w[e] >= 0.0)) return 0;
+        for (int64_t e = lo; e < hi; ++e) {
+            const double *v = V + indices[e] * k;
+            double *a = A + (e - lo) * k, s = sqrt(w[e]), ce = coef[e];
+            for (int64_t c = 0; c < k; ++c) {
+                a[c] = s * v[c];
+                rhs[c] += ce * v[c];
+            }
+        }
+    } else {
+        gather(V, indices, lo, hi, k, A);
+        gemv_gathered(gemv, 'N', A, k, hi - lo, coef + lo, rhs);
+    }
+    char uplo = 'U', trans = 'N';
+    int n = (int)k, m = (int)(hi - lo), ld = (int)k;
+    double one = 1.0;
+    syrk(&uplo, &trans, &n, &m, &one, A, &ld, &one, G, &ld);
+    return 1;
+}
+
+/* Solves G x = rhs for the lower triangle of the row-major G (overwritten by its Cholesky
+ * factor L, G = L L^T; Crout order), through y = L^{-1} rhs; inv holds the reciprocals of
+ * L's diagonal (one division per column instead of one per element). Returns 0 when G is
+ * not numerically positive definite. */
+static int cholesky_solve(double *G, const double *rhs, double *y, double *x, double *inv,
+                          int64_t k) {
+    for (int64_t j = 0; j < k; ++j) {
+        double *Lj = G + j * k;
+        double s = Lj[j] - dot4(Lj, Lj, j);
+        if (!(s > 0.0)) return 0;
+        double d = sqrt(s);
+        Lj[j] = d;
+        inv[j] = 1.0 / d;
+        for (int64_t i = j + 1; i < k; ++i) {
+            double *Li = G + i * k;
+            Li[j] = (Li[j] - dot4(Li, Lj, j)) * inv[j];
+        }
+    }
+    for (int64_t i = 0; i < k; ++i) y[i] = (rhs[i] - dot4(G + i * k, y, i)) * inv[i];
+    for (int64_t i = k - 1; i >= 0; --i) {
+        double r = y[i];
+        for (int64_t p = i + 1; p < k; ++p) r -= G[p * k + i] * x[p];
+        x[i] = r * inv[i];
+    }
+    return 1;
+}
+
 /* Returns -1, or the first row whose matrix is not numerically positive definite (its
- * solution is then left unset). work holds 2 k^2 + 2 k doubles. */
+ * solution is then left unset). work holds k^2 + 3 k doubles, plus (k + 1) times the
+ * largest row's number of entries when syrk and gemv are given (else both are NULL). */
 ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                                  const int64_t *indices, const double *V, const double *coef,
                                  const double *w, const double *base, const double *reg,
-                                 const double *t, double *X, double *sse, double *work) {
-    double *G = work, *y = work + k * k, *rhs = y + k;
+                                 const double *t, double *X, double *sse, double *work,
+                                 dsyrk_fn syrk, dgemv_fn gemv) {
+    double *G = work, *y = work + k * k, *rhs = y + k, *inv = rhs + k, *A = inv + k;
     double total = 0.0;
     for (int64_t u = 0; u < n_rows; ++u) {
         int64_t lo = indptr[u], hi = indptr[u + 1];
@@ -68,6 +162,9 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
         }
         memset(rhs, 0, (size_t)k * sizeof(double));
         int64_t e = lo;
+        int gathered = syrk != NULL && hi - lo >= SYRK_MIN &&
+                       gram_syrk(syrk, gemv, lo, hi, k, indices, V, coef, w, G, rhs, A);
+        if (gathered) e = hi;
         /* Four entries at a time: each element of G is loaded and stored once per four
          * rank-one updates. */
         for (; e + 4 <= hi; e += 4) {
@@ -100,28 +197,13 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
             }
         }
         for (int64_t a = 0; a < k; ++a) G[a * k + a] += reg[u];
-        /* Cholesky-Crout in place on the lower triangle, row-major. */
-        for (int64_t j = 0; j < k; ++j) {
-            double *Lj = G + j * k;
-            double s = Lj[j] - dot4(Lj, Lj, j);
-            if (!(s > 0.0)) return u;
-            double d = sqrt(s);
-            Lj[j] = d;
-            for (int64_t i = j + 1; i < k; ++i) {
-                double *Li = G + i * k;
-                Li[j] = (Li[j] - dot4(Li, Lj, j)) / d;
-            }
-        }
-        for (int64_t i = 0; i < k; ++i) {
-            const double *Li = G + i * k;
-            y[i] = (rhs[i] - dot4(Li, y, i)) / Li[i];
-        }
-        for (int64_t i = k - 1; i >= 0; --i) {
-            double r = y[i];
-            for (int64_t p = i + 1; p < k; ++p) r -= G[p * k + i] * x[p];
-            x[i] = r / G[i * k + i];
-        }
-        if (t != NULL) {
+        if (!cholesky_solve(G, rhs, y, x, inv, k)) return u;
+        if (t != NULL && gathered && w == NULL) {
+            /* The fitted values A x by the BLAS (A holds the unweighted rows). */
+            double *s = A + (hi - lo) * k;
+            gemv_gathered(gemv, 'T', A, k, hi - lo, x, s);
+            for (int64_t e = lo; e < hi; ++e) total += (t[e] - s[e - lo]) * (t[e] - s[e - lo]);
+        } else if (t != NULL) {
             for (int64_t e = lo; e < hi; ++e) {
                 double r = t[e] - dot4(V + indices[e] * k, x, k);
                 total += r * r;
@@ -132,42 +214,87 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
     return -1;
 }
 
-/* Conjugate-gradient iterations of implicit-feedback ALS (see
- * mathlearn/recommender/_implicit.py): for every row u, `steps` CG iterations from X[u] on
+/* out = (B + d I) v, with B = 0 where base is NULL. */
+static void shifted_symv(const double *B, double d, const double *v, double *out, int64_t k) {
+    if (B != NULL) {
+        symv(B, v, out, k);
+    } else {
+        for (int64_t a = 0; a < k; ++a) out[a] = 0.0;
+    }
+    if (d != 0.0)
+        for (int64_t a = 0; a < k; ++a) out[a] += d * v[a];
+}
+
+/* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c[e] - w_e (y_e . v)
+ * (with c, the residual's) or f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi).
+ * With A (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv,
+ * with s and f as scratch of n doubles each; else one pass of dot products and updates. */
+static void rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
+                         const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
+                         int64_t k, const double *w, const double *c, const double *v,
+                         double *out) {
+    if (A != NULL) {
+        int64_t n = hi - lo;
+        gemv_gathered(gemv, 'T', A, k, n, v, s);
+        for (int64_t e = 0; e < n; ++e) {
+            double we = (w != NULL) ? w[lo + e] : 1.0;
+            f[e] = (c != NULL) ? c[lo + e] - we * s[e] : we * s[e];
+        }
+        /* out += A f: the BLAS with beta = 1. */
+        char tr = 'N';
+        int m = (int)k, nn = (int)n, one = 1;
+        double a1 = 1.0;
+        gemv(&tr, &m, &nn, &a1, (double *)A, &m, f, &one, &a1, out, &one);
+        return;
+    }
+    for (int64_t e = lo; e < hi; ++e) {
+        const double *y = Y + indices[e] * k;
+        double we = (w != NULL) ? w[e] : 1.0, d = we * dot4(y, v, k);
+        double fe = (c != NULL) ? c[e] - d : d;
+        for (int64_t a = 0; a < k; ++a) out[a] += fe * y[a];
+    }
+}
+
+/* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
+ * _als.py): for every row u, `steps` CG iterations from X[u] on
  *
- *     (base + sum_e w[e] y_e y_e^T) x = sum_e c[e] y_e,      y_e = Y[indices[e]],
+ *     (base + reg[u] I + sum_e w[e] y_e y_e^T) x = sum_e c[e] y_e,      y_e = Y[indices[e]],
  *
- * in place in X. base is a full symmetric k x k matrix. With terms given, *terms receives
- * sum_e c[e] (1 - s_e)^2 - s_e^2 at the result, s_e = y_e . X[u]. work holds 4 k doubles. */
+ * in place in X. base is a full symmetric k x k matrix or NULL (zero), reg NULL (zero) or
+ * one number per row, w NULL (all ones) or one weight per entry. With terms given, *terms
+ * receives, at the result (s_e = y_e . X[u]), sum_e (t[e] - s_e)^2 where t is given (the
+ * explicit model's squared error), else sum_e c[e] (1 - s_e)^2 - s_e^2 (the implicit
+ * model's observed-pair terms). work holds 4 k doubles, plus (k + 2) times the largest
+ * row's number of entries when gemv (an optimised BLAS's dgemv, see als_ridge_rows) is
+ * given: rows with at least SYRK_MIN entries are then gathered once and each product is two
+ * dgemv calls on them. */
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
-                           const double *c, const double *base, double *X, int64_t steps,
-                           double *terms, double *work) {
-    double *r = work, *p = work + k, *Ap = work + 2 * k;
+                           const double *c, const double *base, const double *reg,
+                           double *X, int64_t steps, const double *t, double *terms,
+                           double *work, dgemv_fn gemv) {
+    double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
     double total = 0.0;
     for (int64_t u = 0; u < n_rows; ++u) {
-        int64_t lo = indptr[u], hi = indptr[u + 1];
-        double *x = X + u * k;
-        /* r = rhs - A x */
-        symv(base, x, r, k);
-        for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        for (int64_t e = lo; e < hi; ++e) {
-            const double *y = Y + indices[e] * k;
-            double f = c[e] - w[e] * dot4(y, x, k);
-            for (int64_t a = 0; a < k; ++a) r[a] += f * y[a];
+        int64_t lo = indptr[u], hi = indptr[u + 1], n = hi - lo;
+        double *x = X + u * k, d = (reg != NULL) ? reg[u] : 0.0;
+        double *A = NULL, *s = buf, *f = buf + n;
+        if (gemv != NULL && n >= SYRK_MIN) {
+            A = buf + 2 * n;
+            gather(Y, indices, lo, hi, k, A);
         }
+        /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
+        shifted_symv(base, d, x, r, k);
+        for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
+        rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, x, r);
         double rs = 0.0;
         for (int64_t a = 0; a < k; ++a) {
             p[a] = r[a];
             rs += r[a] * r[a];
         }
         for (int64_t it = 0; it < steps; ++it) {
-            symv(base, p, Ap, k);
-            for (int64_t e = lo; e < hi; ++e) {
-                const double *y = Y + indices[e] * k;
-                double d = w[e] * dot4(y, p, k);
-                for (int64_t a = 0; a < k; ++a) Ap[a] += d * y[a];
-            }
+            shifted_symv(base, d, p, Ap, k);
+            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, p, Ap);
             double pAp = 0.0;
             for (int64_t a = 0; a < k; ++a) pAp += p[a] * Ap[a];
             double alpha = (pAp > 0.0) ? rs / pAp : 0.0;
@@ -182,9 +309,14 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             rs = rs_new;
         }
         if (terms != NULL) {
+            if (A != NULL) gemv_gathered(gemv, 'T', A, k, n, x, s);
             for (int64_t e = lo; e < hi; ++e) {
-                double s = dot4(Y + indices[e] * k, x, k);
-                total += c[e] * (1.0 - s) * (1.0 - s) - s * s;
+                double se = (A != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);
+                if (t != NULL) {
+                    total += (t[e] - se) * (t[e] - se);
+                } else {
+                    total += c[e] * (1.0 - se) * (1.0 - se) - se * se;
+                }
             }
         }
     }

@@ -11,11 +11,12 @@ sees a ``k x k`` receptive field of every input channel with weights shared over
 ``y[n, o, i, j] = sum_{c, a, b} w[o, c, a, b] x_pad[n, c, s i + d a, s j + d b]``
 
 (stride ``s``, dilation ``d``, zero padding ``p``; a cross-correlation, as in every deep
-learning library). Writing the receptive fields as the columns of a matrix
-``X_col`` (``C k k`` rows, one column per output position: "im2col") turns it into one
-matrix product ``Y = W X_col``; its VJPs are ``dW = dY X_col^T`` and
-``dX_col = W^T dY``, the latter scattered back onto the image ("col2im", repeated pixels
-accumulate).
+learning library). Writing the receptive fields of each image
+as the columns of a matrix ``X_col`` (``C k k`` rows, one column per output position:
+"im2col") turns it into one matrix product per image, ``Y_n = W X_col,n``, whose result is
+already in the ``(N, O, H, W)`` layout; its VJPs are ``dW = sum_n dY_n X_col,n^T`` and
+``dX_col,n = W^T dY_n``, the latter scattered back onto the image ("col2im", repeated
+pixels accumulate).
 
 Recurrent cells (the notes describe LSTM and GRU qualitatively only, Stuttgart §2.3; the
 equations below are the standard ones of Hochreiter & Schmidhuber (1997) with a forget gate
@@ -33,18 +34,31 @@ Their VJP is backpropagation through time: one reverse loop over the steps carry
 ``dL/dh_t`` (and ``dL/dc_t``), collecting the pre-activation gradients of every step, then
 one matrix product each for ``dW_ih``, ``dW_hh`` and ``dx``.
 
+The products of one step are small, so they run with one BLAS thread; the sequences of a
+batch are independent, so a large enough batch (at least 16 rows and 4096 gate entries per
+step for each thread) is split by rows between as many threads as BLAS may use (each runs
+every step of its rows, with no synchronisation between steps); so is a convolution's batch
+of images. The
+input projection of all steps and the weight gradients are single large products with every
+BLAS thread. In float32 the pointwise part of a step (the gates' tanh, the cell update, the
+pre-activation gradients) is one call into the compiled kernels of ``mathlearn._ext._rnn``
+(vectorised tanh, within 3 float32 ulp), with NumPy as the fallback.
+
 These VJPs are first-order only (they compute with NumPy, not with recorded operations):
 ``hessian`` through them raises ``NotImplementedError``.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from scipy import special
 
+from .._ext import load as _load_ext
 from ._primitives import reshape, transpose
 from ._tensor import Primitive, Tensor, _value
 
@@ -78,6 +92,25 @@ def _memo(cache: dict, g, compute):
 
 
 _BLAS_CONTROLLER: list = []
+_POOL: list = []
+if hasattr(os, "register_at_fork"):
+    # A forked child has none of the parent's pool threads: it starts a pool of its own.
+    os.register_at_fork(after_in_child=_POOL.clear)
+# A batch is split between threads only where each thread gets at least 16 rows and enough
+# work to outweigh handing it over: per thread, _MIN_STEP_WORK gate entries per time step of
+# a recurrence, _MIN_CONV_WORK im2col entries of a convolution.
+_MIN_ROWS_PER_THREAD = 16
+_MIN_STEP_WORK = 1 << 12
+_MIN_CONV_WORK = 1 << 18
+
+
+def _controller():
+    # Built once: it scans the loaded libraries (milliseconds).
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0]
 
 
 def _serial_blas():
@@ -86,13 +119,80 @@ def _serial_blas():
     They are small (batch x hidden by hidden x gates); handing each to a thread pool costs
     more than it saves, and on a busy machine spinning BLAS threads slow every step down
     by orders of magnitude. The large products before and after the loop keep the pool.
-    The controller (which scans the loaded libraries, milliseconds) is built once.
     """
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
+    return _controller().limit(limits=1, user_api="blas")
 
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+
+def _blas_threads() -> int:
+    libs = _controller().select(user_api="blas").lib_controllers
+    return max((lib.num_threads for lib in libs), default=1)
+
+
+def _over_rows(n: int, fn, work_per_row: int, min_work: int) -> None:
+    """Run ``fn(rows)`` over the batch, split between as many threads as BLAS may use.
+
+    The sequences (or images) of a batch are independent, so a recurrence splits by rows
+    with no synchronisation between steps: each thread runs every step of its block of rows
+    (the products with one BLAS thread, the pointwise work in NumPy or the compiled kernels,
+    both of which release the interpreter lock). The thread count follows the BLAS thread
+    count in force (``threadpoolctl.threadpool_limits(1)`` gives one), at most one thread
+    per 16 rows and per ``min_work`` units of work (``work_per_row`` per row).
+    """
+    rows = max(_MIN_ROWS_PER_THREAD, -(-min_work // max(work_per_row, 1)))
+    workers = min(_blas_threads(), os.cpu_count() or 1, n // rows)
+    workers = max(workers, 1)
+    bounds = [n * j // workers for j in range(workers + 1)]
+    _run_blocks([slice(bounds[j], bounds[j + 1]) for j in range(workers)], fn)
+
+
+def _over_blocks(blocks, fn) -> None:
+    """Run ``fn(rows)`` over the blocks ``(rows, data)`` that a forward pass split."""
+    _run_blocks([sl for sl, _ in blocks], fn)
+
+
+def _run_blocks(slices: list[slice], fn) -> None:
+    with _serial_blas():
+        if len(slices) == 1:
+            fn(slices[0])
+            return
+        if not _POOL:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL.append(ThreadPoolExecutor(thread_name_prefix="mathlearn-batch"))
+        futures = [_POOL[0].submit(fn, sl) for sl in slices[1:]]
+        try:
+            fn(slices[0])
+        finally:
+            for future in futures:
+                future.exception()
+        for future in futures:
+            future.result()
+
+
+def _kernels(dtype):
+    """The compiled float32 step kernels (``mathlearn._ext._rnn``), or None (NumPy route)."""
+    if dtype != np.float32:
+        return None
+    lib = _load_ext("_rnn")
+    if lib is not None and not getattr(lib, "_mathlearn_typed", False):
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        lib.rnn_tanh_f32.argtypes = [i64, ptr, ptr]
+        lib.rnn_lstm_forward_f32.argtypes = [i64, i64] + [ptr] * 7
+        lib.rnn_lstm_backward_f32.argtypes = [i64, i64] + [ptr] * 6
+        lib.rnn_gru_forward_f32.argtypes = [i64, i64] + [ptr] * 7
+        for name in ("tanh", "lstm_forward", "lstm_backward", "gru_forward"):
+            getattr(lib, f"rnn_{name}_f32").restype = None
+        lib._mathlearn_typed = True
+    return lib
+
+
+def _addresses(row: int, *arrays: np.ndarray) -> list[tuple[int, int]]:
+    """For C-contiguous ``(T, N, W)`` arrays: the address of ``a[0, row]`` and the bytes
+    from one step to the next (``a[k, row]`` is at ``address + k * step``)."""
+    return [
+        (a.ctypes.data + row * a.shape[2] * a.itemsize, a.shape[1] * a.shape[2] * a.itemsize)
+        for a in arrays
+    ]
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
@@ -100,12 +200,12 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
 
 
 def _windows(xp: np.ndarray, kh, kw, ho, wo, stride, dilation) -> np.ndarray:
-    """View ``(C, kh, kw, N, Ho, Wo)`` of the receptive fields of a padded ``(N, C, H, W)``."""
+    """View ``(N, C, kh, kw, Ho, Wo)`` of the receptive fields of a padded ``(N, C, H, W)``."""
     sn, sc, sh, sw = xp.strides
     return as_strided(
         xp,
-        shape=(xp.shape[1], kh, kw, xp.shape[0], ho, wo),
-        strides=(sc, sh * dilation[0], sw * dilation[1], sn, sh * stride[0], sw * stride[1]),
+        shape=(xp.shape[0], xp.shape[1], kh, kw, ho, wo),
+        strides=(sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
         writeable=False,
     )
 
@@ -146,45 +246,68 @@ def _conv_forward(x, w, *, stride, padding, dilation, cache):
     kh, kw, ho, wo = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
     dtype = np.result_type(x, w)
     xp = _pad(np.asarray(x, dtype=dtype), padding)
-    cols = np.ascontiguousarray(_windows(xp, kh, kw, ho, wo, stride, dilation))
-    cols = cols.reshape(-1, x.shape[0] * ho * wo)
-    cache["cols"] = cols
-    out = np.asarray(w, dtype=dtype).reshape(w.shape[0], -1) @ cols
-    out = out.reshape(w.shape[0], x.shape[0], ho, wo)
-    return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
+    w2 = np.asarray(w, dtype=dtype).reshape(w.shape[0], -1)
+    n, o = x.shape[0], w.shape[0]
+    out = np.empty((n, o, ho, wo), dtype=dtype)
+    blocks: dict[int, tuple[slice, np.ndarray]] = {}
 
+    def rows(sl):
+        # im2col of each image of the block, (n, C kh kw, Ho Wo), and one product per image
+        # written straight into the (N, O, Ho, Wo) result.
+        cols = np.ascontiguousarray(_windows(xp[sl], kh, kw, ho, wo, stride, dilation))
+        cols = cols.reshape(sl.stop - sl.start, w2.shape[1], ho * wo)
+        blocks[sl.start] = (sl, cols)
+        np.matmul(w2, cols, out=out[sl].reshape(-1, o, ho * wo))
 
-def _conv_g(g, cache):
-    g = _first_order(g)
-    if cache.get("g") is not g:
-        cache["g"] = g
-        o = g.shape[1]
-        cache["g_mat"] = np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, -1)
-    return cache["g_mat"]
+    # Images are independent: the batch is split between as many threads as BLAS may use.
+    _over_rows(n, rows, w2.shape[1] * ho * wo, _MIN_CONV_WORK)
+    cache["blocks"] = [blocks[k] for k in sorted(blocks)]
+    return out
 
 
 def _conv_vjp_x(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mat = _conv_g(g, cache)
+    g = _first_order(g)
     kh, kw, ho, wo = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
     n, c, h, wd = x.shape
-    dcols = (w.reshape(w.shape[0], -1).T @ g_mat).reshape(c, kh, kw, n, ho, wo)
     ph, pw = padding
-    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=dcols.dtype)
-    for a in range(kh):
-        r0 = a * dilation[0]
-        rows = slice(r0, r0 + stride[0] * (ho - 1) + 1, stride[0])
-        for b in range(kw):
-            c0 = b * dilation[1]
-            cols = slice(c0, c0 + stride[1] * (wo - 1) + 1, stride[1])
-            dxp[:, :, rows, cols] += dcols[:, a, b].transpose(1, 0, 2, 3)
+    w_t = np.asarray(w).reshape(w.shape[0], -1).T
+    dxp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=np.result_type(w_t, g))
+
+    def rows(sl):
+        g3 = np.ascontiguousarray(g[sl]).reshape(sl.stop - sl.start, w.shape[0], ho * wo)
+        dcols = np.matmul(w_t, g3).reshape(-1, c, kh, kw, ho, wo)
+        block = dxp[sl]
+        for a in range(kh):
+            r0 = a * dilation[0]
+            rs = slice(r0, r0 + stride[0] * (ho - 1) + 1, stride[0])
+            for b in range(kw):
+                c0 = b * dilation[1]
+                cs = slice(c0, c0 + stride[1] * (wo - 1) + 1, stride[1])
+                block[:, :, rs, cs] += dcols[:, :, a, b]
+
+    _over_blocks(cache["blocks"], rows)
     out = dxp[:, :, ph : ph + h, pw : pw + wd]
     return out.astype(np.asarray(x).dtype, copy=False)
 
 
 def _conv_vjp_w(g, ans, x, w, *, stride, padding, dilation, cache):
-    g_mat = _conv_g(g, cache)
-    dw = (g_mat @ cache["cols"].T).reshape(w.shape)
-    return dw.astype(np.asarray(w).dtype, copy=False)
+    g = _first_order(g)
+    blocks = cache["blocks"]
+    parts = [None] * len(blocks)
+    index = {sl.start: j for j, (sl, _) in enumerate(blocks)}
+
+    def rows(sl):
+        j = index[sl.start]
+        cols = blocks[j][1]
+        g3 = np.ascontiguousarray(g[sl]).reshape(len(cols), w.shape[0], -1)
+        # sum over the block's images of g_n cols_n^T, as one product over (image, position)
+        parts[j] = np.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
+
+    _over_blocks(blocks, rows)
+    dw = parts[0]
+    for p in parts[1:]:
+        dw = dw + p
+    return dw.reshape(w.shape).astype(np.asarray(w).dtype, copy=False)
 
 
 _conv2d = Primitive("conv2d", _conv_forward, (_conv_vjp_x, _conv_vjp_w))
@@ -443,6 +566,7 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
     scale[h3:] = 1.0
     xt = np.ascontiguousarray(np.asarray(x, dtype=dtype).transpose(1, 0, 2))
     w_in = (np.asarray(w_ih, dtype=dtype)[perm] * scale[:, None]).T
+    # The input projection of every step is one large product (with every BLAS thread).
     pre = (xt.reshape(t * n, -1) @ w_in).reshape(t, n, -1)
     pre += np.asarray(b, dtype=dtype)[perm] * scale
     whh_t = np.ascontiguousarray((np.asarray(w_hh, dtype=dtype)[perm] * scale[:, None]).T)
@@ -451,28 +575,42 @@ def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
     cs = np.empty((t + 1, n, hidden), dtype=dtype)
     tcs = np.empty((t, n, hidden), dtype=dtype)
-    buf = np.empty((n, 4 * hidden), dtype=dtype)
-    tmp = np.empty((n, hidden), dtype=dtype)
     hs[0] = h0
     cs[0] = c0
-    with _serial_blas():
+    lib = _kernels(dtype)
+
+    def rows(sl):
+        r0, nr = sl.start, sl.stop - sl.start
+        buf = np.empty((nr, 4 * hidden), dtype=dtype)
+        tmp = np.empty((nr, hidden), dtype=dtype)
+        (pp, sp), (pc, sc), (pg, sg), (pt, st), (ph, sh) = _addresses(r0, pre, cs, gates, tcs, hs)
+        pb = buf.ctypes.data
         for k in range(t):
-            np.matmul(hs[k], whh_t, out=buf)
-            buf += pre[k]
-            gk = gates[k]
-            np.tanh(buf, out=gk)
-            sig = gk[:, :h3]
-            sig *= 0.5
-            sig += 0.5
-            c = cs[k + 1]
-            np.multiply(gk[:, hidden:h2], cs[k], out=c)
-            np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
-            c += tmp
-            np.tanh(c, out=tcs[k])
-            np.multiply(gk[:, h2:h3], tcs[k], out=hs[k + 1])
+            np.matmul(hs[k, sl], whh_t, out=buf)
+            if lib is not None:
+                lib.rnn_lstm_forward_f32(
+                    nr, hidden, pb, pp + k * sp, pc + k * sc, pg + k * sg, pc + (k + 1) * sc,
+                    pt + k * st, ph + (k + 1) * sh,
+                )  # fmt: skip
+            else:
+                buf += pre[k, sl]
+                gk = gates[k, sl]
+                np.tanh(buf, out=gk)
+                sig = gk[:, :h3]
+                sig *= 0.5
+                sig += 0.5
+                c = cs[k + 1, sl]
+                np.multiply(gk[:, hidden:h2], cs[k, sl], out=c)
+                np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
+                c += tmp
+                np.tanh(c, out=tcs[k, sl])
+                np.multiply(gk[:, h2:h3], tcs[k, sl], out=hs[k + 1, sl])
             if m is not None:
-                cs[k + 1] = m[k] * c + (1 - m[k]) * cs[k]
-                hs[k + 1] = m[k] * hs[k + 1] + (1 - m[k]) * hs[k]
+                mk = m[k, sl]
+                cs[k + 1, sl] = mk * cs[k + 1, sl] + (1 - mk) * cs[k, sl]
+                hs[k + 1, sl] = mk * hs[k + 1, sl] + (1 - mk) * hs[k, sl]
+
+    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype, perm=perm)
     out = np.empty((t + 2, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -492,49 +630,67 @@ def _lstm_backward(g, w_ih, w_hh, cache):
     # Per step, gates in the internal order [i, f, o, g] and with dc the gradient on c_t,
     # dh that on h_t: da_i = dc g i(1-i), da_f = dc c_{t-1} f(1-f), da_g = dc i (1-g^2),
     # da_o = dh tanh(c_t) o(1-o), and dc gains dh o (1-tanh^2(c_t)). Small buffers reused
-    # at every step stay in cache (a vectorised pass over all steps is memory-bound).
+    # at every step (a vectorised pass over all steps is memory-bound).
     dy = g[:t] if m is None else g[:t] * m
-    dh = np.array(g[t], dtype=dtype)
-    dc = np.array(g[t + 1], dtype=dtype)
     da = np.empty_like(gates)
-    deriv = np.empty((n, 4 * hidden), dtype=dtype)
-    tmp = np.empty((n, hidden), dtype=dtype)
-    with _serial_blas():
+    dh_0 = np.empty((n, hidden), dtype=dtype)
+    dc_0 = np.empty((n, hidden), dtype=dtype)
+    lib = _kernels(dtype)
+
+    def rows(sl):
+        r0, nr = sl.start, sl.stop - sl.start
+        dh = np.array(g[t, sl], dtype=dtype)
+        dc = np.array(g[t + 1, sl], dtype=dtype)
+        deriv = np.empty((nr, 4 * hidden), dtype=dtype)
+        tmp = np.empty((nr, hidden), dtype=dtype)
+        (pg, sg), (pc, sc), (pt, st), (pa, sa) = _addresses(r0, gates, cs, tcs, da)
+        p_dh, p_dc = dh.ctypes.data, dc.ctypes.data
         for k in range(t - 1, -1, -1):
-            dh += dy[k]
+            dh += dy[k, sl]
             if m is not None:
                 # Padded steps copy the state: d(state_k) goes straight to state_{k-1}.
-                dh_keep, dc_keep = (1 - m[k]) * dh, (1 - m[k]) * dc
-                dh *= m[k]
-                dc *= m[k]
-            gk, dak, tc = gates[k], da[k], tcs[k]
-            np.subtract(1, gk, out=deriv)
-            deriv *= gk
-            np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
-            np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
-            np.multiply(dh, tc, out=dak[:, h2:h3])
-            dak[:, h2:h3] *= deriv[:, h2:h3]
-            np.multiply(tc, tc, out=tmp)
-            np.subtract(1, tmp, out=tmp)
-            tmp *= gk[:, h2:h3]
-            tmp *= dh
-            dc += tmp
-            np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
-            np.multiply(dc, cs[k], out=dak[:, hidden:h2])
-            np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
-            dak[:, :h2] *= deriv[:, :h2]
-            dak[:, h3:] *= deriv[:, h3:]
-            dc *= gk[:, hidden:h2]
+                mk = m[k, sl]
+                dh_keep, dc_keep = (1 - mk) * dh, (1 - mk) * dc
+                dh *= mk
+                dc *= mk
+            dak = da[k, sl]
+            if lib is not None:
+                lib.rnn_lstm_backward_f32(
+                    nr, hidden, p_dh, p_dc, pg + k * sg, pc + k * sc, pt + k * st, pa + k * sa
+                )
+            else:
+                gk, tc = gates[k, sl], tcs[k, sl]
+                np.subtract(1, gk, out=deriv)
+                deriv *= gk
+                np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
+                np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
+                np.multiply(dh, tc, out=dak[:, h2:h3])
+                dak[:, h2:h3] *= deriv[:, h2:h3]
+                np.multiply(tc, tc, out=tmp)
+                np.subtract(1, tmp, out=tmp)
+                tmp *= gk[:, h2:h3]
+                tmp *= dh
+                dc += tmp
+                np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
+                np.multiply(dc, cs[k, sl], out=dak[:, hidden:h2])
+                np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
+                dak[:, :h2] *= deriv[:, :h2]
+                dak[:, h3:] *= deriv[:, h3:]
+                dc *= gk[:, hidden:h2]
             np.matmul(dak, w_hh, out=dh)
             if m is not None:
                 dh += dh_keep
                 dc += dc_keep
+        dh_0[sl] = dh
+        dc_0[sl] = dc
+
+    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
     da2 = da.reshape(t * n, -1)
     inverse = np.argsort(perm)
     return {
         "x": (da2 @ np.asarray(w_ih, dtype=dtype)[perm]).reshape(t, n, -1).transpose(1, 0, 2),
-        "h0": dh,
-        "c0": dc,
+        "h0": dh_0,
+        "c0": dc_0,
         "w_ih": (da2.T @ xt.reshape(t * n, -1))[inverse],
         "w_hh": (da2.T @ hs[:t].reshape(t * n, -1))[inverse],
         "b": da2.sum(axis=0)[inverse],
@@ -571,27 +727,43 @@ def _gru_forward(x, h0, w_ih, w_hh, b_ih, b_hh, *, mask, cache):
     pre = (xt.reshape(t * n, -1) @ w_ih.T.astype(dtype, copy=False)).reshape(t, n, -1)
     pre += b_ih
     whh_t = np.ascontiguousarray(w_hh.T, dtype=dtype)
+    bhh = np.ascontiguousarray(b_hh, dtype=dtype)
     m = _mask_steps(mask, n, t, dtype)
     gates = np.empty((t, n, 3 * hidden), dtype=dtype)  # r, z, n
     hhn = np.empty((t, n, hidden), dtype=dtype)  # h W_hn^T + b_hn (needed by dr)
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
     hs[0] = h0
     h2 = 2 * hidden
-    with _serial_blas():
+    lib = _kernels(dtype)
+
+    def rows(sl):
+        r0, nr = sl.start, sl.stop - sl.start
+        hh = np.empty((nr, 3 * hidden), dtype=dtype)
+        (pp, sp), (ph, sh), (pg, sg), (pn, sn) = _addresses(r0, pre, hs, gates, hhn)
+        p_hh, p_b = hh.ctypes.data, bhh.ctypes.data
         for k in range(t):
-            hh = hs[k] @ whh_t
-            hh += b_hh
-            a = pre[k]
-            gk = gates[k]
-            a[:, :h2] += hh[:, :h2]
-            special.expit(a[:, :h2], out=gk[:, :h2])
-            hhn[k] = hh[:, h2:]
-            np.tanh(a[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
-            z, nn = gk[:, hidden:h2], gk[:, h2:]
-            h = nn + z * (hs[k] - nn)
+            np.matmul(hs[k, sl], whh_t, out=hh)
+            if lib is not None:
+                lib.rnn_gru_forward_f32(
+                    nr, hidden, pp + k * sp, p_hh, p_b, ph + k * sh, pg + k * sg, pn + k * sn,
+                    ph + (k + 1) * sh,
+                )  # fmt: skip
+                h = hs[k + 1, sl]
+            else:
+                hh += bhh
+                a = pre[k, sl]
+                gk = gates[k, sl]
+                a[:, :h2] += hh[:, :h2]
+                special.expit(a[:, :h2], out=gk[:, :h2])
+                hhn[k, sl] = hh[:, h2:]
+                np.tanh(a[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
+                z, nn = gk[:, hidden:h2], gk[:, h2:]
+                h = nn + z * (hs[k, sl] - nn)
             if m is not None:
-                h = m[k] * h + (1 - m[k]) * hs[k]
-            hs[k + 1] = h
+                h = m[k, sl] * h + (1 - m[k, sl]) * hs[k, sl]
+            hs[k + 1, sl] = h
+
+    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, gates=gates, hhn=hhn, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -606,31 +778,37 @@ def _gru_backward(g, w_ih, w_hh, cache):
     h2 = 2 * hidden
     w_hh = np.asarray(w_hh, dtype=dtype)
     dy = g[:t] if m is None else g[:t] * m
-    dh = np.array(g[t], dtype=dtype)
     dxa = np.empty_like(gates)  # pre-activation gradients on the input side
     dha = np.empty_like(gates)  # ... and on the recurrent side (r scales the n block)
-    with _serial_blas():
+    dh_0 = np.empty((n, hidden), dtype=dtype)
+
+    def rows(sl):
+        dh = np.array(g[t, sl], dtype=dtype)
         for k in range(t - 1, -1, -1):
-            dh += dy[k]
+            dh += dy[k, sl]
             if m is not None:
-                dh_keep = (1 - m[k]) * dh
-                dh = m[k] * dh
-            gk = gates[k]
+                dh_keep = (1 - m[k, sl]) * dh
+                dh = m[k, sl] * dh
+            gk = gates[k, sl]
             r, z, nn = gk[:, :hidden], gk[:, hidden:h2], gk[:, h2:]
+            dxk, dhk = dxa[k, sl], dha[k, sl]
             dan = dh * (1 - z) * (1 - nn * nn)
-            dxa[k, :, h2:] = dan
-            dha[k, :, h2:] = dan * r
-            np.multiply(dan * hhn[k], r * (1 - r), out=dxa[k, :, :hidden])
-            np.multiply(dh * (hs[k] - nn), z * (1 - z), out=dxa[k, :, hidden:h2])
-            dha[k, :, :h2] = dxa[k, :, :h2]
-            dh = dh * z + dha[k] @ w_hh
+            dxk[:, h2:] = dan
+            np.multiply(dan, r, out=dhk[:, h2:])
+            np.multiply(dan * hhn[k, sl], r * (1 - r), out=dxk[:, :hidden])
+            np.multiply(dh * (hs[k, sl] - nn), z * (1 - z), out=dxk[:, hidden:h2])
+            dhk[:, :h2] = dxk[:, :h2]
+            dh = dh * z + dhk @ w_hh
             if m is not None:
                 dh += dh_keep
+        dh_0[sl] = dh
+
+    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
     dx2 = dxa.reshape(t * n, -1)
     dh2 = dha.reshape(t * n, -1)
     return {
         "x": (dx2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
-        "h0": dh,
+        "h0": dh_0,
         "w_ih": dx2.T @ xt.reshape(t * n, -1),
         "w_hh": dh2.T @ hs[:t].reshape(t * n, -1),
         "b": dx2.sum(axis=0),
@@ -653,14 +831,22 @@ def _rnn_forward(x, h0, w_ih, w_hh, b, *, mask, cache):
     m = _mask_steps(mask, n, t, dtype)
     hs = np.empty((t + 1, n, hidden), dtype=dtype)
     hs[0] = h0
-    with _serial_blas():
+    lib = _kernels(dtype)
+
+    def rows(sl):
+        a = np.empty((sl.stop - sl.start, hidden), dtype=dtype)
         for k in range(t):
-            a = pre[k]
-            a += hs[k] @ whh_t
-            h = np.tanh(a)
+            np.matmul(hs[k, sl], whh_t, out=a)
+            a += pre[k, sl]
+            if lib is not None:
+                lib.rnn_tanh_f32(a.size, a.ctypes.data, a.ctypes.data)
+            else:
+                np.tanh(a, out=a)
             if m is not None:
-                h = m[k] * h + (1 - m[k]) * hs[k]
-            hs[k + 1] = h
+                a = m[k, sl] * a + (1 - m[k, sl]) * hs[k, sl]
+            hs[k + 1, sl] = a
+
+    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
     cache.update(xt=xt, hs=hs, m=m, dtype=dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
     out[:t] = hs[1:] if m is None else hs[1:] * m
@@ -672,27 +858,32 @@ def _rnn_backward(g, w_ih, w_hh, cache):
     g = _first_order(g)
     xt, hs, m, dtype = (cache[k] for k in ("xt", "hs", "m", "dtype"))
     t = hs.shape[0] - 1
-    n = hs.shape[1]
+    n, hidden = hs.shape[1:]
     w_hh = np.asarray(w_hh, dtype=dtype)
     dy = g[:t] if m is None else g[:t] * m
-    dh = np.array(g[t], dtype=dtype)
-    da = np.empty((t, *dh.shape), dtype=dtype)
-    with _serial_blas():
+    da = np.empty((t, n, hidden), dtype=dtype)
+    dh_0 = np.empty((n, hidden), dtype=dtype)
+
+    def rows(sl):
+        dh = np.array(g[t, sl], dtype=dtype)
         for k in range(t - 1, -1, -1):
-            dh += dy[k]
+            dh += dy[k, sl]
             if m is not None:
-                dh_keep = (1 - m[k]) * dh
-                dh = m[k] * dh
+                dh_keep = (1 - m[k, sl]) * dh
+                dh = m[k, sl] * dh
             # On padded steps h_{k+1} is the copied state, not tanh(a), but dh is 0 there.
-            h = hs[k + 1]
-            np.multiply(dh, 1 - h * h, out=da[k])
-            dh = da[k] @ w_hh
+            h = hs[k + 1, sl]
+            np.multiply(dh, 1 - h * h, out=da[k, sl])
+            dh = da[k, sl] @ w_hh
             if m is not None:
                 dh += dh_keep
+        dh_0[sl] = dh
+
+    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
     da2 = da.reshape(t * n, -1)
     return {
         "x": (da2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
-        "h0": dh,
+        "h0": dh_0,
         "w_ih": da2.T @ xt.reshape(t * n, -1),
         "w_hh": da2.T @ hs[:t].reshape(t * n, -1),
         "b": da2.sum(axis=0),

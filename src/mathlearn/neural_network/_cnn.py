@@ -123,7 +123,9 @@ class CNNClassifier(BaseClassifier):
         "image_shape": [tuple, list, None],
         **TRAINING_CONSTRAINTS,
     }
-    _common_test_params = {"max_iter": 30, "conv_channels": (4,), "hidden_sizes": (16,)}
+    # The common checks' blobs (300 points, 3 classes) need training accuracy > 0.83: twelve
+    # epochs give at least 0.90 over 30 seeds (binary, multiclass and float32 data).
+    _common_test_params = {"max_iter": 12, "conv_channels": (4,), "hidden_sizes": (16,)}
     _common_test_convergence_warning_expected = True
 
     def __init__(

@@ -213,7 +213,9 @@ class RecurrentClassifier(_RecurrentBase, BaseClassifier):
     """
 
     _regression = False
-    _common_test_params = {"max_iter": 20, "hidden_size": 8}
+    # The common checks' blobs need training accuracy > 0.83: ten epochs give at least 0.90
+    # over 30 seeds (binary, multiclass and float32 data).
+    _common_test_params = {"max_iter": 10, "hidden_size": 8}
 
     @_fit_context
     def fit(self, X: Any, y: Any, lengths: Any = None) -> RecurrentClassifier:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Hashable, Sequence
+from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -179,8 +180,30 @@ def _compiled_ridge():
     fn = lib.als_ridge_rows
     if fn.argtypes is None:
         fn.restype = ctypes.c_int64
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 11
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 13
     return fn
+
+
+@cache
+def _blas(name: str) -> int | None:
+    """The address of SciPy's BLAS or LAPACK routine ``name`` (its Fortran interface, 32-bit
+    integers, as exported to C by ``scipy.linalg.cython_blas`` / ``cython_lapack``), or None
+    where SciPy does not export it.
+    The compiled helpers call it for their dense inner products: the BLAS chooses SIMD
+    kernels for the processor at run time, which the helpers' portable build flags cannot."""
+    try:
+        from scipy.linalg import cython_blas, cython_lapack
+
+        exports = {**cython_blas.__pyx_capi__, **cython_lapack.__pyx_capi__}
+        capsule = exports[name]
+    except (ImportError, AttributeError, KeyError):
+        return None
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule)) or None
 
 
 def _ptr(a: np.ndarray | None):
@@ -193,7 +216,8 @@ def _c64(a):
 
 def _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_sse):
     """The compiled route of :func:`ridge_rows`: one pass over each row's entries that
-    accumulates its normal equations and Cholesky-solves them in place."""
+    accumulates its normal equations (through BLAS dsyrk on the row's gathered factors, where
+    SciPy exports it) and Cholesky-solves them in place."""
     n_rows, k = R.shape[0], V.shape[1]
     indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(R.indices, dtype=np.int64)
@@ -203,9 +227,13 @@ def _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_
         raise ValueError("ALS normal matrix or B contains NaN or infinity.")
     X = np.empty((n_rows, k))
     sse = np.zeros(1)
-    work = np.empty(2 * k * k + 2 * k)
+    syrk, gemv = _blas("dsyrk"), _blas("dgemv")
+    if syrk is None or gemv is None:
+        syrk = gemv = None
+    longest = int(np.max(np.diff(indptr), initial=0)) if syrk is not None else 0
+    work = np.empty(k * k + 3 * k + (k + 1) * longest)
     bad = fn(n_rows, k, _ptr(indptr), _ptr(indices), _ptr(V), _ptr(wt), _ptr(w), _ptr(base),
-             _ptr(reg), _ptr(t), _ptr(X), _ptr(sse), _ptr(work))  # fmt: skip
+             _ptr(reg), _ptr(t), _ptr(X), _ptr(sse), _ptr(work), syrk, gemv)  # fmt: skip
     if bad >= 0:
         raise np.linalg.LinAlgError(f"ALS normal matrix[{int(bad)}] is not positive definite.")
     return (X, float(sse[0])) if return_sse else X

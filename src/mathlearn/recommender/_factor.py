@@ -10,10 +10,22 @@ from ._base import RecommenderBase
 from ._ratings import Ratings
 
 
+def _stable_argsort(key: np.ndarray, n: int) -> np.ndarray:
+    """The stable permutation sorting ``key`` (integers in [0, n)): a radix sort when they fit
+    16 bits."""
+    if n <= 1 << 16:
+        return np.argsort(key.astype(np.uint16), kind="stable")
+    return np.argsort(key, kind="stable")
+
+
 def _order(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int) -> np.ndarray:
-    """The permutation sorting by (major, minor), stably: two radix sorts (by minor, then by
-    major) when both index ranges fit 16 bits, else one sort of a combined integer key
-    (linear time on data already in that order), lexsort where that key could overflow."""
+    """The permutation sorting by (major, minor), stably: the identity for data already in
+    that order (as the containers built from a sparse matrix or a generator usually are),
+    else two radix sorts (by minor, then by major) when both index ranges fit 16 bits, else
+    one sort of a combined integer key, lexsort where that key could overflow."""
+    step_major, step_minor = np.diff(major), np.diff(minor)
+    if np.all((step_major > 0) | ((step_major == 0) & (step_minor >= 0))):
+        return np.arange(major.size)
     if n_major <= 1 << 16 and n_minor <= 1 << 16:
         p = np.argsort(minor.astype(np.uint16), kind="stable")
         return p[np.argsort(major[p].astype(np.uint16), kind="stable")]
@@ -30,7 +42,8 @@ class Pattern:
         n_users, n_items = ratings.shape
         self.users, self.items, self.values = ratings.users, ratings.items, ratings.values
         self.perm_u = _order(ratings.users, ratings.items, n_users, n_items)
-        self.perm_i = _order(ratings.items, ratings.users, n_items, n_users)
+        # A stable sort by item of the user-major order is the item-major order.
+        self.perm_i = self.perm_u[_stable_argsort(ratings.items[self.perm_u], n_items)]
         indptr_u = np.r_[0, np.cumsum(np.bincount(ratings.users, minlength=n_users))]
         indptr_i = np.r_[0, np.cumsum(np.bincount(ratings.items, minlength=n_items))]
         self.R = sp.csr_array(

@@ -14,7 +14,7 @@ from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import RowBlocks, ridge_rows
+from ._base import RowBlocks, _blas, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
 
@@ -26,62 +26,83 @@ def _compiled_cg():
     fn = lib.als_cg_rows
     if fn.argtypes is None:
         fn.restype = None
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 7
-        fn.argtypes += [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 8
+        fn.argtypes += [ctypes.c_int64] + [ctypes.c_void_p] * 4
     return fn
 
 
-def _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms):
+def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms):
     """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
     on a copy of X."""
     n_rows, k = R.shape[0], Y.shape[1]
     indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(R.indices, dtype=np.int64)
-    Y, w, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, w, c))
-    base = np.ascontiguousarray(base, dtype=np.float64)
+    Y, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, c))
+    w, base, reg, t = (
+        None if a is None else np.ascontiguousarray(a, dtype=np.float64)
+        for a in (w, base, reg, targets)
+    )
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
-    work = np.empty(4 * k)
-    fn(n_rows, k, indptr.ctypes.data, indices.ctypes.data, Y.ctypes.data, w.ctypes.data,
-       c.ctypes.data, base.ctypes.data, X.ctypes.data, int(steps),
-       terms.ctypes.data if fit_terms else None, work.ctypes.data)  # fmt: skip
+    # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
+    gemv = _blas("dgemv")
+    longest = int(np.max(np.diff(indptr), initial=0)) if gemv is not None else 0
+    work = np.empty(4 * k + (k + 2) * longest)
+
+    def ptr(a):
+        return None if a is None else a.ctypes.data
+
+    fn(n_rows, k, ptr(indptr), ptr(indices), ptr(Y), ptr(w), ptr(c), ptr(base), ptr(reg),
+       ptr(X), int(steps), ptr(t), ptr(terms) if fit_terms else None, ptr(work), gemv)  # fmt: skip
     return (X, float(terms[0])) if fit_terms else X
 
 
 def cg_rows(
-    R: sp.csr_array, w: np.ndarray, c: np.ndarray, Y: np.ndarray, X: np.ndarray,
-    base: np.ndarray, steps: int, blocks: RowBlocks | None = None, fit_terms: bool = False,
+    R: sp.csr_array, w: np.ndarray | None, c: np.ndarray, Y: np.ndarray, X: np.ndarray,
+    base: np.ndarray | None, steps: int, blocks: RowBlocks | None = None,
+    fit_terms: bool = False, *, reg: np.ndarray | None = None,
+    targets: np.ndarray | None = None,
 ):  # fmt: skip
     """``steps`` conjugate-gradient iterations, from X, on every row's system
-    ``(base + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
+    ``(base + reg_u I + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
 
-    The rows go by padded blocks of similar length (:class:`RowBlocks`): a block's item
+    ``base`` None is zero, ``reg`` None is zero (else one number per row), ``w`` None is all
+    ones. The rows go by padded blocks of similar length (:class:`RowBlocks`): a block's item
     vectors are gathered once, ``A`` of shape (m, n_max, k), and every product of the CG
     iterations is then two stacked matrix-vector products on it,
-    ``A^T (w * (A v)) + base v``, for all the block's rows at once. With ``fit_terms``,
-    also ``sum_ui c_ui (1 - s_ui)^2 - s_ui^2`` over the stored entries at the result
-    (``s_ui = y_i^T x_u``), the observed pairs' part of the implicit objective.
+    ``A^T (w * (A v)) + base v + reg v``, for all the block's rows at once. With
+    ``fit_terms``, also a sum over the stored entries at the result
+    (``s_ui = y_i^T x_u``): ``sum_ui (targets_ui - s_ui)^2`` where ``targets`` is given (the
+    explicit model's squared error), else ``sum_ui c_ui (1 - s_ui)^2 - s_ui^2`` (the observed
+    pairs' part of the implicit objective).
     """
     X = X.copy()
     k = Y.shape[1]
     fn = _compiled_cg()
     if fn is not None:
-        return _cg_rows_compiled(fn, R, w, c, Y, X, base, steps, fit_terms)
+        return _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms)
     if blocks is None:
         blocks = RowBlocks(R, k)
     rhs = sp.csr_array((c, R.indices, R.indptr), shape=R.shape) @ Y
     Y_ext = np.vstack([Y, np.zeros((1, k))])
-    w_ext = np.append(w, 0.0)
+    w_ext = np.append(np.ones(R.nnz) if w is None else w, 0.0)
     c_ext = np.append(c, 0.0)
+    t_ext = None if targets is None else np.append(targets, 0.0)
     terms = 0.0
     for rows, pos, cols in blocks.blocks:
         A = Y_ext[cols]
         wb = w_ext[pos]
+        db = None if reg is None else reg[rows, None]
 
-        def matvec(V, A=A, wb=wb):
+        def matvec(V, A=A, wb=wb, db=db):
             d = np.matmul(A, V[:, :, None])[..., 0]
             d *= wb
-            return V @ base + np.matmul(d[:, None, :], A)[:, 0]
+            out = np.matmul(d[:, None, :], A)[:, 0]
+            if base is not None:
+                out += V @ base
+            if db is not None:
+                out += db * V
+            return out
 
         x = X[rows]
         r = rhs[rows] - matvec(x)
@@ -99,9 +120,12 @@ def cg_rows(
             rs = rs_new
         X[rows] = x
         if fit_terms:
-            # Padding entries have s = 0 and c = 0: they add nothing.
+            # Padding entries have s = 0, c = 0 and target 0: they add nothing.
             s = np.matmul(A, x[:, :, None])[..., 0]
-            terms += float(np.sum(c_ext[pos] * (1.0 - s) ** 2 - s**2))
+            if t_ext is not None:
+                terms += float(np.sum((t_ext[pos] - s) ** 2))
+            else:
+                terms += float(np.sum(c_ext[pos] * (1.0 - s) ** 2 - s**2))
     return (X, terms) if fit_terms else X
 
 
@@ -132,7 +156,8 @@ class ImplicitALS(FactorModel):
     solver : {"cg", "cholesky"}, default="cg"
         ``"cg"``: ``cg_steps`` conjugate-gradient iterations per sweep for each row, started
         from the previous sweep's vector (Takacs, Pilaszy, Tikk; compiled in
-        ``mathlearn._ext._als`` where the install built it, else batched NumPy);
+        ``mathlearn._ext._als`` where the install built it, each product two calls of
+        SciPy's BLAS dgemv on the row's gathered item vectors, else batched NumPy);
         ``"cholesky"``: the exact solve.
     cg_steps : int, default=3
         CG iterations per row and half-sweep.

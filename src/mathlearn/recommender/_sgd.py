@@ -2,20 +2,66 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval
 from ..utils.validation import check_random_state
 from ._factor import FactorModel, pair_dots
 
-# Ratings x epochs from which plain SGD (batch_size=1) runs compiled: below it the Python
-# loop takes a few seconds at most, no more than the kernel's first compilation.
-_COMPILED_WORK = 1_000_000
+
+def _compiled_epoch():
+    """The compiled epoch of plain SGD (``mathlearn._ext._sgdmf``), typed, or None where it
+    was not built (the Python loop :func:`_python_epoch` then computes the same numbers)."""
+    lib = _ext.load("_sgdmf")
+    if lib is None:
+        return None
+    fn = lib.sgdmf_epoch
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
+        fn.argtypes += [ctypes.c_double] * 3 + [ctypes.c_int]
+    return fn
+
+
+# The compiled kernel's rating record (``struct sgdmf_rating``).
+_RATING = np.dtype([("u", "<i4"), ("i", "<i4"), ("r", "<f8")])
+
+
+def _dot(p: np.ndarray, q: np.ndarray) -> float:
+    """``p . q`` summed in the compiled kernel's fixed order: four sequential partial sums
+    over the coordinates f = j mod 4 (the tail past the last multiple of 4 into the first),
+    combined as (s0 + s1) + (s2 + s3). ``cumsum`` adds sequentially, so both routes give the
+    same bits."""
+    prod = p * q
+    k = prod.size
+    m = k - k % 4
+    s = [0.0, 0.0, 0.0, 0.0]
+    if m:
+        s = (np.cumsum(prod[:m].reshape(-1, 4), axis=0)[-1] + 0.0).tolist()
+    for x in prod[m:].tolist():
+        s[0] += x
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
+def _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases):
+    """One epoch of plain SGD in Python, in the order given: the compiled kernel's
+    arithmetic, operation for operation (the route where ``_sgdmf`` was not built)."""
+    for idx in order.tolist():
+        u, i = users[idx], items[idx]
+        pu, qi = P[u].copy(), Q[i].copy()
+        e = values[idx] - mu - bu[u] - bi[i] - _dot(pu, qi)
+        if biases:
+            bu[u] += lr * (e - lam * bu[u])
+            bi[i] += lr * (e - lam * bi[i])
+        P[u] = pu + lr * (e * qi - lam * pu)
+        Q[i] = qi + lr * (e * pu - lam * qi)
 
 
 def _scatter_add(target, idx, delta, marker, pos):
@@ -55,9 +101,9 @@ class SGDMatrixFactorization(FactorModel):
     max_iter : int, default=20
         Epochs (passes over the ratings).
     batch_size : int, default=1
-        Ratings per step. 1 is plain SGD (compiled with numba on large problems: one
-        rating's update depends on the previous one's); larger batches are vectorised in
-        NumPy.
+        Ratings per step. 1 is plain SGD (one rating's update depends on the previous
+        one's: an epoch runs in the compiled helper ``mathlearn._ext._sgdmf`` where the
+        install built it, else in a Python loop); larger batches are vectorised in NumPy.
     shuffle : bool, default=True
         Visit the ratings in a fresh random order each epoch (else in stored order).
     tol : float, default=0.0
@@ -154,17 +200,6 @@ class SGDMatrixFactorization(FactorModel):
         self.init_std = init_std
         self.random_state = random_state
 
-    def _python_epoch(self, users, items, values, order, P, Q, bu, bi, mu, lr, lam):
-        for idx in order.tolist():
-            u, i = users[idx], items[idx]
-            pu, qi = P[u].copy(), Q[i].copy()
-            e = values[idx] - mu - bu[u] - bi[i] - float(pu @ qi)
-            if self.biases:
-                bu[u] += lr * (e - lam * bu[u])
-                bi[i] += lr * (e - lam * bi[i])
-            P[u] = pu + lr * (e * qi - lam * pu)
-            Q[i] = qi + lr * (e * pu - lam * qi)
-
     @_fit_context
     def fit(self, ratings, y=None) -> SGDMatrixFactorization:
         """Fit by SGD.
@@ -197,16 +232,21 @@ class SGDMatrixFactorization(FactorModel):
         mark_i = np.empty(n_items, dtype=np.int64)
         history: list[float] = []
         n_iter = 0
-        compiled = B == 1 and data.nnz * int(self.max_iter) >= _COMPILED_WORK
-        if compiled:
-            from ._sgd_kernels import sgd_epoch
+        epoch = _compiled_epoch() if B == 1 and max(n_users, n_items) < 2**31 else None
+        if epoch is not None:
+            records = np.empty(data.nnz, dtype=_RATING)
+            records["u"], records["i"], records["r"] = users, items, values
         for n_iter in range(1, int(self.max_iter) + 1):
             order = rng.permutation(data.nnz) if self.shuffle else np.arange(data.nnz)
-            if compiled:
-                sgd_epoch(users[order], items[order], values[order], P, Q, bu, bi, mu, lr, lam,
-                          bool(self.biases))  # fmt: skip
+            if epoch is not None:
+                # One gather of the records per epoch: the kernel then reads them in sequence.
+                visit = records[order]
+                epoch(order.size, k, visit.ctypes.data, P.ctypes.data, Q.ctypes.data,
+                      bu.ctypes.data, bi.ctypes.data, mu, lr, lam,
+                      int(bool(self.biases)))  # fmt: skip
             elif B == 1:
-                self._python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam)
+                _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam,
+                              bool(self.biases))  # fmt: skip
             for s in range(0, order.size if B > 1 else 0, B):
                 idx = order[s : s + B]
                 u, i = users[idx], items[idx]

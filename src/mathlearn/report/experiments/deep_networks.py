@@ -92,6 +92,85 @@ def cnn_digits(ctx):
     )
 
 
+def _oriented_bars(rng, n, size=28, length=19):
+    """Images of one line segment (anywhere) on Gaussian noise; class: its orientation."""
+    y = rng.integers(0, 4, n)
+    X = 0.2 * rng.standard_normal((n, size, size))
+    half = length // 2
+    t = np.arange(-half, half + 1)
+    steps = np.array([(0, 1), (1, 0), (1, 1), (1, -1)])
+    centres = rng.integers(half, size - half, (n, 2))
+    for i in range(n):
+        dy, dx = steps[y[i]]
+        X[i, centres[i, 0] + dy * t, centres[i, 1] + dx * t] += 1.0
+    return X, y
+
+
+_BAR_NAMES = ("horizontal", "vertical", "diagonal", "anti-diagonal")
+
+
+@experiment(
+    "deep-cnn-bars-28",
+    title="The convolutional network on 28x28 images: the orientation of a line anywhere",
+    section=SECTION,
+    description=(
+        "Synthetic 28x28 images, each one line segment of 19 pixels at a random position on "
+        "Gaussian noise (sd 0.2); the class is its orientation (horizontal, vertical, "
+        "diagonal, anti-diagonal). Two convolutional blocks (8 and 16 filters of 3x3, ReLU, "
+        "2x2 max pooling) and 32 dense ReLU units, trained with Adam for 6 epochs on 400 "
+        "images. Weight sharing lets the 3x3 filters detect a local orientation wherever the "
+        "line lies; a model on the raw pixels has to learn every position separately. Left: "
+        "the eight first-layer filters; bottom: test images with their predicted orientation. "
+        "The table compares test accuracy with scikit-learn's logistic regression and MLP on "
+        "the same pixels."
+    ),
+    source="Stuttgart 'Introduction to Machine Learning' §2.3 (CNNs: receptive field, "
+    "weight sharing, pooling)",
+)
+def cnn_bars_28(ctx):
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier as SkMLP
+    from threadpoolctl import threadpool_limits
+
+    Xtr, ytr = _oriented_bars(ctx.rng, 400)
+    Xte, yte = _oriented_bars(ctx.rng, 200)
+    seed = int(ctx.rng.integers(2**31))
+    # Small products: one BLAS thread (a busy machine makes a thread pool much slower).
+    with threadpool_limits(limits=1, user_api="blas"):
+        cnn = CNNClassifier(
+            conv_channels=(8, 16), hidden_sizes=(32,), max_iter=6, batch_size=32, random_state=seed
+        )
+        _quiet_fit(cnn, Xtr, ytr)
+        flat_tr, flat_te = Xtr.reshape(len(Xtr), -1), Xte.reshape(len(Xte), -1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            logistic = LogisticRegression(max_iter=500).fit(flat_tr, ytr)
+            mlp = SkMLP(hidden_layer_sizes=(32,), max_iter=60, random_state=seed).fit(flat_tr, ytr)
+        predicted = cnn.predict(Xte[:8])
+    filters = cnn.network_.parameters()["0.weight"][:, 0]
+    fig, axes = plt.subplots(2, 8, figsize=(13, 3.8))
+    lim = float(np.abs(filters).max())
+    for k in range(8):
+        axes[0, k].imshow(filters[k], cmap="RdBu_r", vmin=-lim, vmax=lim)
+        axes[0, k].set_title(f"filter {k}", fontsize=9)
+        axes[1, k].imshow(Xte[k], cmap="gray_r")
+        axes[1, k].set_title(f"predicted\n{_BAR_NAMES[predicted[k]]}", fontsize=8)
+    for ax in axes.ravel():
+        ax.set_xticks([])
+        ax.set_yticks([])
+    ctx.figure(fig, "Top: learned 3x3 filters (red positive); bottom: 28x28 test images.")
+    ctx.table(
+        ["model", "test accuracy"],
+        [
+            ["CNN (ours)", cnn.score(Xte, yte)],
+            ["logistic regression on pixels (scikit-learn)", logistic.score(flat_te, yte)],
+            ["MLP 32 on pixels (scikit-learn)", mlp.score(flat_te, yte)],
+        ],
+        "400 training and 200 test images drawn with the report's seed; chance is 0.25.",
+    )
+
+
 @experiment(
     "deep-autoencoder-pca",
     title="Autoencoders against PCA: reconstructions of digits through a bottleneck",

@@ -1,0 +1,62 @@
+/* One epoch of plain (one rating at a time) SGD for biased matrix factorisation (see
+ * mathlearn/recommender/_sgd.py).
+ *
+ * For the ratings n = 0 .. n_ratings - 1, in the order given (the caller permutes them: one
+ * gather of 16-byte records, after which the kernel reads them in sequence), with
+ * (u, i, r) = ratings[n], p = P[u], q = Q[i] (k numbers each):
+ *
+ *     e = r - mu - bu[u] - bi[i] - p . q
+ *     bu[u] += lr (e - lam bu[u]),  bi[i] += lr (e - lam bi[i])      (with biases only)
+ *     p_f <- p_f + lr (e q_f - lam p_f),  q_f <- q_f + lr (e p_f - lam q_f)   (old p_f, q_f)
+ *
+ * in place. The dot product p . q is four sequential partial sums over the coordinates
+ * f = j mod 4 (the tail beyond the last multiple of 4 added to the first), combined as
+ * (s0 + s1) + (s2 + s3): a fixed order, which the NumPy route reproduces exactly. Every
+ * other operation is one IEEE operation at a time in the order written (C99, no
+ * contraction into fused multiply-adds). */
+
+#include <stdint.h>
+
+/* One rating; NumPy's structured dtype [("u", "<i4"), ("i", "<i4"), ("r", "<f8")]. */
+struct sgdmf_rating {
+    int32_t u, i;
+    double r;
+};
+
+#ifdef _WIN32
+#define ML_EXPORT __declspec(dllexport)
+#else
+#define ML_EXPORT
+#endif
+
+ML_EXPORT int sgdmf_abi_version(void) { return 2; }
+
+ML_EXPORT void sgdmf_epoch(int64_t n_ratings, int64_t k, const struct sgdmf_rating *ratings,
+                           double *P, double *Q, double *bu, double *bi, double mu, double lr,
+                           double lam, int biases) {
+    int64_t m = k - k % 4;
+    for (int64_t n = 0; n < n_ratings; ++n) {
+        int64_t u = ratings[n].u, i = ratings[n].i;
+        double *p = P + u * k, *q = Q + i * k;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int64_t f = 0;
+        for (; f < m; f += 4) {
+            s0 += p[f] * q[f];
+            s1 += p[f + 1] * q[f + 1];
+            s2 += p[f + 2] * q[f + 2];
+            s3 += p[f + 3] * q[f + 3];
+        }
+        for (; f < k; ++f) s0 += p[f] * q[f];
+        double dot = (s0 + s1) + (s2 + s3);
+        double e = ratings[n].r - mu - bu[u] - bi[i] - dot;
+        if (biases) {
+            bu[u] += lr * (e - lam * bu[u]);
+            bi[i] += lr * (e - lam * bi[i]);
+        }
+        for (f = 0; f < k; ++f) {
+            double pf = p[f], qf = q[f];
+            p[f] = pf + lr * (e * qf - lam * pf);
+            q[f] = qf + lr * (e * pf - lam * qf);
+        }
+    }
+}
