@@ -17,28 +17,13 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
 from mathlearn.cluster import KMeans  # noqa: E402
-from mathlearn.decomposition import PCA  # noqa: E402
+from mathlearn.decomposition import PCA, LatentDirichletAllocation  # noqa: E402
+from mathlearn.exceptions import ConvergenceWarning  # noqa: E402
 from mathlearn.linear_model import BayesianLinearRegression, LinearRegression, Ridge  # noqa: E402
 from mathlearn.mixture import BernoulliMixture, GaussianMixture  # noqa: E402
 from mathlearn.naive_bayes import GaussianNB, MultinomialNB  # noqa: E402
 
 RTOL = 1e-10
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        memory_limit="1GiB",
-        dashboard_address=":0",  # a free port: never the default 8787 another cluster holds
-    )
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 # Few blocks and starts near the optimum: each pass over the blocks is a round trip to the
@@ -108,6 +93,23 @@ def test_more_fits_on_a_local_cluster_equal_numpy(client):
     bm = BernoulliMixture(**params).fit(da.from_array(B, chunks=(450, 2)))
     assert bm.n_iter_ == bm_ref.n_iter_
     np.testing.assert_allclose(bm.means_, bm_ref.means_, rtol=RTOL)
+
+
+def test_lda_on_a_local_cluster_equals_numpy(client):
+    # three sweeps of batch CAVI, the E-step of each block on a worker; the tolerance is
+    # that of tests/dask/test_lda.py (summation order across documents only)
+    rng = np.random.default_rng(5)
+    beta = rng.dirichlet(np.full(30, 0.05), size=3)
+    X = np.stack([rng.multinomial(25, t @ beta) for t in rng.dirichlet([0.2] * 3, 200)])
+    params = dict(n_components=3, max_iter=3, tol=0.0, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        ref = LatentDirichletAllocation(**params).fit(X)
+    Xd = da.from_array(X.astype(float), chunks=(60, 30))
+    with pytest.warns(ConvergenceWarning):
+        m = LatentDirichletAllocation(**params).fit(Xd)
+    np.testing.assert_allclose(m.components_, ref.components_, rtol=RTOL)
+    np.testing.assert_allclose(m.elbo_history_, ref.elbo_history_, rtol=RTOL)
+    np.testing.assert_allclose(m.transform(Xd).compute(), m.transform(X), rtol=1e-13)
 
 
 def _killing_copy(counter, kill_at):

@@ -58,3 +58,17 @@ def test_ill_conditioned_design_is_refined():
     assert model.n_iter_ >= 1
     ref = _mp_lstsq(Phi, y)
     assert np.all(np.abs(model.coef_ - ref) <= 1e-7 * np.abs(ref))
+
+
+def test_noisy_well_conditioned_design_uses_the_two_norm_bound():
+    # Gaussian 500 x 10 design, noise of a sixth of the signal: LAPACK's 1-norm estimate of
+    # kappa (about 3) puts the bound just above 2^-48, the singular values of R (kappa_2
+    # about 2.3) just below; no refinement, and the QR solution meets the bound's guarantee.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((500, 10))
+    y = X @ rng.standard_normal(10) + 0.5 * rng.standard_normal(500)
+    model = LinearRegression().fit(X, y)
+    ref = _mp_lstsq(np.hstack([X, np.ones((500, 1))]), y)
+    coef = np.append(model.coef_, model.intercept_)
+    assert np.max(np.abs(coef - ref)) <= SKIP_TOL * np.max(np.abs(ref))
+    assert model.n_iter_ == 0

@@ -130,8 +130,9 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     the spectral embedding.
 
     Complexity: the RBF affinity costs ``O(N^2 D)`` time and ``O(N^2)`` memory; the k-NN
-    graph ``O(N^2 D)`` time by chunked BLAS distances with ``argpartition`` and
-    ``O(N n_neighbors)`` memory beyond one ``2048 x N`` block. The bottom ``K`` eigenpairs
+    graph ``O(N log N)`` time by the compiled kd-tree above 2 000 points in at most 12
+    dimensions, otherwise ``O(N^2 D)`` by BLAS distances in blocks of about ``2^16``
+    entries with ``argpartition``; its memory is ``O(N n_neighbors)``. The bottom ``K`` eigenpairs
     come from shift-invert Lanczos: a dense LU (``O(N^3 / 3)``) for RBF, a sparse LU of the
     k-NN Laplacian (its fill-in) for k-NN, then ``O(K)`` restarts of cost ``O(N K)`` plus the
     solves; the k-means on the ``N x K`` embedding ``O(n_init N K^2)`` per iteration.

@@ -30,16 +30,31 @@ from __future__ import annotations
 
 import dask.array as da
 import numpy as np
+import scipy.sparse as sp
 
 import dask
 
 from ..linear_model._dask import tsqr
 from ..utils._backend import block_sums, check_dask_input, map_row_blocks, raise_if_not_finite
 from ..utils._rowscale import unit_of
-from ..utils.validation import check_random_state
+from ..utils.validation import check_is_fitted, check_random_state
+from ._lda_topic import (
+    _Corpus,
+    _elbo,
+    _local_stats,
+    _shifted_exp_beta,
+    _Variational,
+    check_counts,
+)
 from ._pca import _centred_scatter
 
-__all__ = ["pca_fit_dask", "pca_transform_dask"]
+__all__ = [
+    "lda_corpus_dask",
+    "lda_state_dask",
+    "lda_transform_dask",
+    "pca_fit_dask",
+    "pca_transform_dask",
+]
 
 
 def _first(Xb):
@@ -204,3 +219,111 @@ def pca_transform_dask(est, X):
         return Z / scale if scale is not None else Z
 
     return map_row_blocks(project, X, out_cols=comp.shape[0], dtype=X.dtype)
+
+
+def _lda_block_counts(Xb, name):
+    """A row block of a document-term matrix as a checked CSR count matrix."""
+    Xb = sp.csr_matrix(Xb, dtype=np.float64, copy=True)
+    Xb.sum_duplicates()
+    Xb.eliminate_zeros()
+    check_counts(Xb, name)
+    return Xb
+
+
+def _lda_block_words(Xb, name):
+    return float(_lda_block_counts(Xb, name).sum())
+
+
+def lda_corpus_dask(est, X):
+    """Validate Dask counts for ``LatentDirichletAllocation.fit`` (one pass): the corpus.
+
+    Every block is checked as the NumPy fit checks ``X`` (integer counts in ``[0, 2^53]``,
+    which also rules out NaN and infinity); the pass also counts the words.
+    """
+    dtype = None if X.dtype == np.float64 else np.float64
+    X = check_dask_input(est, X, reset=True, dtype=dtype)
+    name = type(est).__name__
+    words = block_sums(lambda Xb: _lda_block_words(Xb, name), X)
+    return _DaskCorpus(X, words, name)
+
+
+def _lda_block_local(Xb, warm, params):
+    """The local updates (Prop. 23, 1-2) of one row block's documents: the block's part of
+    the statistics and of the bound, and its documents' ``gamma`` (non-empty rows only)."""
+    exp_beta_t, shift, alpha, max_iter, tol, name = params
+    corpus = _Corpus(_lda_block_counts(Xb, name))
+    gamma = alpha + (corpus.lengths / alpha.size)[:, None]
+    if corpus.X.shape[0] == 0:
+        return np.zeros_like(exp_beta_t), 0.0, gamma
+    stats_t, part = _local_stats(corpus.X, gamma, exp_beta_t, shift, alpha, max_iter, tol, warm)
+    return stats_t, part, gamma
+
+
+def lda_state_dask(est, state):
+    """The batch CAVI state of ``est`` for Dask counts; the online method is refused."""
+    if est.learning_method != "batch":
+        raise ValueError(
+            f"{type(est).__name__}(learning_method={est.learning_method!r}) on a Dask array: "
+            "the Dask fit is batch CAVI (learning_method='batch', the default), whose "
+            "statistics add over row blocks. For stochastic updates, call partial_fit on "
+            "the computed blocks in turn (one mini-batch per call)."
+        )
+    return _BlockVariational(state.alpha, state.eta, state.lam, state.max_doc_iter, state.doc_tol)
+
+
+def lda_transform_dask(est, X, normalize):
+    """``LatentDirichletAllocation.transform`` of Dask counts: a lazy Dask array."""
+    check_is_fitted(est)
+    dtype = None if X.dtype == np.float64 else np.float64
+    X = check_dask_input(est, X, reset=False, dtype=dtype)
+    k = est.n_components_
+
+    def block(Xb):
+        return est.transform(Xb, normalize=normalize)
+
+    return X.map_blocks(block, dtype=np.float64, chunks=(X.chunks[0], (k,)), meta=np.empty((0, 0)))
+
+
+class _DaskCorpus:
+    """Dask counts for the CAVI sweeps: the row blocks (delayed) and the total word count."""
+
+    def __init__(self, X, n_words, name):
+        self.blocks = X.to_delayed(optimize_graph=False)[:, 0].tolist()
+        self.n_words = float(n_words)
+        self.name = name
+
+
+def _pick(result, i):
+    return result[i]
+
+
+class _BlockVariational(_Variational):
+    """Batch CAVI with the local updates run block by block (``step`` of the NumPy state).
+
+    A sweep is one pass over the row blocks: each block runs the local updates of its own
+    documents (the NumPy sweep's ``_local_step``, from ``gamma_d = alpha + N_d / K``, each
+    document keeping the previous sweep's ``gamma_d`` where its bound is larger) and returns
+    its part of ``sum_dv n_dv phi_dvk`` and of the bound, added by a balanced tree; the
+    documents' ``gamma`` come back to the client for the next sweep's comparison. The global
+    update of ``lambda`` and the topics' terms of the bound are then those of the NumPy state.
+    """
+
+    def step(self, corpus):
+        from ..utils._backend import _tree_sum
+
+        elog_beta = self.expected_log_beta()
+        shift, exp_beta_t = _shifted_exp_beta(elog_beta)
+        params = dask.delayed(
+            (exp_beta_t, shift, self.alpha, self.max_doc_iter, self.doc_tol, corpus.name),
+            traverse=False,
+        )
+        warm = self.gamma if self.gamma is not None else [None] * len(corpus.blocks)
+        local = dask.delayed(_lda_block_local, pure=True)
+        pick = dask.delayed(_pick, pure=True)
+        parts = [local(b, w, params) for b, w in zip(corpus.blocks, warm, strict=True)]
+        sums = _tree_sum([pick(p, slice(0, 2)) for p in parts])
+        (stats_t, doc_part), gamma = dask.compute(sums, [pick(p, 2) for p in parts])
+        self.gamma = list(gamma)
+        bound = _elbo(doc_part, self.eta, self.lam, elog_beta)
+        self.lam = self.eta + stats_t.T * exp_beta_t.T
+        return bound

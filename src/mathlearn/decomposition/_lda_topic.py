@@ -19,6 +19,7 @@ from ..base import (
 )
 from ..distributions import Dirichlet
 from ..exceptions import ConvergenceWarning
+from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state, validate_data
 
@@ -184,6 +185,36 @@ def _iterate_block(g, sizes, cnt, beta_nz, alpha, max_iter, tol):
             op_t = op.T
 
 
+def _shifted_exp_beta(elog_beta):
+    """``c_v = max_k E log beta_kv`` and ``exp(E log beta_kv - c_v)`` transposed, (V, K)."""
+    shift = elog_beta.max(axis=0)
+    return shift, np.ascontiguousarray(np.exp(elog_beta - shift).T)
+
+
+def _local_stats(X, gamma, exp_beta_t, shift, alpha, max_iter, tol, warm=None):
+    """:func:`_local_step` on a non-empty CSR corpus, its bound with the shifts ``c_v`` put
+    back: ``(stats_t, sum_d f_d)``. The statistics are a sum over documents, so those of a
+    corpus are the sum of those of its pieces (the Dask fit adds them over row blocks)."""
+    stats_t, part = _local_step(X, gamma, exp_beta_t, alpha, max_iter, tol, warm)
+    return stats_t, part + float(X.data @ shift[X.indices])
+
+
+def check_counts(X, name):
+    """Raise unless the CSR matrix ``X`` holds counts: integers in ``[0, 2^53]``."""
+    values = X.data
+    if values.size:
+        if values.min() < 0:
+            raise ValueError(
+                f"Negative values in data passed to {name}: X must hold "
+                f"word counts (its smallest entry is {values.min():.6g})."
+            )
+        if values.max() > 2.0**53 or np.any(values != np.round(values)):
+            bad = values[(values != np.round(values)) | (values > 2.0**53)][0]
+            raise ValueError(
+                f"{name} needs word counts, integers in [0, 2**53]: X has the entry {bad!r}."
+            )
+
+
 def _elbo(doc_part, topic_prior, lam, elog_beta):
     """Total ELBO: the documents' part (``_local_step``) + the topics' Dirichlet terms."""
     return doc_part + _dirichlet_elbo_terms(topic_prior, lam, elog_beta)
@@ -233,14 +264,12 @@ class _Variational:
     def local(self, corpus, gamma, elog_beta, warm=None):
         """Updates 1-2 from ``gamma`` (in place; ``warm``: see ``_local_step``); returns the
         (K, V) statistics and the documents' part of the bound."""
-        shift = elog_beta.max(axis=0)
-        exp_beta_t = np.ascontiguousarray(np.exp(elog_beta - shift).T)
         if corpus.X.shape[0] == 0:
             return np.zeros_like(self.lam), 0.0
-        stats_t, part = _local_step(
-            corpus.X, gamma, exp_beta_t, self.alpha, self.max_doc_iter, self.doc_tol, warm
+        shift, exp_beta_t = _shifted_exp_beta(elog_beta)
+        stats_t, part = _local_stats(
+            corpus.X, gamma, exp_beta_t, shift, self.alpha, self.max_doc_iter, self.doc_tol, warm
         )
-        part += float(corpus.X.data @ shift[corpus.X.indices])
         return stats_t.T * exp_beta_t.T, part
 
     def step(self, corpus):
@@ -425,6 +454,15 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
     exactly); a document with no words is allowed: it has no assignments, so
     ``gamma_d = alpha`` and it adds nothing to the bound.
 
+    **Dask arrays.** The local updates of a document need only its own counts and
+    ``lambda``, and the global update only ``sum_dv n_dv phi_dvk``, a sum over documents. So
+    a ``dask.array.Array`` of counts (blocks of rows) is fitted by the same sweeps with the
+    local updates run block by block on the workers and the blocks' statistics and bound
+    added (a balanced tree); each document's ``gamma_d`` returns to the client for the next
+    sweep's comparison. The result is the NumPy fit's, to the rounding of the order of the
+    additions. Only the batch method runs on Dask: the online method's mini-batches are
+    sequential by construction (``partial_fit`` on computed blocks in turn does it).
+
     **Cost.** An iteration costs ``O(nnz(X) K)`` per local sweep (at most
     ``max_doc_update_iter`` sweeps) plus ``O(K V)``; memory ``O(nnz K)`` for a block of
     documents at a time plus ``O((D + V) K)``.
@@ -509,19 +547,7 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
         X = sp.csr_matrix(X, copy=True) if sp.issparse(X) else sp.csr_matrix(X)
         X.sum_duplicates()
         X.eliminate_zeros()
-        values = X.data
-        if values.size:
-            if values.min() < 0:
-                raise ValueError(
-                    f"Negative values in data passed to {type(self).__name__}: X must hold "
-                    f"word counts (its smallest entry is {values.min():.6g})."
-                )
-            if values.max() > 2.0**53 or np.any(values != np.round(values)):
-                bad = values[(values != np.round(values)) | (values > 2.0**53)][0]
-                raise ValueError(
-                    f"{type(self).__name__} needs word counts, integers in [0, 2**53]: X has "
-                    f"the entry {bad!r}."
-                )
+        check_counts(X, type(self).__name__)
         return X
 
     @staticmethod
@@ -567,8 +593,9 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Document-term counts (non-negative integers).
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Document-term counts (non-negative integers). A ``dask.array.Array`` (dense or
+            sparse blocks of rows) is fitted block by block (batch method only; see Notes).
         y : Ignored
             Not used, present for API consistency.
 
@@ -579,11 +606,18 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
         """
         from ..inference import coordinate_ascent
 
-        X = self._check_X(X, reset=True)
-        corpus = _Corpus(X)
+        if is_dask(X):
+            from ._dask import lda_corpus_dask, lda_state_dask
+
+            corpus = lda_corpus_dask(self, X)
+        else:
+            X = self._check_X(X, reset=True)
+            corpus = _Corpus(X)
         if corpus.n_words == 0:
             raise ValueError(f"{type(self).__name__}: X has no words (every count is zero).")
-        state = self._init_state(X.shape[1])
+        state = self._init_state(self.n_features_in_)
+        if is_dask(X):
+            state = lda_state_dask(self, state)
         batch = self.learning_method == "batch"
         result = coordinate_ascent(
             state,
@@ -673,8 +707,13 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
         Returns
         -------
         ndarray of shape (n_samples, n_components)
-            Proportions (rows sum to one) or ``gamma``.
+            Proportions (rows sum to one) or ``gamma``; a lazy Dask array (row blocks as
+            those of ``X``) when ``X`` is a Dask array.
         """
+        if is_dask(X):
+            from ._dask import lda_transform_dask
+
+            return lda_transform_dask(self, X, normalize)
         gamma, _, _ = self._local_fit(X)
         if normalize:
             gamma /= gamma.sum(axis=1, keepdims=True)

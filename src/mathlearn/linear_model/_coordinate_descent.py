@@ -13,16 +13,32 @@ new weight is ``S(rho_j, N alpha) / ||x_j||^2``, ``S(a, t) = sign(a) max(|a| - t
 path with ``N >= D`` sweeps on the Gram matrix ``X^T X`` (one ``O(N D^2)`` product shared by
 all alphas, then ``O(D)`` per coordinate). Convergence
 is certified by the duality gap of Kim et al. / Friedman et al., as scikit-learn does.
+
+Sweeps over the residual screen features by the gap safe rule (Fercoq, Gramfort & Salmon,
+"Mind the duality gap: safer rules for the lasso", ICML 2015): the dual optimum lies in
+the ball of radius ``sqrt(2 G) / (N alpha)`` around the dual point of the current residual
+(``G`` the duality gap of the unscaled objective), so a feature with ``|x_j^T theta| +
+radius ||x_j|| < 1`` has a zero weight at the optimum and is dropped from later sweeps; the
+screening runs at every gap evaluation and every 10 sweeps. Along a path (warm starts,
+a support that changes little) sweeps over the working set of nonzero weights run between
+full sweeps until those settle, each counted against ``max_iter`` as its share of a full
+sweep (a cold single fit sweeps every kept feature: there the working set can stall while
+the support is still wrong). Neither changes the
+optimum; the gap that stops the iteration is checked over every feature. These run in the
+compiled helper ``mathlearn._ext._cd`` (without it: NumPy on the Gram matrix for at most 32
+features, the numba kernels of ``_cd_kernels`` for more).
 """
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, validate_parameter_constraints, validate_params
@@ -99,31 +115,81 @@ def _cd_gram_numpy(G, Xty, yty, w, alpha_n, max_iter, tol, positive, X=None, y=N
     return gap, n_iter
 
 
-# Problems with at most this many features are solved on the Gram matrix by the NumPy route
-# (each sweep costs O(D) Python steps whatever N); wider ones by the compiled kernels.
+# Without the compiled helper, problems with at most this many features are solved on the
+# Gram matrix by the NumPy route (each sweep costs O(D) Python steps whatever N); wider ones
+# by the numba kernels.
 _NUMPY_MAX_FEATURES = 32
 
 
+def _compiled_cd():
+    """The compiled coordinate descent of :mod:`mathlearn._ext` (``_cd.c``), or None where it
+    was not built (the NumPy and numba routes then compute the same thing)."""
+    lib = _ext.load("_cd")
+    if lib is None:
+        return None
+    if lib.cd_residual.argtypes is None:
+        i64, dbl, ptr, c_int = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int
+        lib.cd_residual.restype = i64
+        lib.cd_residual.argtypes = [i64, i64, ptr, ptr, ptr, ptr, dbl, i64, dbl, c_int, c_int]
+        lib.cd_residual.argtypes += [ptr] * 4
+        lib.cd_gram.restype = i64
+        lib.cd_gram.argtypes = [i64, ptr, ptr, dbl, ptr, dbl, i64, dbl, c_int, i64]
+        lib.cd_gram.argtypes += [ptr] * 6
+    return lib
+
+
 class _Problem:
-    """The data of one lasso problem, prepared once for any number of alphas."""
+    """The data of one lasso problem, prepared once for any number of alphas.
+
+    Routes: the compiled helper ``_ext._cd`` (sweeps over the residual with gap safe
+    screening, or over the Gram matrix); without it, NumPy on the Gram matrix for few
+    features and the numba kernels of ``_cd_kernels`` for more.
+    """
 
     def __init__(self, X, y, use_gram, n_eff=None):
         self.n, self.m = X.shape
         if n_eff is not None:
             # weighted rows (scaled by sqrt(s_n)): the 1/(2N) of the objective is 1/(2 sum s)
             self.n = n_eff
-        self.y = y
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.yty = float(y @ y)
-        self.compiled = self.m > _NUMPY_MAX_FEATURES
+        self.lib = _compiled_cd()
+        self.compiled = self.lib is not None or self.m > _NUMPY_MAX_FEATURES
         self.use_gram = use_gram or not self.compiled
         if self.use_gram:
             self.G = np.ascontiguousarray(X.T @ X)
             self.Xty = X.T @ y
-        if not self.use_gram or not self.compiled:
+        # the residual route, the NumPy route's gap and the compiled Gram route's check of a
+        # gap near rounding level need X by columns
+        if not self.use_gram or not self.compiled or self.lib is not None:
             self.X = np.asfortranarray(X)
+        if self.lib is not None:
+            rows = X.shape[0]
+            if not self.use_gram:
+                # squared column norms, once for every alpha
+                self.norms2 = np.einsum("ij,ij->j", self.X, self.X)
+                self.work = (np.empty(rows), np.empty(self.m), np.empty(2 * self.m, np.int64))
+            else:
+                self.work = (np.empty(self.m), np.empty(self.m), np.empty(rows))
 
-    def solve(self, w, alpha, max_iter, tol, positive=False):
+    def solve(self, w, alpha, max_iter, tol, positive=False, working_set=False):
         alpha_n = alpha * self.n
+        if self.lib is not None:
+            gap = np.empty(1)
+            p = [a.ctypes.data for a in self.work]
+            if self.use_gram:
+                n_iter = self.lib.cd_gram(
+                    self.m, self.G.ctypes.data, self.Xty.ctypes.data, self.yty, w.ctypes.data,
+                    alpha_n, max_iter, tol, positive, self.X.shape[0], self.X.ctypes.data,
+                    self.y.ctypes.data, *p, gap.ctypes.data,
+                )  # fmt: skip
+            else:
+                n_iter = self.lib.cd_residual(
+                    self.X.shape[0], self.m, self.X.ctypes.data, self.y.ctypes.data,
+                    self.norms2.ctypes.data, w.ctypes.data, alpha_n, max_iter, tol, positive,
+                    1 + 2 * bool(working_set), *p, gap.ctypes.data,
+                )  # fmt: skip
+            return float(gap[0]), int(n_iter)
         if not self.compiled:
             args = (self.G, self.Xty, self.yty, w, alpha_n, max_iter, tol, positive)
             return _cd_gram_numpy(*args, X=self.X, y=self.y)
@@ -202,6 +268,15 @@ def lasso_path(
     dual_gaps : ndarray of shape (n_alphas,)
         Duality gaps of the ``(1/(2N))``-scaled objective, as scikit-learn reports them.
 
+    Notes
+    -----
+    Cyclic coordinate descent with warm starts along the grid (see the module docstring).
+    Time: for ``N >= D`` one ``O(N D^2)`` Gram matrix, then ``O(D^2)`` per sweep; for
+    ``N < D``, ``O(N D)`` per sweep over every feature and ``O(N |A|)`` per sweep over the
+    ``|A|`` features the gap safe screening keeps (or over the working set of nonzero
+    weights, at most ``N`` at the end of a path in practice). Memory: ``O(N D)`` (one
+    column-ordered copy of ``X``), plus ``O(D^2)`` for the Gram matrix.
+
     Examples
     --------
     >>> import numpy as np
@@ -244,7 +319,7 @@ def lasso_path(
     gaps = np.empty(alphas.shape[0])
     back = prep.x_scale / prep.y_scale
     for k, alpha in enumerate(alphas):
-        gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive)
+        gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive, working_set=True)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap / prep.y_scale**2, tol * problem.yty / prep.y_scale**2, alpha)
         coefs[:, k] = w * back
@@ -303,6 +378,9 @@ class Lasso(LinearModel):
     footnote 31. Coordinate update: soft thresholding ``w_j <- S(x_j^T r_{-j}, N alpha) /
     ||x_j||^2``. Stopping: the duality gap of the dual point ``nu = r min(1, N alpha / ||X^T
     r||_inf)``; not reaching ``tol`` within ``max_iter`` sweeps raises a ``ConvergenceWarning``.
+    Features are screened by the gap safe rule (see :func:`lasso_path`). Time ``O(N D)`` per
+    full sweep (``O(N |A|)`` over the ``|A|`` features kept by the screening); memory
+    ``O(N D)`` (one centred, column-ordered copy of ``X``).
 
     Examples
     --------

@@ -70,11 +70,19 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
     powers of two, factorised by Householder QR, and the solution of the augmented system ``[I X;
     X^T 0][r; w] = [y; 0]`` is refined with residuals computed in doubled precision (Björck 1967)
     wherever the a priori error bound of the plain QR solution, ``eps kappa (2 + (kappa + 1) ||r||
-    / (||X D|| ||w||))`` with ``kappa`` the estimated condition number of the equilibrated design,
-    exceeds ``2^-48``. The result is the float64 rounding of the exact least-squares solution of
-    the given data (to within ``2^-48`` of the largest coefficient where refinement is skipped)
-    even when ``cond(X) ~ 1e15`` (raw polynomial features), where LAPACK's QR or SVD solvers lose
-    every digit. A numerically rank-deficient design falls back to the minimum-norm solution (SVD).
+    / (||X D|| ||w||))`` with ``kappa`` the condition number of the equilibrated design (LAPACK's
+    estimate from ``R``, sharpened by the singular values of ``R`` when it calls for refinement
+    and ``R`` is small), exceeds ``2^-48``. The result is the float64 rounding of the exact
+    least-squares solution of the given data (to within ``2^-48`` of the largest coefficient
+    where refinement is skipped) even when ``cond(X) ~ 1e15`` (raw polynomial features), where
+    LAPACK's QR or SVD solvers lose every digit. A numerically rank-deficient design falls back
+    to the minimum-norm solution (SVD).
+
+    Cost: ``O(N D^2)`` time for the QR (``D`` features with the intercept), plus ``O(N D)`` per
+    refinement step where one runs (a few steps, each about 30 flops per entry of ``X``), and
+    ``O(D^3)`` for the singular values of ``R`` when the bound needs them; memory ``O(N D)``
+    (one equilibrated copy of ``X``, and its split halves during refinement). ``D > N`` takes
+    the SVD route, ``O(N^2 D)``.
 
     Information criteria: ``aic(X, y)`` and ``bic(X, y)`` use the Gaussian log-likelihood with
     the ML noise variance, ``ln p(y | X) = -(N/2) ln(2 pi sigma^2_ML) - RSS / (2 sigma^2_ML)``,

@@ -16,9 +16,13 @@ by about ``cond(X D) * eps`` where ``D`` is the equilibration, so a few steps re
 float64 rounding of the exact least-squares solution of the given float64 data.
 
 Refinement runs only where it is needed: when the a priori forward-error bound of the plain
-QR solution (Wedin's perturbation bound, with LAPACK's condition estimate of ``R``) is
-already below ``2^-48`` relative to the largest coefficient, that solution is returned as is
-(a well-conditioned design whose residual is not large against the fit).
+QR solution (Wedin's perturbation bound, ``eps kappa (2 ||z|| + (kappa + 1) ||r|| / ||A D||)``
+in the 2-norm) is already below ``2^-48`` relative to the largest coefficient, that solution
+is returned as is (a well-conditioned design whose residual is not large against the fit).
+The bound is first evaluated with LAPACK's estimate of the 1-norm condition number of ``R``
+(``dtrcon``, ``O(k^2)``); where that calls for refinement and ``k <= 64`` or ``n >= 8 k``,
+it is evaluated again with the singular values of the ``k x k`` factor (``O(k^3)``), since
+the 1-norm estimate can overstate ``kappa_2`` by up to a factor ``k``.
 
 References: Å. Björck, "Iterative refinement of linear least squares solutions I", BIT 7
 (1967); T. Ogita, S. M. Rump, S. Oishi, "Accurate sum and dot product", SIAM J. Sci. Comput.
@@ -29,12 +33,14 @@ condition number is ``cond(X)^2``.
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
 
+from .. import _ext
 from ..exceptions import NumericalWarning
 
 __all__ = ["accurate_lstsq"]
@@ -51,9 +57,10 @@ _RANK_TOL = _EPS
 # this (see accurate_lstsq).
 _SKIP_TOL = 2.0**-48
 _TINY = np.finfo(np.float64).tiny
-# From this many rows on, the doubled-precision residuals of a refinement step are computed by
-# the parallel numba kernel of ._refinement_kernels; below, by the NumPy route here.
-_KERNEL_MIN_ROWS = 20_000
+# The singular values of R sharpen the bound where n >= _SVD_MIN_RATIO k (their O(k^3) is
+# then small against the O(n k^2) of the QR) or k <= _SVD_MAX_K.
+_SVD_MIN_RATIO = 8
+_SVD_MAX_K = 64
 
 
 _SPLITTER = 134217729.0  # 2^27 + 1 (Veltkamp's splitting constant for float64)
@@ -128,6 +135,36 @@ def _residuals_dd(AT, AT_hi, AT_lo, y, r, z):
     # (n, k) C-contiguous: the sums run over the samples
     g = -_sum2(np.ascontiguousarray(p.T), np.ascontiguousarray(e.T)) / t
     return f, g
+
+
+def _compiled_residuals():
+    """The compiled residual pass of :mod:`mathlearn._ext` (``_refine.c``), typed, or None
+    where it was not built (the NumPy route of :func:`_residuals_dd` computes the same)."""
+    lib = _ext.load("_refine")
+    if lib is None:
+        return None
+    fn = lib.refine_residuals
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
+        fn.argtypes += [ctypes.c_int] + [ctypes.c_void_p] * 3
+    return fn
+
+
+def _residuals_dd_compiled(fn, A, y, r, x, intercept):
+    """``f = y - r - A x (- x0)`` and ``g = -A^T r`` (``-sum r`` last with an intercept) in
+    doubled precision by the compiled pass over the rows of ``A`` (C-contiguous, unscaled:
+    no equilibrated or split copy of ``A`` is made). ``y``, ``r`` and ``x`` are scaled by
+    powers of two first, so that the splits cannot overflow."""
+    n, m = A.shape
+    s = _pow2_scale_of(y, r, x)
+    t = _pow2_scale_of(r)
+    ys, rs, xs, rt = y * s, r * s, x * s, r * t
+    f, g = np.empty(n), np.empty(m + int(intercept))
+    work = np.empty(2 * (m + 1))
+    fn(n, m, A.ctypes.data, ys.ctypes.data, rs.ctypes.data, xs.ctypes.data, rt.ctypes.data,
+       int(intercept), f.ctypes.data, g.ctypes.data, work.ctypes.data)  # fmt: skip
+    return f / s, g / t
 
 
 def _pow2_scale(norms):
@@ -207,17 +244,26 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     # ||R||_F / sqrt(k); the coefficients x = D z then err by at most max(D) ||dz|| in each
     # entry. Where that is below _SKIP_TOL * max|x|, the QR solution already carries the
     # digits that refinement would give, and the doubled-precision residuals are not needed.
-    kappa = 1.0 / rcond
     r_norm = np.linalg.norm(h[k:])
+    z_norm = np.linalg.norm(z)
+    target = _SKIP_TOL * np.max(np.abs(d * z)) / np.max(d)
+    kappa = 1.0 / rcond
     err_z = (
         _EPS
         * kappa
-        * (
-            2.0 * np.linalg.norm(z)
-            + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY)
-        )
+        * (2.0 * z_norm + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY))
     )
-    refine = not err_z * np.max(d) <= _SKIP_TOL * np.max(np.abs(d * z))
+    if not err_z <= target and (k <= _SVD_MAX_K or _SVD_MIN_RATIO * k <= n):
+        # The bound is in the 2-norm: LAPACK's 1-norm estimate can overstate kappa_2(R) by
+        # up to a factor k, and ||R||_F / sqrt(k) understates ||As||_2. Where the first
+        # evaluation calls for refinement, the singular values of the k x k factor give the
+        # bound exactly (cheap against the QR when n >= 8 k, and against a refinement step
+        # for small k).
+        sv = lapack.dgesdd(R, compute_uv=0)[1]
+        if sv[-1] > 0:
+            kappa = sv[0] / sv[-1]
+            err_z = _EPS * kappa * (2.0 * z_norm + (kappa + 1.0) * r_norm / sv[0])
+    refine = not err_z <= target
     h[:k] = 0.0
     r = q(h)
     n_iter = 0
@@ -225,14 +271,11 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if refine:
         # Björck's refinement: each step solves [I As; As^T 0][dr; dz] = [f; g] through
         # As = Q R, with f = y - r - As z and g = -As^T r in doubled precision.
-        if n >= _KERNEL_MIN_ROWS:
-            from ._refinement_kernels import _chunks
-            from ._refinement_kernels import _residuals_dd as kernel
-
-            n_chunks = _chunks(n)
+        fn = _compiled_residuals()
+        if fn is not None:
 
             def residuals(r, z):
-                f, g = kernel(A, y, r, d * z, intercept, n_chunks)
+                f, g = _residuals_dd_compiled(fn, A, y, r, d * z, intercept)
                 return f, d * g  # -As^T r = D (-A^T r), exactly
         else:
             AT = np.multiply(A.T, d[:m, None]) if not intercept else np.empty((k, n))

@@ -70,8 +70,9 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     ``g(x, j) = min_i (||x - x_i|| + G_ij)``, and the kernel-PCA projection with the training
     centring.
 
-    Complexity: the neighbour graph costs ``O(N^2 D)`` time in chunks of ``O(N)`` memory
-    per row block; Dijkstra from every point ``O(N^2 (k + log N))`` time and the ``N x N``
+    Complexity: the neighbour graph costs ``O(N log N)`` by the compiled kd-tree above 2 000
+    points in at most 12 dimensions, otherwise ``O(N^2 D)`` in blocks of about ``2^16``
+    distances; Dijkstra from every point ``O(N^2 (k + log N))`` time and the ``N x N``
     geodesic matrix; the double-centred matrix is formed in place of the squared geodesics
     (one more ``N x N`` array) and its top eigenpairs are found by Lanczos, ``O(N^2)`` per
     product (dense ``O(N^3)`` only for small ``N``). Memory ``O(N^2)``: two ``N x N``

@@ -68,7 +68,10 @@ class SpectralEmbedding(BaseEstimator):
     graph helpers are :mod:`mathlearn.utils.graph`, shared with spectral clustering.
 
     Complexity: the RBF affinity ``O(N^2 D)`` time and ``O(N^2)`` memory; the k-NN graph
-    ``O(N^2 D)`` time (chunked BLAS distances) and ``O(N n_neighbors)`` memory. Above 500
+    ``O(N log N)`` time by the compiled kd-tree above 2 000 points in at most 12 dimensions,
+    otherwise ``O(N^2 D)`` (BLAS distances in blocks of about ``2^16`` entries), and
+    ``O(N n_neighbors)`` memory (the default ``n_neighbors = N / 10`` makes it ``O(N^2 / 10)``).
+    Above 500
     points the bottom ``n_components + 1`` eigenpairs come from shift-invert Lanczos on the
     Laplacian as stored (dense LU ``O(N^3 / 3)``, or the sparse LU of the k-NN Laplacian);
     below, from LAPACK's dense ``eigh``. The two agree to the eigensolver tolerance.

@@ -108,8 +108,10 @@ def kneighbors(
     n_neighbors : int
         Neighbours per point, in ``[1, N - 1]``; a point is not its own neighbour.
     chunk_size : int or None, default=None
-        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^21 / N``
-        (at least 64), so a block of distances stays near 16 MB. Time ``O(N^2 D)``.
+        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^16 / N``
+        (at least 16), so a block of distances stays near 512 KB and the peak memory of
+        the search is a few MB (larger blocks save little time: the cost is the ``O(N^2)``
+        partial sorts). Time ``O(N^2 D)``.
 
     Returns
     -------
@@ -136,7 +138,7 @@ def kneighbors(
         if tree_result is not None:
             return tree_result
     if chunk_size is None:
-        chunk_size = max(64, 2**21 // max(n, 1))
+        chunk_size = max(16, 2**16 // max(n, 1))
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     for start in range(0, n, chunk_size):
@@ -203,9 +205,8 @@ def knn_graph(
     """
     dist, ind = kneighbors(X, n_neighbors)
     n = dist.shape[0]
-    rows = np.repeat(np.arange(n), n_neighbors)
     if mode == "connectivity":
-        vals = np.ones(rows.size)
+        vals = np.ones(ind.size)
     elif mode == "distance":
         vals = dist.ravel()
     elif mode == "rbf":
@@ -214,7 +215,9 @@ def knn_graph(
         vals = np.exp(-gamma * dist.ravel() ** 2)
     else:
         raise ValueError(f"mode must be 'connectivity', 'distance' or 'rbf'; got {mode!r}.")
-    W = sp.csr_matrix((vals, (rows, ind.ravel())), shape=(n, n))
+    # CSR directly (row i holds its n_neighbors entries): no row-index array, no COO
+    indptr = np.arange(0, n * n_neighbors + 1, n_neighbors)
+    W = sp.csr_matrix((vals, ind.ravel(), indptr), shape=(n, n))
     if mutual:
         return W.minimum(W.T).tocsr()
     return W.maximum(W.T).tocsr()
