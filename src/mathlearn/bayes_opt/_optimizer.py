@@ -89,6 +89,24 @@ def _at_bounds(gp, noise_bounds) -> bool:
     return bool(np.any((theta <= box[:, 0] + tol[:, 0]) | (theta >= box[:, 1] - tol[:, 1])))
 
 
+def _degenerate(gp, noise_bounds) -> bool:
+    """Whether a fitted surrogate is the white-noise optimum of the likelihood: every length
+    scale at its lower bound (each observation explained on its own). For a kernel without
+    hyperparameters named ``length_scale``, whether any hyperparameter touches a bound."""
+    theta, box = gp.kernel_.theta, gp.kernel_.bounds
+    idx, at = [], 0
+    for h in gp.kernel_.hyperparameters:
+        if h.fixed:
+            continue
+        if h.name.endswith("length_scale"):
+            idx.extend(range(at, at + h.n_elements))
+        at += h.n_elements
+    if not idx:
+        return _at_bounds(gp, noise_bounds)
+    lower = box[idx, 0]
+    return bool(np.all(theta[idx] <= lower + 1e-6 * (1.0 + np.abs(lower))))
+
+
 def _sobol(d: int, n: int, rng) -> np.ndarray:
     """The first ``n`` points of a scrambled Sobol sequence of a power-of-two length."""
     m = int(np.ceil(np.log2(max(n, 2))))
@@ -100,12 +118,13 @@ class BayesianOptimizer:
 
     Each ``ask`` refits a GP surrogate (Matérn 5/2 ARD times a constant, normalised targets,
     the noise learned or given) to the evaluations told so far, its hyperparameters started
-    from the previous fit's (and, when that optimum is at a bound, from the default's and a
-    Sobol point's, the best kept), and returns the maximiser of the acquisition: scored at
-    ``n_candidates`` Sobol points at once, then polished by L-BFGS-B with its analytic
-    gradient from the ``n_starts`` best. The first ``n_initial`` points are a scrambled Sobol
-    design. The defaults are scikit-optimize's ``gp_minimize`` choices where they matter:
-    a GP-Hedge portfolio of LCB, EI and PI, and a learned Gaussian noise.
+    from the previous fit's (and, when that optimum is the white-noise one, from the
+    default's and a Sobol point's, the best kept), and returns the maximiser of the
+    acquisition: scored at ``n_candidates`` Sobol points at once, then polished by L-BFGS-B
+    with its analytic gradient from the ``n_starts`` best. The first ``n_initial`` points
+    are a scrambled Sobol design. The defaults are scikit-optimize's ``gp_minimize``
+    choices where they matter: a GP-Hedge portfolio of LCB, EI and PI, and a learned
+    Gaussian noise.
 
     Parameters
     ----------
@@ -194,11 +213,14 @@ default="kriging_believer"
     after 30 evaluations from 2e-4 to 2e-3, so there is none.
 
     Surrogate fits: L-BFGS-B on the log marginal likelihood from the previous fit's
-    hyperparameters (warm); when that optimum touches a bound of the hyperparameters' box,
-    also from the default kernel (cold) and one Sobol point of the box, keeping the best. The
-    warm start alone saves time but can stay where the first fit (few points in many
-    dimensions) put it: a white-noise optimum with every length scale at its lower bound,
-    where the likelihood's gradient vanishes.
+    hyperparameters (warm); when that optimum is the white-noise one, every length scale at
+    its lower bound (for a kernel without length scales: any hyperparameter at a bound of its
+    box), also from the default kernel (cold) and one Sobol point of the box, keeping the
+    best. The warm start alone saves time but can stay where the first fit (few points in
+    many dimensions) put it, since the likelihood's gradient vanishes there. Restarting
+    whenever any one hyperparameter touches a bound also fixes that, but switches between
+    local optima of the likelihood often enough to slow convergence on Branin (median
+    regret after 30 evaluations over ten seeds 1.4e-3 against 1.1e-4).
 
     GP-Hedge (Hoffman, Brochu and de Freitas, "Portfolio allocation for Bayesian
     optimization", UAI 2011): each member ``k`` of the portfolio nominates the maximiser
@@ -338,10 +360,10 @@ default="kriging_believer"
         if self.surrogate_ is not None:
             # Warm start: the previous surrogate's hyperparameters start the next fit.
             gp = fit(self.surrogate_.kernel_, self.surrogate_.noise_variance_, 0)
-        if gp is None or _at_bounds(gp, self.noise_variance_bounds if learn else None):
-            # First fit, or a warm optimum at a bound of the box, where the likelihood can be
-            # flat (every length scale at its lower bound: a white-noise model): also the
-            # default (cold) start and a Sobol point, keeping the best likelihood.
+        if gp is None or _degenerate(gp, self.noise_variance_bounds if learn else None):
+            # First fit, or the warm optimum is the white-noise one (every length scale at
+            # its lower bound), where the likelihood is flat: also the default (cold) start
+            # and a Sobol point, keeping the best likelihood.
             cold = fit(self._default_kernel(d), _NOISE0, 1)
             if gp is None or (
                 cold.log_marginal_likelihood_value_ > gp.log_marginal_likelihood_value_
