@@ -271,10 +271,15 @@ class _Blocks:
         return As
 
     def qr(self, Ab):
+        """``As`` (``None`` where the compiled residuals, which do not need it, are built),
+        and the Householder QR of ``As``."""
         As = self.design(Ab)
         kb = min(As.shape)
-        qr, tau, _, _ = lapack.dgeqrf(As.copy(order="F"), lwork=max(1, 64 * As.shape[1]))
-        return As, qr, tau[:kb], kb
+        keep = _ref._compiled_residuals() is None
+        qr, tau, _, _ = lapack.dgeqrf(
+            As.copy(order="F") if keep else As, lwork=max(1, 64 * As.shape[1]), overwrite_a=True
+        )
+        return (As if keep else None), qr, tau[:kb], kb
 
     def residuals(self, Ab, As, yb, rb, z):
         """``f_b`` rounded (exact per row) and ``-A_b^T r_b`` as a (sum, error) pair.
@@ -317,9 +322,12 @@ def _residuals_pair_compiled(fn, Ab, y, r, x, d, intercept):
 
 
 def _apply(qr, tau, v, trans):
+    """``Q v`` or ``Q^T v`` (``v`` a vector or the columns of a matrix)."""
     kb = tau.shape[0]
     if kb == 0:
         return v.copy()
+    if v.ndim == 2:
+        return lapack.dormqr(b"L", trans, qr[:, :kb], tau, v, v.shape[1])[0]
     return lapack.dormqr(b"L", trans, qr[:, :kb], tau, v[:, None], 1)[0][:, 0]
 
 
@@ -328,7 +336,7 @@ def _stage_a(blocks: _Blocks, Ab, yb, rb, z):
     As, qr, tau, kb = blocks.qr(Ab)
     if rb is None:
         f = np.array(yb, dtype=np.float64)
-        g = (np.zeros(As.shape[1]), np.zeros(As.shape[1]))
+        g = (np.zeros(qr.shape[1]), np.zeros(qr.shape[1]))
     else:
         f, g = blocks.residuals(Ab, As, yb, rb, z)
     w = _apply(qr, tau, f, b"T")
@@ -362,10 +370,10 @@ def _stage_ca(blocks: _Blocks, Ab, yb, rb, z_old, top, z):
     dr = _apply(qr, tau, w, b"N")
     r_new = dr if rb is None else rb + dr
     f, g = blocks.residuals(Ab, As, yb, r_new, z)
-    w = _apply(qr, tau, f, b"T")
-    # ||r_new + Q_b [top'; w[kb:]]||^2 for the next top' (see accurate_lstsq_dask):
-    # ||r_new||^2, (Q_b^T r_new)[:kb] and (Q_b^T r_new)[kb:] . w[kb:]
-    v = _apply(qr, tau, r_new, b"T")
+    # Q_b^T f and, for ||r_new + Q_b [top'; w[kb:]]||^2 with the next top' (see
+    # accurate_lstsq_dask), Q_b^T r_new: ||r_new||^2, (Q_b^T r_new)[:kb] and
+    # (Q_b^T r_new)[kb:] . w[kb:]; both in one application of the reflectors
+    w, v = _apply(qr, tau, np.column_stack([f, r_new]), b"T").T
     rss = (float(r_new @ r_new), v[:kb], float(v[kb:] @ w[kb:]))
     return r_new, (w[:kb], float(w[kb:] @ w[kb:]), g, rss)
 
