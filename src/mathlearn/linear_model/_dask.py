@@ -157,7 +157,9 @@ def lstsq_first_pass(X, y, sw=None, *, intercept: bool = False):
             return st, (np.zeros(0), float(t @ t), np.zeros((0, k)))
         qr, tau, _, _ = lapack.dgeqrf(B, lwork=max(1, 64 * k), overwrite_a=True)
         w = _apply(qr, tau[:kb], t, b"T")
-        return st, (w[:kb], float(w[kb:] @ w[kb:]), np.triu(qr[:kb, :]))
+        # may overflow for data beyond the safe range: the caller then discards the factors
+        with np.errstate(over="ignore", invalid="ignore"):
+            return st, (w[:kb], float(w[kb:] @ w[kb:]), np.triu(qr[:kb, :]))
 
     args = (X, y) if sw is None else (X, y, sw)
     blocks, *others = _row_blocks(*args)
