@@ -180,8 +180,9 @@ def _nmf():
 
     from mathlearn.decomposition import NMF
 
-    # The defaults against each other (the comparison): ours multiplicative updates,
-    # the peer coordinate descent.
+    # The defaults against each other (the comparison): both coordinate descent
+    # (HALS) with scikit-learn's stopping rule (ours multiplicative updates before the third
+    # session).
     return (
         lambda X: lambda: NMF(10, random_state=0).fit(X),
         lambda X: lambda: Sk(10, init="random", random_state=0).fit(X),

@@ -17,6 +17,9 @@ is re-run. ``--peer`` fills the cache only; ``BO_SEEDS`` (default 10) sets the s
 ``BO_PROBLEMS`` (comma-separated names: branin, hartmann6, quadratic10) restricts the
 problems; ``BO_CACHE`` may list several files (read all, write the first) and
 ``BO_CACHED_ONLY=1`` keeps only the seeds whose scikit-optimize run is cached.
+``BO_OURS_CACHE`` names a JSON file where our runs are kept the same way (to run the problems
+in separate processes and print one table from both caches afterwards). ``--timing`` times
+seconds per iteration only, the two sides alternating in one process (25 evaluations).
 """
 
 from __future__ import annotations
@@ -179,8 +182,50 @@ def _fmt(a):
     return f"{med:.3g} [{q1:.3g}, {q3:.3g}]"
 
 
+def timing(n_calls: int = 25, rounds: int = 2) -> None:
+    """Seconds per iteration only: ours and ``gp_minimize`` alternating in one process on
+    each problem, ``n_calls`` evaluations (10 initial), seeds ``0..rounds-1``, medians."""
+    import skopt
+
+    for key in PROBLEMS:
+        _, f, bounds, _, noise, *_ = PROBLEMS[key]
+        t_o, t_p = [], []
+        for seed in range(rounds):
+            g = _noisy(f, noise, seed)
+            t0 = time.perf_counter()
+            opt = BayesianOptimizer(
+                bounds,
+                n_initial=N_INITIAL,
+                noise="gaussian" if noise > 0 else 1e-10,
+                random_state=seed,
+            )
+            for _ in range(n_calls):
+                x = opt.ask()
+                opt.tell(x, g(x))
+            t_o.append((time.perf_counter() - t0) / n_calls)
+            g = _noisy(f, noise, seed)
+            t0 = time.perf_counter()
+            skopt.gp_minimize(
+                g,
+                bounds,
+                n_calls=n_calls,
+                n_initial_points=N_INITIAL,
+                noise="gaussian" if noise > 0 else 1e-10,
+                random_state=seed,
+            )
+            t_p.append((time.perf_counter() - t0) / n_calls)
+        print(
+            f"| {PROBLEMS[key][0]} | {n_calls} | {np.median(t_o):.3f} | {np.median(t_p):.3f} "
+            f"| {np.median(t_o) / np.median(t_p):.2f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     warnings.simplefilter("ignore")
+    if "--timing" in sys.argv:
+        timing()
+        return
     paths = os.environ.get("BO_CACHE", "/tmp/bo_skopt_cache.json").split(",")
     path = paths[0]
     cached_only = bool(os.environ.get("BO_CACHED_ONLY"))
@@ -188,6 +233,8 @@ def main() -> None:
     keys = os.environ.get("BO_PROBLEMS", ",".join(PROBLEMS)).split(",")
     peer_only = "--peer" in sys.argv
     cache = _load(paths)
+    ours_path = os.environ.get("BO_OURS_CACHE")
+    ours_cache = _load([ours_path]) if ours_path else {}
     if not peer_only:
         print(
             "| problem | evaluations | regret ours: median [IQR] | regret skopt: median [IQR] "
@@ -206,7 +253,14 @@ def main() -> None:
             if peer_only:
                 print(key, s, r_p, f"{tp:.2f} s/it", flush=True)
                 continue
-            r_o, to = run_ours(key, s)
+            tag = f"{key}/{s}"
+            if tag in ours_cache:
+                r_o, to = ours_cache[tag]["regret"], ours_cache[tag]["s_per_iter"]
+            else:
+                r_o, to = run_ours(key, s)
+                if ours_path:
+                    ours_cache[tag] = {"regret": r_o, "s_per_iter": to}
+                    _save(ours_path, ours_cache)
             ours.append(r_o)
             t_o.append(to)
             if os.environ.get("BO_VERBOSE"):

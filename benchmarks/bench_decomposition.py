@@ -84,7 +84,7 @@ def main() -> None:
         compare(
             f"NMF mu {loss}, 2000x300, k=10, 200 iterations",
             lambda loss=loss: mld.NMF(
-                10, beta_loss=loss, init="custom", max_iter=200, tol=0
+                10, beta_loss=loss, init="custom", solver="mu", max_iter=200, tol=0
             ).fit_transform(Xn, W=W0.copy(), H=H0.copy()),
             lambda loss=loss: skd.NMF(
                 10, beta_loss=loss, init="custom", solver="mu", max_iter=200, tol=0
@@ -92,6 +92,17 @@ def main() -> None:
             repeats=3,
             target=1.2,
         )
+    compare(
+        "NMF cd (HALS) frobenius, 2000x300, k=10, 200 iterations",
+        lambda: mld.NMF(10, init="custom", solver="cd", max_iter=200, tol=0).fit_transform(
+            Xn, W=W0.copy(), H=H0.copy()
+        ),
+        lambda: skd.NMF(10, init="custom", solver="cd", max_iter=200, tol=0).fit_transform(
+            Xn, W=W0.copy(), H=H0.copy()
+        ),
+        repeats=3,
+        target=1.0,
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The NumPy routes for small problems and the numba kernels for large ones agree.
+"""The NumPy routes for small problems and the compiled kernels for large ones agree.
 
 Each estimator with a compiled kernel takes a NumPy route below a size threshold, so that a
 first call on small data compiles nothing. The two routes implement the same iteration; here
@@ -21,19 +21,24 @@ from mathlearn.linear_model import _coordinate_descent, _sgd
 from mathlearn.optim import inverse_scaling
 
 
-def test_kmeans_assignment_routes_agree(rng, monkeypatch):
-    X = rng.normal(size=(300, 5))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_kmeans_assignment_routes_agree(rng, monkeypatch, weighted):
+    # The compiled helper (_ext._kmeans) against the NumPy route, over several row blocks.
+    X = rng.normal(size=(9000, 5))
     C = rng.normal(size=(4, 5))
-    small = _kmeans_common.assign(X, C, accumulate=True)
-    monkeypatch.setattr(_kmeans_common, "_KERNEL_MIN_ROWS", 0)
-    large = _kmeans_common.assign(X, C, accumulate=True)
-    np.testing.assert_array_equal(small[0], large[0])
-    for a, b in zip(small[1:], large[1:], strict=True):
+    w = rng.uniform(0.0, 2.0, size=9000) if weighted else None
+    monkeypatch.setattr(_kmeans_common, "_BLOCK_DOUBLES", 4 * 1000)
+    compiled = _kmeans_common.assign(X, C, accumulate=True, sample_weight=w)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    numpy_route = _kmeans_common.assign(X, C, accumulate=True, sample_weight=w)
+    np.testing.assert_array_equal(compiled[0], numpy_route[0])
+    for a, b in zip(compiled[1:], numpy_route[1:], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
-    labels = small[0]
-    d_small = _kmeans_common._sq_dist_to_assigned(X, C, labels)
-    d_large = _kmeans_common._sq_dist_to_assigned(X, C, labels)
-    np.testing.assert_allclose(d_small, d_large, rtol=1e-14)
+    labels = compiled[0]
+    d_numpy = _kmeans_common._sq_dist_to_assigned(X, C, labels)
+    monkeypatch.delenv("MATHLEARN_DISABLE_EXT")
+    d_compiled = _kmeans_common._sq_dist_to_assigned(X, C, labels)
+    np.testing.assert_allclose(d_compiled, d_numpy, rtol=1e-14)
 
 
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])
@@ -105,9 +110,9 @@ for info in pkgutil.walk_packages(mathlearn.__path__, "mathlearn."):
             found += 1
 assert found, "no cached kernel found"
 # compile one small kernel: its cache index lands in the expected directory
-from mathlearn.cluster._kmeans_kernels import _sq_dist_to_assigned
+from mathlearn.cluster._agglomerative_kernels import _condensed_euclidean
 import numpy as np
-_sq_dist_to_assigned(np.ones((3, 2)), np.zeros((1, 2)), np.zeros(3, dtype=np.intp))
+_condensed_euclidean(np.ones((3, 2)))
 assert list(expected.rglob("*.nbi")), "nothing cached"
 """
 
@@ -294,12 +299,10 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS, ImplicitALS
-    from mathlearn.recommender import _base as rec_base
-    from mathlearn.recommender import _implicit as rec_implicit
 
     if _ext.load("_als") is None:
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
-    if rec_base._blas("dsyrk") is None or rec_base._blas("dgemv") is None:
+    if _ext.blas_pointer("dsyrk") is None or _ext.blas_pointer("dgemv") is None:
         pytest.skip("this SciPy exports no C BLAS")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=5)
     solver = "cg" if case.endswith("cg") else "cholesky"
@@ -310,8 +313,7 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
         r.values[:] = 1.0 + np.arange(r.nnz) % 3
         make = lambda: ImplicitALS(3, solver=solver, max_iter=3, random_state=0)  # noqa: E731
     blas = make().fit(r)
-    monkeypatch.setattr(rec_base, "_blas", lambda name: None)
-    monkeypatch.setattr(rec_implicit, "_blas", lambda name: None)
+    monkeypatch.setattr(_ext, "blas_pointer", lambda name: None)
     _check_same_factors(blas, make().fit(r))
 
 

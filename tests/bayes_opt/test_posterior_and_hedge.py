@@ -3,6 +3,7 @@ differences), GP-Hedge's gains, the recommendation and the ``noise`` parameter."
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from mathlearn.bayes_opt import BayesianOptimizer
 from mathlearn.bayes_opt._posterior import Posterior
@@ -116,3 +117,65 @@ def test_recommend_is_the_smallest_posterior_mean_and_noise_is_validated():
     for bad in ("poisson", -1.0, np.nan, True):
         with pytest.raises(ValueError, match="noise"):
             BayesianOptimizer([(0.0, 1.0)], noise=bad)
+
+
+@pytest.mark.parametrize("xi", [0.05, 0.5])
+def test_xi_margin_shifts_the_target_of_noisy_pi(xi):
+    # The proposal maximises Phi((mu(x~) - xi s_y - mu(x)) / rho(x, x~)) of the fitted
+    # surrogate (x~ the evaluated point of smallest posterior mean): no point of a fine grid
+    # scores higher, up to the grid's own O(h^2) resolution.
+    rng = np.random.default_rng(1)
+    f = lambda x: float(np.sin(5 * x[0]) + x[0] + 0.05 * rng.standard_normal())  # noqa: E731
+    opt = BayesianOptimizer(
+        [(0.0, 2.0)], acquisition="noisy_pi", xi=xi, n_initial=6, random_state=0
+    )
+    for _ in range(6):
+        x = opt.ask()
+        opt.tell(x, f(x))
+    x_new = opt.ask()
+    gp = opt.surrogate_
+    mu_data = gp.predict(gp.X_train_)
+    z_inc = gp.X_train_[int(np.argmin(mu_data))]
+    target = mu_data.min() - xi * np.std(opt.y)
+
+    def pi(z):  # z: points of the unit interval (the surrogate's inputs)
+        mu, cov = gp.predict(np.vstack([z_inc[None, :], z]), return_cov=True)
+        rho = np.sqrt(np.maximum(cov[0, 0] + np.diag(cov)[1:] - 2 * cov[0, 1:], 0.0))
+        return norm.cdf((target - mu[1:]) / np.maximum(rho, 1e-300))
+
+    grid = np.linspace(0.0, 1.0, 2001)[:, None]
+    best_grid = max(float(pi(chunk).max()) for chunk in np.array_split(grid, 8))
+    got = float(pi(np.array([[x_new[0] / 2.0]]))[0])
+    assert got >= best_grid - 1e-4
+
+
+def test_xi_is_validated():
+    for bad in (-0.1, np.inf, np.nan, True, "0.1"):
+        with pytest.raises(ValueError, match="xi"):
+            BayesianOptimizer([(0.0, 1.0)], xi=bad)
+
+
+def test_refit_leaves_a_degenerate_warm_start():
+    # A previous surrogate at the white-noise optimum (every length scale at its lower bound,
+    # where the likelihood's gradient in them vanishes) must not trap the next fit: the cold
+    # and Sobol starts find the smooth model of a smooth function.
+    rng = np.random.default_rng(0)
+    d = 5
+    opt = BayesianOptimizer([(-1.0, 1.0)] * d, n_initial=2, random_state=0)
+    X = rng.uniform(-1, 1, (30, d))
+    y = np.sum((X - 0.2) ** 2, axis=1) + 0.01 * rng.standard_normal(30)
+    for x, v in zip(X, y, strict=True):
+        opt.tell(x, float(v))
+    Z = (X + 1) / 2
+    degenerate = GaussianProcessRegressor(
+        ConstantKernel(1.0, (1e-3, 1e3)) * Matern(np.full(d, 1e-2), (1e-2, 1e1), nu=2.5),
+        noise_variance=1e-8,
+        noise_variance_bounds=(1e-8, 1.0),
+        normalize_y=True,
+    ).fit(Z, y)
+    assert np.allclose(np.exp(degenerate.kernel_.theta[1:]), 1e-2)  # stays there alone
+    opt.surrogate_ = degenerate
+    opt.ask()
+    gp = opt.surrogate_
+    assert gp.log_marginal_likelihood_value_ > degenerate.log_marginal_likelihood_value_ + 10
+    assert np.all(np.exp(gp.kernel_.theta[1:]) > 0.1)

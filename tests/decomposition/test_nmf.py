@@ -25,7 +25,7 @@ def _nnls_reference(X, H):
 @pytest.mark.parametrize("beta_loss", ["frobenius", "kullback-leibler"])
 def test_same_iterates_as_sklearn_mu(nmf_data, beta_loss):
     X, W0, H0 = nmf_data
-    ours = NMF(3, beta_loss=beta_loss, init="custom", max_iter=2000, tol=1e-4)
+    ours = NMF(3, beta_loss=beta_loss, init="custom", solver="mu", max_iter=2000, tol=1e-4)
     ref = SkNMF(3, beta_loss=beta_loss, init="custom", solver="mu", max_iter=2000, tol=1e-4)
     W = ours.fit_transform(X, W=W0.copy(), H=H0.copy())
     Wr = ref.fit_transform(X, W=W0.copy(), H=H0.copy())
@@ -56,7 +56,7 @@ def _objective(X, W, H, beta_loss):
 
 def test_frobenius_objective_non_increasing(nmf_data):
     X, W0, H0 = nmf_data
-    m = NMF(3, init="custom", max_iter=150, tol=0)
+    m = NMF(3, init="custom", solver="mu", max_iter=150, tol=0)
     W = m.fit_transform(X, W=W0, H=H0)
     loss = np.array(m.loss_curve_)
     assert len(loss) == 150
@@ -75,7 +75,7 @@ def test_objective_non_increasing_every_iteration(nmf_data, beta_loss):
     X, W0, H0 = nmf_data
     values = []
     for t in range(1, 31):
-        m = NMF(3, beta_loss=beta_loss, init="custom", max_iter=t, tol=0)
+        m = NMF(3, beta_loss=beta_loss, init="custom", solver="mu", max_iter=t, tol=0)
         m.fit_transform(X, W=W0, H=H0)
         # The loop's W after t iterations is scikit-learn's (same iterates); for Frobenius
         # ours returns the exact minimiser for the final H instead.
@@ -89,7 +89,7 @@ def test_objective_non_increasing_every_iteration(nmf_data, beta_loss):
 
 def test_kl_loss_curve_at_checks(nmf_data):
     X, W0, H0 = nmf_data
-    m = NMF(3, beta_loss="kullback-leibler", init="custom", max_iter=35, tol=1e-12)
+    m = NMF(3, beta_loss="kullback-leibler", init="custom", solver="mu", max_iter=35, tol=1e-12)
     with pytest.warns(ConvergenceWarning):
         m.fit_transform(X, W=W0, H=H0)
     assert len(m.loss_curve_) == 4  # iterations 10, 20, 30 and the last
@@ -113,7 +113,9 @@ def test_transform_equals_fit_transform_frobenius(nmf_data):
 def test_transform_converges_to_fit_transform_kl():
     # KL: transform re-solves W by multiplicative updates, so it agrees to the tolerance.
     X = np.abs(np.random.default_rng(0).normal(size=(30, 3))) + 0.1
-    m = NMF(2, beta_loss="kullback-leibler", max_iter=20_000, tol=1e-10, random_state=0)
+    m = NMF(
+        2, beta_loss="kullback-leibler", solver="mu", max_iter=20_000, tol=1e-10, random_state=0
+    )
     W = m.fit_transform(X)
     np.testing.assert_allclose(m.transform(X), W, atol=1e-3)
 
@@ -121,7 +123,7 @@ def test_transform_converges_to_fit_transform_kl():
 @pytest.mark.parametrize("init", ["random", "nndsvd", "nndsvda"])
 def test_inits(nmf_data, init):
     X = nmf_data[0]
-    m = NMF(3, init=init, random_state=0, max_iter=2000, tol=1e-4)
+    m = NMF(3, init=init, solver="mu", random_state=0, max_iter=2000, tol=1e-4)
     W = m.fit_transform(X)
     assert np.all(W >= 0) and np.all(m.components_ >= 0)
     # Three exact parts plus 5% noise: the relative residual is small. Plain NNDSVD leaves
@@ -143,6 +145,8 @@ def test_bad_input(nmf_data):
         NMF(2).fit(np.array([[np.nan, 1.0], [1.0, 2.0]]))
     with pytest.raises(ValueError, match="beta_loss"):
         NMF(2, beta_loss="itakura").fit(X)
+    with pytest.raises(ValueError, match="solver='mu'"):
+        NMF(2, beta_loss="kullback-leibler").fit(X)
     with pytest.raises(ValueError, match="init='custom' needs"):
         NMF(2, init="custom").fit(X)
     with pytest.raises(ValueError, match="all zeros"):
@@ -176,3 +180,42 @@ def test_transform_with_singular_parts_uses_the_direct_form(nmf_data, kind):
     ref = _nnls_reference(X, H)
     np.testing.assert_allclose(W @ H, ref @ H, rtol=1e-9, atol=1e-10)
     assert np.all(W >= 0)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_same_iterates_as_sklearn_cd(nmf_data, monkeypatch, compiled):
+    # The default solver is scikit-learn's coordinate descent (HALS, no shuffling): the same
+    # updates in the same order, so the same iterates to rounding and the same stopping
+    # iteration (the rule: projected-gradient sum relative to the first iteration's), by the
+    # compiled sweep and by the NumPy route.
+    if not compiled:
+        monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    X, W0, H0 = nmf_data
+    ours = NMF(3, init="custom", max_iter=400, tol=1e-3)
+    ref = SkNMF(3, init="custom", solver="cd", max_iter=400, tol=1e-3)
+    W = ours.fit_transform(X, W=W0.copy(), H=H0.copy())
+    Wr = ref.fit_transform(X, W=W0.copy(), H=H0.copy())
+    assert ours.n_iter_ == ref.n_iter_ < 400
+    # HALS is a contraction near the solution: rounding differences stay at ~1e-15 relative.
+    np.testing.assert_allclose(ours.components_, ref.components_, rtol=1e-9, atol=1e-12)
+    H = ours.components_
+    assert ours.loss_curve_[-1] == pytest.approx(_objective(X, Wr, H, "frobenius"), rel=1e-9)
+    # Exact block coordinate minimisation: the objective never increases.
+    loss = np.array(ours.loss_curve_)
+    assert np.all(np.diff(loss) <= 1e-12 * loss[0])
+    # The returned W is the exact NNLS minimiser for the final H (warm-started active set).
+    np.testing.assert_allclose(W, _nnls_reference(X, H), rtol=1e-7, atol=1e-10)
+    assert _objective(X, W, H, "frobenius") <= ours.loss_curve_[-1]
+
+
+def test_warm_started_nnls_equals_cold(rng):
+    from mathlearn.decomposition._nmf import _nnls_weights
+
+    H = rng.uniform(size=(6, 25))
+    X = rng.uniform(size=(300, 25))
+    cold = _nnls_weights(X, H)
+    # Starting points with wrong supports (extra and missing positive entries).
+    W0 = np.where(rng.uniform(size=cold.shape) < 0.5, rng.uniform(size=cold.shape), 0.0)
+    warm = _nnls_weights(X, H, W0)
+    np.testing.assert_allclose(warm, cold, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(cold, _nnls_reference(X, H), rtol=1e-9, atol=1e-12)

@@ -22,7 +22,7 @@ from functools import cache
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-__all__ = ["ABI_VERSIONS", "find", "load"]
+__all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
@@ -32,6 +32,8 @@ ABI_VERSIONS = {
     "_cd": 1,
     "_hgb": 1,
     "_kdtree": 3,
+    "_kmeans": 1,
+    "_nmf": 1,
     "_refine": 1,
     "_rnn": 1,
     "_sgdmf": 2,
@@ -97,3 +99,27 @@ def _load(name: str, required: bool) -> ctypes.CDLL | None:
     if lib is None and required:
         raise ImportError(f"{problem}; {REQUIRE_ENV} is set, so the fallback is refused.")
     return lib
+
+
+@cache
+def blas_pointer(name: str) -> int | None:
+    """The address of SciPy's BLAS or LAPACK routine ``name`` (e.g. ``"dsyrk"``), or None.
+
+    SciPy exports its BLAS and LAPACK to C through ``scipy.linalg.cython_blas`` and
+    ``cython_lapack``: Fortran calling convention (every argument by pointer), 32-bit
+    integers. A compiled helper given this address calls the optimised BLAS, which picks SIMD
+    kernels for the processor at run time, as the helpers' portable build flags cannot.
+    None where this SciPy does not export the routine; callers then use their own loops.
+    """
+    try:
+        from scipy.linalg import cython_blas, cython_lapack
+
+        capsule = {**cython_blas.__pyx_capi__, **cython_lapack.__pyx_capi__}[name]
+    except (ImportError, AttributeError, KeyError):
+        return None
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule)) or None

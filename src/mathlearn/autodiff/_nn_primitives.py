@@ -59,6 +59,7 @@ from numpy.lib.stride_tricks import as_strided
 from scipy import special
 
 from .._ext import load as _load_ext
+from ..utils._threads import blas_threads, serial_blas
 from ._primitives import reshape, transpose
 from ._tensor import Primitive, Tensor, _value
 
@@ -91,7 +92,6 @@ def _memo(cache: dict, g, compute):
     return cache["grads"]
 
 
-_BLAS_CONTROLLER: list = []
 _POOL: list = []
 if hasattr(os, "register_at_fork"):
     # A forked child has none of the parent's pool threads: it starts a pool of its own.
@@ -102,30 +102,6 @@ if hasattr(os, "register_at_fork"):
 _MIN_ROWS_PER_THREAD = 16
 _MIN_STEP_WORK = 1 << 12
 _MIN_CONV_WORK = 1 << 18
-
-
-def _controller():
-    # Built once: it scans the loaded libraries (milliseconds).
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0]
-
-
-def _serial_blas():
-    """One BLAS thread for the per-step products of a recurrence.
-
-    They are small (batch x hidden by hidden x gates); handing each to a thread pool costs
-    more than it saves, and on a busy machine spinning BLAS threads slow every step down
-    by orders of magnitude. The large products before and after the loop keep the pool.
-    """
-    return _controller().limit(limits=1, user_api="blas")
-
-
-def _blas_threads() -> int:
-    libs = _controller().select(user_api="blas").lib_controllers
-    return max((lib.num_threads for lib in libs), default=1)
 
 
 def _over_rows(n: int, fn, work_per_row: int, min_work: int) -> None:
@@ -139,7 +115,7 @@ def _over_rows(n: int, fn, work_per_row: int, min_work: int) -> None:
     per 16 rows and per ``min_work`` units of work (``work_per_row`` per row).
     """
     rows = max(_MIN_ROWS_PER_THREAD, -(-min_work // max(work_per_row, 1)))
-    workers = min(_blas_threads(), os.cpu_count() or 1, n // rows)
+    workers = min(blas_threads(), os.cpu_count() or 1, n // rows)
     workers = max(workers, 1)
     bounds = [n * j // workers for j in range(workers + 1)]
     _run_blocks([slice(bounds[j], bounds[j + 1]) for j in range(workers)], fn)
@@ -151,7 +127,7 @@ def _over_blocks(blocks, fn) -> None:
 
 
 def _run_blocks(slices: list[slice], fn) -> None:
-    with _serial_blas():
+    with serial_blas():
         if len(slices) == 1:
             fn(slices[0])
             return

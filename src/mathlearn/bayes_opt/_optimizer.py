@@ -30,6 +30,11 @@ from ._space import Real, Space
 __all__ = ["BayesianOptimizer", "minimize"]
 
 _MIN_NOISE = 1e-10
+# The default surrogate's cold start (unit-cube inputs, normalised target): length scale,
+# its bounds, and the noise variance when it is learned.
+_LENGTH_SCALE0 = 0.3
+_LENGTH_SCALE_BOUNDS = (1e-2, 1e1)
+_NOISE0 = 1e-4
 _ACQUISITIONS = {"hedge", "lcb", "pi", "ei", "log_ei", "noisy_ei", "noisy_pi"}
 _BATCH_STRATEGIES = {"kriging_believer", "cl_min", "cl_mean", "cl_max"}
 
@@ -63,6 +68,45 @@ def _acq_scalar(kind, mu, sd, target, z_lcb):
     return -((target - mu) * cdf + sd * ph), cdf, -ph
 
 
+def _check_margin(xi) -> float:
+    if (
+        isinstance(xi, bool)
+        or not isinstance(xi, RealNumber)
+        or not (math.isfinite(float(xi)) and float(xi) >= 0)
+    ):
+        raise ValueError(f"xi must be a finite number >= 0; got {xi!r}.")
+    return float(xi)
+
+
+def _at_bounds(gp, noise_bounds) -> bool:
+    """Whether a fitted GP's log hyperparameters (kernel, and the noise when learned) touch a
+    bound of their box."""
+    theta, box = gp.kernel_.theta, gp.kernel_.bounds
+    if noise_bounds is not None:
+        theta = np.append(theta, np.log(gp.noise_variance_))
+        box = np.vstack([box, np.log(np.asarray(noise_bounds, dtype=float))[None, :]])
+    tol = 1e-6 * (1.0 + np.abs(box))
+    return bool(np.any((theta <= box[:, 0] + tol[:, 0]) | (theta >= box[:, 1] - tol[:, 1])))
+
+
+def _degenerate(gp, noise_bounds) -> bool:
+    """Whether a fitted surrogate is the white-noise optimum of the likelihood: every length
+    scale at its lower bound (each observation explained on its own). For a kernel without
+    hyperparameters named ``length_scale``, whether any hyperparameter touches a bound."""
+    theta, box = gp.kernel_.theta, gp.kernel_.bounds
+    idx, at = [], 0
+    for h in gp.kernel_.hyperparameters:
+        if h.fixed:
+            continue
+        if h.name.endswith("length_scale"):
+            idx.extend(range(at, at + h.n_elements))
+        at += h.n_elements
+    if not idx:
+        return _at_bounds(gp, noise_bounds)
+    lower = box[idx, 0]
+    return bool(np.all(theta[idx] <= lower + 1e-6 * (1.0 + np.abs(lower))))
+
+
 def _sobol(d: int, n: int, rng) -> np.ndarray:
     """The first ``n`` points of a scrambled Sobol sequence of a power-of-two length."""
     m = int(np.ceil(np.log2(max(n, 2))))
@@ -74,11 +118,13 @@ class BayesianOptimizer:
 
     Each ``ask`` refits a GP surrogate (Matérn 5/2 ARD times a constant, normalised targets,
     the noise learned or given) to the evaluations told so far, its hyperparameters started
-    from the previous fit's, and returns the maximiser of the acquisition: scored at
-    ``n_candidates`` Sobol points at once, then polished by L-BFGS-B with its analytic
-    gradient from the ``n_starts`` best. The first ``n_initial`` points are a scrambled Sobol
-    design. The defaults are scikit-optimize's ``gp_minimize`` choices where they matter:
-    a GP-Hedge portfolio of LCB, EI and PI, and a learned Gaussian noise.
+    from the previous fit's (and, when that optimum is the white-noise one, from the
+    default's and a Sobol point's, the best kept), and returns the maximiser of the
+    acquisition: scored at ``n_candidates`` Sobol points at once, then polished by L-BFGS-B
+    with its analytic gradient from the ``n_starts`` best. The first ``n_initial`` points
+    are a scrambled Sobol design. The defaults are scikit-optimize's ``gp_minimize``
+    choices where they matter: a GP-Hedge portfolio of LCB, EI and PI, and a learned
+    Gaussian noise.
 
     Parameters
     ----------
@@ -97,6 +143,11 @@ default="hedge"
         point and draws one.
     alpha : float, default=0.05
         LCB's ``z_{1 - alpha}``.
+    xi : float, default=0.01
+        Exploration margin of the noise-aware PI and EI when the evaluations are noisy (the
+        noise learned, or known and above ``1e-10``), in units of the target's standard
+        deviation ``s_y``: an improvement is counted below ``mu(x~) - xi * s_y`` (see Notes).
+        ``0`` gives the notes' eq. 10.1 exactly. Exact evaluations get no margin.
     n_initial : int, default=5
         Points of the initial Sobol design.
     n_candidates : int, default=512
@@ -150,6 +201,27 @@ default="kriging_believer"
     evaluated point is the same, and never proposes a value that cannot be evaluated
     (Garrido-Merchán and Hernández-Lobato, Neurocomputing 2020).
 
+    The margin ``xi`` (Kushner 1964; Lizotte, PhD thesis, 2008, who recommends 0.01 on a
+    normalised target) of the noise-aware acquisitions: without it, the noisy PI, whose
+    ``rho(x, x~)`` vanishes at the incumbent ``x~``, is maximised by points arbitrarily close
+    to the incumbent with a slightly lower mean (``Phi(gamma) -> 1`` as ``rho -> 0``), so the
+    loop re-evaluates one point; within GP-Hedge those nominees also earn the largest gains,
+    and the run stalls (measured on a noisy 10-D quadratic: one point evaluated for 40
+    iterations). With exact evaluations (noise ``0``, or ``1e-10`` for the factorisation
+    only) a margin proportional to ``s_y`` is a coarse floor on the improvement sought (on
+    Branin, whose values span 300, it is 0.5): over five seeds it raised the median regret
+    after 30 evaluations from 2e-4 to 2e-3, so there is none.
+
+    Surrogate fits: L-BFGS-B on the log marginal likelihood from the previous fit's
+    hyperparameters (warm); when that optimum is the white-noise one, every length scale at
+    its lower bound (for a kernel without length scales: any hyperparameter at a bound of its
+    box), also from the default kernel (cold) and one Sobol point of the box, keeping the
+    best. The warm start alone saves time but can stay where the first fit (few points in
+    many dimensions) put it, since the likelihood's gradient vanishes there. Restarting
+    whenever any one hyperparameter touches a bound also fixes that, but switches between
+    local optima of the likelihood often enough to slow convergence on Branin (median
+    regret after 30 evaluations over ten seeds 1.4e-3 against 1.1e-4).
+
     GP-Hedge (Hoffman, Brochu and de Freitas, "Portfolio allocation for Bayesian
     optimization", UAI 2011): each member ``k`` of the portfolio nominates the maximiser
     ``x_k`` of its acquisition; one nominee is drawn with probability proportional to
@@ -184,6 +256,7 @@ default="kriging_believer"
         *,
         acquisition: str = "hedge",
         alpha: float = 0.05,
+        xi: float = 0.01,
         n_initial: int = 5,
         n_candidates: int = 512,
         n_starts: int = 3,
@@ -212,6 +285,7 @@ default="kriging_believer"
                 raise ValueError(f"{name} must be a positive integer; got {v!r}.")
         self.acquisition = acquisition
         self.alpha = alpha
+        self.xi = _check_margin(xi)
         self.n_initial = int(n_initial)
         self.n_candidates = int(n_candidates)
         self.n_starts = int(n_starts)
@@ -255,32 +329,46 @@ default="kriging_believer"
         row = self.space.decode(u[None, :])[0]
         return np.array(row, dtype=float) if self.bounds is not None else row
 
+    def _default_kernel(self, d):
+        if self.kernel is not None:
+            return self.kernel
+        return ConstantKernel(1.0, (1e-3, 1e3)) * Matern(
+            np.full(d, _LENGTH_SCALE0), length_scale_bounds=_LENGTH_SCALE_BOUNDS, nu=2.5
+        )
+
     def _fit_surrogate(self):
         d = self.space.to_kernel(self._U[:1]).shape[1] if len(self._U) else self.space.n_search
-        # Warm start: the previous surrogate's hyperparameters are the next fit's start.
-        kernel = self.surrogate_.kernel_ if self.surrogate_ is not None else self.kernel
-        if kernel is None:
-            kernel = ConstantKernel(1.0, (1e-3, 1e3)) * Matern(
-                np.full(d, 0.3), length_scale_bounds=(1e-2, 1e1), nu=2.5
-            )
         learn = isinstance(self.noise, str)
-        gp = GaussianProcessRegressor(
-            kernel,
-            noise_variance=(
-                (self.surrogate_.noise_variance_ if self.surrogate_ is not None else 1e-4)
-                if learn
-                else max(float(self.noise), _MIN_NOISE)
-            ),
-            noise_variance_bounds=self.noise_variance_bounds if learn else "fixed",
-            normalize_y=True,
-            n_restarts=0 if self.surrogate_ is not None else 1,
-            random_state=self._rng,
-        )
-        with warnings.catch_warnings():
-            # A surrogate fit at a bound or with jitter is routine inside the loop.
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            warnings.simplefilter("ignore", NumericalWarning)
-            gp.fit(self.space.to_kernel(self._U), self.y)
+        Z = self.space.to_kernel(self._U)
+
+        def fit(kernel, noise_variance, n_restarts):
+            gp = GaussianProcessRegressor(
+                kernel,
+                noise_variance=noise_variance if learn else max(float(self.noise), _MIN_NOISE),
+                noise_variance_bounds=self.noise_variance_bounds if learn else "fixed",
+                normalize_y=True,
+                n_restarts=n_restarts,
+                random_state=self._rng,
+            )
+            with warnings.catch_warnings():
+                # A surrogate fit at a bound or with jitter is routine inside the loop.
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                warnings.simplefilter("ignore", NumericalWarning)
+                return gp.fit(Z, self.y)
+
+        gp = None
+        if self.surrogate_ is not None:
+            # Warm start: the previous surrogate's hyperparameters start the next fit.
+            gp = fit(self.surrogate_.kernel_, self.surrogate_.noise_variance_, 0)
+        if gp is None or _degenerate(gp, self.noise_variance_bounds if learn else None):
+            # First fit, or the warm optimum is the white-noise one (every length scale at
+            # its lower bound), where the likelihood is flat: also the default (cold) start
+            # and a Sobol point, keeping the best likelihood.
+            cold = fit(self._default_kernel(d), _NOISE0, 1)
+            if gp is None or (
+                cold.log_marginal_likelihood_value_ > gp.log_marginal_likelihood_value_
+            ):
+                gp = cold
         self.surrogate_ = gp
         if self._nominees is not None:
             # GP-Hedge: each member's gain grows by minus the new posterior mean (on the
@@ -385,6 +473,8 @@ default="kriging_believer"
         for kind in kinds:
             if kind.startswith("noisy"):
                 target, z0, sd = incumbent[1], incumbent[0], rho_c
+                if isinstance(self.noise, str) or float(self.noise) > _MIN_NOISE:
+                    target = target - self.xi * float(gp._y_scale[0])
             else:
                 target, z0, sd = y_best, None, sd_c
             scores = self._acq(kind, mu_c, sd, target)

@@ -26,7 +26,6 @@ from ._kmeans_common import (
     assign,
     check_n_clusters,
     inertia,
-    weighted_cluster_sums,
 )
 
 __all__ = ["KMeans", "MiniBatchKMeans"]
@@ -190,21 +189,33 @@ def _check_fit_data(estimator, X, sample_weight):
 
 
 def _check_finite_range(X):
-    """Data whose spread is not a finite float cannot be clustered in floating point."""
-    spread = X.max(axis=0) - X.min(axis=0) if X.size else np.zeros(0)
+    """Data whose spread is not a finite float cannot be clustered in floating point.
+
+    Returns the column minima and maxima (reused by :class:`_Frame`).
+    """
+    lo = X.min(axis=0) if X.size else np.zeros(X.shape[1])
+    hi = X.max(axis=0) if X.size else np.zeros(X.shape[1])
+    spread = hi - lo
     if not np.all(np.isfinite(spread)):
         raise ValueError(
             "the range of X (max - min of a feature) exceeds the largest float (~1.8e308); "
             "rescale X."
         )
+    return lo, hi
 
 
-def _tolerance(X, tol, sample_weight):
-    """``tol`` times the mean per-feature variance (weighted: that of the repeated data)."""
+def _tolerance(X, tol, sample_weight, x_norm_sq=None):
+    """``tol`` times the mean per-feature variance (weighted: that of the repeated data).
+
+    ``X`` is centred (the working frame), so without weights the variances are the mean
+    squares, ``sum_i ||x_i||^2 / (N D)``, from the row norms the loop needs anyway.
+    """
     if tol <= 0:
         return 0.0
     if sample_weight is None:
-        return float(np.mean(np.var(X, axis=0))) * tol
+        n, d = X.shape
+        total = float(x_norm_sq.sum()) if x_norm_sq is not None else float(np.vdot(X, X))
+        return total / (n * max(d, 1)) * tol
     mean = sample_weight @ X / sample_weight.sum()
     var = sample_weight @ ((X - mean) ** 2) / sample_weight.sum()
     return float(np.mean(var)) * tol
@@ -219,19 +230,14 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weigh
     its points and the inertia is weighted.
     """
     n = X.shape[0]
-    k = centers.shape[0]
-    if x_norm_sq is None:
-        x_norm_sq = np.einsum("ij,ij->i", X, X)
     labels_old = np.full(n, -1, dtype=np.intp)
     converged = strict = False
     n_iter = 0
     for _ in range(max_iter):
         n_iter += 1
-        if sample_weight is None:
-            labels, _, sums, counts = assign(X, centers, accumulate=True, distances=False)
-        else:
-            labels = assign(X, centers, distances=False)[0]
-            sums, counts = weighted_cluster_sums(X, labels, sample_weight, k)
+        labels, _, sums, counts = assign(
+            X, centers, accumulate=True, distances=False, sample_weight=sample_weight
+        )
         _relocate_empty(X, centers, labels, sums, counts, sample_weight)
         # A cluster still empty (duplicates) keeps its centre.
         filled = counts > 0
@@ -248,7 +254,7 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weigh
         labels_old = labels
     if not strict:
         # The centres moved after the last assignment: re-assign so labels match them.
-        labels, _ = assign(X, centers, x_norm_sq)
+        labels = assign(X, centers, distances=False)[0]
     return labels, inertia(X, centers, labels, sample_weight), centers, n_iter, converged
 
 
@@ -262,13 +268,21 @@ class _Frame:
     centred data exactly as before.
     """
 
-    def __init__(self, X):
-        s = _power_of_two_scale(X)
+    def __init__(self, X, col_range=None):
+        if col_range is None:
+            col_range = (X.min(axis=0), X.max(axis=0)) if X.size else (np.zeros(0),) * 2
+        lo, hi = col_range
+        s = _power_of_two_scale(lo, hi)
         self.s = s if not 2.0**-400 <= s <= 2.0**400 else 1.0
         Xs = X / self.s if self.s != 1.0 else X
         self.mean = Xs.mean(axis=0)
         Xc = Xs - self.mean
-        t = _power_of_two_scale(Xc)
+        if self.s == 1.0:
+            # max |x - m| over a column is max(hi - m, m - lo): rounding is monotonic, so
+            # these are the largest entries of Xc exactly, without another pass over it.
+            t = _power_of_two_scale(hi - self.mean, self.mean - lo)
+        else:
+            t = _power_of_two_scale(Xc)
         self.t = t if not 2.0**-400 <= t <= 2.0**400 else 1.0
         self.X = Xc / self.t if self.t != 1.0 else Xc
 
@@ -382,7 +396,19 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     A run that reaches ``max_iter`` raises a :class:`~mathlearn.exceptions.ConvergenceWarning`.
 
     With ``sample_weight`` the centres are weighted means, ``J = sum_n w_n ||x_n -
-    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows. Data of
+    mu_{c_n}||^2`` and the seeding draws by weight: integer weights are repeated rows.
+
+    Stopping rule (scikit-learn's): a run stops as soon as an assignment step leaves the
+    partition unchanged (strict convergence), or when the total squared shift of the centres
+    ``sum_k ||mu_k^new - mu_k||^2`` is at most ``tol`` times the mean per-feature variance of
+    ``X``. With the default ``init="k-means++"`` and ``n_init="auto"`` there is one run from the
+    greedy seeding (``2 + int(log K)`` candidates per centre).
+
+    Complexity: each Lloyd iteration costs ``O(N K D)`` time: the cross terms ``X C^T`` by BLAS
+    over blocks of rows (each block's ``rows x K`` products kept within ~256 KiB), then one
+    compiled pass (helper ``_ext._kmeans``) that takes each row's nearest centre and adds the
+    row to its cluster's sum; the k-means++ seeding costs ``O(N K D log K)``. Memory: the
+    centred copy of ``X`` (``N D``) and ``O(N)`` besides, with no ``N x K`` array. Data of
     extreme magnitude are divided by a power of two (exact) before the loop, so that squares
     stay in the float range; ``predict``/``transform`` handle rows of any magnitude.
 
@@ -457,16 +483,18 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
             return kmeans_fit_dask(self, X, sample_weight)
         X, sample_weight = _check_fit_data(self, X, sample_weight)
         check_n_clusters(self.n_clusters, X.shape[0], sample_weight)
-        _check_finite_range(X)
+        col_range = _check_finite_range(X)
         rng = check_random_state(self.random_state)
         n_init = _n_init(self.n_init, self.init)
         # Cluster the centred data (a copy; the partition does not depend on the origin): the
         # expanded ||x||^2 - 2 x^T mu + ||mu||^2 loses every digit for data far from the
         # origin. scikit-learn does the same, so the arithmetic matches it too.
-        frame = _Frame(X)
+        frame = _Frame(X, col_range)
         Xw = frame.X
-        tol = _tolerance(Xw, self.tol, sample_weight)
-        x_norm_sq = np.einsum("ij,ij->i", Xw, Xw)
+        # Row norms for the k-means++ seeding only (the loop does not need them).
+        seeding = isinstance(self.init, str) and self.init == "k-means++"
+        x_norm_sq = np.einsum("ij,ij->i", Xw, Xw) if seeding else None
+        tol = _tolerance(Xw, self.tol, sample_weight, x_norm_sq)
         best = None
         for _ in range(n_init):
             centers = _initial_centers(
@@ -486,7 +514,7 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
                 best = run
         labels, inert, centers, n_iter, converged = best
         used = labels if sample_weight is None else labels[sample_weight > 0]
-        n_distinct = np.unique(used).size
+        n_distinct = int(np.count_nonzero(np.bincount(used, minlength=self.n_clusters)))
         if n_distinct < self.n_clusters:
             warnings.warn(
                 f"Number of distinct clusters ({n_distinct}) found smaller than n_clusters "
@@ -665,7 +693,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         X, sample_weight = _check_fit_data(self, X, sample_weight)
         n = X.shape[0]
         check_n_clusters(self.n_clusters, n, sample_weight)
-        _check_finite_range(X)
+        col_range = _check_finite_range(X)
         rng = check_random_state(self.random_state)
         batch = min(int(self.batch_size), n)
         init_idx = np.sort(rng.choice(n, min(n, max(3 * batch, self.n_clusters)), replace=False))
@@ -677,7 +705,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         # Work about the data mean (each batch is a copy anyway), scaled when the data call for
         # it: the expanded squared distance of the assignment loses every digit for data far
         # from the origin, and squares overflow for huge values (see _Frame).
-        frame = _Frame(X)
+        frame = _Frame(X, col_range)
         Xw = frame.X
         centers = _initial_centers(
             Xw[init_idx], self.init, self.n_clusters, rng, None, w_init, X_user=X[init_idx]
@@ -701,8 +729,7 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
                 batch_weight = float(batch)
             else:
                 wb = sample_weight[idx]
-                labels, d2 = assign(Xb, centers)
-                sums, cnt = weighted_cluster_sums(Xb, labels, wb, k)
+                labels, d2, sums, cnt = assign(Xb, centers, accumulate=True, sample_weight=wb)
                 d2 = d2 * wb
                 batch_weight = float(wb.sum())
             counts += cnt
@@ -718,6 +745,13 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
             if tol > 0 and shift <= tol:
                 converged = True
                 break
+            if step == 1:
+                # The first batch's distortion is measured against the initial centres, not
+                # a fitted state: the average starts at the second (scikit-learn's rule).
+                # Started at the first, it decayed from the seeding's distortion for ~200 steps
+                # where the partition settled in a few.
+                ewa = None
+                continue
             # Improvements below 1e-3 (relative) do not count: the running means keep
             # creeping towards the Lloyd fixed point long after the partition has settled.
             if ewa < best_ewa * (1.0 - 1e-3):  # ewa >= 0; best_ewa starts at inf

@@ -1,43 +1,76 @@
 """Shared pieces of the k-means family: k-means++ seeding and the assignment kernel.
 
 The assignment step needs ``argmin_k ||x_i - mu_k||^2 = argmin_k (||mu_k||^2 - 2 x_i^T mu_k)``.
-On large inputs a parallel numba kernel (:mod:`._kmeans_kernels`) computes the cross terms row
-by row, takes the minima and accumulates the per-cluster sums in the same pass (the M-step's
-statistics), so neither an ``(N, K, D)`` nor an ``(N, K)`` temporary is formed. (A BLAS
-product followed by a second pass was slower there for the small ``K`` and ``D`` of
-clustering: the data are read twice and two thread pools compete for the cores.) Below
-``_KERNEL_MIN_ROWS`` rows that NumPy route is as fast and compiles nothing.
+It runs over blocks of rows: the cross terms of a block come from one BLAS product
+``X_b C^T`` into a reused buffer (sized to stay in cache), then the compiled helper
+``_ext._kmeans`` takes each row's minimum and adds the row to its cluster's sum (the M-step's
+statistics) in the same pass, so neither an ``(N, K, D)`` nor an ``(N, K)`` temporary is
+formed and nothing is compiled at run time. Where the helper was not built, a NumPy route
+(an argmin and a one-hot product per block) computes the same thing.
 """
 
 from __future__ import annotations
 
+import ctypes
 from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _ext
 from ..utils._param_validation import Interval, validate_params
+from ..utils._threads import serial_blas
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight
 
-# Below this many rows the assignment and the inertia take NumPy routes (BLAS cross terms,
-# an argmin, a one-hot product for the sums), which need no compilation; above it the
-# compiled kernels of ._kmeans_kernels, which stream the data once and run in parallel.
-_KERNEL_MIN_ROWS = 20_000
+# Doubles in one block of cross terms (rows x K): 32 768 (256 KiB) keeps the block, and
+# the rows of X it was made from, in the L2 cache while the helper reads them back.
+_BLOCK_DOUBLES = 1 << 15
+
+
+def _block_rows(k: int) -> int:
+    return int(min(max(_BLOCK_DOUBLES // max(k, 1), 256), 16_384))
+
+
+def _compiled():
+    """The typed functions of ``_ext._kmeans``, or None where it was not built."""
+    lib = _ext.load("_kmeans")
+    if lib is None:
+        return None
+    fa, fd = lib.kmeans_argmin_accumulate, lib.kmeans_sq_dist_assigned
+    if fa.argtypes is None:
+        fa.restype = None
+        fa.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 8
+        fd.restype = None
+        fd.argtypes = [ctypes.c_int64] * 2 + [ctypes.c_void_p] * 4
+    return fa, fd
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
 
 
 def _sq_dist_to_assigned(X, centers, labels):
     """``||x_i - mu_{c_i}||^2`` computed from differences (exact, no cancellation)."""
-    if X.shape[0] >= _KERNEL_MIN_ROWS:
-        from ._kmeans_kernels import _sq_dist_to_assigned as kernel
+    lib = _compiled()
+    if lib is not None and X.shape[0] > 0:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        centers = np.ascontiguousarray(centers, dtype=np.float64)
+        labels = np.ascontiguousarray(labels, dtype=np.int64)
+        out = np.empty(X.shape[0])
+        lib[1](X.shape[0], X.shape[1], _ptr(X), _ptr(centers), _ptr(labels), _ptr(out))
+        return out
+    out = np.empty(X.shape[0])
+    step = _block_rows(X.shape[1])
+    for s in range(0, X.shape[0], step):
+        diff = X[s : s + step] - centers[labels[s : s + step]]
+        out[s : s + step] = np.einsum("ij,ij->i", diff, diff)
+    return out
 
-        return kernel(np.ascontiguousarray(X), np.ascontiguousarray(centers), labels)
-    diff = X - centers[labels]
-    return np.einsum("ij,ij->i", diff, diff)
 
-
-def _assign_numpy(X, centers, c_norm, accumulate):
-    """:func:`assign`'s labels, ``min_k ||mu_k||^2 - 2 x^T mu_k`` and M-step statistics."""
+def _assign_numpy(X, centers, c_norm, accumulate, sample_weight=None):
+    """:func:`assign`'s labels, ``min_k ||mu_k||^2 - 2 x^T mu_k`` and M-step statistics, by
+    NumPy on one block of rows."""
     k = centers.shape[0]
     v = X @ centers.T
     v *= -2.0
@@ -46,13 +79,15 @@ def _assign_numpy(X, centers, c_norm, accumulate):
     min_d = np.take_along_axis(v, labels[:, None], axis=1)[:, 0]
     if not accumulate:
         return labels, min_d, None, None
-    onehot = labels == np.arange(k)[:, None]
-    counts = onehot.sum(axis=1).astype(np.float64)
-    sums = onehot.astype(np.float64) @ X
+    onehot = (labels == np.arange(k)[:, None]).astype(np.float64)
+    if sample_weight is not None:
+        onehot *= sample_weight
+    counts = onehot.sum(axis=1)
+    sums = onehot @ X
     return labels, min_d, sums, counts
 
 
-def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
+def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, sample_weight=None):
     """Nearest centre of every row of ``X``.
 
     Returns
@@ -62,39 +97,47 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True):
         Squared distance to the nearest centre (from the expanded form, clipped at 0).
         Lloyd's loop needs only the labels and the sums, and skips finishing them.
     sums, counts : ndarray of shape (K, D) and (K,), only when ``accumulate``
-        Per-cluster sums and sizes of the new partition (the M-step's statistics).
+        Per-cluster (weighted) sums and sizes of the new partition (the M-step's
+        statistics); with ``sample_weight`` each row counts with its weight.
     """
     n = X.shape[0]
     k, d = centers.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    centers = np.ascontiguousarray(centers, dtype=np.float64)
     c_norm = np.einsum("ij,ij->i", centers, centers)
-    if n < _KERNEL_MIN_ROWS:
-        labels, min_d, sums, counts = _assign_numpy(X, centers, c_norm, accumulate)
-    else:
-        from ._kmeans_kernels import (
-            _argmin_accumulate_parallel,
-            _argmin_accumulate_serial,
-            numba,
-        )
-
-        labels = np.empty(n, dtype=np.intp)
-        min_d = np.empty(n)
-        sums = np.zeros((k, d))
-        counts = np.zeros(k)
-        if numba.get_num_threads() > 1:
-            kernel, n_threads = _argmin_accumulate_parallel, numba.get_num_threads()
+    w = None if sample_weight is None else np.ascontiguousarray(sample_weight, np.float64)
+    labels = np.empty(n, dtype=np.int64)
+    min_d = np.empty(n)
+    sums = np.zeros((k, d)) if accumulate else None
+    counts = np.zeros(k) if accumulate else None
+    step = _block_rows(k)
+    lib = _compiled()
+    Ct = centers.T
+    # One BLAS thread for the block products (as scikit-learn's Lloyd): small products,
+    # where a pool costs more than it gains (and ~20x on a busy machine).
+    with serial_blas(n * k * d):
+        if lib is not None:
+            fa = lib[0]
+            buf = np.empty((min(step, n), k))
+            # Addresses taken once (``.ctypes`` costs microseconds per call); block s starts
+            # s rows further on.
+            p_buf, p_cn, p_x, p_lab, p_min = map(_ptr, (buf, c_norm, X, labels, min_d))
+            p_w, p_sums, p_counts = _ptr(w), _ptr(sums), _ptr(counts)
+            for s in range(0, n, step):
+                m = min(step, n - s)
+                np.matmul(X[s : s + m], Ct, out=buf[:m])
+                fa(m, k, d, p_buf, p_cn, p_x + 8 * s * d, None if w is None else p_w + 8 * s,
+                   p_lab + 8 * s, p_min + 8 * s, p_sums, p_counts)  # fmt: skip
         else:
-            kernel, n_threads = _argmin_accumulate_serial, 1
-        kernel(
-            np.ascontiguousarray(X),
-            np.ascontiguousarray(centers),
-            c_norm,
-            n_threads,
-            labels,
-            min_d,
-            sums,
-            counts,
-            accumulate,
-        )
+            for s in range(0, n, step):
+                ws = None if w is None else w[s : s + step]
+                lab, md, sm, cn = _assign_numpy(X[s : s + step], centers, c_norm, accumulate, ws)
+                labels[s : s + step] = lab
+                min_d[s : s + step] = md
+                if accumulate:
+                    sums += sm
+                    counts += cn
+    labels = labels.astype(np.intp, copy=False)
     if not distances:
         min_d = None
     else:

@@ -7,6 +7,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.linalg as sla
 
 from ..distributions import MultivariateNormal
 from ..exceptions import NumericalWarning
@@ -129,17 +130,23 @@ class GaussianMixture(_BaseMixture):
     :class:`~mathlearn.exceptions.NumericalWarning`; with ``reg_covar=0`` a singular covariance is
     an error.
 
-    Full and tied densities go through the batched kernel of
-    :class:`~mathlearn.distributions.MultivariateNormal` (differences, then one triangular
-    solve per factor); diagonal and spherical ones are two matrix products on the data centred
-    by their mean. The mixture is fitted in that centred frame, and data of extreme magnitude
-    (beyond ~1e60) are also divided by a power of two first (exact; ``reg_covar`` is scaled
-    alike), so that sums of squares stay finite; covariances that are themselves outside the
-    float range are an error. Rows far outside the data (~1e154 standard deviations) get the
+    Full densities take, per component, the differences ``x_n - mu_k`` into one reused
+    ``N x D`` buffer and one in-place triangular solve with ``L_k``; tied ones go through the
+    batched kernel of :class:`~mathlearn.distributions.MultivariateNormal`; diagonal and
+    spherical ones are two matrix products on the data centred by their mean. The
+    log-sum-exp is a direct max-shift, in place on the ``N x K`` log-probabilities. The
+    mixture is fitted in that centred frame, and data of extreme magnitude (beyond ~1e60)
+    are also divided by a power of two first (exact; ``reg_covar`` is scaled alike), so that
+    sums of squares stay finite; covariances that are themselves outside the float range are
+    an error. Rows far outside the data (~1e154 standard deviations) get the
     limit responsibilities, and a log-density of ``-inf`` with a warning.
 
     ``fit(X, sample_weight=w)`` weights every sufficient statistic: a row of weight ``w_n``
     counts as ``w_n`` repeated rows.
+
+    Complexity per EM iteration: ``O(N K D^2 + K D^3)`` time for full covariances (``O(N K
+    D)`` for diagonal and spherical ones, ``O(N K D + N D^2)`` for tied), in ``O(N (K + D))``
+    memory besides ``X`` (the ``N x K`` responsibilities and one ``N x D`` buffer).
 
     Examples
     --------
@@ -366,10 +373,15 @@ class GaussianMixture(_BaseMixture):
         reg = self.reg_covar / self._frame_scale / self._frame_scale
         ct = self.covariance_type
         if ct == "full":
+            # Per component, in one reused N x D buffer: the differences scaled by the square
+            # roots of the responsibilities, then the product B^T B (D x D).
             cov = np.empty((self.n_components, d, d))
+            diff = np.empty_like(X)
             for k in range(self.n_components):
-                diff = X - means[k]
-                cov[k] = (resp[:, k] * diff.T) @ diff / nk[k]
+                np.subtract(X, means[k], out=diff)
+                diff *= np.sqrt(resp[:, k])[:, None]
+                np.matmul(diff.T, diff, out=cov[k])
+                cov[k] /= nk[k]
                 cov[k].flat[:: d + 1] += reg
         elif ct == "tied":
             # sum_k sum_n r_nk (x_n - mu_k)(x_n - mu_k)^T = X^T R X - sum_k N_k mu_k mu_k^T
@@ -469,7 +481,22 @@ class GaussianMixture(_BaseMixture):
         the working frame, clipped at zero.
         """
         ct = self.covariance_type
-        if ct in ("full", "tied"):
+        if ct == "full":
+            # Per component: the differences (N x D, reused), one in-place triangular solve
+            # L_k z = (x - mu_k) on their transpose (Fortran order: no copy), and the column
+            # sums of squares; no (N, K, D) temporary.
+            n = X.shape[0]
+            out = np.empty((n, len(means)))
+            diff = np.empty_like(X)
+            for k in range(len(means)):
+                np.subtract(X, means[k], out=diff)
+                z = sla.solve_triangular(
+                    self._cov_chol[k], diff.T, lower=True, overwrite_b=True, check_finite=False
+                )
+                out[:, k] = np.einsum("ij,ij->j", z, z)
+            out *= 0.5
+            return out
+        if ct == "tied":
             mvn = MultivariateNormal._from_factor(means, self._cov_chol)
             return 0.5 * mvn._batched_maha_sq(X[:, None, :] - means, (X.shape[0], len(means)))
         if ct == "diag":
@@ -504,7 +531,8 @@ class GaussianMixture(_BaseMixture):
     def _estimate_log_prob(self, X):
         """``log N(x_n | mu_k, Sigma_k)`` of working-frame data, shape (N, K)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            return self._log_norm_const() - self._half_mahalanobis(X, self._means_w)
+            out = self._half_mahalanobis(X, self._means_w)
+            return np.subtract(self._log_norm_const(), out, out=out)
 
     def _rescued_rows(self, Xw, log_norm, log_resp):
         """Rows whose log-densities overflowed (points ~1e154 standard deviations away):

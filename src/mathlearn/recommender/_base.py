@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Hashable, Sequence
-from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
@@ -184,28 +183,6 @@ def _compiled_ridge():
     return fn
 
 
-@cache
-def _blas(name: str) -> int | None:
-    """The address of SciPy's BLAS or LAPACK routine ``name`` (its Fortran interface, 32-bit
-    integers, as exported to C by ``scipy.linalg.cython_blas`` / ``cython_lapack``), or None
-    where SciPy does not export it.
-    The compiled helpers call it for their dense inner products: the BLAS chooses SIMD
-    kernels for the processor at run time, which the helpers' portable build flags cannot."""
-    try:
-        from scipy.linalg import cython_blas, cython_lapack
-
-        exports = {**cython_blas.__pyx_capi__, **cython_lapack.__pyx_capi__}
-        capsule = exports[name]
-    except (ImportError, AttributeError, KeyError):
-        return None
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule)) or None
-
-
 def _ptr(a: np.ndarray | None):
     return None if a is None else a.ctypes.data
 
@@ -227,7 +204,7 @@ def _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_
         raise ValueError("ALS normal matrix or B contains NaN or infinity.")
     X = np.empty((n_rows, k))
     sse = np.zeros(1)
-    syrk, gemv = _blas("dsyrk"), _blas("dgemv")
+    syrk, gemv = _ext.blas_pointer("dsyrk"), _ext.blas_pointer("dgemv")
     if syrk is None or gemv is None:
         syrk = gemv = None
     longest = int(np.max(np.diff(indptr), initial=0)) if syrk is not None else 0

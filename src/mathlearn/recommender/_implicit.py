@@ -14,7 +14,7 @@ from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
-from ._base import RowBlocks, _blas, ridge_rows
+from ._base import RowBlocks, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
 
 
@@ -45,7 +45,7 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms):
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
     # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
-    gemv = _blas("dgemv")
+    gemv = _ext.blas_pointer("dgemv")
     longest = int(np.max(np.diff(indptr), initial=0)) if gemv is not None else 0
     work = np.empty(4 * k + (k + 2) * longest)
 
