@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
+dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
@@ -162,3 +163,56 @@ def test_bad_dask_input_is_reported():
         m.predict(da.from_array(X[:, :2], chunks=(30, 2)))
     with pytest.raises(ValueError, match="Negative"):
         LinearRegression().fit(*_chunked(X, y, 30), sample_weight=-np.ones(100))
+
+
+def _counted(X, y, rows):
+    """Dask ``X`` whose blocks are made by a function counting its calls, and ``y``."""
+    calls = [0]
+
+    def block(block_info=None):
+        calls[0] += 1
+        (start, stop), _ = block_info[None]["array-location"]
+        return X[start:stop]
+
+    chunks = (tuple(np.diff(np.r_[0 : X.shape[0] : rows, X.shape[0]])), (X.shape[1],))
+    Xd = da.map_blocks(block, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0)))
+    return Xd, da.from_array(y, chunks=(chunks[0],)), calls
+
+
+@pytest.mark.parametrize(
+    ("noise", "offset", "n_iter", "passes"),
+    [(1e-3, 0.0, 0, 1), (0.3, 3.0, 1, 2)],
+)
+def test_passes_over_the_data(noise, offset, n_iter, passes):
+    # Every pass over a lazily generated design generates it again, so the number of passes
+    # is the cost out of core. Validation, scales, column sums of squares and the TSQR share
+    # one pass; a design whose QR solution provably carries the digits (the rule of the NumPy
+    # path) needs no other; one that needs a refinement step adds one pass for it (the
+    # final residual's sum of squares comes from that pass).
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1200, 6)) + offset
+    y = X @ rng.normal(size=6) + 0.7 + noise * rng.normal(size=1200)
+    ref = LinearRegression().fit(X, y)
+    assert ref.n_iter_ == n_iter
+    Xd, yd, calls = _counted(X, y, 250)
+    with dask.config.set(scheduler="synchronous"):
+        m = LinearRegression().fit(Xd, yd)
+    assert m.n_iter_ == n_iter
+    assert calls[0] == passes * len(Xd.chunks[0])
+    _close(m.coef_, ref.coef_)
+    assert m.noise_variance_ == pytest.approx(ref.noise_variance_, rel=RTOL)
+    _close(m.coef_std_error_, ref.coef_std_error_)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(("scale", "y_scale"), [(1e-200, 1.0), (1e200, 1.0), (1.0, 1e154)])
+def test_extreme_scales_take_the_equilibrated_route(scale, y_scale, weighted):
+    # Data that needs exact power-of-two scaling is not factorised unscaled in the first
+    # pass (its QR could underflow or overflow): the equilibrated TSQR gives the NumPy fit.
+    X, y, sw = _data(n=400, d=4)
+    w = sw if weighted else None
+    ref = LinearRegression().fit(X * scale, y * y_scale, sample_weight=w)
+    m = LinearRegression().fit(*_chunked(X * scale, y * y_scale, 90), sample_weight=w)
+    _close(m.coef_, ref.coef_)
+    assert m.intercept_ == pytest.approx(ref.intercept_, rel=RTOL)
+    assert m.noise_variance_ == pytest.approx(ref.noise_variance_, rel=RTOL)

@@ -38,7 +38,9 @@ static double two_sum(double s, double p, double *e) {
 }
 
 /* A: n x m row-major; x: m + intercept coefficients; r enters f, rg (r under its own power
- * of two scaling) enters g; work: 2 (m + 1) numbers; f: n outputs, g: m + intercept. */
+ * of two scaling) enters g; work: 2 (m + 1) numbers; f: n outputs, g: m + intercept. On
+ * return work holds g unrounded: its sums (m + 1), then their errors (m + 1); the Dask path
+ * adds these pairs across row blocks. */
 ML_EXPORT void refine_residuals(int64_t n, int64_t m, const double *A, const double *y,
                                 const double *r, const double *x, const double *rg,
                                 int intercept, double *f, double *g, double *work) {

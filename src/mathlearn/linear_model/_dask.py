@@ -15,6 +15,16 @@ residual ``r`` of the refinement stays on the workers, block by block. The sums 
 ``-A^T r`` are carried as unevaluated pairs (sum, rounding error) across blocks, so the
 doubled-precision residuals stay doubled across the reduction.
 
+Out of core every pass regenerates or rereads the blocks, so :class:`LinearRegression` makes
+as few as the numerics allow: ONE pass validates the data, sums the squares of the columns
+(for the equilibration ``D``) and factorises each unscaled block (QR commutes exactly with
+the power-of-two scaling, so ``R_b D`` is the equilibrated block's factor; data that needs
+scaling into the float64 range takes the equilibrated route, one pass more). A design whose
+QR solution provably carries the digits (:func:`._refinement.refinement_needed`, the rule of
+the NumPy path) needs no other pass; otherwise each refinement step is one pass (the block's
+local QR again and its doubled-precision residuals, by the compiled kernel of the NumPy path
+where it was built), and the final residual sum of squares comes from the last of them.
+
 Ridge regression needs the centred Gram matrix and moment vector, and Bayesian linear
 regression the singular values of the centred design and the projection of the targets on
 its left singular vectors: both are sums over row blocks (the latter through the TSQR of
@@ -32,7 +42,14 @@ from dask import delayed
 from ..utils._backend import block_sums, raise_if_not_finite
 from . import _refinement as _ref
 
-__all__ = ["accurate_lstsq_dask", "first_pass", "moment_pass", "ridge_stats", "tsqr"]
+__all__ = [
+    "accurate_lstsq_dask",
+    "first_pass",
+    "lstsq_first_pass",
+    "moment_pass",
+    "ridge_stats",
+    "tsqr",
+]
 
 
 def _row_blocks(A, *aligned):
@@ -46,40 +63,113 @@ def _row_blocks(A, *aligned):
     return out
 
 
+def first_pass_stats(Xb, yb, swb=None):
+    """One block's part of :func:`first_pass`."""
+    w = np.ones(Xb.shape[0]) if swb is None else swb
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (
+            np.max(np.abs(Xb), axis=0, initial=0.0),
+            float(np.max(np.abs(yb), initial=0.0)),
+            bool(np.isfinite(Xb).all() and np.isfinite(yb).all()),
+            w @ (Xb * Xb),
+            w @ Xb,
+            float(w @ yb),
+            float(w.sum()),
+        )
+
+
+def _combine_stats(a, b):
+    return (
+        np.maximum(a[0], b[0]),
+        max(a[1], b[1]),
+        a[2] and b[2],
+        a[3] + b[3],
+        a[4] + b[4],
+        a[5] + b[5],
+        a[6] + b[6],
+    )
+
+
 def first_pass(X, y, sw=None):
     """Column maxima of ``|X|``, ``max |y|``, finiteness, column sums of squares of ``X``
     (weighted by ``sw``), the sums of ``X``, ``y`` (weighted) and of the weights."""
-
-    def stats(Xb, yb, swb=None):
-        w = np.ones(Xb.shape[0]) if swb is None else swb
-        with np.errstate(over="ignore", invalid="ignore"):
-            return (
-                np.max(np.abs(Xb), axis=0, initial=0.0),
-                float(np.max(np.abs(yb), initial=0.0)),
-                bool(np.isfinite(Xb).all() and np.isfinite(yb).all()),
-                w @ (Xb * Xb),
-                w @ Xb,
-                float(w @ yb),
-                float(w.sum()),
-            )
-
-    def combine(a, b):
-        return (
-            np.maximum(a[0], b[0]),
-            max(a[1], b[1]),
-            a[2] and b[2],
-            a[3] + b[3],
-            a[4] + b[4],
-            a[5] + b[5],
-            a[6] + b[6],
-        )
-
     args = (X, y) if sw is None else (X, y, sw)
-    out = _reduce(stats, combine, *args)
+    out = _reduce(first_pass_stats, _combine_stats, *args)
     raise_if_not_finite(out[2], "X or y")
     if sw is not None and not np.all(np.isfinite(out[6])):
         raise ValueError("sample_weight contains NaN or infinity.")
     return out
+
+
+def _tree(combine, parts):
+    """``combine``-reduction of ``parts`` in the balanced-tree order of :func:`_reduce`."""
+    parts = list(parts)
+    while len(parts) > 1:
+        nxt = [combine(parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    return parts[0]
+
+
+def lstsq_first_pass(X, y, sw=None, *, intercept: bool = False):
+    """:func:`first_pass` and the local factors of the least-squares design, in ONE pass.
+
+    Each block returns, besides its :func:`first_pass` statistics, the Householder QR of
+    its rows of the unscaled design ``B_b = [X_b, 1]`` (rows times ``sqrt(sw_b)`` with
+    weights; the offset column only with ``intercept``): ``R_b`` and ``Q_b^T t_b`` (its top
+    ``k_b`` entries and the squared norm of the rest) with ``t_b`` the (weighted) targets.
+    Householder QR commutes exactly with scaling the columns by powers of two (the reflector
+    of a column is invariant under its scaling, and the updates of the other columns are
+    linear in them), barring underflow and overflow: ``R_b D`` and ``Q_b^T t_b`` are then
+    what the TSQR of the equilibrated design ``B D`` computes, with ``D`` known only after
+    the pass. The caller checks that no scaling of the data is needed (see
+    :func:`accurate_lstsq_dask`'s ``first``) before using them.
+
+    Returns
+    -------
+    stats : tuple
+        As :func:`first_pass` (combined in the same tree order).
+    parts : list of (top, rest, R_b)
+        One per row block, in order.
+    """
+
+    def block(Xb, yb, swb=None):
+        st = first_pass_stats(Xb, yb, swb)
+        if not st[2]:
+            return st, None
+        m = Xb.shape[1]
+        k = m + int(intercept)
+        B = np.empty((Xb.shape[0], k), order="F")
+        if swb is None:
+            B[:, :m] = Xb
+            t = np.array(yb, dtype=np.float64)
+            if intercept:
+                B[:, m] = 1.0
+        else:
+            r = np.sqrt(swb)
+            np.multiply(Xb, r[:, None], out=B[:, :m])
+            t = yb * r
+            if intercept:
+                B[:, m] = r
+        kb = min(B.shape)
+        if kb == 0:
+            return st, (np.zeros(0), float(t @ t), np.zeros((0, k)))
+        qr, tau, _, _ = lapack.dgeqrf(B, lwork=max(1, 64 * k), overwrite_a=True)
+        w = _apply(qr, tau[:kb], t, b"T")
+        # may overflow for data beyond the safe range: the caller then discards the factors
+        with np.errstate(over="ignore", invalid="ignore"):
+            return st, (w[:kb], float(w[kb:] @ w[kb:]), np.triu(qr[:kb, :]))
+
+    args = (X, y) if sw is None else (X, y, sw)
+    blocks, *others = _row_blocks(*args)
+    f = delayed(block, pure=True)
+    outs = dask.compute(*[f(b, *(o[i] for o in others)) for i, b in enumerate(blocks)])
+    stats = _tree(_combine_stats, [o[0] for o in outs])
+    raise_if_not_finite(stats[2], "X or y")
+    if sw is not None and not np.all(np.isfinite(stats[6])):
+        raise ValueError("sample_weight contains NaN or infinity.")
+    return stats, [o[1] for o in outs]
 
 
 def _reduce(func, combine, X, *aligned):
@@ -183,13 +273,26 @@ class _Blocks:
         return As
 
     def qr(self, Ab):
+        """``As`` (``None`` where the compiled residuals, which do not need it, are built),
+        and the Householder QR of ``As``."""
         As = self.design(Ab)
         kb = min(As.shape)
-        qr, tau, _, _ = lapack.dgeqrf(As.copy(order="F"), lwork=max(1, 64 * As.shape[1]))
-        return As, qr, tau[:kb], kb
+        keep = _ref._compiled_residuals() is None
+        qr, tau, _, _ = lapack.dgeqrf(
+            As.copy(order="F") if keep else As, lwork=max(1, 64 * As.shape[1]), overwrite_a=True
+        )
+        return (As if keep else None), qr, tau[:kb], kb
 
-    def residuals(self, As, yb, rb, z):
-        """``f_b`` rounded (exact per row) and ``-A_b^T r_b`` as a (sum, error) pair."""
+    def residuals(self, Ab, As, yb, rb, z):
+        """``f_b`` rounded (exact per row) and ``-A_b^T r_b`` as a (sum, error) pair.
+
+        By the compiled pass of :mod:`mathlearn._ext` (``_refine.c``) on the unscaled block
+        where it was built (its work array holds ``g``'s unrounded pair on return), else by
+        the vectorised NumPy transformations on the equilibrated block ``As``.
+        """
+        fn = _ref._compiled_residuals()
+        if fn is not None:
+            return _residuals_pair_compiled(fn, Ab, yb, rb, self.d * z, self.d, self.intercept)
         AT = np.ascontiguousarray(As.T)
         hi, lo = _ref._split(AT)
         f = _ref._residuals_dd(AT, hi, lo, yb, rb, z)[0]
@@ -202,10 +305,31 @@ class _Blocks:
         return f, (-s / t, -err / t)
 
 
+def _residuals_pair_compiled(fn, Ab, y, r, x, d, intercept):
+    """``f = y - r - A x (- x0)`` rounded and ``-As^T r = D (-A^T r)`` as a (sum, error)
+    pair, by the compiled pass over the unscaled block ``A`` (``x = D z``); ``y``, ``r`` and
+    ``x`` are scaled by powers of two first, so that the splits cannot overflow."""
+    A = np.ascontiguousarray(Ab, dtype=np.float64)
+    n, m = A.shape
+    k = m + int(intercept)
+    s = _ref._pow2_scale_of(y, r, x)
+    t = _ref._pow2_scale_of(r)
+    ys, rs, xs, rt = y * s, r * s, x * s, r * t
+    f, g = np.empty(n), np.empty(k)
+    work = np.empty(2 * (m + 1))
+    fn(n, m, A.ctypes.data, ys.ctypes.data, rs.ctypes.data, xs.ctypes.data, rt.ctypes.data,
+       int(intercept), f.ctypes.data, g.ctypes.data, work.ctypes.data)  # fmt: skip
+    # work = [g's sums (m + 1), g's rounding errors (m + 1)]; D / t is a power of two
+    return f / s, (work[:k] * (d / t), work[m + 1 : m + 1 + k] * (d / t))
+
+
 def _apply(qr, tau, v, trans):
+    """``Q v`` or ``Q^T v`` (``v`` a vector or the columns of a matrix)."""
     kb = tau.shape[0]
     if kb == 0:
         return v.copy()
+    if v.ndim == 2:
+        return lapack.dormqr(b"L", trans, qr[:, :kb], tau, v, v.shape[1])[0]
     return lapack.dormqr(b"L", trans, qr[:, :kb], tau, v[:, None], 1)[0][:, 0]
 
 
@@ -214,9 +338,9 @@ def _stage_a(blocks: _Blocks, Ab, yb, rb, z):
     As, qr, tau, kb = blocks.qr(Ab)
     if rb is None:
         f = np.array(yb, dtype=np.float64)
-        g = (np.zeros(As.shape[1]), np.zeros(As.shape[1]))
+        g = (np.zeros(qr.shape[1]), np.zeros(qr.shape[1]))
     else:
-        f, g = blocks.residuals(As, yb, rb, z)
+        f, g = blocks.residuals(Ab, As, yb, rb, z)
     w = _apply(qr, tau, f, b"T")
     return w[:kb], float(w[kb:] @ w[kb:]), g, np.triu(qr[:kb, :])
 
@@ -227,7 +351,7 @@ def _stage_c(blocks: _Blocks, Ab, yb, rb, z, top):
     if rb is None:
         f = np.array(yb, dtype=np.float64)
     else:
-        f, _ = blocks.residuals(As, yb, rb, z)
+        f, _ = blocks.residuals(Ab, As, yb, rb, z)
     w = _apply(qr, tau, f, b"T")
     w[:kb] = top
     dr = _apply(qr, tau, w, b"N")
@@ -238,14 +362,22 @@ def _stage_ca(blocks: _Blocks, Ab, yb, rb, z_old, top, z):
     """:func:`_stage_c` (the block's residual after the last correction), then
     :func:`_stage_a` at the new coefficients ``z``, with one local QR."""
     As, qr, tau, kb = blocks.qr(Ab)
-    f = np.array(yb, dtype=np.float64) if rb is None else blocks.residuals(As, yb, rb, z_old)[0]
+    f = (
+        np.array(yb, dtype=np.float64)
+        if rb is None
+        else blocks.residuals(Ab, As, yb, rb, z_old)[0]
+    )
     w = _apply(qr, tau, f, b"T")
     w[:kb] = top
     dr = _apply(qr, tau, w, b"N")
     r_new = dr if rb is None else rb + dr
-    f, g = blocks.residuals(As, yb, r_new, z)
-    w = _apply(qr, tau, f, b"T")
-    return r_new, (w[:kb], float(w[kb:] @ w[kb:]), g, None)
+    f, g = blocks.residuals(Ab, As, yb, r_new, z)
+    # Q_b^T f and, for ||r_new + Q_b [top'; w[kb:]]||^2 with the next top' (see
+    # accurate_lstsq_dask), Q_b^T r_new: ||r_new||^2, (Q_b^T r_new)[:kb] and
+    # (Q_b^T r_new)[kb:] . w[kb:]; both in one application of the reflectors
+    w, v = _apply(qr, tau, np.column_stack([f, r_new]), b"T").T
+    rss = (float(r_new @ r_new), v[:kb], float(v[kb:] @ w[kb:]))
+    return r_new, (w[:kb], float(w[kb:] @ w[kb:]), g, rss)
 
 
 def _stage_c_rss(blocks: _Blocks, Ab, yb, rb, z, top):
@@ -258,7 +390,9 @@ def _column_sumsq(A):
     return block_sums(lambda Ab: np.einsum("ij,ij->j", Ab, Ab), A)
 
 
-def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, sumsq=None):
+def accurate_lstsq_dask(
+    A, y, *, intercept: bool = False, max_iter: int = 30, sumsq=None, first=None
+):
     """:func:`._refinement.accurate_lstsq` for a tall Dask array ``A`` (by TSQR).
 
     Parameters
@@ -269,6 +403,12 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
     max_iter : int
     sumsq : ndarray of shape (m,) or None
         Column sums of squares of ``A`` when already known (saves a pass).
+    first : list of (top, rest, R_b) or None
+        The local factors of the unscaled design ``[A, 1]`` (``[A]`` without
+        ``intercept``) by :func:`lstsq_first_pass`, when already computed (saves the TSQR
+        pass; needs ``sumsq``). The caller passes them only where ``A`` and ``y`` are in the
+        range where the exact power-of-two scalings commute with the QR (no underflow or
+        overflow).
 
     Returns
     -------
@@ -288,8 +428,12 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
         return _svd_fallback_dask(A, y, intercept)
     blocks = _Blocks(d, intercept)
     Ad, yd = _row_blocks(A, y)
-    sa = delayed(_stage_a, pure=True)
-    parts = dask.compute(*[sa(blocks, Ad[i], yd[i], None, None) for i in range(len(Ad))])
+    if first is None:
+        sa = delayed(_stage_a, pure=True)
+        parts = dask.compute(*[sa(blocks, Ad[i], yd[i], None, None) for i in range(len(Ad))])
+    else:
+        # R_b D is the block's factor of the equilibrated design; Q_b^T y_b is unchanged
+        parts = [(p[0], p[1], None, p[2] * d) for p in first]
     sizes = [p[0].shape[0] for p in parts]
     cuts = np.cumsum(sizes)[:-1]
     S = np.asfortranarray(np.vstack([p[3] for p in parts]))
@@ -312,17 +456,7 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
     H = q2_t(np.concatenate([p[0] for p in parts]))
     z = r_solve(H[:k])
     rest = float(H[k:] @ H[k:]) + sum(p[1] for p in parts)
-    r_norm = np.sqrt(rest)
-    kappa = 1.0 / rcond
-    err_z = (
-        _ref._EPS
-        * kappa
-        * (
-            2.0 * np.linalg.norm(z)
-            + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _ref._TINY)
-        )
-    )
-    refine = not err_z * np.max(d) <= _ref._SKIP_TOL * np.max(np.abs(d * z))
+    refine = _ref.refinement_needed(R, rcond, z, np.sqrt(rest), d, n)
     n_iter = 0
     size = scale = 0.0
     rss = rest
@@ -360,19 +494,38 @@ def accurate_lstsq_dask(A, y, *, intercept: bool = False, max_iter: int = 30, su
             if size > 0.5 * prev:
                 break
             prev = size
-        # the last correction of r, summed into the residual sum of squares on the workers
-        rss = float(
-            sum(
-                dask.compute(
-                    *[
-                        delayed(_stage_c_rss, pure=True)(
-                            blocks, Ad[i], yd[i], r[i], z_old, tops[i]
-                        )
-                        for i in range(len(Ad))
-                    ]
+        # The residual after the last correction, r_b + Q_b [top_b; w_b] (w_b the bottom
+        # of Q_b^T f_b of the last pass), has the squared norm ||r_b||^2 + 2 (Q_b^T r_b) .
+        # [top_b; w_b] + ||top_b||^2 + ||w_b||^2: all from the last pass. Its rounding error
+        # is a few eps times the sum of the terms' magnitudes; where that sum exceeds 4 rss
+        # (cancellation: the last correction changed r by more than r itself, as for a
+        # near-interpolating fit), the corrected blocks are summed on the workers instead.
+        terms = np.array(
+            [
+                [
+                    p[3][0],
+                    2.0 * float(p[3][1] @ t),
+                    2.0 * p[3][2],
+                    float(t @ t),
+                    p[1],
+                ]
+                for p, t in zip(parts, tops, strict=True)
+            ]
+        )
+        rss = float(np.sum(terms))
+        if not rss >= 0.25 * float(np.sum(np.abs(terms))):
+            rss = float(
+                sum(
+                    dask.compute(
+                        *[
+                            delayed(_stage_c_rss, pure=True)(
+                                blocks, Ad[i], yd[i], r[i], z_old, tops[i]
+                            )
+                            for i in range(len(Ad))
+                        ]
+                    )
                 )
             )
-        )
     if size > np.sqrt(_ref._EPS) * scale:
         if borderline:
             return _svd_fallback_dask(A, y, intercept)

@@ -187,13 +187,16 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
     def _fit_dask(self, X, y, sample_weight):
         """The same fit on Dask arrays: TSQR and refinement by row blocks (see ``_dask``)."""
         from ..utils._backend import check_dask_input, dask_sample_weight
-        from ._dask import accurate_lstsq_dask, data_scales, first_pass
+        from ._dask import accurate_lstsq_dask, data_scales, lstsq_first_pass
 
         X, y = check_dask_input(self, X, y)
         sw = dask_sample_weight(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
-        col_max, y_max, _, sumsq, _, _, sw_sum = first_pass(X, y, sw)
+        # One pass: validation, scales, column sums of squares and the local QR factors of
+        # the unscaled design (see lstsq_first_pass), used where no scaling is needed.
+        stats, first = lstsq_first_pass(X, y, sw, intercept=fit_intercept)
+        col_max, y_max, _, sumsq, _, _, sw_sum = stats
         prep = data_scales(col_max, y_max, per_column=True)
         scaled = np.any(prep.x_scale != 1.0)
         A = X * prep.x_scale if scaled else X
@@ -212,8 +215,23 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
                 A = da.concatenate([A, r[:, None]], axis=1).rechunk({1: -1})
                 sumsq = np.append(sumsq, sw_sum)
             intercept = False
+        if scaled or prep.y_scale != 1.0 or not _in_safe_range(sumsq, first):
+            first = None
         coef, rss, inv_diag, rank, n_iter = accurate_lstsq_dask(
-            A, t, intercept=intercept, sumsq=None if scaled else sumsq
+            A, t, intercept=intercept, sumsq=None if scaled else sumsq, first=first
         )
         self._store(coef, rss, inv_diag, rank, n_iter, m, n_eff, prep)
         return self
+
+
+def _in_safe_range(sumsq, first) -> bool:
+    """Whether the QR of the unscaled design met no underflow or overflow that its
+    equilibrated version would not: finite factors, column norms within ``2^+-480``."""
+    norms = np.sqrt(sumsq)
+    nz = norms[norms > 0]
+    if not (np.all(np.isfinite(norms)) and np.all((nz > 2.0**-480) & (nz < 2.0**480))):
+        return False
+    return all(
+        np.isfinite(p[1]) and np.all(np.isfinite(p[0])) and np.all(np.isfinite(p[2]))
+        for p in first
+    )

@@ -175,6 +175,59 @@ def _pow2_scale(norms):
     return scale
 
 
+def refinement_needed(R, rcond, z, r_norm, d, n) -> bool:
+    """Whether the plain QR solution ``x = D z`` may miss digits that refinement would give.
+
+    A priori forward-error bound of that solution (Wedin's perturbation bound for a backward
+    error of order eps in each column of the equilibrated design ``As = A D = Q R``):
+
+        ||dz|| <~ eps kappa (2 ||z|| + (kappa + 1) ||r|| / ||As||),
+
+    first with ``kappa = 1 / rcond`` (LAPACK's estimate of the 1-norm condition number of
+    ``R``) and ``||As|| >= ||R||_F / sqrt(k)``; the coefficients ``x = D z`` then err by at
+    most ``max(D) ||dz||`` in each entry. Where that is not below ``2^-48 max|x|`` and
+    ``k <= 64`` or ``n >= 8 k``, the bound is evaluated again in the 2-norm with the
+    singular values of the ``k x k`` factor (the 1-norm estimate can overstate
+    ``kappa_2(R)`` by up to a factor ``k``, and ``||R||_F / sqrt(k)`` understates
+    ``||As||_2``): ``O(k^3)``, cheap against the QR when ``n >= 8 k`` and against a
+    refinement step for small ``k``. Used by the NumPy and the Dask paths alike.
+
+    Parameters
+    ----------
+    R : ndarray of shape (k, k)
+        Triangular factor of the equilibrated design.
+    rcond : float
+        LAPACK's reciprocal 1-norm condition number estimate of ``R`` (``dtrcon``).
+    z : ndarray of shape (k,)
+        QR solution of the equilibrated problem.
+    r_norm : float
+        Norm of its residual, ``||(Q^T y)[k:]||``.
+    d : ndarray of shape (k,)
+        The column equilibration (powers of two).
+    n : int
+        Number of rows of the design.
+
+    Returns
+    -------
+    bool
+    """
+    k = R.shape[0]
+    z_norm = np.linalg.norm(z)
+    target = _SKIP_TOL * np.max(np.abs(d * z)) / np.max(d)
+    kappa = 1.0 / rcond
+    err_z = (
+        _EPS
+        * kappa
+        * (2.0 * z_norm + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY))
+    )
+    if not err_z <= target and (k <= _SVD_MAX_K or _SVD_MIN_RATIO * k <= n):
+        sv = lapack.dgesdd(R, compute_uv=0)[1]
+        if sv[-1] > 0:
+            kappa = sv[0] / sv[-1]
+            err_z = _EPS * kappa * (2.0 * z_norm + (kappa + 1.0) * r_norm / sv[0])
+    return not err_z <= target
+
+
 def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     """Least-squares coefficients of ``min ||y - A b (- b0)||`` to float64 accuracy.
 
@@ -237,33 +290,7 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     # First solve, in working precision: z = R^{-1} (Q^T y)[:k], r = Q [0; (Q^T y)[k:]].
     h = q_t(y)
     z = r_solve(h[:k])
-    # A priori forward-error bound of this solution (Wedin's perturbation bound for a
-    # backward error of order eps in each column of the equilibrated design As = A D):
-    #     ||dz|| <~ eps kappa (2 ||z|| + (kappa + 1) ||r|| / ||As||),
-    # with kappa LAPACK's estimate of the 1-norm condition number of R and ||As|| >=
-    # ||R||_F / sqrt(k); the coefficients x = D z then err by at most max(D) ||dz|| in each
-    # entry. Where that is below _SKIP_TOL * max|x|, the QR solution already carries the
-    # digits that refinement would give, and the doubled-precision residuals are not needed.
-    r_norm = np.linalg.norm(h[k:])
-    z_norm = np.linalg.norm(z)
-    target = _SKIP_TOL * np.max(np.abs(d * z)) / np.max(d)
-    kappa = 1.0 / rcond
-    err_z = (
-        _EPS
-        * kappa
-        * (2.0 * z_norm + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY))
-    )
-    if not err_z <= target and (k <= _SVD_MAX_K or _SVD_MIN_RATIO * k <= n):
-        # The bound is in the 2-norm: LAPACK's 1-norm estimate can overstate kappa_2(R) by
-        # up to a factor k, and ||R||_F / sqrt(k) understates ||As||_2. Where the first
-        # evaluation calls for refinement, the singular values of the k x k factor give the
-        # bound exactly (cheap against the QR when n >= 8 k, and against a refinement step
-        # for small k).
-        sv = lapack.dgesdd(R, compute_uv=0)[1]
-        if sv[-1] > 0:
-            kappa = sv[0] / sv[-1]
-            err_z = _EPS * kappa * (2.0 * z_norm + (kappa + 1.0) * r_norm / sv[0])
-    refine = not err_z <= target
+    refine = refinement_needed(R, rcond, z, np.linalg.norm(h[k:]), d, n)
     h[:k] = 0.0
     r = q(h)
     n_iter = 0
