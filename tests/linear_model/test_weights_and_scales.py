@@ -270,3 +270,33 @@ def test_lasso_path_arguments_are_validated():
         LinearRegression().fit(X, y, sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="sample_weight"):
         Ridge().fit(X, y, sample_weight=np.ones(3))
+
+
+def test_noise_variance_of_targets_near_the_range_limits():
+    # Targets at 2^515 (about 1e155): the variance (about 1e304) is representable, although
+    # the square of the targets' scale factor (2^-1030) underflows. Scaling y by a power of
+    # two is exact, so the variance scales by 2^1030 exactly, up to the rounding of the fit.
+    import warnings
+
+    from mathlearn.exceptions import NumericalWarning
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 3))
+    y = X @ [1.0, -2.0, 0.5] + 1e-3 * rng.standard_normal(60)
+    base = LinearRegression().fit(X, y)
+    big = LinearRegression().fit(X, y * 2.0**515)
+    expected = base.noise_variance_ * 2.0**515 * 2.0**515
+    assert np.isfinite(big.noise_variance_)
+    assert big.noise_variance_ == pytest.approx(expected, rel=1e-12)
+    # At 2^700 (about 1e211) the variance (about 1e416) is beyond float64: inf, with a
+    # warning that names it, and the coefficients are still right.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        huge = LinearRegression().fit(X, y * 2.0**700)
+    assert huge.noise_variance_ == np.inf
+    assert any(
+        issubclass(w.category, NumericalWarning)
+        and "beyond the range of float64" in str(w.message)
+        for w in caught
+    )
+    np.testing.assert_allclose(huge.coef_ / 2.0**700, base.coef_, rtol=1e-12)

@@ -94,7 +94,8 @@ def _degenerate(gp, noise_bounds) -> bool:
     scale at its lower bound (each observation explained on its own). For a kernel without
     hyperparameters named ``length_scale``, whether any hyperparameter touches a bound."""
     theta, box = gp.kernel_.theta, gp.kernel_.bounds
-    idx, at = [], 0
+    idx: list[int] = []
+    at = 0
     for h in gp.kernel_.hyperparameters:
         if h.fixed:
             continue

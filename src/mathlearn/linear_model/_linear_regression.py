@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import ClassVar
 
 import numpy as np
 
 from ..base import InformationCriterionMixin, _fit_context, check_is_fitted
+from ..exceptions import NumericalWarning
 from ..utils._backend import is_dask
 from ..utils.validation import check_array
 from ._base import LinearModel, prepare_data, validate_xy, weights_or_none
@@ -150,7 +152,18 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
         k = m + int(fit_intercept)
         self.coef_ = coef[:m] * (prep.x_scale / prep.y_scale)
         self.intercept_ = float(coef[m]) / prep.y_scale if fit_intercept else 0.0
-        self.noise_variance_ = rss / n_eff / prep.y_scale**2
+        # Divided twice: y_scale**2 underflows to 0 for targets near 1e+-200 although the
+        # variance itself may be representable.
+        self.noise_variance_ = rss / n_eff / prep.y_scale / prep.y_scale
+        if not np.isfinite(self.noise_variance_):
+            warnings.warn(
+                "The residual variance of these targets is beyond the range of float64 "
+                f"(targets scaled by {prep.y_scale:.3g} to fit), so noise_variance_ is inf; "
+                "coef_ and intercept_ are unaffected. Rescale y to use the variance, "
+                "the standard errors or the information criteria.",
+                NumericalWarning,
+                stacklevel=3,
+            )
         if inv_diag is None or n_eff <= k:
             se = np.full(k, np.inf)
         else:
