@@ -17,6 +17,10 @@ _EPS = np.finfo(float).eps
 # A huge but finite objective for hyperparameters where the Gram matrix cannot be factorised
 # even with jitter: L-BFGS-B backtracks from it (an infinite value would stop the search).
 _BAD_OBJECTIVE = 1e25
+# L-BFGS-B's stopping tests for hyperparameter fits (SciPy's defaults, as scikit-learn uses):
+# projected gradient <= 1e-5, relative decrease of the LML in one iteration <= 1e7 eps.
+LML_GTOL = 1e-5
+LML_FTOL = 1e7 * _EPS
 
 
 def cholesky_with_jitter(A: np.ndarray, name: str) -> tuple[np.ndarray, float]:
@@ -93,6 +97,15 @@ def maximize_lml(objective, theta0: np.ndarray, bounds: np.ndarray, n_restarts: 
     ``objective(theta) -> (lml, grad)``. Returns the best ``theta``, its value and the trace:
     one dict per start with ``theta0``, ``theta``, ``log_marginal_likelihood``, ``n_iter``,
     ``converged``, ``message`` and ``history`` (the LML after each iteration).
+
+    Each start stops at the first of L-BFGS-B's two tests (SciPy's defaults, and so
+    scikit-learn's): the projected gradient has no entry above ``1e-5``, or one iteration
+    raised the LML by at most ``LML_FTOL = 1e7 eps`` (about ``2.2e-9``) relative to
+    ``max(|LML|, 1)``. Both apply to the raw log marginal likelihood, not one divided by
+    ``N``: its relative changes then mean the same as in scikit-learn. At ``|LML| ~ 10^3`` the
+    gradient test alone asks for a gradient whose last iterations each change the LML by far
+    less than rounding in its ``N``-term sums, and spent most of a fit's iterations there.
+    ``converged`` is true when either test stopped the start.
     """
 
     def neg(theta):
@@ -110,14 +123,22 @@ def maximize_lml(objective, theta0: np.ndarray, bounds: np.ndarray, n_restarts: 
     for x0 in starts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            res = lbfgs(neg, x0, bounds=(bounds[:, 0], bounds[:, 1]), tol=1e-5, max_iter=2000)
+            res = lbfgs(
+                neg,
+                x0,
+                bounds=(bounds[:, 0], bounds[:, 1]),
+                tol=LML_GTOL,
+                ftol=LML_FTOL,
+                max_iter=2000,
+            )
         trace.append(
             {
                 "theta0": x0,
                 "theta": np.asarray(res.x, dtype=float),
                 "log_marginal_likelihood": -float(res.fun),
                 "n_iter": int(res.nit),
-                "converged": bool(res.success),
+                # SciPy's status 0: stopped by the gradient or by the relative-decrease test.
+                "converged": bool(res.status == 0 and np.isfinite(res.fun)),
                 "message": str(res.message),
                 "history": -np.asarray(res.history),
                 "projected_gradient": _projected_gradient(res.x, -np.asarray(res.jac), bounds),

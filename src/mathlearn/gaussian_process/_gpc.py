@@ -50,6 +50,9 @@ class GaussianProcessClassifier(BaseClassifier):
         ``log_proba_latent(f)`` and ``log_proba_probit_approx(mean, var)`` plugs in another
         factorising log-concave likelihood (labels ``y`` in ``{-1, +1}``).
     optimizer : "lbfgs" or None, default="lbfgs"
+        L-BFGS-B on the approximate log marginal likelihood, stopped as in
+        :class:`GaussianProcessRegressor` (SciPy's default tests); ``None`` keeps the
+        hyperparameters as given.
     n_restarts : int, default=0
         Additional L-BFGS-B starts at scrambled Sobol points of the log-space box of bounds.
     proba_method : {"probit", "quadrature", "mc"}, default="probit"

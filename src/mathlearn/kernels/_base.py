@@ -690,6 +690,8 @@ class Product(_Composite):
         self.k2 = k2
 
     def _eval(self, X, Y, eval_gradient):
+        if type(self.k1) is ConstantKernel or type(self.k2) is ConstantKernel:
+            return self._eval_scaled(X, Y, eval_gradient)
         K1, G1 = self.k1._eval(X, Y, eval_gradient)
         K2, G2 = self.k2._eval(X, Y, eval_gradient)
         K = K1 * K2
@@ -699,6 +701,24 @@ class Product(_Composite):
         G = _grad_buffer(n1 + G2.shape[0], X.shape[0])
         np.multiply(G1, K2, out=G[:n1])
         np.multiply(G2, K1, out=G[n1:])
+        return K, G
+
+    def _eval_scaled(self, X, Y, eval_gradient):
+        """``c * k``: the same products as the general case with the constant factor as a
+        scalar (no ``N x M`` matrix of ``c``, no broadcast reads of it); ``dK/dlog c = K``."""
+        const_first = type(self.k1) is ConstantKernel
+        const, other = (self.k1, self.k2) if const_first else (self.k2, self.k1)
+        c = float(const.constant_value)
+        K, G_other = other._eval(X, Y, eval_gradient)
+        K *= c
+        if not eval_gradient:
+            return K, None
+        n_c, n_o = const.n_dims, G_other.shape[0]
+        G = _grad_buffer(n_c + n_o, X.shape[0])
+        G_c, G_o = (G[:n_c], G[n_c:]) if const_first else (G[n_o:], G[:n_o])
+        if n_c:
+            G_c[0] = K
+        np.multiply(G_other, c, out=G_o)
         return K, G
 
     def _diag(self, X):
