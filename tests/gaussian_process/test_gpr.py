@@ -108,8 +108,10 @@ def _pair(d):
     return ours, peer
 
 
-def test_lml_and_gradient_match_sklearn(rng):
-    X, y = _data(rng, n=40, d=3)
+# n = 300 takes the gradient's LAPACK potri route (half of K^{-1}), n = 40 the full inverse.
+@pytest.mark.parametrize("n", [40, 300])
+def test_lml_and_gradient_match_sklearn(rng, n):
+    X, y = _data(rng, n=n, d=3)
     ours_k, peer_k = _pair(3)
     # Our noise is a likelihood parameter; scikit-learn's learnable one is a WhiteKernel.
     ours = GaussianProcessRegressor(
@@ -147,6 +149,27 @@ def test_fixed_noise_predictions_match_sklearn_alpha(rng):
     assert ours.log_marginal_likelihood_value_ == pytest.approx(
         peer.log_marginal_likelihood_value_, rel=1e-10
     )
+
+
+@pytest.mark.parametrize("n", [40, 300])
+def test_multi_output_lml_gradient_is_the_sum_over_outputs(rng, n):
+    # Outputs share the kernel and are independent given it: the LML and its gradient are
+    # the sums of the single-output ones (on both routes of the gradient).
+    X, y = _data(rng, n=n, d=2)
+    Y = np.column_stack([y, np.cos(X[:, 0]), X[:, 1] ** 2 / 4])
+    kernel = ConstantKernel(0.8) * RBF([0.6, 1.4])
+
+    def gp(target):
+        return GaussianProcessRegressor(
+            kernel, noise_variance=0.1, noise_variance_bounds=(1e-5, 10.0), optimizer=None
+        ).fit(X, target)
+
+    theta = gp(Y).theta_ + 0.2
+    lml, grad = gp(Y).log_marginal_likelihood(theta, eval_gradient=True)
+    parts = [gp(Y[:, j]).log_marginal_likelihood(theta, eval_gradient=True) for j in range(3)]
+    # Sums of n terms in another order: rounding of order n eps relative.
+    assert lml == pytest.approx(sum(p[0] for p in parts), rel=1e-10)
+    np.testing.assert_allclose(grad, sum(p[1] for p in parts), rtol=1e-9, atol=1e-9)
 
 
 def test_optimum_no_worse_than_sklearn(rng):

@@ -20,6 +20,7 @@ from ..kernels import RBF, ConstantKernel, Kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state, validate_data
 from ._common import (
+    LML_FTOL,
     check_log_bounds,
     cholesky_with_jitter,
     clip_variance,
@@ -30,6 +31,10 @@ from ._common import (
 __all__ = ["GaussianProcessRegressor"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
+# From this many training points on, the gradient's K^{-1} comes from LAPACK's potri (a third
+# of the flops of two triangular solves); below, its per-column clearing of the upper
+# triangle (a Python loop) costs more than the O(N^3) it saves.
+_POTRI_MIN_N = 256
 
 
 def _lower_inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
@@ -160,6 +165,9 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
     -3.778429
     """
 
+    # L-BFGS-B's relative-decrease test (None: the gradient test alone; see maximize_lml).
+    _lml_ftol: float | None = LML_FTOL
+
     _parameter_constraints = {
         "kernel": [Kernel, None],
         "noise_variance": [Interval(Real, 0, None, closed="neither")],
@@ -255,29 +263,35 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
         )
         if not eval_gradient:
             return lml
-        # dlml_j = 1/2 (sum_o alpha_o^T dK_j alpha_o - n_out tr(K^{-1} dK_j)). dK_j and K^{-1}
-        # are symmetric: with T the lower triangle of K^{-1}, tr(K^{-1} dK_j) is
-        # 2 <T, dK_j> - sum_i T_ii (dK_j)_ii, so K^{-1} is formed once and only in half.
-        T = _lower_inverse_from_cholesky(L)
         G = np.moveaxis(dK, -1, 0)  # the kernel's contiguous (n_theta, N, N) buffer
         n_t = G.shape[0]
-        t_diag = np.diagonal(T)
-        if n_t:
-            # The Fortran-ordered T ravels as T^T in C order; <T^T, dK_j> = <T, dK_j>.
-            trace = 2.0 * (G.reshape(n_t, -1) @ T.ravel(order="K"))
-            trace -= np.diagonal(G, axis1=1, axis2=2) @ t_diag
-            data = np.einsum(
-                "jio,io->j", (G.reshape(n_t * n, n) @ alpha).reshape(n_t, n, -1), alpha
-            )
-            grad_k = 0.5 * (data - n_out * trace)
+        if n < _POTRI_MIN_N:
+            # Small N: W = alpha alpha^T - n_out K^{-1} in full (two triangular solves for
+            # K^{-1}); dlml_j = 1/2 <W, dK_j> (Frobenius).
+            W = alpha @ alpha.T - n_out * sla.cho_solve((L, True), np.eye(n), check_finite=False)
+            grad_k = 0.5 * (G.reshape(n_t, -1) @ W.ravel()) if n_t else np.empty(0)
+            tr_w = float(np.trace(W))
         else:
-            grad_k = np.empty(0)
+            # dlml_j = 1/2 (sum_o alpha_o^T dK_j alpha_o - n_out tr(K^{-1} dK_j)). dK_j and
+            # K^{-1} are symmetric: with T the lower triangle of K^{-1}, tr(K^{-1} dK_j) is
+            # 2 <T, dK_j> - sum_i T_ii (dK_j)_ii, so K^{-1} is formed once and only in half.
+            T = _lower_inverse_from_cholesky(L)
+            t_diag = np.diagonal(T)
+            if n_t:
+                # The Fortran-ordered T ravels as T^T in C order; <T^T, dK_j> = <T, dK_j>.
+                trace = 2.0 * (G.reshape(n_t, -1) @ T.ravel(order="K"))
+                trace -= np.diagonal(G, axis1=1, axis2=2) @ t_diag
+                data = np.einsum(
+                    "jio,io->j", (G.reshape(n_t * n, n) @ alpha).reshape(n_t, n, -1), alpha
+                )
+                grad_k = 0.5 * (data - n_out * trace)
+            else:
+                grad_k = np.empty(0)
+            tr_w = float(np.sum(alpha * alpha)) - n_out * float(np.sum(t_diag))
         grad = [grad_k]
         if theta.shape[0] > kernel.n_dims:
-            # dK/dlog sigma^2 = sigma^2 I.
-            grad.append(
-                [0.5 * noise * (float(np.sum(alpha * alpha)) - n_out * float(np.sum(t_diag)))]
-            )
+            # dK/dlog sigma^2 = sigma^2 I: 1/2 sigma^2 tr(W).
+            grad.append([0.5 * noise * tr_w])
         return lml, np.concatenate(grad)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
@@ -390,6 +404,7 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
                 self.n_restarts,
                 rng,
                 type(self).__name__,
+                ftol=self._lml_ftol,
             )
             k_theta, log_noise = self._split_theta(theta)
             self.kernel_ = self.kernel_.clone_with_theta(k_theta)
