@@ -365,7 +365,10 @@ def main() -> None:
     if args.part in ("memory", "all"):
         bench_memory(args.memory_size, only=args.only)
     if args.part in ("ooc", "all"):
-        bench_out_of_core(args.size, only=args.only, skip_peer=tuple(args.skip_peer),
+        bench_out_of_core(
+            args.size,
+            only=args.only,
+            skip_peer=tuple(args.skip_peer),
             kmeans_rounds=args.kmeans_rounds,
             kmeans_steps=args.kmeans_steps,
         )
