@@ -337,6 +337,7 @@ class _BaseMLP(BaseEstimator):
             weight_decay=self.alpha,
             clip_norm=self.clip_norm,
             random_state=self._rng,
+            flat=True,
         )
         trainer._decay_per_sample = True  # scikit-learn's alpha: penalty alpha ||W||^2 / (2 B)
         if self._opt_state is not None:
