@@ -66,6 +66,8 @@ def _linear_vjp_x(g, ans, x, w, b):
 def _linear_vjp_w(g, ans, x, w, b):
     n_out, n_in = np.shape(_val(w))
     if not isinstance(g, Tensor) and not isinstance(x, Tensor):
+        if np.ndim(g) == 2 and np.ndim(x) == 2:
+            return g.T @ x
         return np.reshape(g, (-1, n_out)).T @ np.reshape(x, (-1, n_in))
     g2 = ad.reshape(g, (-1, n_out))
     x2 = ad.reshape(x, (-1, n_in))
@@ -75,7 +77,7 @@ def _linear_vjp_w(g, ans, x, w, b):
 def _linear_vjp_b(g, ans, x, w, b):
     n_out = np.shape(_val(b))[0]
     if not isinstance(g, Tensor):
-        return np.reshape(g, (-1, n_out)).sum(axis=0)
+        return np.add.reduce(g.reshape(-1, n_out), axis=0)
     return ad.sum(ad.reshape(g, (-1, n_out)), axis=0)
 
 
@@ -112,16 +114,13 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Any:
     return _linear(x, weight, bias)
 
 
-def _np_log_softmax(z):
-    m = np.max(z, axis=1, keepdims=True)
-    shifted = z - m
-    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
-
-
 def _ce_forward(z, labels):
+    # mean over the rows of logsumexp(z) - z_y, with the row maximum taken out first.
     n = z.shape[0]
-    logp = _np_log_softmax(z)
-    return np.asarray(-np.mean(logp[np.arange(n), labels]), dtype=z.dtype)
+    shifted = z - z.max(axis=1, keepdims=True)
+    lse = np.log(np.add.reduce(np.exp(shifted), axis=1))
+    total = np.add.reduce(lse) - np.add.reduce(shifted[np.arange(n), labels])
+    return np.asarray(total / n, dtype=z.dtype)
 
 
 def _ce_vjp(g, ans, z, labels):
@@ -131,9 +130,12 @@ def _ce_vjp(g, ans, z, labels):
         onehot = np.zeros((n, k), dtype=np.asarray(_val(z)).dtype)
         onehot[rows, labels] = 1.0
         return g * (ad.softmax(z, axis=1) - onehot) / n
-    p = np.exp(_np_log_softmax(z))
+    # softmax(z) - onehot(y), scaled by g / n, in one buffer.
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
     p[rows, labels] -= 1.0
-    return p * (g / n)
+    p *= g / n
+    return p
 
 
 _cross_entropy_int = Primitive("cross_entropy", _ce_forward, (_ce_vjp,))

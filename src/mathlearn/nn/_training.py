@@ -380,8 +380,8 @@ class Trainer:
         total = 0.0
         for start in range(0, n, bs):
             idx = order[start : start + bs]
-            xb = X[idx]
-            yb = xb if y is None else y[idx]
+            xb = np.take(X, idx, axis=0)
+            yb = xb if y is None else np.take(y, idx, axis=0)
             total += self.step(xb, yb) * len(idx)
         return total / n
 
