@@ -305,15 +305,18 @@ class Trainer:
 
     def _flat_step(self, xb: Any, yb: Any) -> float:
         self._sync_flat()
+        # Overflow is detected below and reported as a divergence, not as NumPy warnings.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._flat_step_body(xb, yb)
+
+    def _flat_step_body(self, xb: Any, yb: Any) -> float:
         module, flat = self.module, self._flat
         leaves = [ad.Tensor(v, requires_grad=True) for v in self._views]
         try:
             for (m, leaf), t in zip(self._owner_list, leaves):
                 m._parameters[leaf] = t
-            # Overflow is detected below and reported as a divergence, not as NumPy warnings.
-            with np.errstate(over="ignore", invalid="ignore"):
-                out = self.loss(module(xb), yb)
-                found = ad.backward(out) if isinstance(out, ad.Tensor) and out.requires_grad else {}
+            out = self.loss(module(xb), yb)
+            found = ad.backward(out) if isinstance(out, ad.Tensor) and out.requires_grad else {}
         finally:
             for (m, leaf), v in zip(self._owner_list, self._views):
                 m._parameters[leaf] = v
@@ -342,9 +345,8 @@ class Trainer:
             norm = float(np.sqrt(np.dot(grad, grad)))
             if norm > self.clip_norm:
                 grad *= self.clip_norm / norm
-        with np.errstate(over="ignore", invalid="ignore"):
-            updates, new_state = self.optimizer.update(grad, self.opt_state, flat)
-            new = np.add(flat, updates, dtype=flat.dtype, casting="same_kind")
+        updates, new_state = self.optimizer.update(grad, self.opt_state, flat)
+        new = np.add(flat, updates, dtype=flat.dtype, casting="same_kind")
         if not np.isfinite(new).all():
             bad = int(np.flatnonzero(~np.isfinite(new))[0])
             k = next(k for k, (a, b) in zip(self._names, self._slices) if a <= bad < b)
