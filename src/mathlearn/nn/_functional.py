@@ -114,12 +114,22 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Any:
     return _linear(x, weight, bias)
 
 
+# The VJP needs softmax(z), whose numerator and row sums the forward pass has just formed.
+# The forward pass leaves them here for the VJP of the same inputs (recognised by identity;
+# taken once, then recomputed if asked again), so that a training step exponentiates the
+# logits once. Kept for small arrays only: the entry lives until the next forward pass.
+_CE_LAST: list = [None]
+_CE_KEEP_MAX = 1 << 18
+
+
 def _ce_forward(z, labels):
     # mean over the rows of logsumexp(z) - z_y, with the row maximum taken out first.
     n = z.shape[0]
     shifted = z - z.max(axis=1, keepdims=True)
-    lse = np.log(np.add.reduce(np.exp(shifted), axis=1))
-    total = np.add.reduce(lse) - np.add.reduce(shifted[np.arange(n), labels])
+    e = np.exp(shifted)
+    s = np.add.reduce(e, axis=1)
+    total = np.add.reduce(np.log(s)) - np.add.reduce(shifted[np.arange(n), labels])
+    _CE_LAST[0] = (z, labels, e, s) if z.size <= _CE_KEEP_MAX else None
     return np.asarray(total / n, dtype=z.dtype)
 
 
@@ -131,8 +141,14 @@ def _ce_vjp(g, ans, z, labels):
         onehot[rows, labels] = 1.0
         return g * (ad.softmax(z, axis=1) - onehot) / n
     # softmax(z) - onehot(y), scaled by g / n, in one buffer.
-    p = np.exp(z - z.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
+    last = _CE_LAST[0]
+    if last is not None and last[0] is z and last[1] is labels:
+        _CE_LAST[0] = None
+        p = last[2]
+        p /= last[3][:, None]
+    else:
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
     p[rows, labels] -= 1.0
     p *= g / n
     return p
