@@ -255,5 +255,5 @@ def test_float32_resolution_check_names_the_column():
     # At 1e6 +- 0.01 the rounding (up to 2^-5 ~ 0.031) swamps the spread: refused, by name.
     Xb = X.copy()
     Xb[:, 2] = 0.01 * Xb[:, 2] + 1e6
-    with pytest.raises(ValueError, match="feature 2 varies by 0.0"):
+    with pytest.raises(ValueError, match=r"feature 2 varies by 0\.0"):
         MLPClassifier().fit(Xb, y)

@@ -70,9 +70,7 @@ def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
         # (its two extremes alone contribute that much to the variance).
         absmax = np.maximum(hi, -lo)
         width = hi - lo
-        suspect = (width > 0) & (
-            absmax * 2.0**-23 + 2.0**-149 > 1e-3 * width / np.sqrt(2.0 * n)
-        )
+        suspect = (width > 0) & (absmax * 2.0**-23 + 2.0**-149 > 1e-3 * width / np.sqrt(2.0 * n))
         cols = np.flatnonzero(suspect)
         if cols.size:
             spread = X[:, cols].std(axis=0)

@@ -27,6 +27,7 @@ last finite values and :class:`TrainingDivergedError` says what happened and wha
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -273,33 +274,37 @@ class Trainer:
         self._names = names
         self._shapes = [np.shape(params[k]) for k in names]
         bounds = np.cumsum([0] + [int(np.size(params[k])) for k in names])
-        self._slices = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        self._slices = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
         # The decayed weights occupy flat[:n_decayed].
         self._n_decayed = int(bounds[len(decayed)])
         self._owner_list = [self._owners[k] for k in names]
         flat = np.empty(int(bounds[-1]), dtype=next(iter(dtypes)))
-        for k, (a, b) in zip(names, self._slices):
+        for k, (a, b) in zip(names, self._slices, strict=True):
             flat[a:b] = np.ravel(params[k])
         self._bind_flat(flat)
 
     def _bind_flat(self, flat: np.ndarray) -> None:
         self._flat = flat
-        self._views = [flat[a:b].reshape(s) for (a, b), s in zip(self._slices, self._shapes)]
-        for (m, leaf), v in zip(self._owner_list, self._views):
+        self._views = [
+            flat[a:b].reshape(s) for (a, b), s in zip(self._slices, self._shapes, strict=True)
+        ]
+        for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
             m._parameters[leaf] = v
 
     def _sync_flat(self) -> None:
         """Take in parameters replaced since the last step (``load_parameters``)."""
-        for (m, leaf), v in zip(self._owner_list, self._views):
+        for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
             if m._parameters[leaf] is not v:
                 break
         else:
             return
         params = self.module.parameters()
         flat = np.empty_like(self._flat)
-        for k, (a, b), s in zip(self._names, self._slices, self._shapes):
+        for k, (a, b), s in zip(self._names, self._slices, self._shapes, strict=True):
             if np.shape(params[k]) != s:
-                raise ValueError(f"parameter {k!r} changed shape from {s} to {np.shape(params[k])}.")
+                raise ValueError(
+                    f"parameter {k!r} changed shape from {s} to {np.shape(params[k])}."
+                )
             flat[a:b] = np.ravel(params[k])
         self._bind_flat(flat)
 
@@ -313,12 +318,12 @@ class Trainer:
         module, flat = self.module, self._flat
         leaves = [ad.Tensor(v, requires_grad=True) for v in self._views]
         try:
-            for (m, leaf), t in zip(self._owner_list, leaves):
+            for (m, leaf), t in zip(self._owner_list, leaves, strict=True):
                 m._parameters[leaf] = t
             out = self.loss(module(xb), yb)
             found = ad.backward(out) if isinstance(out, ad.Tensor) and out.requires_grad else {}
         finally:
-            for (m, leaf), v in zip(self._owner_list, self._views):
+            for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
                 m._parameters[leaf] = v
         value_arr = np.asarray(out.value if isinstance(out, ad.Tensor) else out)
         if value_arr.size != 1:
@@ -349,7 +354,9 @@ class Trainer:
         new = np.add(flat, updates, dtype=flat.dtype, casting="same_kind")
         if not np.isfinite(new).all():
             bad = int(np.flatnonzero(~np.isfinite(new))[0])
-            k = next(k for k, (a, b) in zip(self._names, self._slices) if a <= bad < b)
+            k = next(
+                k for k, (a, b) in zip(self._names, self._slices, strict=True) if a <= bad < b
+            )
             raise TrainingDivergedError(
                 f"update {self.n_steps + 1} would make parameter {k!r} non-finite "
                 f"(loss {value:.3g}); the weights keep their last finite values. Lower "
