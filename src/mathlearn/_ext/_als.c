@@ -25,7 +25,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 2; }
+ML_EXPORT int als_abi_version(void) { return 3; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -226,33 +226,38 @@ static void shifted_symv(const double *B, double d, const double *v, double *out
 }
 
 /* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c[e] - w_e (y_e . v)
- * (with c, the residual's) or f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi).
- * With A (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv,
- * with s and f as scratch of n doubles each; else one pass of dot products and updates. */
-static void rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
-                         const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
-                         int64_t k, const double *w, const double *c, const double *v,
-                         double *out) {
+ * (with c, the residual's) or f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi);
+ * returns sum_e f(e)^2 (the squared error at v when w is NULL and c the targets). With A
+ * (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv, with s
+ * and f as scratch of n doubles each; else one pass of dot products and updates. */
+static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
+                           const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
+                           int64_t k, const double *w, const double *c, const double *v,
+                           double *out) {
+    double sq = 0.0;
     if (A != NULL) {
         int64_t n = hi - lo;
         gemv_gathered(gemv, 'T', A, k, n, v, s);
         for (int64_t e = 0; e < n; ++e) {
             double we = (w != NULL) ? w[lo + e] : 1.0;
             f[e] = (c != NULL) ? c[lo + e] - we * s[e] : we * s[e];
+            sq += f[e] * f[e];
         }
         /* out += A f: the BLAS with beta = 1. */
         char tr = 'N';
         int m = (int)k, nn = (int)n, one = 1;
         double a1 = 1.0;
         gemv(&tr, &m, &nn, &a1, (double *)A, &m, f, &one, &a1, out, &one);
-        return;
+        return sq;
     }
     for (int64_t e = lo; e < hi; ++e) {
         const double *y = Y + indices[e] * k;
         double we = (w != NULL) ? w[e] : 1.0, d = we * dot4(y, v, k);
         double fe = (c != NULL) ? c[e] - d : d;
+        sq += fe * fe;
         for (int64_t a = 0; a < k; ++a) out[a] += fe * y[a];
     }
+    return sq;
 }
 
 /* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
@@ -264,10 +269,15 @@ static void rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
  * one number per row, w NULL (all ones) or one weight per entry. With terms given, *terms
  * receives, at the result (s_e = y_e . X[u]), sum_e (t[e] - s_e)^2 where t is given (the
  * explicit model's squared error), else sum_e c[e] (1 - s_e)^2 - s_e^2 (the implicit
- * model's observed-pair terms). work holds 4 k doubles, plus (k + 2) times the largest
- * row's number of entries when gemv (an optimised BLAS's dgemv, see als_ridge_rows) is
- * given: rows with at least SYRK_MIN entries are then gathered once and each product is two
- * dgemv calls on them. */
+ * model's observed-pair terms). When t is c, w and base are NULL (explicit ALS), that
+ * squared error is not recomputed at the result: the row's objective
+ * phi(x) = sum_e (t[e] - y_e . x)^2 + reg[u] ||x||^2 is taken at the start from the
+ * residual pass, each CG step x += alpha p changes it by alpha^2 p^T M p - 2 alpha p^T r
+ * (M the row's matrix, r = b - M x its residual before the step: both at hand), and the
+ * squared error is phi - reg[u] ||x||^2 at the end. work holds 4 k doubles, plus (k + 2)
+ * times the largest row's number of entries when gemv (an optimised BLAS's dgemv, see
+ * als_ridge_rows) is given: rows with at least SYRK_MIN entries are then gathered once and
+ * each product is two dgemv calls on them. */
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
                            const double *c, const double *base, const double *reg,
@@ -275,6 +285,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            double *work, dgemv_fn gemv) {
     double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
     double total = 0.0;
+    int track = terms != NULL && t != NULL && t == c && w == NULL && base == NULL;
     for (int64_t u = 0; u < n_rows; ++u) {
         int64_t lo = indptr[u], hi = indptr[u + 1], n = hi - lo;
         double *x = X + u * k, d = (reg != NULL) ? reg[u] : 0.0;
@@ -286,18 +297,24 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
         shifted_symv(base, d, x, r, k);
         for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, x, r);
-        double rs = 0.0;
+        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, x, r);
+        double rs = 0.0, xx = 0.0;
         for (int64_t a = 0; a < k; ++a) {
             p[a] = r[a];
             rs += r[a] * r[a];
+            xx += x[a] * x[a];
         }
+        phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
             shifted_symv(base, d, p, Ap, k);
             rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, p, Ap);
-            double pAp = 0.0;
-            for (int64_t a = 0; a < k; ++a) pAp += p[a] * Ap[a];
+            double pAp = 0.0, pr = 0.0;
+            for (int64_t a = 0; a < k; ++a) {
+                pAp += p[a] * Ap[a];
+                pr += p[a] * r[a];
+            }
             double alpha = (pAp > 0.0) ? rs / pAp : 0.0;
+            phi += alpha * (alpha * pAp - 2.0 * pr);
             double rs_new = 0.0;
             for (int64_t a = 0; a < k; ++a) {
                 x[a] += alpha * p[a];
@@ -308,7 +325,11 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
             rs = rs_new;
         }
-        if (terms != NULL) {
+        if (track) {
+            xx = 0.0;
+            for (int64_t a = 0; a < k; ++a) xx += x[a] * x[a];
+            total += phi - d * xx;
+        } else if (terms != NULL) {
             if (A != NULL) gemv_gathered(gemv, 'T', A, k, n, x, s);
             for (int64_t e = lo; e < hi; ++e) {
                 double se = (A != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);

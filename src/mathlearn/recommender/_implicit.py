@@ -37,11 +37,15 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms):
     n_rows, k = R.shape[0], Y.shape[1]
     indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    same = targets is c
     Y, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, c))
     w, base, reg, t = (
         None if a is None else np.ascontiguousarray(a, dtype=np.float64)
         for a in (w, base, reg, targets)
     )
+    # The same array for both: the kernel then follows the squared error through the CG
+    # steps instead of a last pass over the row.
+    t = c if same else t
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
     # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
