@@ -225,22 +225,25 @@ static void shifted_symv(const double *B, double d, const double *v, double *out
         for (int64_t a = 0; a < k; ++a) out[a] += d * v[a];
 }
 
-/* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c[e] - w_e (y_e . v)
- * (with c, the residual's) or f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi);
+/* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c_e - w_e (y_e . v)
+ * (with c, the residual's; c_e = c[e] - shift[indices[e]], or c[e] where shift is NULL) or
+ * f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi);
  * returns sum_e f(e)^2 (the squared error at v when w is NULL and c the targets). With A
  * (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv, with s
  * and f as scratch of n doubles each; else one pass of dot products and updates. */
 static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
                            const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
-                           int64_t k, const double *w, const double *c, const double *v,
-                           double *out) {
+                           int64_t k, const double *w, const double *c, const double *shift,
+                           const double *v, double *out) {
     double sq = 0.0;
     if (A != NULL) {
         int64_t n = hi - lo;
         gemv_gathered(gemv, 'T', A, k, n, v, s);
         for (int64_t e = 0; e < n; ++e) {
             double we = (w != NULL) ? w[lo + e] : 1.0;
-            f[e] = (c != NULL) ? c[lo + e] - we * s[e] : we * s[e];
+            double ce = 0.0;
+            if (c != NULL) ce = (shift != NULL) ? c[lo + e] - shift[indices[lo + e]] : c[lo + e];
+            f[e] = (c != NULL) ? ce - we * s[e] : we * s[e];
             sq += f[e] * f[e];
         }
         /* out += A f: the BLAS with beta = 1. */
@@ -253,7 +256,9 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
     for (int64_t e = lo; e < hi; ++e) {
         const double *y = Y + indices[e] * k;
         double we = (w != NULL) ? w[e] : 1.0, d = we * dot4(y, v, k);
-        double fe = (c != NULL) ? c[e] - d : d;
+        double ce = 0.0;
+        if (c != NULL) ce = (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
+        double fe = (c != NULL) ? ce - d : d;
         sq += fe * fe;
         for (int64_t a = 0; a < k; ++a) out[a] += fe * y[a];
     }
@@ -263,15 +268,18 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
 /* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
  * _als.py): for every row u, `steps` CG iterations from X[u] on
  *
- *     (base + reg[u] I + sum_e w[e] y_e y_e^T) x = sum_e c[e] y_e,      y_e = Y[indices[e]],
+ *     (base + reg[u] I + sum_e w[e] y_e y_e^T) x = sum_e c_e y_e,      y_e = Y[indices[e]],
  *
- * in place in X. base is a full symmetric k x k matrix or NULL (zero), reg NULL (zero) or
- * one number per row, w NULL (all ones) or one weight per entry. With terms given, *terms
- * receives, at the result (s_e = y_e . X[u]), sum_e (t[e] - s_e)^2 where t is given (the
- * explicit model's squared error), else sum_e c[e] (1 - s_e)^2 - s_e^2 (the implicit
- * model's observed-pair terms). When t is c, w and base are NULL (explicit ALS), that
+ * in place in X, where c_e = c[e] - shift[indices[e]] (c[e] where shift is NULL: the
+ * explicit model's targets with the other side's biases taken off on the fly, instead of a
+ * pass over the ratings before each half-sweep). base is a full symmetric k x k matrix or
+ * NULL (zero), reg NULL (zero) or one number per row, w NULL (all ones) or one weight per
+ * entry. With terms given, *terms receives, at the result (s_e = y_e . X[u]),
+ * sum_e (t_e - s_e)^2 where t is given (the explicit model's squared error; t_e = c_e when
+ * t is c, else t[e]), else sum_e c_e (1 - s_e)^2 - s_e^2 (the implicit model's
+ * observed-pair terms). When t is c, w and base are NULL (explicit ALS), that
  * squared error is not recomputed at the result: the row's objective
- * phi(x) = sum_e (t[e] - y_e . x)^2 + reg[u] ||x||^2 is taken at the start from the
+ * phi(x) = sum_e (c_e - y_e . x)^2 + reg[u] ||x||^2 is taken at the start from the
  * residual pass, each CG step x += alpha p changes it by alpha^2 p^T M p - 2 alpha p^T r
  * (M the row's matrix, r = b - M x its residual before the step: both at hand), and the
  * squared error is phi - reg[u] ||x||^2 at the end. work holds 4 k doubles, plus (k + 2)
@@ -280,9 +288,9 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
  * each product is two dgemv calls on them. */
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
-                           const double *c, const double *base, const double *reg,
-                           double *X, int64_t steps, const double *t, double *terms,
-                           double *work, dgemv_fn gemv) {
+                           const double *c, const double *shift, const double *base,
+                           const double *reg, double *X, int64_t steps, const double *t,
+                           double *terms, double *work, dgemv_fn gemv) {
     double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
     double total = 0.0;
     int track = terms != NULL && t != NULL && t == c && w == NULL && base == NULL;
@@ -297,7 +305,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
         shifted_symv(base, d, x, r, k);
         for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, x, r);
+        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift, x, r);
         double rs = 0.0, xx = 0.0;
         for (int64_t a = 0; a < k; ++a) {
             p[a] = r[a];
@@ -307,7 +315,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
             shifted_symv(base, d, p, Ap, k);
-            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, p, Ap);
+            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, p, Ap);
             double pAp = 0.0, pr = 0.0;
             for (int64_t a = 0; a < k; ++a) {
                 pAp += p[a] * Ap[a];
@@ -333,10 +341,12 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             if (A != NULL) gemv_gathered(gemv, 'T', A, k, n, x, s);
             for (int64_t e = lo; e < hi; ++e) {
                 double se = (A != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);
+                double sh = (shift != NULL) ? shift[indices[e]] : 0.0;
                 if (t != NULL) {
-                    total += (t[e] - se) * (t[e] - se);
+                    double te = (t == c) ? t[e] - sh : t[e];
+                    total += (te - se) * (te - se);
                 } else {
-                    total += c[e] * (1.0 - se) * (1.0 - se) - se * se;
+                    total += (c[e] - sh) * (1.0 - se) * (1.0 - se) - se * se;
                 }
             }
         }

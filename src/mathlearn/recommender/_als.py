@@ -47,6 +47,13 @@ def als_fit(
     vals_u, cols_u = pattern.R.data, pattern.R.indices
     vals_i, cols_i = pattern.Rt.data, pattern.Rt.indices
     ones_i, ones_u = np.ones((n_items, 1)), np.ones((n_users, 1))
+    if solver == "cholesky":
+        # The targets of each half-sweep, in two buffers reused every sweep (fresh arrays of
+        # this size cost page faults); each serves as the other's scratch for the gather.
+        t_u, t_i = np.empty(vals_u.size), np.empty(vals_i.size)
+    else:
+        # r_ui - mu, once: the CG kernel takes the other side's biases off entry by entry.
+        c_u, c_i = vals_u - offset, vals_i - offset
     width = k + 1 if biases else k
     # The padded blocks serve the NumPy route only (the compiled one reads the CSR arrays).
     numpy_route = (_compiled_ridge() if solver == "cholesky" else _compiled_cg()) is None
@@ -56,27 +63,32 @@ def als_fit(
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
         # User step: (6.1) for every user, with x_u = [p_u, b_u] and item rows [q_i, 1].
-        t_u = vals_u - offset
-        t_u -= bi[cols_u]
         V = np.hstack([Q, ones_i]) if biases else Q
         if solver == "cholesky":
+            np.subtract(vals_u, offset, out=t_u)
+            if biases:
+                t_u -= np.take(bi, cols_u, out=t_i)
             X = ridge_rows(pattern.R, t_u, V, reg_u, blocks=blocks_u)
         else:
-            # A few CG steps from the current [p_u, b_u] (each step lowers the objective).
+            # A few CG steps from the current [p_u, b_u] (each step lowers the objective);
+            # the targets r_ui - mu - c_i are formed entry by entry inside.
             X0 = np.hstack([P, bu[:, None]]) if biases else P
-            X = cg_rows(pattern.R, None, t_u, V, X0, None, cg_steps, blocks_u, reg=reg_u)
+            X = cg_rows(pattern.R, None, c_u, V, X0, None, cg_steps, blocks_u, reg=reg_u,
+                        copy=not biases, shift=bi if biases else None)  # fmt: skip
         P, bu = (X[:, :k], X[:, k]) if biases else (X, bu)
         # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1]; it
         # also returns the squared error of the fit it ends on.
-        t_i = vals_i - offset
-        t_i -= bu[cols_i]
         V = np.hstack([P, ones_u]) if biases else P
         if solver == "cholesky":
+            np.subtract(vals_i, offset, out=t_i)
+            if biases:
+                t_i -= np.take(bu, cols_i, out=t_u)
             X, sse = ridge_rows(pattern.Rt, t_i, V, reg_i, blocks=blocks_i, return_sse=True)
         else:
             X0 = np.hstack([Q, bi[:, None]]) if biases else Q
-            X, sse = cg_rows(pattern.Rt, None, t_i, V, X0, None, cg_steps, blocks_i,
-                             fit_terms=True, reg=reg_i, targets=t_i)  # fmt: skip
+            X, sse = cg_rows(pattern.Rt, None, c_i, V, X0, None, cg_steps, blocks_i,
+                             fit_terms=True, reg=reg_i, targets=c_i, copy=not biases,
+                             shift=bu if biases else None)  # fmt: skip
         Q, bi = (X[:, :k], X[:, k]) if biases else (X, bi)
         pen_u = np.sum(P**2, axis=1) + bu**2
         pen_i = np.sum(Q**2, axis=1) + bi**2
