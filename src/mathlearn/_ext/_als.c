@@ -64,12 +64,28 @@ static void symv(const double *B, const double *v, double *out, int64_t k) {
 typedef void (*dgemv_fn)(char *trans, int *m, int *n, double *alpha, double *a, int *lda,
                          double *x, int *incx, double *beta, double *y, int *incy);
 
+/* How many entries ahead gather() asks for the factor row it will copy (where the compiler
+ * offers a prefetch hint): on large tables each row read is otherwise a cache miss waited
+ * for in turn. */
+#define PREFETCH_AHEAD 8
+
 /* The k x n column-major matrix whose columns are Y[indices[e]], e in [lo, hi): the rows'
- * factors gathered into A (row-major n x k). */
-static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t k,
-                   double *A) {
-    for (int64_t e = lo; e < hi; ++e)
+ * factors gathered into A (row-major n x k). Entries up to end (the pattern's last) may be
+ * prefetched, so the next row's first reads are under way too. */
+static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t end,
+                   int64_t k, double *A) {
+    for (int64_t e = lo; e < hi; ++e) {
+#if defined(__GNUC__)
+        if (e + PREFETCH_AHEAD < end) {
+            const char *next = (const char *)(Y + indices[e + PREFETCH_AHEAD] * k);
+            for (int64_t b = 0; b < k * (int64_t)sizeof(double); b += 64)
+                __builtin_prefetch(next + b);
+        }
+#else
+        (void)end;
+#endif
         memcpy(A + (e - lo) * k, Y + indices[e] * k, (size_t)k * sizeof(double));
+    }
 }
 
 /* out = A^T v (trans "N": length k) or out = A v (trans "T": length n) for the gathered A
@@ -86,8 +102,8 @@ static void gemv_gathered(dgemv_fn gemv, char trans, const double *A, int64_t k,
  * the gathered rows A[e] = sqrt(w_e) v_e (A row-major n x k: column-major k x n, so A^T A is
  * the "N" product) and, without weights, dgemv. Returns 0 when a weight is negative
  * (nothing is added then). */
-static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t k,
-                     const int64_t *indices, const double *V, const double *coef,
+static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t end,
+                     int64_t k, const int64_t *indices, const double *V, const double *coef,
                      const double *w, double *G, double *rhs, double *A) {
     if (w != NULL) {
         for (int64_t e = lo; e < hi; ++e)
@@ -101,7 +117,7 @@ static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64
             }
         }
     } else {
-        gather(V, indices, lo, hi, k, A);
+        gather(V, indices, lo, hi, end, k, A);
         gemv_gathered(gemv, 'N', A, k, hi - lo, coef + lo, rhs);
     }
     char uplo = 'U', trans = 'N';
@@ -163,7 +179,8 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
         memset(rhs, 0, (size_t)k * sizeof(double));
         int64_t e = lo;
         int gathered = syrk != NULL && hi - lo >= SYRK_MIN &&
-                       gram_syrk(syrk, gemv, lo, hi, k, indices, V, coef, w, G, rhs, A);
+                       gram_syrk(syrk, gemv, lo, hi, indptr[n_rows], k, indices, V, coef, w,
+                                 G, rhs, A);
         if (gathered) e = hi;
         /* Four entries at a time: each element of G is loaded and stored once per four
          * rank-one updates. */
@@ -227,7 +244,7 @@ static void shifted_symv(const double *B, double d, const double *v, double *out
 
 /* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c_e - w_e (y_e . v)
  * (with c, the residual's; c_e = c[e] - shift[indices[e]], or c[e] where shift is NULL) or
- * f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi);
+ * f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi), v NULL standing for zero;
  * returns sum_e f(e)^2 (the squared error at v when w is NULL and c the targets). With A
  * (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv, with s
  * and f as scratch of n doubles each; else one pass of dot products and updates. */
@@ -238,7 +255,11 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
     double sq = 0.0;
     if (A != NULL) {
         int64_t n = hi - lo;
-        gemv_gathered(gemv, 'T', A, k, n, v, s);
+        if (v != NULL) {
+            gemv_gathered(gemv, 'T', A, k, n, v, s);
+        } else {
+            for (int64_t e = 0; e < n; ++e) s[e] = 0.0;
+        }
         for (int64_t e = 0; e < n; ++e) {
             double we = (w != NULL) ? w[lo + e] : 1.0;
             double ce = 0.0;
@@ -255,7 +276,7 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
     }
     for (int64_t e = lo; e < hi; ++e) {
         const double *y = Y + indices[e] * k;
-        double we = (w != NULL) ? w[e] : 1.0, d = we * dot4(y, v, k);
+        double we = (w != NULL) ? w[e] : 1.0, d = (v != NULL) ? we * dot4(y, v, k) : 0.0;
         double ce = 0.0;
         if (c != NULL) ce = (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
         double fe = (c != NULL) ? ce - d : d;
@@ -300,17 +321,24 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         double *A = NULL, *s = buf, *f = buf + n;
         if (gemv != NULL && n >= SYRK_MIN) {
             A = buf + 2 * n;
-            gather(Y, indices, lo, hi, k, A);
+            gather(Y, indices, lo, hi, indptr[n_rows], k, A);
         }
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
         shifted_symv(base, d, x, r, k);
         for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift, x, r);
-        double rs = 0.0, xx = 0.0;
+        double xx = 0.0;
+        int zero = 1;
+        for (int64_t a = 0; a < k; ++a) {
+            xx += x[a] * x[a];
+            if (x[a] != 0.0) zero = 0;
+        }
+        /* From x = 0 (the first sweep's users) the product with x is skipped. */
+        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift,
+                                  zero ? NULL : x, r);
+        double rs = 0.0;
         for (int64_t a = 0; a < k; ++a) {
             p[a] = r[a];
             rs += r[a] * r[a];
-            xx += x[a] * x[a];
         }
         phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
