@@ -243,6 +243,31 @@ def test_far_from_origin_matches_sklearn():
     np.testing.assert_allclose(mb.cluster_centers_ - off, mb_near.cluster_centers_, atol=1e-6)
 
 
+@pytest.mark.parametrize("batch_size", [256, 4096])
+def test_minibatch_keeps_no_working_copy_of_the_data(batch_size):
+    # The working frame (centred, power-of-two scaled) is applied to each batch and to the
+    # blocks of the final pass as they are drawn: the memory a fit allocates beyond X is
+    # O(batch + block + K D), not another N x D array. With batch_size >= N the one batch is
+    # the transformed data itself (one copy, made once).
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, d = (20_000, 20) if batch_size == 256 else (4_000, 20)
+    X = rng.standard_normal((n, d)) + 1e6 * (rng.integers(0, 3, n)[:, None] - 1)
+    est = MiniBatchKMeans(3, batch_size=batch_size, random_state=0)
+    est.fit(X)
+    tracemalloc.start()
+    est.fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # Below half a copy of X with batches; with one batch of everything, below two copies
+    # (the one working copy plus O(N K) assignment buffers and the seeding's distances).
+    copies = 0.5 if batch_size < n else 2.0
+    assert peak < copies * X.nbytes
+    ref = MiniBatchKMeans(3, batch_size=batch_size, random_state=0).fit(X - X.mean(axis=0))
+    assert adjusted_rand_score(est.labels_, ref.labels_) == 1.0
+
+
 def test_kmeans_plusplus_seed_distribution_is_exact():
     # Oxford "Advanced Topics in Statistical Machine Learning" §1.1.2 (eq. 1.17): P(mu_1 = x_i) =
     # 1/N, then P(next = x_j) = rho_j^2 / sum rho^2 with rho the distance to the nearest chosen

@@ -221,6 +221,20 @@ def _tolerance(X, tol, sample_weight, x_norm_sq=None):
     return float(np.mean(var)) * tol
 
 
+def _blocked_tolerance(frame, n_features: int, tol, sample_weight):
+    """:func:`_tolerance` from the working rows of ``frame``, one block at a time."""
+    if tol <= 0:
+        return 0.0
+    n = frame._source.shape[0]
+    if sample_weight is None:
+        total = sum(float(np.vdot(Xb, Xb)) for _, Xb in frame.blocks(n_features))
+        return total / (n * max(n_features, 1)) * tol
+    w_sum = sample_weight.sum()
+    mean = sum(sample_weight[sl] @ Xb for sl, Xb in frame.blocks(n_features)) / w_sum
+    var = sum(sample_weight[sl] @ ((Xb - mean) ** 2) for sl, Xb in frame.blocks(n_features))
+    return float(np.mean(var / w_sum)) * tol
+
+
 def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weight=None):
     """Lloyd's iterations from ``centers`` (PRML §9.1, steps 1-3).
 
@@ -266,25 +280,54 @@ class _Frame:
     floating point and keep squares inside the float range for data of any magnitude
     (1e-300 .. 1e300). Each scaling is applied only when needed, so ordinary data run on the
     centred data exactly as before.
+
+    With ``materialize=False`` no transformed copy of ``X`` is kept: :meth:`rows` transforms
+    the rows a caller asks for (a mini-batch, a block), with the same operations element by
+    element, so the values are those the full copy would hold, bit for bit.
     """
 
-    def __init__(self, X, col_range=None):
+    def __init__(self, X, col_range=None, *, materialize: bool = True):
         if col_range is None:
             col_range = (X.min(axis=0), X.max(axis=0)) if X.size else (np.zeros(0),) * 2
         lo, hi = col_range
         s = _power_of_two_scale(lo, hi)
         self.s = s if not 2.0**-400 <= s <= 2.0**400 else 1.0
+        self._source = X
         Xs = X / self.s if self.s != 1.0 else X
         self.mean = Xs.mean(axis=0)
-        Xc = Xs - self.mean
         if self.s == 1.0:
             # max |x - m| over a column is max(hi - m, m - lo): rounding is monotonic, so
             # these are the largest entries of Xc exactly, without another pass over it.
+            Xc = Xs - self.mean if materialize else None
             t = _power_of_two_scale(hi - self.mean, self.mean - lo)
         else:
+            Xc = Xs - self.mean
             t = _power_of_two_scale(Xc)
         self.t = t if not 2.0**-400 <= t <= 2.0**400 else 1.0
-        self.X = Xc / self.t if self.t != 1.0 else Xc
+        if materialize:
+            self.X = Xc / self.t if self.t != 1.0 else Xc
+
+    def rows(self, index):
+        """The working coordinates of ``X[index]`` (a new array)."""
+        Xb = self._source[index]
+        if self.s != 1.0:
+            Xb = Xb / self.s
+            Xb -= self.mean
+        elif isinstance(index, slice):
+            Xb = Xb - self.mean  # a view: one new array
+        else:
+            Xb -= self.mean  # fancy indexing made a copy already
+        if self.t != 1.0:
+            Xb /= self.t
+        return Xb
+
+    def blocks(self, n_features: int):
+        """``(slice, working rows)`` over the data in blocks of about 256 kB."""
+        n = self._source.shape[0]
+        step = max(1, (1 << 18) // (8 * max(n_features, 1)))
+        for start in range(0, n, step):
+            sl = slice(start, min(n, start + step))
+            yield sl, self.rows(sl)
 
     def to_work(self, C):
         return (C / self.s - self.mean) / self.t
@@ -625,6 +668,13 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
     fixed point slowly: use :class:`KMeans` there. Stopping at ``max_iter`` passes without
     the early-stopping rule firing raises a ConvergenceWarning.
 
+    Complexity: a step costs ``O(batch_size K D)`` time; the final assignment of all points
+    ``O(N K D)``. Memory beyond ``X`` is ``O(batch_size D + K D)`` plus the labels: the
+    centred, scaled working coordinates are computed per batch and per block of the final
+    pass, never as a copy of ``X`` (one copy when ``batch_size >= N``). The number of steps
+    is set by the stopping rule and varies with the seed (the smoothed distortion starts
+    from one batch's value, so whether it keeps improving for long depends on that draw).
+
     Examples
     --------
     >>> import numpy as np
@@ -705,16 +755,26 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         # Work about the data mean (each batch is a copy anyway), scaled when the data call for
         # it: the expanded squared distance of the assignment loses every digit for data far
         # from the origin, and squares overflow for huge values (see _Frame).
-        frame = _Frame(X, col_range)
-        Xw = frame.X
+        # No working copy of X is kept: each batch (a copy anyway) and each block of the final
+        # pass is transformed when it is drawn, so the memory beyond X is O(batch + K D).
+        frame = _Frame(X, col_range, materialize=False)
+        # A batch of all N points is the same every step: transformed once.
+        X_all = frame.rows(slice(None)) if batch >= n else None
+        everything = init_idx.size == n  # init_idx is sorted: then it is arange(n)
         centers = _initial_centers(
-            Xw[init_idx], self.init, self.n_clusters, rng, None, w_init, X_user=X[init_idx]
+            X_all if everything and X_all is not None else frame.rows(init_idx),
+            self.init,
+            self.n_clusters,
+            rng,
+            None,
+            w_init,
+            X_user=(X if everything else X[init_idx]) if callable(self.init) else None,
         )
         if not isinstance(self.init, str):
             centers = frame.to_work(centers)
         k = self.n_clusters
         counts = np.zeros(k)
-        tol = _tolerance(Xw, self.tol, sample_weight)
+        tol = _blocked_tolerance(frame, X.shape[1], self.tol, sample_weight)
         n_steps_max = int(np.ceil(self.max_iter * n / batch))
         ewa, best_ewa, no_improvement = None, np.inf, 0
         converged = False
@@ -722,8 +782,8 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         for _ in range(n_steps_max):
             step += 1
             # With replacement: O(batch) per step, not a permutation of all N points.
-            idx = rng.integers(n, size=batch) if batch < n else np.arange(n)
-            Xb = Xw[idx]
+            idx = rng.integers(n, size=batch) if X_all is None else np.arange(n)
+            Xb = frame.rows(idx) if X_all is None else X_all
             if sample_weight is None:
                 labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
                 batch_weight = float(batch)
@@ -768,12 +828,16 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        labels = assign(Xw, centers, distances=False)[0]
+        labels = np.empty(n, dtype=np.int64)
+        total = 0.0
+        blocks = frame.blocks(X.shape[1]) if X_all is None else [(slice(None), X_all)]
+        for sl, Xb in blocks:
+            labels[sl] = assign(Xb, centers, distances=False)[0]
+            wb = None if sample_weight is None else sample_weight[sl]
+            total += inertia(Xb, centers, labels[sl], wb)
         self.cluster_centers_ = frame.from_work(centers)
         self.labels_ = labels
-        self.inertia_ = _rescaled_inertia(
-            inertia(Xw, centers, labels, sample_weight), frame, "MiniBatchKMeans"
-        )
+        self.inertia_ = _rescaled_inertia(total, frame, "MiniBatchKMeans")
         self.counts_ = counts
         self.n_steps_ = step
         self.n_iter_ = int(np.ceil(step * batch / n))
