@@ -197,6 +197,7 @@ def bench_out_of_core(
     skip_peer: tuple[str, ...] = (),
     kmeans_rounds: int = 5,
     kmeans_steps: int = 5,
+    sides: tuple[str, ...] = ("ours", "peer"),
 ) -> None:
     import dask.array as da
     import dask_ml.cluster
@@ -303,7 +304,9 @@ def bench_out_of_core(
                 max_iter=kmeans_steps,
                 tol=0.0,
                 init_max_iter=kmeans_rounds,
-                oversampling_factor=2,
+                # dask-ml's factor is the expected number of points kept per round (the
+                # paper's l), ours keeps l = 2K: the same here.
+                oversampling_factor=20,
             ).fit(X),
         ),
         "LinearRegression": (
@@ -316,6 +319,9 @@ def bench_out_of_core(
             continue
         out = []
         for side, fn in (("ours", ours), ("peer", peer)):
+            if side not in sides:
+                out.append(None)
+                continue
             if side == "peer" and name in skip_peer:
                 print(f"|   {name}: dask-ml not run (--skip-peer) | | | | | |", flush=True)
                 out.append(None)
@@ -358,6 +364,9 @@ def main() -> None:
         default=[],
         help="estimators whose dask-ml fit is not run (e.g. one known to gather the design)",
     )
+    parser.add_argument(
+        "--sides", nargs="+", choices=["ours", "peer"], default=["ours", "peer"], help="who runs"
+    )
     parser.add_argument("--kmeans-rounds", type=int, default=5, help="k-means‖ rounds")
     parser.add_argument("--kmeans-steps", type=int, default=5, help="Lloyd steps after init")
     args = parser.parse_args()
@@ -365,9 +374,13 @@ def main() -> None:
     if args.part in ("memory", "all"):
         bench_memory(args.memory_size, only=args.only)
     if args.part in ("ooc", "all"):
-        bench_out_of_core(args.size, only=args.only, skip_peer=tuple(args.skip_peer),
+        bench_out_of_core(
+            args.size,
+            only=args.only,
+            skip_peer=tuple(args.skip_peer),
             kmeans_rounds=args.kmeans_rounds,
             kmeans_steps=args.kmeans_steps,
+            sides=tuple(args.sides),
         )
 
 

@@ -240,3 +240,20 @@ def test_reproducible_with_random_state(digits):
     assert a.loss_curve_ == b.loss_curve_
     np.testing.assert_array_equal(a.predict_proba(Xtr), b.predict_proba(Xtr))
     assert a.coefs_[0].dtype == np.float32
+
+
+def test_float32_resolution_check_names_the_column():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    # A column at 1e4 +- 1: float32 rounds it by at most half an ulp (2^-11 / 2 ~ 4.9e-4),
+    # below 1e-3 of its spread: accepted (it is near enough to the limit to be checked
+    # exactly rather than screened out by its range).
+    Xa = X.copy()
+    Xa[:, 1] += 1e4
+    _quiet(MLPClassifier((4,), max_iter=2, random_state=0), Xa, y)
+    # At 1e6 +- 0.01 the rounding (up to 2^-5 ~ 0.031) swamps the spread: refused, by name.
+    Xb = X.copy()
+    Xb[:, 2] = 0.01 * Xb[:, 2] + 1e6
+    with pytest.raises(ValueError, match=r"feature 2 varies by 0\.0"):
+        MLPClassifier().fit(Xb, y)

@@ -224,3 +224,118 @@ def test_rprop_against_pytorch():
         (0.5 * tx @ tA @ tx + torch.sin(tx).sum()).backward()
         topt.step()
         np.testing.assert_allclose(x, tx.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+def _small_net(dtype=np.float64):
+    return nn.Sequential(
+        nn.Linear(3, 6, dtype=dtype, random_state=0),
+        nn.Tanh(),
+        nn.Linear(6, 2, dtype=dtype, random_state=1),
+    )
+
+
+@pytest.mark.parametrize("clip_norm", [None, 0.5])
+def test_flat_trainer_follows_the_per_parameter_path(clip_norm):
+    # flat=True runs the same arithmetic entry by entry on one buffer: the same parameters
+    # after several epochs of Adam with weight decay. Without clipping every entry takes
+    # the same operations (equal to the last bit); with it, the global norm is summed in
+    # another order (relative rounding ~1e-16 per step), hence the tolerance.
+    X, y, _, _ = _teacher(50, seed=4)
+    target = np.stack([y, -y], axis=1)
+    runs = []
+    for flat in (False, True):
+        net = _small_net()
+        trainer = nn.Trainer(
+            net,
+            nn.mse_loss,
+            optim.adam(0.05),
+            batch_size=16,
+            weight_decay=0.1,
+            clip_norm=clip_norm,
+            random_state=3,
+            flat=flat,
+        )
+        history = trainer.fit(X, target, epochs=4)
+        runs.append((net.parameters(), history["loss"]))
+    (p_tree, loss_tree), (p_flat, loss_flat) = runs
+    for k in p_tree:
+        assert p_flat[k].shape == p_tree[k].shape
+        if clip_norm is None:
+            np.testing.assert_array_equal(p_flat[k], p_tree[k])
+        else:
+            np.testing.assert_allclose(p_flat[k], p_tree[k], rtol=1e-12, atol=1e-14)
+    # The penalty's squared norm is summed in one piece instead of per weight matrix.
+    np.testing.assert_allclose(loss_flat, loss_tree, rtol=1e-13)
+
+
+def test_flat_adam_matches_the_formula_per_parameter():
+    # Three full-batch steps of Adam on the squared error of a linear model, with weight
+    # decay on the weight only, against the update rule written out here per parameter.
+    X, y, _, _ = _teacher(30, seed=5)
+    net = nn.Linear(3, 1, dtype=np.float64, random_state=2)
+    W, b = net.weight.copy(), net.bias.copy()
+    lam, lr, b1, b2, eps = 0.2, 0.1, 0.9, 0.999, 1e-8
+    trainer = nn.Trainer(
+        net,
+        nn.mse_loss,
+        optim.adam(lr, b1=b1, b2=b2, eps=eps),
+        batch_size=None,
+        shuffle=False,
+        weight_decay=lam,
+        flat=True,
+    )
+    state = {"W": [np.zeros_like(W), np.zeros_like(W)], "b": [np.zeros_like(b), np.zeros_like(b)]}
+    n = len(X)
+    for t in range(1, 4):
+        loss = trainer.step(X, y[:, None])
+        r = X @ W[0] + b[0] - y  # mse_loss = (1/n) sum r^2
+        assert loss == pytest.approx(np.mean(r**2) + 0.5 * lam * np.sum(W**2), rel=1e-13)
+        grads = {"W": (2 / n * r @ X)[None, :] + lam * W, "b": np.array([2 / n * r.sum()])}
+        new = {}
+        for k, p in (("W", W), ("b", b)):
+            m, v = state[k]
+            m[:] = b1 * m + (1 - b1) * grads[k]
+            v[:] = b2 * v + (1 - b2) * grads[k] ** 2
+            m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
+            new[k] = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+        W, b = new["W"], new["b"]
+        np.testing.assert_allclose(net.weight, W, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(net.bias, b, rtol=1e-12, atol=1e-15)
+
+
+def test_flat_trainer_takes_in_replaced_parameters_and_keeps_handed_out_arrays():
+    X, y, _, _ = _teacher(20, seed=6)
+    net = _small_net()
+    trainer = nn.Trainer(net, nn.mse_loss, optim.sgd(0.1), batch_size=None, flat=True)
+    trainer.step(X, np.stack([y, y], axis=1))
+    before = net.parameters()
+    kept = {k: v.copy() for k, v in before.items()}
+    zero = {k: np.zeros_like(v) for k, v in before.items()}
+    net.load_parameters(zero)
+    trainer.step(X, np.stack([y, y], axis=1))
+    # The step started from the loaded zeros: one gradient step from there.
+    Y = np.stack([y, y], axis=1)
+    g = ad.grad(lambda p: nn.mse_loss(nn.functional_call(net, p, X), Y))(zero)
+    for k, v in net.parameters().items():
+        np.testing.assert_allclose(v, -0.1 * g[k], rtol=1e-12, atol=1e-15)
+        # Arrays handed out earlier are never written into.
+        np.testing.assert_array_equal(before[k], kept[k])
+
+
+def test_flat_trainer_needs_one_floating_dtype():
+    net = nn.Sequential(
+        nn.Linear(2, 2, dtype=np.float32, random_state=0),
+        nn.Linear(2, 1, dtype=np.float64, random_state=0),
+    )
+    with pytest.raises(ValueError, match="one floating dtype"):
+        nn.Trainer(net, nn.mse_loss, flat=True)
+
+
+def test_flat_trainer_divergence_names_the_parameter():
+    X, y, _, _ = _teacher()
+    net = nn.Sequential(nn.Linear(3, 5, random_state=0), nn.ReLU(), nn.Linear(5, 1))
+    trainer = nn.Trainer(net, nn.mse_loss, optim.sgd(1e36), batch_size=None, flat=True)
+    with pytest.raises(nn.TrainingDivergedError, match=r"parameter '\d\.(weight|bias)'"):
+        for _ in range(5):
+            trainer.step((1e3 * X).astype(np.float32), y[:, None].astype(np.float32))
+    assert all(np.all(np.isfinite(v)) for v in net.parameters().values())

@@ -303,8 +303,10 @@ class _Frame:
         else:
             Xc = Xs - self.mean
             t = _power_of_two_scale(Xc)
+            if not materialize:
+                Xc = None
         self.t = t if not 2.0**-400 <= t <= 2.0**400 else 1.0
-        if materialize:
+        if Xc is not None:  # materialize
             self.X = Xc / self.t if self.t != 1.0 else Xc
 
     def rows(self, index):

@@ -66,6 +66,8 @@ def _linear_vjp_x(g, ans, x, w, b):
 def _linear_vjp_w(g, ans, x, w, b):
     n_out, n_in = np.shape(_val(w))
     if not isinstance(g, Tensor) and not isinstance(x, Tensor):
+        if np.ndim(g) == 2 and np.ndim(x) == 2:
+            return g.T @ x
         return np.reshape(g, (-1, n_out)).T @ np.reshape(x, (-1, n_in))
     g2 = ad.reshape(g, (-1, n_out))
     x2 = ad.reshape(x, (-1, n_in))
@@ -75,7 +77,7 @@ def _linear_vjp_w(g, ans, x, w, b):
 def _linear_vjp_b(g, ans, x, w, b):
     n_out = np.shape(_val(b))[0]
     if not isinstance(g, Tensor):
-        return np.reshape(g, (-1, n_out)).sum(axis=0)
+        return np.add.reduce(g.reshape(-1, n_out), axis=0)
     return ad.sum(ad.reshape(g, (-1, n_out)), axis=0)
 
 
@@ -112,16 +114,23 @@ def linear(x: Any, weight: Any, bias: Any = None) -> Any:
     return _linear(x, weight, bias)
 
 
-def _np_log_softmax(z):
-    m = np.max(z, axis=1, keepdims=True)
-    shifted = z - m
-    return shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+# The VJP needs softmax(z), whose numerator and row sums the forward pass has just formed.
+# The forward pass leaves them here for the VJP of the same inputs (recognised by identity;
+# taken once, then recomputed if asked again), so that a training step exponentiates the
+# logits once. Kept for small arrays only: the entry lives until the next forward pass.
+_CE_LAST: list = [None]
+_CE_KEEP_MAX = 1 << 18
 
 
 def _ce_forward(z, labels):
+    # mean over the rows of logsumexp(z) - z_y, with the row maximum taken out first.
     n = z.shape[0]
-    logp = _np_log_softmax(z)
-    return np.asarray(-np.mean(logp[np.arange(n), labels]), dtype=z.dtype)
+    shifted = z - z.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    s = np.add.reduce(e, axis=1)
+    total = np.add.reduce(np.log(s)) - np.add.reduce(shifted[np.arange(n), labels])
+    _CE_LAST[0] = (z, labels, e, s) if z.size <= _CE_KEEP_MAX else None
+    return np.asarray(total / n, dtype=z.dtype)
 
 
 def _ce_vjp(g, ans, z, labels):
@@ -131,9 +140,18 @@ def _ce_vjp(g, ans, z, labels):
         onehot = np.zeros((n, k), dtype=np.asarray(_val(z)).dtype)
         onehot[rows, labels] = 1.0
         return g * (ad.softmax(z, axis=1) - onehot) / n
-    p = np.exp(_np_log_softmax(z))
+    # softmax(z) - onehot(y), scaled by g / n, in one buffer.
+    last = _CE_LAST[0]
+    if last is not None and last[0] is z and last[1] is labels:
+        _CE_LAST[0] = None
+        p = last[2]
+        p /= last[3][:, None]
+    else:
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
     p[rows, labels] -= 1.0
-    return p * (g / n)
+    p *= g / n
+    return p
 
 
 _cross_entropy_int = Primitive("cross_entropy", _ce_forward, (_ce_vjp,))

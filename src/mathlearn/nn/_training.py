@@ -11,12 +11,23 @@ One step on a minibatch ``B`` (Stuttgart "Introduction to Machine Learning" §4,
 - optional clipping of the gradient's global norm;
 - the optimiser's update (any :mod:`mathlearn.optim` transformation; Adam by default).
 
+With ``flat=True`` every parameter is a view into one contiguous buffer (the weights first,
+then the rest), the gradient is gathered into one vector of the same layout, and the
+optimiser, the weight decay, the clipping norm and the finiteness check each act on that
+one vector: a step then costs a handful of array operations instead of a handful per
+parameter. The arithmetic per entry is the same as in the per-parameter form, so the
+parameters follow the same path; it suits optimisers that act entrywise or through the
+global norm (all of :mod:`mathlearn.optim`'s first-order methods: ``sgd``, ``momentum``,
+``nesterov``, ``adam``, ``nadam``, ``adagrad``, ``rmsprop``, ``rprop``,
+``clip_by_global_norm``, ``scale``), not a preconditioner that expects the parameter tree.
+
 A step whose loss or new parameters are not finite is refused: the parameters keep their
 last finite values and :class:`TrainingDivergedError` says what happened and what to try.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -88,6 +99,9 @@ class Trainer:
         Show a progress bar over the epochs (tqdm).
     random_state : int, Generator or None, default=None
         Source of the shuffling and of dropout masks (given to the module).
+    flat : bool, default=False
+        Keep the parameters as views into one buffer and run the optimiser on it as one
+        vector (see the module notes). Needs every parameter in one floating dtype.
 
     Attributes
     ----------
@@ -95,7 +109,8 @@ class Trainer:
         ``"loss"`` (mean training loss per epoch, penalty included), ``"val_loss"`` and
         ``"val_score"`` when validation data are given.
     opt_state : object
-        The optimiser's state (kept between calls, so training can resume).
+        The optimiser's state (kept between calls, so training can resume); with
+        ``flat=True`` it is the state of the one flat vector.
     n_steps : int
         Updates made so far.
 
@@ -131,6 +146,7 @@ class Trainer:
         callbacks: Sequence[Callable] = (),
         progress: bool = False,
         random_state: Any = None,
+        flat: bool = False,
     ) -> None:
         if not isinstance(module, Module):
             raise TypeError(f"module must be a nn.Module; got {type(module).__name__}.")
@@ -154,7 +170,6 @@ class Trainer:
         self.progress = progress
         self.rng = check_random_state(random_state)
         module.set_random_state(self.rng)
-        self.opt_state = self.optimizer.init(module.parameters())
         self.history: dict[str, list[float]] = {"loss": []}
         self.n_steps = 0
         self._decayed = [k for k in module.parameters() if k.split(".")[-1] == "weight"]
@@ -162,6 +177,12 @@ class Trainer:
         # Where each dotted name lives, found once (the tree does not change while training).
         self._owners = {k: module._owner(k) for k in module.parameters()}
         owners = self._owners
+        self.flat = bool(flat)
+        if self.flat:
+            self._init_flat()
+            self.opt_state = self.optimizer.init(self._flat)
+        else:
+            self.opt_state = self.optimizer.init(module.parameters())
 
         def objective(params, xb, yb):
             saved = {k: m._parameters[leaf] for k, (m, leaf) in owners.items()}
@@ -196,6 +217,8 @@ class Trainer:
         float
             The loss before the update.
         """
+        if self.flat:
+            return self._flat_step(xb, yb)
         module = self.module
         params = module.parameters()
         # Overflow is detected below and reported as a divergence, not as NumPy warnings.
@@ -237,6 +260,113 @@ class Trainer:
         self.n_steps += 1
         return value
 
+    def _init_flat(self) -> None:
+        """Copy the parameters into one buffer (weights first) and make them views of it."""
+        params = self.module.parameters()
+        dtypes = {np.asarray(v).dtype for v in params.values()}
+        if len(dtypes) != 1 or next(iter(dtypes)).kind != "f":
+            raise ValueError(
+                "flat=True needs every parameter in one floating dtype; got "
+                f"{sorted(str(d) for d in dtypes)}."
+            )
+        decayed = set(self._decayed)
+        names = [k for k in params if k in decayed] + [k for k in params if k not in decayed]
+        self._names = names
+        self._shapes = [np.shape(params[k]) for k in names]
+        bounds = np.cumsum([0] + [int(np.size(params[k])) for k in names])
+        self._slices = [(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+        # The decayed weights occupy flat[:n_decayed].
+        self._n_decayed = int(bounds[len(decayed)])
+        self._owner_list = [self._owners[k] for k in names]
+        flat = np.empty(int(bounds[-1]), dtype=next(iter(dtypes)))
+        for k, (a, b) in zip(names, self._slices, strict=True):
+            flat[a:b] = np.ravel(params[k])
+        self._bind_flat(flat)
+
+    def _bind_flat(self, flat: np.ndarray) -> None:
+        self._flat = flat
+        self._views = [
+            flat[a:b].reshape(s) for (a, b), s in zip(self._slices, self._shapes, strict=True)
+        ]
+        for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
+            m._parameters[leaf] = v
+
+    def _sync_flat(self) -> None:
+        """Take in parameters replaced since the last step (``load_parameters``)."""
+        for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
+            if m._parameters[leaf] is not v:
+                break
+        else:
+            return
+        params = self.module.parameters()
+        flat = np.empty_like(self._flat)
+        for k, (a, b), s in zip(self._names, self._slices, self._shapes, strict=True):
+            if np.shape(params[k]) != s:
+                raise ValueError(
+                    f"parameter {k!r} changed shape from {s} to {np.shape(params[k])}."
+                )
+            flat[a:b] = np.ravel(params[k])
+        self._bind_flat(flat)
+
+    def _flat_step(self, xb: Any, yb: Any) -> float:
+        self._sync_flat()
+        # Overflow is detected below and reported as a divergence, not as NumPy warnings.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._flat_step_body(xb, yb)
+
+    def _flat_step_body(self, xb: Any, yb: Any) -> float:
+        module, flat = self.module, self._flat
+        leaves = [ad.Tensor(v, requires_grad=True) for v in self._views]
+        try:
+            for (m, leaf), t in zip(self._owner_list, leaves, strict=True):
+                m._parameters[leaf] = t
+            out = self.loss(module(xb), yb)
+            found = ad.backward(out) if isinstance(out, ad.Tensor) and out.requires_grad else {}
+        finally:
+            for (m, leaf), v in zip(self._owner_list, self._views, strict=True):
+                m._parameters[leaf] = v
+        value_arr = np.asarray(out.value if isinstance(out, ad.Tensor) else out)
+        if value_arr.size != 1:
+            raise ValueError(f"the loss must be a scalar; got shape {value_arr.shape}.")
+        value = float(value_arr.reshape(()))
+        parts = []
+        for t in leaves:
+            g = found.get(id(t))
+            parts.append(np.zeros(t.value.size, flat.dtype) if g is None else np.ravel(g[1]))
+        grad = np.concatenate(parts, dtype=flat.dtype, casting="same_kind")
+        nw = self._n_decayed
+        if self.weight_decay > 0 and nw:
+            lam = self.weight_decay / (len(xb) if self._decay_per_sample else 1.0)
+            w = flat[:nw]
+            grad[:nw] += lam * w
+            value += 0.5 * lam * float(np.dot(w, w))
+        if not np.isfinite(value):
+            raise TrainingDivergedError(
+                f"the training loss became {value} at update {self.n_steps + 1}; the weights "
+                "keep their last finite values. Lower the learning rate, scale the inputs, "
+                "or clip the gradient norm (clip_norm)."
+            )
+        if self.clip_norm is not None:
+            norm = float(np.sqrt(np.dot(grad, grad)))
+            if norm > self.clip_norm:
+                grad *= self.clip_norm / norm
+        updates, new_state = self.optimizer.update(grad, self.opt_state, flat)
+        new = np.add(flat, updates, dtype=flat.dtype, casting="same_kind")
+        if not np.isfinite(new).all():
+            bad = int(np.flatnonzero(~np.isfinite(new))[0])
+            k = next(
+                k for k, (a, b) in zip(self._names, self._slices, strict=True) if a <= bad < b
+            )
+            raise TrainingDivergedError(
+                f"update {self.n_steps + 1} would make parameter {k!r} non-finite "
+                f"(loss {value:.3g}); the weights keep their last finite values. Lower "
+                "the learning rate or clip the gradient norm (clip_norm)."
+            )
+        self.opt_state = new_state
+        self._bind_flat(new)
+        self.n_steps += 1
+        return value
+
     def run_epoch(self, X: Any, y: Any = None) -> float:
         """One pass over ``(X, y)`` in minibatches; returns the mean loss per sample.
 
@@ -259,8 +389,8 @@ class Trainer:
         total = 0.0
         for start in range(0, n, bs):
             idx = order[start : start + bs]
-            xb = X[idx]
-            yb = xb if y is None else y[idx]
+            xb = np.take(X, idx, axis=0)
+            yb = xb if y is None else np.take(y, idx, axis=0)
             total += self.step(xb, yb) * len(idx)
         return total / n
 

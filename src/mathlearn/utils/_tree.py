@@ -201,6 +201,8 @@ def tree_map(fn: Callable, tree: Any, *rest: Any) -> Any:
     >>> tree_map(lambda p, g: p - 0.5 * g, {"w": np.ones(2)}, {"w": np.array([2.0, 4.0])})
     {'w': array([ 0., -1.])}
     """
+    if type(tree) is np.ndarray and all(type(r) is np.ndarray for r in rest):
+        return fn(tree, *rest)  # single arrays (a flat parameter vector): one leaf each
     if type(tree) is dict and all(type(r) is dict and r.keys() == tree.keys() for r in rest):
         # Fast path for the common flat dict of arrays (a network's parameters): no
         # flattening needed when no value is itself a container.
