@@ -8,9 +8,11 @@
   scikit-surprise's SVD (SGD, same rank, same learning rate and regularisation), then the
   test RMSE of each after a full fit on 90% of the ratings. SGD's timing leaves out the
   per-epoch objective evaluation (``monitor_objective=False``; surprise computes none); ALS
-  evaluates its objective after every sweep. ALS is timed with both solvers: exact
-  per-row Cholesky (the default) and 3 warm-started conjugate-gradient steps
-  (``solver="cg"``). The test RMSE is set against the noise sd and against an oracle that
+  evaluates its objective after every sweep. ALS is timed with both solvers: 3
+  warm-started conjugate-gradient steps per row (the default) and the exact per-row
+  Cholesky solve (``solver="cholesky"``); SGD with its default visiting order (users in a
+  random order, each user's ratings in a random order) and with a uniformly random order
+  (``shuffle="full"``). The test RMSE is set against the noise sd and against an oracle that
   knows the true item factors and biases and fits only each user's factors and bias, by
   the same count-weighted ridge: what the data allow at this many ratings per user.
 * Implicit feedback: ImplicitALS (conjugate gradient, 3 steps) against implicit's CPU
@@ -79,52 +81,49 @@ def bench_explicit(full=False):
     ts = _surprise_trainset(train)
     lr, reg, epochs = 0.005, 0.02, 3
     size = f"{n_u} x {n_i}, {train.nnz} ratings, rank 32"
-    t_als = compare(
-        f"ALS, {epochs} sweeps vs surprise SVD, {epochs} epochs ({size})",
-        lambda: ALS(32, regularization=reg, max_iter=epochs, tol=0.0, random_state=0).fit(train),
-        lambda: surprise.SVD(
+
+    def peer():
+        return surprise.SVD(
             n_factors=32, n_epochs=epochs, lr_all=lr, reg_all=reg, random_state=0
-        ).fit(ts),
-        repeats=1,
-        target=1.0,
-    )
+        ).fit(ts)
+
     t_cg = compare(
-        f"ALS solver='cg' (3 CG steps), {epochs} sweeps vs surprise SVD, {epochs} epochs ({size})",
-        lambda: ALS(
-            32, regularization=reg, max_iter=epochs, tol=0.0, solver="cg", random_state=0
-        ).fit(train),
-        lambda: surprise.SVD(
-            n_factors=32, n_epochs=epochs, lr_all=lr, reg_all=reg, random_state=0
-        ).fit(ts),
-        repeats=1,
-        target=1.0,
-    )
+        f"ALS (default: 3 CG steps), {epochs} sweeps vs surprise SVD, {epochs} epochs ({size})",
+        lambda: ALS(32, regularization=reg, max_iter=epochs, tol=0.0, random_state=0).fit(train),
+        peer, repeats=1, target=1.0,
+    )  # fmt: skip
+    t_als = compare(
+        f"ALS solver='cholesky', {epochs} sweeps vs surprise SVD, {epochs} epochs ({size})",
+        lambda: ALS(32, regularization=reg, max_iter=epochs, tol=0.0, solver="cholesky",
+                    random_state=0).fit(train),
+        peer, repeats=1, target=1.0,
+    )  # fmt: skip
+
+    def sgd(shuffle, max_iter=epochs, monitor=False):
+        model = SGDMatrixFactorization(32, learning_rate=lr, regularization=reg,
+                                       max_iter=max_iter, shuffle=shuffle,
+                                       monitor_objective=monitor, random_state=0)  # fmt: skip
+        return model.fit(train)
+
     t_sgd = compare(
-        f"SGD MF, {epochs} epochs vs surprise SVD, {epochs} epochs ({size})",
-        lambda: SGDMatrixFactorization(
-            32,
-            learning_rate=lr,
-            regularization=reg,
-            max_iter=epochs,
-            monitor_objective=False,
-            random_state=0,
-        ).fit(train),
-        lambda: surprise.SVD(
-            n_factors=32, n_epochs=epochs, lr_all=lr, reg_all=reg, random_state=0
-        ).fit(ts),
-        repeats=1,
-        target=1.0,
-    )
+        f"SGD MF (default order: users), {epochs} epochs vs surprise SVD, {epochs} epochs "
+        f"({size})",
+        lambda: sgd("auto"), peer, repeats=1, target=1.0,
+    )  # fmt: skip
+    compare(
+        f"SGD MF shuffle='full', {epochs} epochs vs surprise SVD, {epochs} epochs ({size})",
+        lambda: sgd("full"), peer, repeats=1, target=1.0,
+    )  # fmt: skip
     floor = _oracle_rmse(truth, train, test, reg)
     # Accuracy after full fits (not timed by the harness).
     fits = {
-        "ALS (10 sweeps, lambda 0.02, count-weighted)": lambda: ALS(
-            32, regularization=reg, max_iter=10, tol=0.0, random_state=0).fit(train),
-        "ALS solver='cg' (15 sweeps, 3 CG steps)": lambda: ALS(
-            32, regularization=reg, max_iter=15, tol=0.0, solver="cg",
+        "ALS, default (20 sweeps of 3 CG steps, lambda 0.02, count-weighted)": lambda: ALS(
+            32, regularization=reg, max_iter=20, tol=0.0, random_state=0).fit(train),
+        "ALS solver='cholesky' (20 sweeps)": lambda: ALS(
+            32, regularization=reg, max_iter=20, tol=0.0, solver="cholesky",
             random_state=0).fit(train),
-        "SGD MF (20 epochs)": lambda: SGDMatrixFactorization(
-            32, learning_rate=lr, regularization=reg, max_iter=20, random_state=0).fit(train),
+        "SGD MF, default order (20 epochs)": lambda: sgd("auto", 20, True),
+        "SGD MF shuffle='full' (20 epochs)": lambda: sgd("full", 20, True),
     }  # fmt: skip
     print("\n| model | test RMSE | RMSE / noise sd (0.5) | RMSE / oracle | fit time (s) |\n"
           "| --- | --- | --- | --- | --- |")  # fmt: skip

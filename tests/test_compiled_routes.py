@@ -245,12 +245,14 @@ def test_smo_solver_routes_agree(rng, monkeypatch, kind):
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)
 
 
+@pytest.mark.parametrize("shuffle", ["users", "full", "none"])
 @pytest.mark.parametrize("biases", [True, False])
 @pytest.mark.parametrize("k", [3, 8, 10])
-def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k):
+def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k, shuffle):
     # Plain SGD (batch_size=1): the compiled epoch (mathlearn._ext._sgdmf) and the Python loop
     # do the same IEEE operations in the same order (the dot product's fixed partial sums
-    # included, for k below, at and past a multiple of 4), so they agree bit for bit.
+    # included, for k below, at and past a multiple of 4), so they agree bit for bit; the
+    # compiled builder of the "users" order and its Python loop make the same exchanges.
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import SGDMatrixFactorization
@@ -260,12 +262,51 @@ def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k):
         pytest.skip("_sgdmf not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
     kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
-    kw["biases"] = biases
+    kw["biases"], kw["shuffle"] = biases, shuffle
     compiled = SGDMatrixFactorization(k, **kw).fit(r)
     monkeypatch.setattr(sgd_module, "_compiled_epoch", lambda: None)
+    monkeypatch.setattr(sgd_module, "_compiled_user_order", lambda: None)
     loop = SGDMatrixFactorization(k, **kw).fit(r)
     for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_", "objective_"):
         np.testing.assert_array_equal(getattr(compiled, name), getattr(loop, name))
+
+
+@pytest.mark.parametrize("user_major", [True, False])
+def test_sgd_user_order(monkeypatch, user_major):
+    # shuffle="users": every epoch a permutation of all ratings, each user's ratings
+    # consecutive, the users and each user's ratings in uniformly random orders drawn afresh,
+    # reproducible for a seed; the compiled builder and the Python loop give the same order.
+    from mathlearn.recommender import _sgd as sgd_module
+
+    rng = np.random.default_rng(0)
+    users = np.sort(rng.integers(0, 30, 400))
+    users[users == 7] = 8  # a user without ratings
+    if not user_major:
+        users = rng.permutation(users)
+    order = sgd_module._VisitOrder("users", users, 31)
+    a = [order(np.random.default_rng(5)) for _ in range(2)]
+    np.testing.assert_array_equal(a[0], a[1])  # the same seed, the same order
+    gen = np.random.default_rng(6)
+    epochs = [order(gen) for _ in range(3)]
+    assert not np.array_equal(epochs[0], epochs[1])  # fresh every epoch
+    for o in epochs:
+        np.testing.assert_array_equal(np.sort(o), np.arange(users.size))
+        u = users[o]
+        # consecutive: as many runs of equal users as users with ratings
+        assert np.count_nonzero(np.diff(u)) + 1 == np.unique(users).size
+    monkeypatch.setattr(sgd_module, "_compiled_user_order", lambda: None)
+    gen = np.random.default_rng(6)
+    for o in epochs:
+        np.testing.assert_array_equal(order(gen), o)
+    # Uniform within a user: a user with 3 ratings, 600 epochs, each of the 3! orders
+    # expected 100 times (sd 9.1). The seed is fixed, so the test is deterministic; a bound
+    # of 4 sd would fail a correct shuffle for about one seed in a thousand (six counts).
+    three = np.array([0, 0, 0, 1, 1])
+    small = sgd_module._VisitOrder("users", three, 2)
+    gen = np.random.default_rng(7)
+    seen = [tuple(o[o < 3].tolist()) for o in (small(gen) for _ in range(600))]
+    counts = np.array([seen.count(p) for p in set(seen)])
+    assert counts.size == 6 and np.all(np.abs(counts - 100) <= 37)
 
 
 @pytest.mark.parametrize("case", ["explicit", "implicit"])
@@ -281,7 +322,8 @@ def test_als_ridge_routes_agree(monkeypatch, case):
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=3)
     if case == "explicit":
-        make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, random_state=0)  # noqa: E731
+        make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver="cholesky",  # noqa: E731
+                           random_state=0)  # fmt: skip
     else:
         r.values[:] = 1.0 + np.arange(r.nnz) % 3
         make = lambda: ImplicitALS(3, solver="cholesky", max_iter=3, random_state=0)  # noqa: E731

@@ -27,7 +27,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
-    "_als": 2,
+    "_als": 3,
     "_cart": 2,
     "_cd": 1,
     "_hgb": 1,
@@ -36,7 +36,7 @@ ABI_VERSIONS = {
     "_nmf": 1,
     "_refine": 1,
     "_rnn": 1,
-    "_sgdmf": 2,
+    "_sgdmf": 3,
     "_smo": 1,
 }
 

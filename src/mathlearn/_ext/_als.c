@@ -25,7 +25,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 2; }
+ML_EXPORT int als_abi_version(void) { return 3; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -64,12 +64,28 @@ static void symv(const double *B, const double *v, double *out, int64_t k) {
 typedef void (*dgemv_fn)(char *trans, int *m, int *n, double *alpha, double *a, int *lda,
                          double *x, int *incx, double *beta, double *y, int *incy);
 
+/* How many entries ahead gather() asks for the factor row it will copy (where the compiler
+ * offers a prefetch hint): on large tables each row read is otherwise a cache miss waited
+ * for in turn. */
+#define PREFETCH_AHEAD 8
+
 /* The k x n column-major matrix whose columns are Y[indices[e]], e in [lo, hi): the rows'
- * factors gathered into A (row-major n x k). */
-static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t k,
-                   double *A) {
-    for (int64_t e = lo; e < hi; ++e)
+ * factors gathered into A (row-major n x k). Entries up to end (the pattern's last) may be
+ * prefetched, so the next row's first reads are under way too. */
+static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t end,
+                   int64_t k, double *A) {
+    for (int64_t e = lo; e < hi; ++e) {
+#if defined(__GNUC__)
+        if (e + PREFETCH_AHEAD < end) {
+            const char *next = (const char *)(Y + indices[e + PREFETCH_AHEAD] * k);
+            for (int64_t b = 0; b < k * (int64_t)sizeof(double); b += 64)
+                __builtin_prefetch(next + b);
+        }
+#else
+        (void)end;
+#endif
         memcpy(A + (e - lo) * k, Y + indices[e] * k, (size_t)k * sizeof(double));
+    }
 }
 
 /* out = A^T v (trans "N": length k) or out = A v (trans "T": length n) for the gathered A
@@ -86,8 +102,8 @@ static void gemv_gathered(dgemv_fn gemv, char trans, const double *A, int64_t k,
  * the gathered rows A[e] = sqrt(w_e) v_e (A row-major n x k: column-major k x n, so A^T A is
  * the "N" product) and, without weights, dgemv. Returns 0 when a weight is negative
  * (nothing is added then). */
-static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t k,
-                     const int64_t *indices, const double *V, const double *coef,
+static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t end,
+                     int64_t k, const int64_t *indices, const double *V, const double *coef,
                      const double *w, double *G, double *rhs, double *A) {
     if (w != NULL) {
         for (int64_t e = lo; e < hi; ++e)
@@ -101,7 +117,7 @@ static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64
             }
         }
     } else {
-        gather(V, indices, lo, hi, k, A);
+        gather(V, indices, lo, hi, end, k, A);
         gemv_gathered(gemv, 'N', A, k, hi - lo, coef + lo, rhs);
     }
     char uplo = 'U', trans = 'N';
@@ -163,7 +179,8 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
         memset(rhs, 0, (size_t)k * sizeof(double));
         int64_t e = lo;
         int gathered = syrk != NULL && hi - lo >= SYRK_MIN &&
-                       gram_syrk(syrk, gemv, lo, hi, k, indices, V, coef, w, G, rhs, A);
+                       gram_syrk(syrk, gemv, lo, hi, indptr[n_rows], k, indices, V, coef, w,
+                                 G, rhs, A);
         if (gathered) e = hi;
         /* Four entries at a time: each element of G is loaded and stored once per four
          * rank-one updates. */
@@ -225,79 +242,115 @@ static void shifted_symv(const double *B, double d, const double *v, double *out
         for (int64_t a = 0; a < k; ++a) out[a] += d * v[a];
 }
 
-/* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c[e] - w_e (y_e . v)
- * (with c, the residual's) or f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi).
- * With A (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv,
- * with s and f as scratch of n doubles each; else one pass of dot products and updates. */
-static void rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
-                         const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
-                         int64_t k, const double *w, const double *c, const double *v,
-                         double *out) {
+/* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c_e - w_e (y_e . v)
+ * (with c, the residual's; c_e = c[e] - shift[indices[e]], or c[e] where shift is NULL) or
+ * f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi), v NULL standing for zero;
+ * returns sum_e f(e)^2 (the squared error at v when w is NULL and c the targets). With A
+ * (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv, with s
+ * and f as scratch of n doubles each; else one pass of dot products and updates. */
+static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
+                           const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
+                           int64_t k, const double *w, const double *c, const double *shift,
+                           const double *v, double *out) {
+    double sq = 0.0;
     if (A != NULL) {
         int64_t n = hi - lo;
-        gemv_gathered(gemv, 'T', A, k, n, v, s);
+        if (v != NULL) {
+            gemv_gathered(gemv, 'T', A, k, n, v, s);
+        } else {
+            for (int64_t e = 0; e < n; ++e) s[e] = 0.0;
+        }
         for (int64_t e = 0; e < n; ++e) {
             double we = (w != NULL) ? w[lo + e] : 1.0;
-            f[e] = (c != NULL) ? c[lo + e] - we * s[e] : we * s[e];
+            double ce = 0.0;
+            if (c != NULL) ce = (shift != NULL) ? c[lo + e] - shift[indices[lo + e]] : c[lo + e];
+            f[e] = (c != NULL) ? ce - we * s[e] : we * s[e];
+            sq += f[e] * f[e];
         }
         /* out += A f: the BLAS with beta = 1. */
         char tr = 'N';
         int m = (int)k, nn = (int)n, one = 1;
         double a1 = 1.0;
         gemv(&tr, &m, &nn, &a1, (double *)A, &m, f, &one, &a1, out, &one);
-        return;
+        return sq;
     }
     for (int64_t e = lo; e < hi; ++e) {
         const double *y = Y + indices[e] * k;
-        double we = (w != NULL) ? w[e] : 1.0, d = we * dot4(y, v, k);
-        double fe = (c != NULL) ? c[e] - d : d;
+        double we = (w != NULL) ? w[e] : 1.0, d = (v != NULL) ? we * dot4(y, v, k) : 0.0;
+        double ce = 0.0;
+        if (c != NULL) ce = (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
+        double fe = (c != NULL) ? ce - d : d;
+        sq += fe * fe;
         for (int64_t a = 0; a < k; ++a) out[a] += fe * y[a];
     }
+    return sq;
 }
 
 /* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
  * _als.py): for every row u, `steps` CG iterations from X[u] on
  *
- *     (base + reg[u] I + sum_e w[e] y_e y_e^T) x = sum_e c[e] y_e,      y_e = Y[indices[e]],
+ *     (base + reg[u] I + sum_e w[e] y_e y_e^T) x = sum_e c_e y_e,      y_e = Y[indices[e]],
  *
- * in place in X. base is a full symmetric k x k matrix or NULL (zero), reg NULL (zero) or
- * one number per row, w NULL (all ones) or one weight per entry. With terms given, *terms
- * receives, at the result (s_e = y_e . X[u]), sum_e (t[e] - s_e)^2 where t is given (the
- * explicit model's squared error), else sum_e c[e] (1 - s_e)^2 - s_e^2 (the implicit
- * model's observed-pair terms). work holds 4 k doubles, plus (k + 2) times the largest
- * row's number of entries when gemv (an optimised BLAS's dgemv, see als_ridge_rows) is
- * given: rows with at least SYRK_MIN entries are then gathered once and each product is two
- * dgemv calls on them. */
+ * in place in X, where c_e = c[e] - shift[indices[e]] (c[e] where shift is NULL: the
+ * explicit model's targets with the other side's biases taken off on the fly, instead of a
+ * pass over the ratings before each half-sweep). base is a full symmetric k x k matrix or
+ * NULL (zero), reg NULL (zero) or one number per row, w NULL (all ones) or one weight per
+ * entry. With terms given, *terms receives, at the result (s_e = y_e . X[u]),
+ * sum_e (t_e - s_e)^2 where t is given (the explicit model's squared error; t_e = c_e when
+ * t is c, else t[e]), else sum_e c_e (1 - s_e)^2 - s_e^2 (the implicit model's
+ * observed-pair terms). When t is c, w and base are NULL (explicit ALS), that
+ * squared error is not recomputed at the result: the row's objective
+ * phi(x) = sum_e (c_e - y_e . x)^2 + reg[u] ||x||^2 is taken at the start from the
+ * residual pass, each CG step x += alpha p changes it by alpha^2 p^T M p - 2 alpha p^T r
+ * (M the row's matrix, r = b - M x its residual before the step: both at hand), and the
+ * squared error is phi - reg[u] ||x||^2 at the end. work holds 4 k doubles, plus (k + 2)
+ * times the largest row's number of entries when gemv (an optimised BLAS's dgemv, see
+ * als_ridge_rows) is given: rows with at least SYRK_MIN entries are then gathered once and
+ * each product is two dgemv calls on them. */
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
-                           const double *c, const double *base, const double *reg,
-                           double *X, int64_t steps, const double *t, double *terms,
-                           double *work, dgemv_fn gemv) {
+                           const double *c, const double *shift, const double *base,
+                           const double *reg, double *X, int64_t steps, const double *t,
+                           double *terms, double *work, dgemv_fn gemv) {
     double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
     double total = 0.0;
+    int track = terms != NULL && t != NULL && t == c && w == NULL && base == NULL;
     for (int64_t u = 0; u < n_rows; ++u) {
         int64_t lo = indptr[u], hi = indptr[u + 1], n = hi - lo;
         double *x = X + u * k, d = (reg != NULL) ? reg[u] : 0.0;
         double *A = NULL, *s = buf, *f = buf + n;
         if (gemv != NULL && n >= SYRK_MIN) {
             A = buf + 2 * n;
-            gather(Y, indices, lo, hi, k, A);
+            gather(Y, indices, lo, hi, indptr[n_rows], k, A);
         }
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
         shifted_symv(base, d, x, r, k);
         for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, x, r);
+        double xx = 0.0;
+        int zero = 1;
+        for (int64_t a = 0; a < k; ++a) {
+            xx += x[a] * x[a];
+            if (x[a] != 0.0) zero = 0;
+        }
+        /* From x = 0 (the first sweep's users) the product with x is skipped. */
+        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift,
+                                  zero ? NULL : x, r);
         double rs = 0.0;
         for (int64_t a = 0; a < k; ++a) {
             p[a] = r[a];
             rs += r[a] * r[a];
         }
+        phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
             shifted_symv(base, d, p, Ap, k);
-            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, p, Ap);
-            double pAp = 0.0;
-            for (int64_t a = 0; a < k; ++a) pAp += p[a] * Ap[a];
+            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, p, Ap);
+            double pAp = 0.0, pr = 0.0;
+            for (int64_t a = 0; a < k; ++a) {
+                pAp += p[a] * Ap[a];
+                pr += p[a] * r[a];
+            }
             double alpha = (pAp > 0.0) ? rs / pAp : 0.0;
+            phi += alpha * (alpha * pAp - 2.0 * pr);
             double rs_new = 0.0;
             for (int64_t a = 0; a < k; ++a) {
                 x[a] += alpha * p[a];
@@ -308,14 +361,20 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
             rs = rs_new;
         }
-        if (terms != NULL) {
+        if (track) {
+            xx = 0.0;
+            for (int64_t a = 0; a < k; ++a) xx += x[a] * x[a];
+            total += phi - d * xx;
+        } else if (terms != NULL) {
             if (A != NULL) gemv_gathered(gemv, 'T', A, k, n, x, s);
             for (int64_t e = lo; e < hi; ++e) {
                 double se = (A != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);
+                double sh = (shift != NULL) ? shift[indices[e]] : 0.0;
                 if (t != NULL) {
-                    total += (t[e] - se) * (t[e] - se);
+                    double te = (t == c) ? t[e] - sh : t[e];
+                    total += (te - se) * (te - se);
                 } else {
-                    total += c[e] * (1.0 - se) * (1.0 - se) - se * se;
+                    total += (c[e] - sh) * (1.0 - se) * (1.0 - se) - se * se;
                 }
             }
         }

@@ -29,7 +29,29 @@ struct sgdmf_rating {
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sgdmf_abi_version(void) { return 2; }
+ML_EXPORT int sgdmf_abi_version(void) { return 3; }
+
+/* The visiting order of shuffle="users": the users' segments [indptr[u], indptr[u + 1]) of
+ * src (the ratings' indices in user-major order) in the order user_order, each segment
+ * shuffled by Fisher-Yates with the draws given: for a = n - 1 down to 1, the entries at
+ * a and swap[lo + a] (a number in [0, a]) of the segment's copy are exchanged. The
+ * caller draws swap; the same exchanges in Python give the same order. */
+ML_EXPORT void sgdmf_user_order(int64_t n_users, const int64_t *user_order,
+                                const int64_t *indptr, const int64_t *src,
+                                const int64_t *swap, int64_t *out) {
+    int64_t c = 0;
+    for (int64_t s = 0; s < n_users; ++s) {
+        int64_t u = user_order[s], lo = indptr[u], n = indptr[u + 1] - lo;
+        int64_t *o = out + c;
+        for (int64_t a = 0; a < n; ++a) o[a] = src[lo + a];
+        for (int64_t a = n - 1; a > 0; --a) {
+            int64_t b = swap[lo + a], tmp = o[a];
+            o[a] = o[b];
+            o[b] = tmp;
+        }
+        c += n;
+    }
+}
 
 ML_EXPORT void sgdmf_epoch(int64_t n_ratings, int64_t k, const struct sgdmf_rating *ratings,
                            double *P, double *Q, double *bu, double *bi, double mu, double lr,

@@ -30,7 +30,7 @@ def als_fit(
     init_std: float,
     rng: np.random.Generator,
     name: str,
-    solver: str = "cholesky",
+    solver: str = "cg",
     cg_steps: int = 3,
 ):
     """Block coordinate descent on the regularised squared error; returns the factors,
@@ -43,8 +43,17 @@ def als_fit(
         reg_u, reg_i = lam_user * pattern.n_user, lam_item * pattern.n_item
     else:
         reg_u, reg_i = np.full(n_users, lam_user), np.full(n_items, lam_item)
-    users, items, values = pattern.users, pattern.items, pattern.values
+    # The ratings and the other side's index in user-major and item-major order.
+    vals_u, cols_u = pattern.R.data, pattern.R.indices
+    vals_i, cols_i = pattern.Rt.data, pattern.Rt.indices
     ones_i, ones_u = np.ones((n_items, 1)), np.ones((n_users, 1))
+    if solver == "cholesky":
+        # The targets of each half-sweep, in two buffers reused every sweep (fresh arrays of
+        # this size cost page faults); each serves as the other's scratch for the gather.
+        t_u, t_i = np.empty(vals_u.size), np.empty(vals_i.size)
+    else:
+        # r_ui - mu, once: the CG kernel takes the other side's biases off entry by entry.
+        c_u, c_i = vals_u - offset, vals_i - offset
     width = k + 1 if biases else k
     # The padded blocks serve the NumPy route only (the compiled one reads the CSR arrays).
     numpy_route = (_compiled_ridge() if solver == "cholesky" else _compiled_cg()) is None
@@ -54,27 +63,32 @@ def als_fit(
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
         # User step: (6.1) for every user, with x_u = [p_u, b_u] and item rows [q_i, 1].
-        t = values - offset - bi[items]
         V = np.hstack([Q, ones_i]) if biases else Q
-        t_u = t[pattern.perm_u]
         if solver == "cholesky":
+            np.subtract(vals_u, offset, out=t_u)
+            if biases:
+                t_u -= np.take(bi, cols_u, out=t_i)
             X = ridge_rows(pattern.R, t_u, V, reg_u, blocks=blocks_u)
         else:
-            # A few CG steps from the current [p_u, b_u] (each step lowers the objective).
+            # A few CG steps from the current [p_u, b_u] (each step lowers the objective);
+            # the targets r_ui - mu - c_i are formed entry by entry inside.
             X0 = np.hstack([P, bu[:, None]]) if biases else P
-            X = cg_rows(pattern.R, None, t_u, V, X0, None, cg_steps, blocks_u, reg=reg_u)
+            X = cg_rows(pattern.R, None, c_u, V, X0, None, cg_steps, blocks_u, reg=reg_u,
+                        copy=not biases, shift=bi if biases else None)  # fmt: skip
         P, bu = (X[:, :k], X[:, k]) if biases else (X, bu)
         # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1]; it
         # also returns the squared error of the fit it ends on.
-        t = values - offset - bu[users]
         V = np.hstack([P, ones_u]) if biases else P
-        t_i = t[pattern.perm_i]
         if solver == "cholesky":
+            np.subtract(vals_i, offset, out=t_i)
+            if biases:
+                t_i -= np.take(bu, cols_i, out=t_u)
             X, sse = ridge_rows(pattern.Rt, t_i, V, reg_i, blocks=blocks_i, return_sse=True)
         else:
             X0 = np.hstack([Q, bi[:, None]]) if biases else Q
-            X, sse = cg_rows(pattern.Rt, None, t_i, V, X0, None, cg_steps, blocks_i,
-                             fit_terms=True, reg=reg_i, targets=t_i)  # fmt: skip
+            X, sse = cg_rows(pattern.Rt, None, c_i, V, X0, None, cg_steps, blocks_i,
+                             fit_terms=True, reg=reg_i, targets=c_i, copy=not biases,
+                             shift=bu if biases else None)  # fmt: skip
         Q, bi = (X[:, :k], X[:, k]) if biases else (X, bi)
         pen_u = np.sum(P**2, axis=1) + bu**2
         pen_i = np.sum(Q**2, axis=1) + bi**2
@@ -102,11 +116,11 @@ class ALS(FactorModel):
     + lambda sum_u w_u (||p_u||^2 + b_u^2) + lambda sum_i w_i (||q_i||^2 + c_i^2)``
 
     alternately over the users' and the items' blocks, each block a set of independent ridge
-    regressions, solved exactly by default (Cholesky; by the compiled helper
-    ``mathlearn._ext._als`` where the install built it, its Gram matrices through SciPy's
-    BLAS, else by batched NumPy) or approximately by a few warm-started conjugate-gradient
-    steps (``solver="cg"``). The objective is recorded after every sweep (``objective_``);
-    it cannot increase (up to rounding) with either solver.
+    regressions, by default lowered by a few conjugate-gradient steps started from the
+    current factors (``solver="cg"``), or solved exactly (``solver="cholesky"``); both by the
+    compiled helper ``mathlearn._ext._als`` where the install built it (its products through
+    SciPy's BLAS), else by batched NumPy. The objective is recorded after every sweep
+    (``objective_``); it cannot increase (up to rounding) with either solver.
 
     Parameters
     ----------
@@ -127,12 +141,12 @@ class ALS(FactorModel):
         ``tol=0`` runs exactly ``max_iter`` sweeps without a convergence check.
     init_std : float, default=0.1
         Standard deviation of the random initial item factors.
-    solver : {"cholesky", "cg"}, default="cholesky"
-        ``"cholesky"``: each row's ridge problem solved exactly (its k x k normal matrix
-        formed and factorised, about n k^2 / 2 + k^3 / 3 multiply-adds for a row with n
-        ratings). ``"cg"``: ``cg_steps`` conjugate-gradient iterations on it from the
-        current factors (about 2 n k per step, no normal matrix): cheaper sweeps that each
-        lower the objective less, as in Takacs, Pilaszy and Tikk (2011).
+    solver : {"cg", "cholesky"}, default="cg"
+        ``"cg"``: ``cg_steps`` conjugate-gradient iterations on each row's ridge problem,
+        started from the current factors (about 2 n k multiply-adds per step for a row with
+        n ratings, no normal matrix), as in Takacs, Pilaszy and Tikk (2011).
+        ``"cholesky"``: each row's problem solved exactly (its k x k normal matrix formed
+        and factorised, about n k^2 / 2 + k^3 / 3 multiply-adds). See Notes for the choice.
     cg_steps : int, default=3
         Conjugate-gradient iterations per row and half-sweep with ``solver="cg"``.
     random_state : int, Generator or None, default=None
@@ -167,8 +181,22 @@ class ALS(FactorModel):
     exact block minimisation, so the objective is non-increasing; with ``solver="cg"`` each
     row's conjugate-gradient iterates, started from its current value, minimise its
     quadratic over growing Krylov subspaces that contain that start, so the objective is
-    non-increasing too. Unknown users or items
-    at prediction time get mu plus the known side's learned bias. Count-weighted
+    non-increasing too. The CG sweeps' fixed points are the exact sweeps': a row whose start
+    solves its system has zero residual and stays; one that moves had a nonzero residual.
+    Unknown users or items at prediction time get mu plus the known side's learned bias.
+
+    Cost of a sweep, with N ratings, m = n_users + n_items rows and k' = k + 1 with biases
+    (k without): ``"cg"`` takes about 2 (cg_steps + 1) N k' multiply-adds (each row's
+    factor rows gathered once, every product two matrix-vector products on them; the
+    squared error of the objective is carried through the CG steps, not recomputed);
+    ``"cholesky"`` about N k'^2 / 2 + m k'^3 / 3. Memory: the factors (m k'), the ratings
+    in both orientations (2 N values and indices), one target per rating, and scratch of
+    k'^2 + (k' + 2) n_max numbers (n_max the longest row): never a dense users x items
+    matrix. CG is the default because, on synthetic rank-32 ratings (5 000 x 1 000 with
+    450 000 ratings, and 50 000 x 10 000 with 4.5 M), its sweeps (3 steps) lowered the
+    objective as much as the exact sweeps, reaching each of the exact fit's objective values
+    at the same sweep or one later and the same test RMSE after 20 sweeps, at 0.4-0.5 of
+    the CPU time per sweep; ``"cholesky"`` remains for exact block minimisation. Count-weighted
     regularisation: Y. Zhou, D. Wilkinson, R. Schreiber, R. Pan, "Large-scale parallel
     collaborative filtering for the Netflix prize" (2008). Conjugate-gradient ALS: G. Takacs,
     I. Pilaszy, D. Tikk, "Applications of the conjugate gradient method for implicit
@@ -213,7 +241,7 @@ class ALS(FactorModel):
         max_iter: int = 20,
         tol: float = 1e-4,
         init_std: float = 0.1,
-        solver: str = "cholesky",
+        solver: str = "cg",
         cg_steps: int = 3,
         random_state=None,
     ) -> None:

@@ -358,8 +358,17 @@ class RecommenderBase(BaseEstimator):
         si = np.bincount(ratings.items, weights=dev, minlength=self.n_items_)
         self._fallback_user = np.divide(su, nu, out=np.zeros_like(su), where=nu > 0)
         self._fallback_item = np.divide(si, ni, out=np.zeros_like(si), where=ni > 0)
-        self._seen = ratings.to_csr()
+        # The users x items matrix of the training ratings (for exclude_seen and the
+        # neighbourhood models) is built on first use: the factor models never need it in fit.
+        self._train_ratings = ratings
+        self._seen_csr = None
         return ratings
+
+    @property
+    def _seen(self) -> sp.csr_array:
+        if self._seen_csr is None:
+            self._seen_csr = self._train_ratings.to_csr()
+        return self._seen_csr
 
     def _codes(self, ids, index: dict) -> np.ndarray:
         return np.fromiter((index.get(x, -1) for x in ids), dtype=np.int64)

@@ -26,22 +26,26 @@ def _compiled_cg():
     fn = lib.als_cg_rows
     if fn.argtypes is None:
         fn.restype = None
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 8
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 9
         fn.argtypes += [ctypes.c_int64] + [ctypes.c_void_p] * 4
     return fn
 
 
-def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms):
+def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift):
     """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
     on a copy of X."""
     n_rows, k = R.shape[0], Y.shape[1]
     indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    same = targets is c
     Y, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, c))
-    w, base, reg, t = (
+    w, base, reg, t, shift = (
         None if a is None else np.ascontiguousarray(a, dtype=np.float64)
-        for a in (w, base, reg, targets)
+        for a in (w, base, reg, targets, shift)
     )
+    # The same array for both: the kernel then follows the squared error through the CG
+    # steps instead of a last pass over the row.
+    t = c if same else t
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
     # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
@@ -52,8 +56,9 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms):
     def ptr(a):
         return None if a is None else a.ctypes.data
 
-    fn(n_rows, k, ptr(indptr), ptr(indices), ptr(Y), ptr(w), ptr(c), ptr(base), ptr(reg),
-       ptr(X), int(steps), ptr(t), ptr(terms) if fit_terms else None, ptr(work), gemv)  # fmt: skip
+    fn(n_rows, k, ptr(indptr), ptr(indices), ptr(Y), ptr(w), ptr(c), ptr(shift), ptr(base),
+       ptr(reg), ptr(X), int(steps), ptr(t), ptr(terms) if fit_terms else None, ptr(work),
+       gemv)  # fmt: skip
     return (X, float(terms[0])) if fit_terms else X
 
 
@@ -61,7 +66,7 @@ def cg_rows(
     R: sp.csr_array, w: np.ndarray | None, c: np.ndarray, Y: np.ndarray, X: np.ndarray,
     base: np.ndarray | None, steps: int, blocks: RowBlocks | None = None,
     fit_terms: bool = False, *, reg: np.ndarray | None = None,
-    targets: np.ndarray | None = None,
+    targets: np.ndarray | None = None, copy: bool = True, shift: np.ndarray | None = None,
 ):  # fmt: skip
     """``steps`` conjugate-gradient iterations, from X, on every row's system
     ``(base + reg_u I + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
@@ -74,13 +79,19 @@ def cg_rows(
     ``fit_terms``, also a sum over the stored entries at the result
     (``s_ui = y_i^T x_u``): ``sum_ui (targets_ui - s_ui)^2`` where ``targets`` is given (the
     explicit model's squared error), else ``sum_ui c_ui (1 - s_ui)^2 - s_ui^2`` (the observed
-    pairs' part of the implicit objective).
+    pairs' part of the implicit objective). ``copy=False`` works in place on X (a float64
+    C-contiguous array the caller no longer needs). ``shift`` (one number per column) is
+    taken off c entry by entry, ``c_ui - shift_i`` (and off ``targets`` when it is c).
     """
-    X = X.copy()
+    X = X.copy() if copy else X
     k = Y.shape[1]
     fn = _compiled_cg()
     if fn is not None:
-        return _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms)
+        return _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift)
+    if shift is not None:
+        same = targets is c
+        c = c - shift[R.indices]
+        targets = c if same else targets
     if blocks is None:
         blocks = RowBlocks(R, k)
     rhs = sp.csr_array((c, R.indices, R.indptr), shape=R.shape) @ Y

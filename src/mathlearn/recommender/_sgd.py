@@ -11,7 +11,7 @@ import numpy as np
 from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
-from ..utils._param_validation import Interval
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._factor import FactorModel, pair_dots
 
@@ -64,6 +64,86 @@ def _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases
         Q[i] = qi + lr * (e * pu - lam * qi)
 
 
+def _radix_argsort(key: np.ndarray, n: int) -> np.ndarray:
+    """The stable permutation sorting ``key`` (integers in [0, n)): least-significant-digit
+    radix sorts on 16-bit digits (NumPy's stable sort of ``uint16`` is a counting sort)."""
+    perm = np.argsort((key & 0xFFFF).astype(np.uint16), kind="stable")
+    shift = 16
+    while n > 1 << shift:
+        digit = ((key[perm] >> shift) & 0xFFFF).astype(np.uint16)
+        perm = perm[np.argsort(digit, kind="stable")]
+        shift += 16
+    return perm
+
+
+def _compiled_user_order():
+    """The compiled builder of the ``shuffle="users"`` order (``mathlearn._ext._sgdmf``),
+    typed, or None where it was not built (:meth:`_VisitOrder._python_users` then builds
+    the same order)."""
+    lib = _ext.load("_sgdmf")
+    if lib is None:
+        return None
+    fn = lib.sgdmf_user_order
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 5
+    return fn
+
+
+class _VisitOrder:
+    """The order in which each epoch visits the ratings (a permutation of their indices).
+
+    ``"full"``: uniformly random. ``"users"``: the users in a uniformly random order, each
+    user's ratings consecutively and in a uniformly random order (Fisher-Yates on the
+    user's segment, with the exchanges drawn by NumPy so that the compiled builder and the
+    Python loop give the same order). ``"none"``: stored order. A fresh order every call.
+    """
+
+    def __init__(self, shuffle: str, users: np.ndarray, n_users: int) -> None:
+        self.shuffle, self.nnz, self.n_users = shuffle, users.size, n_users
+        if shuffle != "users":
+            return
+        counts = np.bincount(users, minlength=n_users)
+        self.indptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        # The ratings' indices in user-major order (the identity for user-major data).
+        if np.all(np.diff(users) >= 0):
+            self.src = np.arange(self.nnz, dtype=np.int64)
+        else:
+            self.src = _radix_argsort(users.astype(np.int64), n_users).astype(np.int64)
+        # 1 + each user-major position's index within its user's segment: the exchange at
+        # index a is drawn from [0, a].
+        self.high = np.arange(1, self.nnz + 1) - np.repeat(self.indptr[:-1], counts)
+
+    def __call__(self, rng: np.random.Generator) -> np.ndarray:
+        if self.shuffle == "none":
+            return np.arange(self.nnz)
+        if self.shuffle == "full":
+            return rng.permutation(self.nnz)
+        user_order = rng.permutation(self.n_users).astype(np.int64)
+        swap = rng.integers(0, self.high, dtype=np.int64)
+        out = np.empty(self.nnz, dtype=np.int64)
+        fn = _compiled_user_order()
+        if fn is None:
+            self._python_users(user_order, swap, out)
+        else:
+            fn(self.n_users, user_order.ctypes.data, self.indptr.ctypes.data,
+               self.src.ctypes.data, swap.ctypes.data, out.ctypes.data)  # fmt: skip
+        return out
+
+    def _python_users(self, user_order, swap, out) -> None:
+        """The compiled builder's exchanges, one at a time."""
+        indptr, src, swap_l = self.indptr.tolist(), self.src, swap.tolist()
+        c = 0
+        for u in user_order.tolist():
+            lo, hi = indptr[u], indptr[u + 1]
+            seg = src[lo:hi].tolist()
+            for a in range(hi - lo - 1, 0, -1):
+                b = swap_l[lo + a]
+                seg[a], seg[b] = seg[b], seg[a]
+            out[c : c + hi - lo] = seg
+            c += hi - lo
+
+
 def _scatter_add(target, idx, delta, marker, pos):
     """``target[idx] += delta`` with repeated indices summed (np.add.at semantics); the
     plain fancy-index update, much faster, when the batch has no repeated index."""
@@ -77,7 +157,7 @@ def _scatter_add(target, idx, delta, marker, pos):
 class SGDMatrixFactorization(FactorModel):
     """Biased matrix factorisation ``r_ui ~ mu + b_u + c_i + p_u^T q_i`` fitted by SGD.
 
-    For each observed rating (in a random order every epoch), with error
+    For each observed rating (in a random order every epoch: see ``shuffle``), with error
     ``e = r_ui - r_hat_ui`` and step ``eta``:
 
     ``b_u += eta (e - lambda b_u)``, ``c_i += eta (e - lambda c_i)``,
@@ -104,8 +184,15 @@ class SGDMatrixFactorization(FactorModel):
         Ratings per step. 1 is plain SGD (one rating's update depends on the previous
         one's: an epoch runs in the compiled helper ``mathlearn._ext._sgdmf`` where the
         install built it, else in a Python loop); larger batches are vectorised in NumPy.
-    shuffle : bool, default=True
-        Visit the ratings in a fresh random order each epoch (else in stored order).
+    shuffle : {"auto", "users", "full", "none"} or bool, default="auto"
+        The order in which each epoch visits the ratings, drawn afresh every epoch.
+        ``"users"``: the users in a random order, each user's ratings one after the other
+        in a random order (a user's factors stay in cache while its ratings are visited;
+        the item factors, the smaller table, are visited at random). ``"full"`` (or
+        ``True``): a uniformly random permutation of all ratings. ``"none"`` (or ``False``):
+        stored order. ``"auto"``: ``"users"`` for plain SGD (``batch_size=1``), ``"full"``
+        for mini-batches (whose batched updates would otherwise mostly add up steps of the
+        same user).
     tol : float, default=0.0
         Stop when the objective falls by less than ``tol`` times its value over an epoch;
         0 runs ``max_iter`` epochs.
@@ -145,6 +232,20 @@ class SGDMatrixFactorization(FactorModel):
     Biases as in Y. Koren, R. Bell, C. Volinsky, "Matrix factorization techniques for
     recommender systems" (IEEE Computer, 2009). Unknown ids get mu plus the known side's bias.
 
+    Visiting order. An epoch costs about 3 N k multiply-adds for N ratings (rank k), and on
+    large data its time goes to memory traffic: in a uniformly random order each rating
+    reads a user row and an item row from anywhere in the factor tables, and once the user
+    table outgrows the cache (50 000 users at k = 32: 12.8 MB) most of those reads miss.
+    ``shuffle="users"`` visits the users in a random order and each user's ratings in a
+    random order, drawn afresh every epoch, so the user's row stays in cache across its
+    ratings. On synthetic rank-32 ratings with lr 0.005 and lambda 0.02, its test RMSE per
+    epoch matched the uniformly random order's to within 3e-4 over 20 epochs (at 450 000
+    and 4.5 M ratings; the stored, user-major order was within 3e-4 too), while a 3-epoch
+    fit at 4.5 M ratings took about 0.55 of the CPU time of the uniformly random order's
+    (2.6 s against 4.7 s, loaded machine). It is therefore the default for plain SGD.
+    Memory: the factors, a copy of the ratings as 16-byte records in visiting order, and
+    the order itself (N indices).
+
     See Also
     --------
     ALS : the same model by alternating exact block minimisation.
@@ -166,7 +267,7 @@ class SGDMatrixFactorization(FactorModel):
         "biases": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
+        "shuffle": ["boolean", StrOptions({"auto", "users", "full", "none"})],
         "tol": [Interval(Real, 0, None, closed="left")],
         "monitor_objective": ["boolean"],
         "init_std": [Interval(Real, 0, None, closed="left")],
@@ -182,7 +283,7 @@ class SGDMatrixFactorization(FactorModel):
         biases: bool = True,
         max_iter: int = 20,
         batch_size: int = 1,
-        shuffle: bool = True,
+        shuffle: bool | str = "auto",
         tol: float = 0.0,
         monitor_objective: bool = True,
         init_std: float = 0.1,
@@ -236,8 +337,14 @@ class SGDMatrixFactorization(FactorModel):
         if epoch is not None:
             records = np.empty(data.nnz, dtype=_RATING)
             records["u"], records["i"], records["r"] = users, items, values
+        shuffle = self.shuffle
+        if isinstance(shuffle, (bool, np.bool_)):
+            shuffle = "full" if shuffle else "none"
+        elif shuffle == "auto":
+            shuffle = "users" if B == 1 else "full"
+        visit_order = _VisitOrder(shuffle, users, n_users)
         for n_iter in range(1, int(self.max_iter) + 1):
-            order = rng.permutation(data.nnz) if self.shuffle else np.arange(data.nnz)
+            order = visit_order(rng)
             if epoch is not None:
                 # One gather of the records per epoch: the kernel then reads them in sequence.
                 visit = records[order]
