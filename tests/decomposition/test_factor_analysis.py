@@ -91,3 +91,17 @@ def test_wide_matches_sklearn(rng):
     # likelihood is quadratic, so the parameters differ by about the square root of that.
     assert fa2.score(X) == pytest.approx(ref.score(X), abs=1e-8)
     np.testing.assert_allclose(fa2.get_covariance(), ref.get_covariance(), atol=1e-5)
+
+
+@pytest.mark.parametrize("max_iter", [1, 2, 3, 5, 8])
+def test_stopped_early_bound_never_below_the_recorded_ones(fa_data, max_iter):
+    # The Psi step is over-relaxed with a check at the next E-step (a proposal that lowers
+    # the likelihood falls back to the EM update): the fit's final likelihood is checked the
+    # same way, so wherever the run stops it is at least every recorded bound, and it is
+    # the exact log-likelihood of the returned parameters.
+    with pytest.warns(ConvergenceWarning):
+        fa = FactorAnalysis(n_components=2, max_iter=max_iter, tol=0.0).fit(fa_data)
+    assert np.all(np.diff(fa.lower_bounds_) >= -1e-12 * np.abs(fa.lower_bounds_[1:]))
+    assert fa.lower_bound_ >= fa.lower_bounds_.max() - 1e-12 * abs(fa.lower_bound_)
+    ref = multivariate_normal(fa.mean_, fa.get_covariance()).logpdf(fa_data)
+    assert fa.lower_bound_ == pytest.approx(ref.mean(), rel=1e-10)

@@ -198,8 +198,8 @@ class FactorAnalysis(
         self._eta, self._fallback, self._accepted = 1.0, None, -np.inf
         self._buf = np.empty_like(data) if wide else None
         result = em(EMSteps(self), data, max_iter=self.max_iter, tol=self.tol)
-        self._fallback = None
-        # The fitted loadings are the best ones for the final Psi (one more W-step).
+        # The fitted loadings are the best ones for the final Psi (one more W-step); a pending
+        # over-relaxed proposal is checked there like any other.
         self.lower_bound_, posterior = self._e_step(data)
         self.components_ = self._best_loadings(posterior)
         del self._var, self._floor, self._k, self._eta, self._fallback, self._accepted, self._buf
