@@ -16,6 +16,8 @@ da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
+from sklearn.base import clone  # noqa: E402
+
 from mathlearn.cluster import KMeans  # noqa: E402
 from mathlearn.decomposition import PCA, LatentDirichletAllocation  # noqa: E402
 from mathlearn.exceptions import ConvergenceWarning  # noqa: E402
@@ -127,30 +129,94 @@ def _killing_copy(counter, kill_at):
     return copy
 
 
-@pytest.mark.parametrize("which", ["kmeans", "least_squares"])
-def test_worker_killed_mid_fit_gives_the_same_answer(client, tmp_path, which):
-    counter = str(tmp_path / "calls")
+def _kill_case(which, counter):
+    """(reference fit, Dask fit on a killing copy, attributes to compare) for one estimator.
+
+    ``kill_at`` is past the first pass over the blocks (the validation and first statistics),
+    so the worker dies while the fit is under way and later passes reuse or recompute the lost
+    results through the graph."""
     if which == "kmeans":
-        X = _blobs(1)
-        init = CENTRES + 1.0
-        ref = KMeans(3, init=init, n_init=1).fit(X)
+        X, init = _blobs(1), CENTRES + 1.0
         # 6 blocks: the frame's two passes read them 12 times, then Lloyd's passes
         Xd = da.from_array(X, chunks=(150, 2)).map_blocks(_killing_copy(counter, 16))
-        m = KMeans(3, init=init, n_init=1).fit(Xd)
-        np.testing.assert_array_equal(m.labels_.compute(), ref.labels_)
-        assert m.inertia_ == pytest.approx(ref.inertia_, rel=RTOL)
-        assert m.n_iter_ == ref.n_iter_
-    else:
+        ref, m = KMeans(3, init=init, n_init=1).fit(X), KMeans(3, init=init, n_init=1).fit(Xd)
+        return ref, m, ["inertia_", "cluster_centers_", "n_iter_"], 16
+    if which == "least_squares":
         # refinement keeps the residual on the workers between steps: a lost block of it is
         # recomputed from the graph
         Phi, y = _vander(3)
-        ref = LinearRegression(fit_intercept=False).fit(Phi, y)
         Xd = da.from_array(Phi, chunks=(30, Phi.shape[1])).map_blocks(_killing_copy(counter, 14))
+        ref = LinearRegression(fit_intercept=False).fit(Phi, y)
         m = LinearRegression(fit_intercept=False).fit(Xd, da.from_array(y, chunks=30))
         assert m.n_iter_ == ref.n_iter_ > 0
-        np.testing.assert_allclose(m.coef_, ref.coef_, rtol=RTOL)
+        return ref, m, ["coef_"], 14
+    X = _blobs(3)
+    Xd = da.from_array(X, chunks=(150, 2)).map_blocks(_killing_copy(counter, 8))
+    if which in ("ridge", "bayesian_ridge"):
+        y = X @ [1.0, -2.0] + 0.1 * np.random.default_rng(1).normal(size=len(X))
+        est = Ridge(alpha=2.0) if which == "ridge" else BayesianLinearRegression()
+        yd = da.from_array(y, chunks=150)
+        return est.fit(X, y), clone(est).fit(Xd, yd), ["coef_", "intercept_"], 8
+    if which == "pca":
+        return PCA(2).fit(X), PCA(2).fit(Xd), ["components_", "explained_variance_"], 8
+    if which == "gaussian_mixture":
+        params = dict(
+            n_components=3,
+            init_params="random_from_data",
+            means_init=CENTRES,
+            random_state=0,
+            tol=1e-3,
+        )
+        ref, m = GaussianMixture(**params).fit(X), GaussianMixture(**params).fit(Xd)
+        assert m.n_iter_ == ref.n_iter_ > 1
+        return ref, m, ["means_", "covariances_", "lower_bound_"], 8
+    if which == "bernoulli_mixture":
+        B = (X > 2.0).astype(float)
+        Bd = da.from_array(B, chunks=(150, 2)).map_blocks(_killing_copy(counter, 8))
+        params = dict(n_components=2, init_params="random", random_state=0, tol=1e-6)
+        ref, m = BernoulliMixture(**params).fit(B), BernoulliMixture(**params).fit(Bd)
+        assert m.n_iter_ == ref.n_iter_ > 1
+        return ref, m, ["means_", "weights_"], 8
+    if which == "naive_bayes":
+        labels = (X[:, 0] > 3).astype(int) + (X[:, 1] > 3.5)
+        ld = da.from_array(labels, chunks=150)
+        return GaussianNB().fit(X, labels), GaussianNB().fit(Xd, ld), ["theta_", "var_"], 8
+    assert which == "lda"
+    rng = np.random.default_rng(5)
+    beta = rng.dirichlet(np.full(30, 0.05), size=3)
+    C = np.stack([rng.multinomial(25, t @ beta) for t in rng.dirichlet([0.2] * 3, 180)])
+    Cd = da.from_array(C.astype(float), chunks=(30, 30)).map_blocks(_killing_copy(counter, 8))
+    params = dict(n_components=3, max_iter=3, tol=0.0, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        ref = LatentDirichletAllocation(**params).fit(C)
+    with pytest.warns(ConvergenceWarning):
+        m = LatentDirichletAllocation(**params).fit(Cd)
+    return ref, m, ["components_"], 8
+
+
+@pytest.mark.parametrize(
+    "which",
+    [
+        "kmeans",
+        "least_squares",
+        "ridge",
+        "bayesian_ridge",
+        "pca",
+        "gaussian_mixture",
+        "bernoulli_mixture",
+        "naive_bayes",
+        "lda",
+    ],
+)
+def test_worker_killed_mid_fit_gives_the_same_answer(client, tmp_path, which):
+    counter = str(tmp_path / "calls")
+    ref, m, attributes, kill_at = _kill_case(which, counter)
+    for name in attributes:
+        np.testing.assert_allclose(getattr(m, name), getattr(ref, name), rtol=RTOL, atol=0)
+    if which == "kmeans":
+        np.testing.assert_array_equal(m.labels_.compute(), ref.labels_)
     # the kill happened, in the middle of the fit (blocks were computed after it)
-    assert os.path.getsize(counter) > (16 if which == "kmeans" else 14)
+    assert os.path.getsize(counter) > kill_at
 
 
 def test_threaded_scheduler_without_a_client():
