@@ -18,8 +18,9 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
   exponent that the docstrings' complexity statements are checked against).
 
 Each case runs in its own process, so one case's thread pools and caches cannot slow the
-next. A size is skipped once the previous size of that case took longer than ``--budget``
-seconds (times the growth its slope predicts). ``--write`` replaces the sweep section of
+next. A size is skipped once one fit of either side at the previous size took longer than
+``--budget`` seconds, and the number of timed repetitions is set by the slower side.
+``--write`` replaces the sweep section of
 ``benchmarks/RESULTS.md`` with the tables, the machine, the versions and the command.
 
 Cases live in ``benchmarks/_sweep_cases.py`` for the first half of the library; any
@@ -93,15 +94,19 @@ def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bo
     last = 0.0
     for n, d in shapes:
         if last > budget and (n, d) != case.wide:
-            rows.append({"n": n, "d": d, "skipped": f"previous size took {last:.1f} s"})
+            rows.append({"n": n, "d": d, "skipped": f"previous size took {last:.1f} s a fit"})
             continue
         data = case.data(n, d)
         ours, peer = case.ours(*data), case.peer(*data)
         t0 = time.perf_counter()
         ours()
         warm_ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
         peer()
-        repeats = 7 if warm_ours < 0.05 else 5 if warm_ours < 1 else 3 if warm_ours < 10 else 1
+        # the repetitions are set by the slower side, so that a peer that takes minutes at a
+        # size (scikit-learn's FactorAnalysis running to max_iter) does not stall the sweep
+        slower = max(warm_ours, time.perf_counter() - t0)
+        repeats = 7 if slower < 0.05 else 5 if slower < 1 else 3 if slower < 10 else 1
         t_ours, t_peer = [], []
         for _ in range(repeats):
             for fn, acc in ((ours, t_ours), (peer, t_peer)):
@@ -117,7 +122,7 @@ def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bo
             peaks.append(tracemalloc.get_traced_memory()[1])
             tracemalloc.stop()
         mo, mp = statistics.median(t_ours), statistics.median(t_peer)
-        last = mo
+        last = max(mo, mp)
         rows.append(
             {
                 "n": n,
