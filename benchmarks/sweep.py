@@ -9,8 +9,10 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
 
 * the median fit time of ours and of the peer, measured in one process, alternating, after a
   warm-up call, with the BLAS/OpenMP/numba thread count fixed before anything is imported;
-* the peak memory of one fit of each, by ``tracemalloc`` (NumPy reports its allocations to
-  it, so array temporaries are counted; BLAS workspaces are not, for either side);
+* the peak memory of one fit of each: the growth of the resident set (``_memory.py``, in a
+  child process whose ``malloc`` returns every large block to the system, so C and C++
+  allocations of either side count), and the ``tracemalloc`` peak (NumPy reports its
+  allocations to it; a peer's C/C++ allocations and BLAS workspaces are not seen);
 * the first call: the first fit (libraries already imported) in a fresh process whose
   numba cache directory is empty (``NUMBA_CACHE_DIR`` set to a new temporary directory),
   for ours and the peer, at N = 1 000;
@@ -139,6 +141,51 @@ def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bo
     return rows
 
 
+def _memory_in_child(case_name: str, shapes: list) -> list:
+    """Body of the memory child (started with :data:`_memory.MALLOC_ENV`): the peak resident
+    memory of one fit of each side at each shape, after one unmeasured fit of each."""
+    import warnings
+
+    from _memory import peak_rss
+
+    warnings.simplefilter("ignore")
+    case = next(c for c in all_cases() if c.name == case_name)
+    rows = []
+    for n, d in shapes:
+        data = case.data(n, d)
+        ours, peer = case.ours(*data), case.peer(*data)
+        ours()
+        peer()
+        rows.append({"n": n, "d": d, "rss_ours": peak_rss(ours), "rss_peer": peak_rss(peer)})
+    return rows
+
+
+def memory(case_name: str, rows: list) -> None:
+    """Add the resident-memory peaks (``rss_ours``, ``rss_peer``) to the timed ``rows``."""
+    from _memory import MALLOC_ENV
+
+    shapes = [(r["n"], r["d"]) for r in rows if "skipped" not in r]
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep; "
+        f"print(json.dumps(sweep._memory_in_child({case_name!r}, {shapes!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**_thread_env(1), **MALLOC_ENV},
+        capture_output=True,
+        text=True,
+        cwd=HERE,
+    )
+    if out.returncode != 0:
+        print(f"{case_name}: memory child failed:\n{out.stderr[-2000:]}", file=sys.stderr)
+        return
+    peaks = {(m["n"], m["d"]): m for m in json.loads(out.stdout.strip().splitlines()[-1])}
+    for r in rows:
+        m = peaks.get((r["n"], r["d"]))
+        if m is not None:
+            r["rss_ours"], r["rss_peer"] = m["rss_ours"], m["rss_peer"]
+
+
 _FIRST_CALL = """
 import sys, time, warnings
 warnings.simplefilter("ignore")
@@ -214,6 +261,8 @@ def run(args) -> dict:
                 print(f"{case.name} ({threads} threads) failed:\n{out.stderr[-3000:]}")
                 continue
             rows = json.loads(out.stdout.strip().splitlines()[-1])
+            if not args.no_memory and threads == args.threads[0]:
+                memory(case.name, rows)
             entry = {"family": case.family, "rows": rows, "slope": slope(rows)}
             if not args.no_first_call:
                 entry["first_ours"] = first_call(case.name, "ours", threads)
@@ -227,13 +276,24 @@ def _fmt_time(t: float) -> str:
     return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
 
 
+def _rss_ratio(r: dict) -> str | None:
+    a, b = r.get("rss_ours"), r.get("rss_peer")
+    if a is None or b is None:
+        return None
+    # growths below one page are below what the counter resolves
+    return f"{max(a, 4096) / max(b, 4096):.2f}"
+
+
 def _format_case(name: str, threads: int, entry: dict) -> str:
     parts = []
     for r in entry["rows"]:
         if "skipped" in r:
             parts.append(f"{r['n']}x{r['d']}: skipped")
             continue
-        parts.append(f"{r['n']}x{r['d']}: {r['ratio']:.2f}")
+        mem = _rss_ratio(r)
+        parts.append(
+            f"{r['n']}x{r['d']}: {r['ratio']:.2f}" + ("" if mem is None else f" (mem {mem})")
+        )
     return f"{name} [{threads} thr] " + ", ".join(parts)
 
 
@@ -253,7 +313,10 @@ def markdown(results: dict, command: str) -> str:
         f"```bash\n{command}\n```",
         "",
         "Ratio = ours / peer (median fit time, same data, one process, alternating); memory ="
-        " tracemalloc peak of one fit, ours / peer; first call = the first fit at "
+        " peak resident memory of one fit (growth of the process's high-water mark, in a"
+        " child process with glibc's mmap threshold fixed, see `_memory.py`), ours / peer;"
+        " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
+        " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
         "our time in N from 1e3 up.",
     ]
@@ -261,10 +324,10 @@ def markdown(results: dict, command: str) -> str:
     for family in families:
         lines += ["", f"### {family}", ""]
         lines.append(
-            "| case | threads | N x D | ours | peer | ratio | memory ratio | first call ours / "
-            "peer | slope |"
+            "| case | threads | N x D | ours | peer | ratio | memory ratio | traced ratio | "
+            "first call ours / peer | slope |"
         )
-        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for (name, threads), e in results.items():
             if e["family"] != family:
                 continue
@@ -276,12 +339,13 @@ def markdown(results: dict, command: str) -> str:
                 head = f"| {name} | {threads} | {r['n']}x{r['d']} |"
                 tail = f" {fc} | {sl} |" if i == 0 else " | |"
                 if "skipped" in r:
-                    lines.append(f"{head} skipped ({r['skipped']}) | | | |{tail}")
+                    lines.append(f"{head} skipped ({r['skipped']}) | | | | |{tail}")
                     continue
-                mem = r["mem_ours"] / max(r["mem_peer"], 1)
+                traced = r["mem_ours"] / max(r["mem_peer"], 1)
+                rss = _rss_ratio(r) or "-"
                 lines.append(
                     f"{head} {_fmt_time(r['ours'])} | {_fmt_time(r['peer'])} | "
-                    f"{r['ratio']:.2f} | {mem:.2f} |{tail}"
+                    f"{r['ratio']:.2f} | {rss} | {traced:.2f} |{tail}"
                 )
     lines.append(END)
     return "\n".join(lines)
@@ -307,6 +371,9 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=20.0)
     parser.add_argument("--no-wide", action="store_true")
     parser.add_argument("--no-first-call", action="store_true")
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the resident-memory child process"
+    )
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)

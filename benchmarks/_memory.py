@@ -1,0 +1,50 @@
+"""Peak resident memory of one call, as the operating system counts it.
+
+``tracemalloc`` sees only the allocations that go through Python's allocator (NumPy reports
+its arrays to it); memory that a peer allocates in C or C++ (liblinear's copy of the data,
+scikit-learn's Cython trees) is invisible to it, so a ratio of traced peaks can flatter the
+peer by orders of magnitude. :func:`peak_rss` measures the growth of the process's resident
+set instead: Linux's high-water mark ``VmHWM`` is reset through ``/proc/self/clear_refs``
+before the call and read after it.
+
+glibc's ``malloc`` keeps freed heap memory and raises its mmap threshold after each large
+free, so a later call can reuse pages that are already resident and look cheaper than it is.
+The sweep runs these measurements in a child process started with ``MALLOC_MMAP_THRESHOLD_``
+fixed (:data:`MALLOC_ENV`): every allocation of 128 KiB or more is then its own mapping,
+returned to the system when freed, so each call's peak counts the memory it touched.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
+
+
+def _status_bytes(key: str) -> int | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def peak_rss(fn: Callable[[], object]) -> int | None:
+    """Bytes by which the resident set's peak during ``fn()`` exceeds the resident set
+    before it, or ``None`` where the system cannot reset the high-water mark."""
+    gc.collect()
+    before = _status_bytes("VmRSS:")
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return None
+    fn()
+    after = _status_bytes("VmHWM:")
+    if before is None or after is None:
+        return None
+    return max(after - before, 0)
