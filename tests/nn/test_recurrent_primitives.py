@@ -430,3 +430,8 @@ def test_bad_biases_and_states_raise(rng):
     r = _params("rnn", rng)
     with pytest.raises(ValueError, match=r"rnn: b must have shape \(3,\)"):
         ad.rnn(x, r["w_ih"], r["w_hh"], np.zeros(4))
+    with pytest.raises(ValueError, match=r"H >= 1"):
+        ad.lstm(x, np.zeros((0, 4)), np.zeros((0, 0)), np.zeros(0))
+    for empty in [(0, 5, 4), (3, 0, 4)]:
+        with pytest.raises(ValueError, match="at least one sequence, one step"):
+            ad.rnn(np.zeros(empty), r["w_ih"], r["w_hh"], r["b"])

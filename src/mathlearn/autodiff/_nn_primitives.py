@@ -495,7 +495,16 @@ def _check_recurrent(x, w_ih, w_hh, n_gates, name, biases=()):
             f"{name} expects a batch of sequences of shape (N, T, D); got an array of rank "
             f"{np.ndim(x)}."
         )
+    if min(np.shape(x)) < 1:
+        raise ValueError(
+            f"{name} needs at least one sequence, one step and one feature; got a batch of "
+            f"shape (N, T, D) = {np.shape(x)}."
+        )
     hidden = np.shape(w_hh)[0] // n_gates
+    if hidden < 1:
+        raise ValueError(
+            f"{name}: W_hh must have shape ({n_gates} H, H) with H >= 1, got {np.shape(w_hh)}."
+        )
     if np.shape(w_hh) != (n_gates * hidden, hidden):
         raise ValueError(
             f"{name}: W_hh must have shape {(n_gates * hidden, hidden)}, got {np.shape(w_hh)}."
