@@ -51,8 +51,10 @@
 /* With GCC on x86-64, each exported kernel is also compiled for AVX2 and AVX-512 (8 and 16
  * floats per vector instead of SSE2's 4) and the loader picks the version the processor
  * supports, at the first call; without contraction into fused multiply-adds (ISO C mode),
- * every version rounds alike. Other compilers and processors get the baseline version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+ * every version rounds alike (tests/nn/test_rnn_builds.py). Other compilers and processors
+ * get the baseline version, and so does a build with -DML_NO_CLONES. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(ML_NO_CLONES)
 #define ML_KERNEL ML_EXPORT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define ML_KERNEL ML_EXPORT
