@@ -30,6 +30,18 @@ def _blas_threads() -> int:
     return max(counts) if counts else 1
 
 
+def _blas_kernels() -> str:
+    """The kernel family each loaded BLAS picked for this processor (OpenBLAS's core type):
+    on a processor with AVX-512 an AVX2 family halves the products' speed, which PyTorch's
+    own kernels do not share."""
+    from threadpoolctl import threadpool_info
+
+    names = {
+        i.get("architecture") or "?" for i in threadpool_info() if i.get("user_api") == "blas"
+    }
+    return ", ".join(sorted(names))
+
+
 def _conv_case(torch, batch, c_in, c_out, size, label):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, c_in, size, size)).astype(np.float32)
@@ -142,7 +154,11 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     threads = _blas_threads()
-    print(f"(NumPy BLAS threads = torch threads = {threads}; torch {torch.__version__})")
+    print(
+        f"(NumPy BLAS threads = torch threads = {threads}; torch {torch.__version__}, "
+        f"CPU capability {torch.backends.cpu.get_cpu_capability()}; BLAS kernels "
+        f"{_blas_kernels()})"
+    )
     _run(torch, threads, f"{threads} threads")
     with threadpool_limits(limits=1, user_api="blas"):
         _run(torch, 1, "1 thread")

@@ -288,3 +288,79 @@ def test_against_pytorch_same_weights():
     net.eval()
     tnet.eval()
     np.testing.assert_allclose(net(X), tnet(torch.from_numpy(X)).detach().numpy(), rtol=1e-10)
+
+
+def test_batchnorm2d_train_and_eval():
+    """Images: statistics per channel over (N, H, W), against the closed form; the gradient
+    through the batch statistics against central differences; PyTorch where installed."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(2.0, 3.0, size=(3, 2, 4, 5))
+    bn = nn.BatchNorm2d(2, momentum=0.5, dtype=np.float64)
+    bn.load_parameters({"weight": np.array([1.5, -0.5]), "bias": np.array([0.25, 1.0])})
+    y = bn(X)
+    mean = X.mean(axis=(0, 2, 3), keepdims=True)
+    var = X.var(axis=(0, 2, 3), keepdims=True)
+    gamma, beta = bn.weight[None, :, None, None], bn.bias[None, :, None, None]
+    np.testing.assert_allclose(y, (X - mean) / np.sqrt(var + 1e-5) * gamma + beta, rtol=1e-12)
+    count = 3 * 4 * 5
+    np.testing.assert_allclose(bn.running_mean, 0.5 * mean.ravel(), rtol=1e-12)
+    np.testing.assert_allclose(
+        bn.running_var, 0.5 + 0.5 * var.ravel() * count / (count - 1), rtol=1e-12
+    )
+    c = rng.standard_normal(X.shape)
+    res = ad.check_grad(lambda t: ad.sum(c * bn(t)), X, rtol=RTOL)
+    assert res.ok, str(res)
+    bn.eval()
+    rm = bn.running_mean[None, :, None, None]
+    rv = bn.running_var[None, :, None, None]
+    np.testing.assert_allclose(bn(X), (X - rm) / np.sqrt(rv + 1e-5) * gamma + beta, rtol=1e-12)
+    with pytest.raises(ValueError, match="4 axes with 2 channels"):
+        bn(X[:, :, 0])
+    torch = pytest.importorskip("torch")
+    tbn = torch.nn.BatchNorm2d(2, momentum=0.5).double()
+    ours = nn.BatchNorm2d(2, momentum=0.5, dtype=np.float64)
+    with torch.no_grad():
+        tbn.weight.copy_(torch.tensor([1.5, -0.5]))
+        tbn.bias.copy_(torch.tensor([0.25, 1.0]))
+    ours.load_parameters({"weight": np.array([1.5, -0.5]), "bias": np.array([0.25, 1.0])})
+    tx = torch.tensor(X, requires_grad=True)
+    (tbn(tx) * torch.from_numpy(c)).sum().backward()
+    g = ad.grad(lambda t: ad.sum(c * ours(t)))(X)
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.running_var, tbn.running_var.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.running_mean, tbn.running_mean.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name", ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout"]
+)
+def test_parameterless_layers_match_torch(name):
+    """Values and input gradients against PyTorch's modules (Dropout: evaluation mode, where
+    it is the identity)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 3, 5)) * 3.0
+    c = rng.standard_normal(x.shape if name != "Flatten" else (4, 15))
+    ours = getattr(nn, name)() if name != "Dropout" else nn.Dropout(0.4).eval()
+    theirs = getattr(torch.nn, name)(**({"dim": -1} if "Softmax" in name else {}))
+    if name == "Dropout":
+        theirs = torch.nn.Dropout(0.4).eval()
+    tx = torch.tensor(x, requires_grad=True)
+    ty = theirs(tx)
+    (ty * torch.from_numpy(c)).sum().backward()
+    np.testing.assert_allclose(ours(x), ty.detach().numpy(), rtol=1e-13, atol=1e-15)
+    g = ad.grad(lambda t: ad.sum(c * ours(t)))(x)
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_embedding_matches_torch():
+    torch = pytest.importorskip("torch")
+    emb = nn.Embedding(6, 3, dtype=np.float64, random_state=0)
+    temb = torch.nn.Embedding(6, 3).double()
+    with torch.no_grad():
+        temb.weight.copy_(torch.from_numpy(emb.weight))
+    ids = np.array([[0, 5, 5], [2, 0, 1]])
+    c = np.random.default_rng(9).standard_normal((2, 3, 3))
+    (temb(torch.from_numpy(ids)) * torch.from_numpy(c)).sum().backward()
+    g = ad.grad(lambda p: ad.sum(c * nn.functional_call(emb, p, ids)))(emb.parameters())
+    np.testing.assert_allclose(g["weight"], temb.weight.grad.numpy(), rtol=1e-14)

@@ -338,3 +338,100 @@ def test_split_batch_works_in_a_forked_child(rng, split_small_batches):
 def _rnn_two_threads(x, w, u, b):
     with threadpool_limits(limits=2, user_api="blas"):
         return ad.rnn(x, w, u, b)[1]
+
+
+def test_compiled_route_is_taken_where_built():
+    # The float32 tests above compare the compiled route only if it is really taken: it needs
+    # the kernels and SciPy's exported sgemm.
+    if _ext.load("_rnn") is None:
+        pytest.skip("mathlearn._ext._rnn is not built")
+    assert _nn_primitives._compiled(np.dtype(np.float32)) is not None
+    assert _nn_primitives._compiled(np.dtype(np.float64)) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", KINDS)
+def test_interleaved_graphs_keep_their_own_arrays(rng, kind, dtype, split_small_batches):
+    # The large arrays are reused from call to call: a forward pass's saved arrays must stay
+    # its own while its graph lives, whatever other passes run in between.
+    n, t = 40, 6
+    p = {k: v.astype(dtype) for k, v in _params(kind, rng, n=n).items()}
+    xs = [rng.standard_normal((n, t, 4)).astype(dtype) for _ in range(2)]
+    seeds = [rng.standard_normal((n, t, 3)).astype(dtype) for _ in range(2)]
+
+    def loss(x, s):
+        return lambda q: ad.sum(_call(kind, x, q)[0] * s)
+
+    alone = [ad.value_and_grad(loss(x, s))(p) for x, s in zip(xs, seeds, strict=True)]
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            leaves = [{k: ad.Tensor(v, requires_grad=True) for k, v in p.items()} for _ in xs]
+            values = [loss(x, s)(q) for x, s, q in zip(xs, seeds, leaves, strict=True)]
+            # Both graphs alive; backward in the reverse order of the forward passes.
+            grads = [ad.backward(v) for v in reversed(values)][::-1]
+        for (value, ref), v, q, g in zip(alone, values, leaves, grads, strict=True):
+            np.testing.assert_allclose(v.value, value, rtol=tol)
+            for k in ref:
+                got = g[id(q[k])][1]
+                np.testing.assert_allclose(got, ref[k], rtol=0, atol=tol * np.abs(ref[k]).max())
+
+
+def test_workspace_reuses_buffers_within_its_limit():
+    ws = _nn_primitives._Workspace(limit=1000)
+    a = ws.take((10, 20), np.float32)  # 800 bytes
+    ws.give([a])
+    b = ws.take((20, 10), np.float32)
+    assert b.base is a.base  # the same buffer, reshaped
+    ws.give([b, np.empty(50)])  # an array not taken here is ignored
+    c = ws.take((25,), np.float64)  # 200 bytes: a new buffer
+    ws.give([c])  # 800 + 200 bytes kept
+    d = ws.take((100,), np.float64)  # 800 bytes: the first one again
+    assert d.base is a.base
+    ws.give([d])
+    e = ws.take((2, 1000), np.uint8)  # more than the limit: never kept
+    ws.give([e])
+    assert ws._bytes == 1000
+    f = ws.take((300,), np.float32)  # 1200 bytes, also over the limit
+    ws.give([f])
+    assert ws._bytes == 1000
+    g = ws.take((25,), np.float32)  # 100 bytes: given back, it evicts the oldest (c)
+    ws.give([g])
+    assert ws._bytes == 900
+    assert ws.take((50,), np.float32).base is not c.base
+    assert ws.take((200,), np.float32).base is a.base
+
+
+def test_saved_arrays_go_back_when_the_graph_is_dropped(rng):
+    ws = _nn_primitives._WORKSPACE
+    p = {k: v.astype(np.float32) for k, v in _params("lstm", rng, n=8).items()}
+    x = rng.standard_normal((8, 5, 4)).astype(np.float32)
+    ad.grad(lambda q: ad.sum(_call("lstm", x, q)[0]))(p)
+    kept = ws._bytes
+    q = {k: ad.Tensor(v, requires_grad=True) for k, v in p.items()}
+    out = _call("lstm", x, q)[0]  # saved arrays taken from the workspace, held by the graph
+    assert ws._bytes < kept
+    del out, q
+    assert ws._bytes == kept
+
+
+def test_bad_biases_and_states_raise(rng):
+    p = _params("lstm", rng)
+    x = np.zeros((3, 5, 4))
+    with pytest.raises(ValueError, match=r"lstm: b must have shape \(12,\)"):
+        ad.lstm(x, p["w_ih"], p["w_hh"], p["b"][:-1])
+    with pytest.raises(ValueError, match=r"h0 must have shape \(N, H\) = \(3, 3\)"):
+        ad.lstm(x, p["w_ih"], p["w_hh"], p["b"], h0=np.zeros(3))
+    with pytest.raises(ValueError, match=r"c0 must have shape"):
+        ad.lstm(x, p["w_ih"], p["w_hh"], p["b"], c0=np.zeros((2, 3)))
+    q = _params("gru", rng)
+    with pytest.raises(ValueError, match=r"gru: b_hh must have shape \(9,\)"):
+        ad.gru(x, q["w_ih"], q["w_hh"], q["b"], q["b_hh"][None])
+    r = _params("rnn", rng)
+    with pytest.raises(ValueError, match=r"rnn: b must have shape \(3,\)"):
+        ad.rnn(x, r["w_ih"], r["w_hh"], np.zeros(4))
+    with pytest.raises(ValueError, match=r"H >= 1"):
+        ad.lstm(x, np.zeros((0, 4)), np.zeros((0, 0)), np.zeros(0))
+    for empty in [(0, 5, 4), (3, 0, 4)]:
+        with pytest.raises(ValueError, match="at least one sequence, one step"):
+            ad.rnn(np.zeros(empty), r["w_ih"], r["w_hh"], r["b"])

@@ -73,6 +73,24 @@ def test_weight_decay_converges_to_the_ridge_solution():
     assert trainer.history["loss"][-1] == pytest.approx(final, rel=1e-8)
 
 
+@pytest.mark.parametrize("flat", [False, True])
+def test_trainer_follows_a_learning_rate_schedule(flat):
+    # optim's schedules drive the Trainer's steps: full-batch SGD with exponential decay
+    # against the update w <- w - gamma_t grad, grad of mean ||X w^T + b - y||^2 written out.
+    X, y, _, _ = _teacher(30, seed=4)
+    net = nn.Linear(3, 1, dtype=np.float64, random_state=0)
+    W, b = net.weight.copy(), net.bias.copy()
+    schedule = optim.exponential_decay(0.2, 0.5, transition_steps=1)
+    trainer = nn.Trainer(net, nn.mse_loss, optim.sgd(schedule), batch_size=None, flat=flat)
+    trainer.fit(X, y[:, None], epochs=4)
+    for t in range(4):
+        r = X @ W.T + b - y[:, None]
+        gW, gb = 2 / len(X) * r.T @ X, 2 / len(X) * r.sum(0)
+        W, b = W - 0.2 * 0.5**t * gW, b - 0.2 * 0.5**t * gb
+    np.testing.assert_allclose(net.weight, W, rtol=1e-12)
+    np.testing.assert_allclose(net.bias, b, rtol=1e-12)
+
+
 def test_gradient_clipping_bounds_the_step():
     X, y, _, _ = _teacher()
     net = nn.Linear(3, 1, dtype=np.float64, random_state=0)
@@ -175,6 +193,16 @@ def test_progress_bar(capsys):
         nn.Linear(3, 1), nn.mse_loss, X, y[:, None], epochs=2, progress=True, random_state=0
     )
     assert "training" in capsys.readouterr().err
+
+
+def test_progress_bar_without_tqdm_names_the_package(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    X, y, _, _ = _teacher(8)
+    with pytest.raises(ImportError, match="progress=True needs tqdm"):
+        nn.fit_module(nn.Linear(3, 1), nn.mse_loss, X, y[:, None], epochs=2, progress=True)
 
 
 def test_rprop_rule_against_plain_numpy():

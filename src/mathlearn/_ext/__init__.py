@@ -35,7 +35,7 @@ ABI_VERSIONS = {
     "_kmeans": 1,
     "_nmf": 1,
     "_refine": 1,
-    "_rnn": 1,
+    "_rnn": 2,
     "_sgdmf": 3,
     "_smo": 1,
 }

@@ -1,8 +1,12 @@
-/* Pointwise steps of the recurrent cells in float32 (see mathlearn/autodiff/_nn_primitives.py).
+/* The recurrences of the LSTM, GRU and Elman cells in float32, forward and back (see
+ * mathlearn/autodiff/_nn_primitives.py).
  *
- * The matrix products of a recurrence stay with NumPy's BLAS; what is here is the
- * elementwise part of one time step, fused into one pass over the batch: the gate
- * nonlinearities, the cell update and, going back, the pre-activation gradients.
+ * One call runs every time step of a block of sequences: per step, the recurrent matrix
+ * product through the sgemm that the caller passes (SciPy's BLAS, on one thread) and one
+ * fused pass over the rows for the elementwise part (the gate nonlinearities, the cell
+ * update and, going back, the pre-activation gradients). A Python thread running a block
+ * thus makes one foreign call for the whole sequence, without the interpreter lock, and
+ * the threads of a split batch never wait for each other.
  *
  * tanh and exp are computed here, in float32, by formulas that the compiler can vectorise
  * (no call into the maths library, no branch), since the library's scalar float32 tanh
@@ -44,17 +48,27 @@
 #define restrict __restrict
 #endif
 
-/* With GCC on x86-64, each exported kernel is also compiled for AVX2 (8 floats per vector
- * instead of SSE2's 4) and the loader picks the version the processor supports, at the first
- * call; without contraction into fused multiply-adds (ISO C mode), both versions round
- * alike. Other compilers and processors get the baseline version only. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define ML_KERNEL ML_EXPORT __attribute__((target_clones("avx2", "default")))
+/* With GCC on x86-64, each exported kernel is also compiled for AVX2 and AVX-512 (8 and 16
+ * floats per vector instead of SSE2's 4) and the loader picks the version the processor
+ * supports, at the first call; without contraction into fused multiply-adds (ISO C mode),
+ * every version rounds alike (tests/nn/test_rnn_builds.py). Other compilers and processors
+ * get the baseline version, and so does a build with -DML_NO_CLONES. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(ML_NO_CLONES)
+#define ML_KERNEL ML_EXPORT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define ML_KERNEL ML_EXPORT
 #endif
 
-ML_EXPORT int rnn_abi_version(void) { return 1; }
+/* The row functions below are inlined into each exported kernel, so that every clone
+ * compiles them for its own target (a call would run the baseline version). */
+#if defined(__GNUC__)
+#define ML_ROW static inline __attribute__((always_inline))
+#else
+#define ML_ROW static inline
+#endif
+
+ML_EXPORT int rnn_abi_version(void) { return 2; }
 
 static inline float exp_neg(float y) {
     /* exp(y) for -80 <= y <= 0. */
@@ -102,12 +116,41 @@ ML_KERNEL void rnn_tanh_f32(int64_t len, const float *a, float *out) {
     for (int64_t j = 0; j < len; ++j) out[j] = tanh32(a[j]);
 }
 
-/* The cell update of one row: c = f c_prev + i g, tc = tanh(c), h = o tc. (Each row's
- * loops take restrict pointers, which is what lets the compiler vectorise them.) */
-static void lstm_cell_row(int64_t h, const float *restrict ig, const float *restrict fg,
-                          const float *restrict og, const float *restrict gg,
+/* C = beta C + alpha op(A) op(B), column-major, 32-bit integers: the Fortran interface that
+ * SciPy exports in scipy.linalg.cython_blas. */
+typedef void (*sgemm_fn)(char *transa, char *transb, int *m, int *n, int *k, float *alpha,
+                         float *a, int *lda, float *b, int *ldb, float *beta, float *c,
+                         int *ldc);
+
+/* Row-major C (rows x cols, leading dimension ldc) = beta C + A (rows x inner) B (inner x
+ * cols): the column-major BLAS computes C^T = B^T A^T, so B is its left factor. */
+static void matmul(sgemm_fn gemm, int64_t rows, int64_t cols, int64_t inner, const float *a,
+                   int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                   int64_t ldc) {
+    char no = 'N';
+    int m = (int)cols, n = (int)rows, k = (int)inner;
+    int la = (int)ldb, lb = (int)lda, lc = (int)ldc;
+    float one = 1.0f;
+    gemm(&no, &no, &m, &n, &k, &one, (float *)b, &la, (float *)a, &lb, &beta, c, &lc);
+}
+
+/* A block of n rows (sequences) runs every step of its recurrence in one call, with no
+ * interpreter in the loop: per step one sgemm (the BLAS pointer passed by the caller, which
+ * runs it on one thread) and one pass over the rows for the pointwise part. Arrays are
+ * time-major and contiguous per block: a[k] is the n x width slab of step k. A mask (t x n,
+ * 1 on real steps, 0 on the padding after a sequence's end) may be NULL; a padded step
+ * carries the state unchanged and, going back, passes its gradients through unchanged with
+ * zero pre-activation gradients. */
+
+/* The LSTM's gates of one row in place, order [i, f, o, g]: activations of the
+ * pre-activations gates + b (sigmoid ones halved); then c = f c_prev + i g, tc = tanh(c),
+ * h_out = o tc. */
+ML_ROW void lstm_cell_row(int64_t h, float *restrict gates, const float *restrict b,
                           const float *restrict cp, float *restrict c, float *restrict tc,
                           float *restrict h_out) {
+    for (int64_t j = 0; j < 3 * h; ++j) gates[j] = 0.5f + 0.5f * tanh32(gates[j] + b[j]);
+    for (int64_t j = 3 * h; j < 4 * h; ++j) gates[j] = tanh32(gates[j] + b[j]);
+    const float *ig = gates, *fg = gates + h, *og = gates + 2 * h, *gg = gates + 3 * h;
     for (int64_t j = 0; j < h; ++j) {
         float cj = fg[j] * cp[j] + ig[j] * gg[j];
         c[j] = cj;
@@ -117,28 +160,33 @@ static void lstm_cell_row(int64_t h, const float *restrict ig, const float *rest
     }
 }
 
-static void lstm_gates_row(int64_t h, const float *restrict a, const float *restrict b,
-                           float *restrict gates) {
-    for (int64_t j = 0; j < 3 * h; ++j) gates[j] = 0.5f + 0.5f * tanh32(a[j] + b[j]);
-    for (int64_t j = 3 * h; j < 4 * h; ++j) gates[j] = tanh32(a[j] + b[j]);
-}
-
-/* One LSTM step for n rows, gates in the order [i, f, o, g], pre-activations a + b (both
- * n x 4h: the recurrent product and the input projection; the sigmoid gates' halved) ->
- * gates (activations), c = f c_prev + i g, tc = tanh(c), h_out = o tc. */
-ML_KERNEL void rnn_lstm_forward_f32(int64_t n, int64_t h, const float *a, const float *b,
-                                    const float *c_prev, float *gates, float *c, float *tc,
-                                    float *h_out) {
-    int64_t g4 = 4 * h;
-    for (int64_t row = 0; row < n; ++row) {
-        float *gr = gates + row * g4;
-        lstm_gates_row(h, a + row * g4, b + row * g4, gr);
-        lstm_cell_row(h, gr, gr + h, gr + 2 * h, gr + 3 * h, c_prev + row * h, c + row * h,
-                      tc + row * h, h_out + row * h);
+/* LSTM forward over t steps: gates (t x n x 4h) holds on entry the input projection
+ * x_k W_in and receives the activations of that + h_{k-1} W_hh^T + b; hs, cs
+ * (t + 1 x n x h) hold h_0, c_0 in their first slab and receive the states; tcs
+ * (t x n x h) tanh(c_k). whh_t (h x 4h), W_in and b are permuted to the order
+ * [i, f, o, g], their sigmoid rows halved. */
+ML_KERNEL void rnn_lstm_forward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                        const float *whh_t, const float *b, float *gates,
+                                        float *hs, float *cs, float *tcs, const float *mask) {
+    int64_t g4 = 4 * h, sh = n * h;
+    for (int64_t k = 0; k < t; ++k) {
+        float *gk = gates + k * n * g4;
+        const float *hp = hs + k * sh, *cp = cs + k * sh;
+        float *hn = hs + (k + 1) * sh, *cn = cs + (k + 1) * sh, *tk = tcs + k * sh;
+        matmul(gemm, n, g4, h, hp, h, whh_t, g4, 1.0f, gk, g4);
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memcpy(hn + o, hp + o, (size_t)h * sizeof(float));
+                memcpy(cn + o, cp + o, (size_t)h * sizeof(float));
+                continue;
+            }
+            lstm_cell_row(h, gk + row * g4, b, cp + o, cn + o, tk + o, hn + o);
+        }
     }
 }
 
-static void lstm_back_row(int64_t h, const float *restrict ig, const float *restrict fg,
+ML_ROW void lstm_back_row(int64_t h, const float *restrict ig, const float *restrict fg,
                           const float *restrict og, const float *restrict gg,
                           const float *restrict dh, const float *restrict cp,
                           const float *restrict tc, float *restrict dc, float *restrict da_i,
@@ -154,56 +202,186 @@ static void lstm_back_row(int64_t h, const float *restrict ig, const float *rest
     }
 }
 
-/* One LSTM step back: given dh (the gradient on h_t, n x h) and dc (on c_t), writes the
- * pre-activation gradients da (n x 4h, order [i, f, o, g], with respect to the unhalved
- * pre-activations) and replaces dc by the gradient on c_{t-1}:
- * dc_t = dc + dh o (1 - tanh^2 c_t); da_i = dc_t g i (1 - i); da_f = dc_t c_{t-1} f (1 - f);
- * da_o = dh tanh(c_t) o (1 - o); da_g = dc_t i (1 - g^2); dc_{t-1} = dc_t f. */
-ML_KERNEL void rnn_lstm_backward_f32(int64_t n, int64_t h, const float *dh, float *dc,
-                                     const float *gates, const float *c_prev, const float *tc,
-                                     float *da) {
-    int64_t g4 = 4 * h;
-    for (int64_t row = 0; row < n; ++row) {
-        const float *gr = gates + row * g4;
-        float *dr = da + row * g4;
-        lstm_back_row(h, gr, gr + h, gr + 2 * h, gr + 3 * h, dh + row * h, c_prev + row * h,
-                      tc + row * h, dc + row * h, dr, dr + h, dr + 2 * h, dr + 3 * h);
+ML_ROW void add_row(int64_t h, float *restrict y, const float *restrict x) {
+    for (int64_t j = 0; j < h; ++j) y[j] += x[j];
+}
+
+/* LSTM backward through time over the block's t steps. dh, dc (n x h) hold on entry the
+ * gradients on h_t, c_t and receive those on h_0, c_0; dy (the gradient on the output of
+ * step k, rows of h floats) is at dy + k dy_step; da (t x n x 4h) receives the gradients
+ * with respect to the (unhalved) pre-activations, order [i, f, o, g]; w_hh (4h x h) is
+ * W_hh in that order. Per step: dh_k = dh + dy_k, dc_t = dc + dh_k o (1 - tanh^2 c_t),
+ * da_i = dc_t g i (1 - i), da_f = dc_t c_{t-1} f (1 - f), da_o = dh_k tanh(c_t) o (1 - o),
+ * da_g = dc_t i (1 - g^2), dc <- dc_t f, dh <- da W_hh. */
+ML_KERNEL void rnn_lstm_backward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                         const float *w_hh, const float *gates, const float *cs,
+                                         const float *tcs, const float *dy, int64_t dy_step,
+                                         const float *mask, float *dh, float *dc, float *da) {
+    int64_t g4 = 4 * h, sh = n * h;
+    for (int64_t k = t - 1; k >= 0; --k) {
+        const float *gk = gates + k * n * g4, *cp = cs + k * sh, *tk = tcs + k * sh;
+        const float *dyk = dy + k * dy_step;
+        float *dak = da + k * n * g4;
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            float *dr = dak + row * g4;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memset(dr, 0, (size_t)g4 * sizeof(float));
+                continue;
+            }
+            const float *gr = gk + row * g4;
+            add_row(h, dh + o, dyk + o);
+            lstm_back_row(h, gr, gr + h, gr + 2 * h, gr + 3 * h, dh + o, cp + o, tk + o,
+                          dc + o, dr, dr + h, dr + 2 * h, dr + 3 * h);
+            /* A padded row keeps dh (added to below); a real one is replaced. */
+            if (mask != NULL) memset(dh + o, 0, (size_t)h * sizeof(float));
+        }
+        matmul(gemm, n, h, g4, dak, g4, w_hh, h, mask != NULL ? 1.0f : 0.0f, dh, h);
     }
 }
 
-static void gru_gates_row(int64_t h, const float *restrict a, const float *restrict hh,
-                          const float *restrict b_hh, float *restrict gates) {
+/* The GRU's step for one row, gates [r, z, n]: on entry gates holds the input product
+ * x W_ih^T, hh the recurrent one h W_hh^T; with a = x W_ih^T + b_ih, [r, z] =
+ * s(a + hh + b_hh) (as (1 + tanh(x / 2)) / 2), hhn = hh_n + b_hn, n = tanh(a_n + r hhn),
+ * h_out = n + z (h_prev - n). */
+ML_ROW void gru_row(int64_t h, float *restrict gates, const float *restrict b_ih,
+                    const float *restrict hh, const float *restrict b_hh,
+                    const float *restrict hp, float *restrict hhn, float *restrict h_out) {
     for (int64_t j = 0; j < 2 * h; ++j)
-        gates[j] = 0.5f + 0.5f * tanh32(0.5f * (a[j] + (hh[j] + b_hh[j])));
-}
-
-static void gru_new_row(int64_t h, const float *restrict an, const float *restrict hn,
-                        const float *restrict b_hn, const float *restrict r,
-                        const float *restrict z, const float *restrict hp,
-                        float *restrict nn, float *restrict hhn, float *restrict h_out) {
+        gates[j] = 0.5f + 0.5f * tanh32(0.5f * ((gates[j] + b_ih[j]) + (hh[j] + b_hh[j])));
+    const float *r = gates, *z = gates + h;
+    float *nn = gates + 2 * h;
+    const float *hn = hh + 2 * h, *bn = b_hh + 2 * h, *bi = b_ih + 2 * h;
     for (int64_t j = 0; j < h; ++j) {
-        float hnj = hn[j] + b_hn[j];
+        float hnj = hn[j] + bn[j];
         hhn[j] = hnj;
-        float nj = tanh32(an[j] + r[j] * hnj);
+        float nj = tanh32((nn[j] + bi[j]) + r[j] * hnj);
         nn[j] = nj;
         h_out[j] = nj + z[j] * (hp[j] - nj);
     }
 }
 
-/* One GRU step for n rows, gates [r, z, n]: a (n x 3h, input side x W_ih^T + b_ih),
- * hh (n x 3h, recurrent product h W_hh^T), b_hh (3h) -> gates (activations),
- * hhn = hh_n + b_hn, and h_out = n + z (h_prev - n) with n = tanh(a_n + r hhn),
- * [r, z] = s(a + hh + b_hh) (as (1 + tanh(x / 2)) / 2). */
-ML_KERNEL void rnn_gru_forward_f32(int64_t n, int64_t h, const float *a, const float *hh,
-                                   const float *b_hh, const float *h_prev, float *gates,
-                                   float *hhn, float *h_out) {
-    int64_t g3 = 3 * h;
-    for (int64_t row = 0; row < n; ++row) {
-        const float *ar = a + row * g3;
-        const float *hr = hh + row * g3;
-        float *gr = gates + row * g3;
-        gru_gates_row(h, ar, hr, b_hh, gr);
-        gru_new_row(h, ar + 2 * h, hr + 2 * h, b_hh + 2 * h, gr, gr + h, h_prev + row * h,
-                    gr + 2 * h, hhn + row * h, h_out + row * h);
+/* GRU forward over t steps: gates (t x n x 3h) holds on entry x_k W_ih^T and receives
+ * the activations; hhn (t x n x h) receives h W_hn^T + b_hn (needed going back); hs
+ * (t + 1 x n x h) holds h_0 and receives the states; whh_t (h x 3h) is W_hh^T; work holds
+ * n x 3h floats. */
+ML_KERNEL void rnn_gru_forward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                       const float *whh_t, const float *b_ih,
+                                       const float *b_hh, float *gates, float *hhn, float *hs,
+                                       const float *mask, float *work) {
+    int64_t g3 = 3 * h, sh = n * h;
+    for (int64_t k = 0; k < t; ++k) {
+        float *gk = gates + k * n * g3, *nk = hhn + k * sh;
+        const float *hp = hs + k * sh;
+        float *hn = hs + (k + 1) * sh;
+        matmul(gemm, n, g3, h, hp, h, whh_t, g3, 0.0f, work, g3);
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memcpy(hn + o, hp + o, (size_t)h * sizeof(float));
+                continue;
+            }
+            gru_row(h, gk + row * g3, b_ih, work + row * g3, b_hh, hp + o, nk + o, hn + o);
+        }
+    }
+}
+
+/* One GRU row back: with dh the gradient on h_k (dy added), da_n = dh (1 - z) (1 - n^2);
+ * input side dx = [da_n hhn r (1 - r), dh (h_prev - n) z (1 - z), da_n], recurrent side
+ * dhh = [the same two, da_n r]; dh <- dh z (the direct path; dhh W_hh is added after). */
+ML_ROW void gru_back_row(int64_t h, const float *restrict gates, const float *restrict hhn,
+                         const float *restrict hp, float *restrict dh, float *restrict dx,
+                         float *restrict dhh) {
+    const float *r = gates, *z = gates + h, *nn = gates + 2 * h;
+    for (int64_t j = 0; j < h; ++j) {
+        float d = dh[j];
+        float dan = d * (1.0f - z[j]) * (1.0f - nn[j] * nn[j]);
+        float dar = dan * hhn[j] * (r[j] * (1.0f - r[j]));
+        float daz = d * (hp[j] - nn[j]) * (z[j] * (1.0f - z[j]));
+        dx[j] = dar;
+        dx[h + j] = daz;
+        dx[2 * h + j] = dan;
+        dhh[j] = dar;
+        dhh[h + j] = daz;
+        dhh[2 * h + j] = dan * r[j];
+        dh[j] = d * z[j];
+    }
+}
+
+/* GRU backward through time: dh (n x h) holds the gradient on h_t and receives that on
+ * h_0; dy as for the LSTM; dxa, dha (t x n x 3h) receive the pre-activation gradients on
+ * the input and on the recurrent side; w_hh (3h x h). dh <- dh z + dha_k W_hh per step. */
+ML_KERNEL void rnn_gru_backward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                        const float *w_hh, const float *gates,
+                                        const float *hhn, const float *hs, const float *dy,
+                                        int64_t dy_step, const float *mask, float *dh,
+                                        float *dxa, float *dha) {
+    int64_t g3 = 3 * h, sh = n * h;
+    for (int64_t k = t - 1; k >= 0; --k) {
+        const float *gk = gates + k * n * g3, *nk = hhn + k * sh, *hp = hs + k * sh;
+        const float *dyk = dy + k * dy_step;
+        float *dxk = dxa + k * n * g3, *dhk = dha + k * n * g3;
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memset(dxk + row * g3, 0, (size_t)g3 * sizeof(float));
+                memset(dhk + row * g3, 0, (size_t)g3 * sizeof(float));
+                continue;
+            }
+            add_row(h, dh + o, dyk + o);
+            gru_back_row(h, gk + row * g3, nk + o, hp + o, dh + o, dxk + row * g3,
+                         dhk + row * g3);
+        }
+        matmul(gemm, n, h, g3, dhk, g3, w_hh, h, 1.0f, dh, h);
+    }
+}
+
+/* Elman forward: hs (t + 1 x n x h) holds h_0 in its first slab and x_k W_ih^T in slab
+ * k + 1, which receives h_{k+1} = tanh(that + h_k W_hh^T + b); whh_t (h x h) is W_hh^T. */
+ML_KERNEL void rnn_elman_forward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                         const float *whh_t, const float *b, float *hs,
+                                         const float *mask) {
+    int64_t sh = n * h;
+    for (int64_t k = 0; k < t; ++k) {
+        const float *hp = hs + k * sh;
+        float *hn = hs + (k + 1) * sh;
+        matmul(gemm, n, h, h, hp, h, whh_t, h, 1.0f, hn, h);
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memcpy(hn + o, hp + o, (size_t)h * sizeof(float));
+                continue;
+            }
+            float *y = hn + o;
+            for (int64_t j = 0; j < h; ++j) y[j] = tanh32(y[j] + b[j]);
+        }
+    }
+}
+
+ML_ROW void elman_back_row(int64_t h, const float *restrict hk, float *restrict dh,
+                           const float *restrict dy, float *restrict da) {
+    for (int64_t j = 0; j < h; ++j) da[j] = (dh[j] + dy[j]) * (1.0f - hk[j] * hk[j]);
+}
+
+/* Elman backward: dh (n x h) holds the gradient on h_t and receives that on h_0; da
+ * (t x n x h) receives da_k = (dh + dy_k) (1 - h_{k+1}^2); dh <- da_k W_hh. */
+ML_KERNEL void rnn_elman_backward_seq_f32(int64_t t, int64_t n, int64_t h, sgemm_fn gemm,
+                                          const float *w_hh, const float *hs, const float *dy,
+                                          int64_t dy_step, const float *mask, float *dh,
+                                          float *da) {
+    int64_t sh = n * h;
+    for (int64_t k = t - 1; k >= 0; --k) {
+        const float *hk = hs + (k + 1) * sh, *dyk = dy + k * dy_step;
+        float *dak = da + k * sh;
+        for (int64_t row = 0; row < n; ++row) {
+            int64_t o = row * h;
+            if (mask != NULL && mask[k * n + row] == 0.0f) {
+                memset(dak + o, 0, (size_t)h * sizeof(float));
+                continue;
+            }
+            elman_back_row(h, hk + o, dh + o, dyk + o, dak + o);
+            if (mask != NULL) memset(dh + o, 0, (size_t)h * sizeof(float));
+        }
+        matmul(gemm, n, h, h, dak, h, w_hh, h, mask != NULL ? 1.0f : 0.0f, dh, h);
     }
 }

@@ -34,15 +34,20 @@ Their VJP is backpropagation through time: one reverse loop over the steps carry
 ``dL/dh_t`` (and ``dL/dc_t``), collecting the pre-activation gradients of every step, then
 one matrix product each for ``dW_ih``, ``dW_hh`` and ``dx``.
 
-The products of one step are small, so they run with one BLAS thread; the sequences of a
-batch are independent, so a large enough batch (at least 16 rows and 4096 gate entries per
-step for each thread) is split by rows between as many threads as BLAS may use (each runs
-every step of its rows, with no synchronisation between steps); so is a convolution's batch
-of images. The
-input projection of all steps and the weight gradients are single large products with every
-BLAS thread. In float32 the pointwise part of a step (the gates' tanh, the cell update, the
-pre-activation gradients) is one call into the compiled kernels of ``mathlearn._ext._rnn``
-(vectorised tanh, within 3 float32 ulp), with NumPy as the fallback.
+The sequences of a batch are independent, so a large enough batch (at least 16 rows and
+4096 gate entries per step for each thread) is split by rows between as many threads as
+BLAS may use, and each thread does everything for its block of rows with one BLAS thread:
+the input projection of all its steps (one product), every step of the recurrence, and
+going back, its share of ``dx`` and of the weight gradients (products over all its steps,
+summed over the blocks at the end). Nothing is synchronised between steps, and no product
+runs on BLAS's own thread pool, whose idle threads keep spinning after a call and would
+take a core from the recurrence (on two cores that cost as much as the split gained). So is
+a convolution's batch of images split. In float32 each block's whole recurrence, forward or
+back, is one call into the compiled kernels of ``mathlearn._ext._rnn`` (per step one
+``sgemm`` of the BLAS that SciPy exports and one fused pointwise pass: gates, cell update,
+vectorised tanh within 3 float32 ulp), which holds no interpreter lock for the whole
+sequence; NumPy, one step at a time, is the fallback and the float64 route. The large
+arrays of a pass are reused from call to call (fresh ones cost page faults).
 
 These VJPs are first-order only (they compute with NumPy, not with recorded operations):
 ``hessian`` through them raises ``NotImplementedError``.
@@ -52,12 +57,14 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from scipy import special
 
+from .._ext import blas_pointer as _ext_blas
 from .._ext import load as _load_ext
 from ..utils._threads import blas_threads, serial_blas
 from ._primitives import reshape, transpose
@@ -122,8 +129,8 @@ def _over_rows(n: int, fn, work_per_row: int, min_work: int) -> None:
 
 
 def _over_blocks(blocks, fn) -> None:
-    """Run ``fn(rows)`` over the blocks ``(rows, data)`` that a forward pass split."""
-    _run_blocks([sl for sl, _ in blocks], fn)
+    """Run ``fn(rows)`` over the blocks ``(rows, *data)`` that a forward pass split."""
+    _run_blocks([blk[0] for blk in blocks], fn)
 
 
 def _run_blocks(slices: list[slice], fn) -> None:
@@ -146,29 +153,24 @@ def _run_blocks(slices: list[slice], fn) -> None:
 
 
 def _kernels(dtype):
-    """The compiled float32 step kernels (``mathlearn._ext._rnn``), or None (NumPy route)."""
+    """The compiled float32 recurrences (``mathlearn._ext._rnn``), or None (NumPy route)."""
     if dtype != np.float32:
         return None
     lib = _load_ext("_rnn")
     if lib is not None and not getattr(lib, "_mathlearn_typed", False):
         i64, ptr = ctypes.c_int64, ctypes.c_void_p
         lib.rnn_tanh_f32.argtypes = [i64, ptr, ptr]
-        lib.rnn_lstm_forward_f32.argtypes = [i64, i64] + [ptr] * 7
-        lib.rnn_lstm_backward_f32.argtypes = [i64, i64] + [ptr] * 6
-        lib.rnn_gru_forward_f32.argtypes = [i64, i64] + [ptr] * 7
-        for name in ("tanh", "lstm_forward", "lstm_backward", "gru_forward"):
+        lib.rnn_lstm_forward_seq_f32.argtypes = [i64] * 3 + [ptr] * 8
+        lib.rnn_lstm_backward_seq_f32.argtypes = [i64] * 3 + [ptr] * 6 + [i64] + [ptr] * 4
+        lib.rnn_gru_forward_seq_f32.argtypes = [i64] * 3 + [ptr] * 9
+        lib.rnn_gru_backward_seq_f32.argtypes = [i64] * 3 + [ptr] * 6 + [i64] + [ptr] * 4
+        lib.rnn_elman_forward_seq_f32.argtypes = [i64] * 3 + [ptr] * 5
+        lib.rnn_elman_backward_seq_f32.argtypes = [i64] * 3 + [ptr] * 4 + [i64] + [ptr] * 3
+        for name in ("tanh", "lstm_forward_seq", "lstm_backward_seq", "gru_forward_seq",
+                     "gru_backward_seq", "elman_forward_seq", "elman_backward_seq"):  # fmt: skip
             getattr(lib, f"rnn_{name}_f32").restype = None
         lib._mathlearn_typed = True
     return lib
-
-
-def _addresses(row: int, *arrays: np.ndarray) -> list[tuple[int, int]]:
-    """For C-contiguous ``(T, N, W)`` arrays: the address of ``a[0, row]`` and the bytes
-    from one step to the next (``a[k, row]`` is at ``address + k * step``)."""
-    return [
-        (a.ctypes.data + row * a.shape[2] * a.itemsize, a.shape[1] * a.shape[2] * a.itemsize)
-        for a in arrays
-    ]
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
@@ -487,13 +489,22 @@ def avg_pool2d(x: Any, kernel_size, *, stride=None, padding=0) -> Any:
     return _avg_pool2d(x, kernel=kernel, stride=stride, padding=_pair(padding, "padding"))
 
 
-def _check_recurrent(x, w_ih, w_hh, n_gates, name):
+def _check_recurrent(x, w_ih, w_hh, n_gates, name, biases=()):
     if np.ndim(x) != 3:
         raise ValueError(
             f"{name} expects a batch of sequences of shape (N, T, D); got an array of rank "
             f"{np.ndim(x)}."
         )
+    if min(np.shape(x)) < 1:
+        raise ValueError(
+            f"{name} needs at least one sequence, one step and one feature; got a batch of "
+            f"shape (N, T, D) = {np.shape(x)}."
+        )
     hidden = np.shape(w_hh)[0] // n_gates
+    if hidden < 1:
+        raise ValueError(
+            f"{name}: W_hh must have shape ({n_gates} H, H) with H >= 1, got {np.shape(w_hh)}."
+        )
     if np.shape(w_hh) != (n_gates * hidden, hidden):
         raise ValueError(
             f"{name}: W_hh must have shape {(n_gates * hidden, hidden)}, got {np.shape(w_hh)}."
@@ -503,23 +514,154 @@ def _check_recurrent(x, w_ih, w_hh, n_gates, name):
             f"{name}: W_ih must have shape {(n_gates * hidden, np.shape(x)[2])}, got "
             f"{np.shape(w_ih)}."
         )
+    for label, bias in biases:
+        if np.shape(bias) != (n_gates * hidden,):
+            raise ValueError(
+                f"{name}: {label} must have shape {(n_gates * hidden,)}, got {np.shape(bias)}."
+            )
     return hidden
 
 
-def _mask_steps(mask, n, t, dtype):
-    """Time-major ``(T, N, 1)`` mask (1: a real step, 0: padding after the sequence's end)."""
+def _mask_blocks(mask, n, t, dtype):
+    """Time-major ``(T, N)`` mask (1: a real step, 0: padding after the sequence's end)."""
     if mask is None:
         return None
     m = np.asarray(mask)
     if m.shape != (n, t):
         raise ValueError(f"mask must have shape (N, T) = {(n, t)}, got {m.shape}.")
-    return np.ascontiguousarray(m.T, dtype=dtype)[:, :, None]
+    return np.ascontiguousarray(m.T, dtype=dtype)
 
 
-def _initial(h0, n, hidden, dtype):
+def _initial(h0, n, hidden, dtype, name="h0"):
+    """The initial state: zeros by default, else the given ``(N, H)`` array or Tensor."""
     if h0 is None:
         return np.zeros((n, hidden), dtype=dtype)
-    return np.asarray(h0, dtype=dtype)
+    if np.shape(h0) != (n, hidden):
+        raise ValueError(f"{name} must have shape (N, H) = {(n, hidden)}, got {np.shape(h0)}.")
+    return h0
+
+
+class _Workspace:
+    """The recurrent primitives' large arrays, kept for reuse from call to call.
+
+    A fresh array of several megabytes costs a page fault per page at its first touch
+    (the operating system zeroes every page it hands out): for an LSTM of hidden size 128
+    over 50 steps of 64 sequences, a quarter of the forward and backward pass. Arrays are
+    taken here and given back when their pass (scratch) or their graph (what a forward pass
+    keeps for its backward pass, through :class:`_Lease`) is done with them; at most
+    ``limit`` bytes are kept, the least recently given dropped first.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        # Free buffers (1-D uint8) by size, and all of them by id in the order given back.
+        self._free: dict[int, list[np.ndarray]] = {}
+        self._order: dict[int, np.ndarray] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def take(self, shape: tuple[int, ...], dtype) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape)) * dtype.itemsize
+        raw = None
+        with self._lock:
+            stack = self._free.get(nbytes)
+            if stack:
+                raw = stack.pop()
+                del self._order[id(raw)]
+                self._bytes -= nbytes
+        if raw is None:
+            raw = np.empty(nbytes, dtype=np.uint8)
+        return raw.view(dtype).reshape(shape)
+
+    def give(self, arrays) -> None:
+        with self._lock:
+            for a in arrays:
+                raw = a.base
+                if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8:
+                    continue
+                if raw.nbytes > self.limit or id(raw) in self._order:
+                    continue
+                while self._bytes + raw.nbytes > self.limit:
+                    old = self._order.pop(next(iter(self._order)))
+                    stack = self._free[old.nbytes]
+                    del stack[next(j for j, b in enumerate(stack) if b is old)]
+                    self._bytes -= old.nbytes
+                self._free.setdefault(raw.nbytes, []).append(raw)
+                self._order[id(raw)] = raw
+                self._bytes += raw.nbytes
+
+
+_WORKSPACE = _Workspace(limit=1 << 26)
+
+
+class _Lease:
+    """Gives a forward pass's saved arrays back to the workspace when its graph is dropped
+    (they are held by the primitive's cache alone: nothing handed to the caller is among
+    them)."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        self.arrays = arrays
+
+    def __del__(self) -> None:
+        workspace = globals().get("_WORKSPACE")
+        if workspace is not None:  # None while the interpreter shuts down
+            workspace.give(self.arrays)
+
+
+def _compiled(dtype):
+    """``(kernels, sgemm address)`` for the compiled float32 recurrences, or None (NumPy)."""
+    lib = _kernels(dtype)
+    if lib is None:
+        return None
+    gemm = _ext_blas("sgemm")
+    return None if gemm is None else (lib, gemm)
+
+
+def _ptr(a) -> int | None:
+    return None if a is None else a.ctypes.data
+
+
+def _block_inputs(x, sl, w_in, bias, dtype, out=None):
+    """A block's inputs time-major ``(T, n, D)`` and their projection ``x W_in`` (plus
+    ``bias`` unless None) as ``(T, n, width)``: one product over every step of the block."""
+    t, d = x.shape[1], x.shape[2]
+    nr = sl.stop - sl.start
+    xt = _WORKSPACE.take((t, nr, d), dtype)
+    xt[...] = x[sl].transpose(1, 0, 2)
+    if out is None:
+        out = _WORKSPACE.take((t, nr, w_in.shape[1]), dtype)
+    np.matmul(xt.reshape(t * nr, d), w_in, out=out.reshape(t * nr, -1))
+    if bias is not None:
+        out += bias
+    return xt, out
+
+
+def _select(mk, new, old):
+    """``mk new + (1 - mk) old`` for a 0/1 mask column: padded rows keep the old state."""
+    return mk * new + (1 - mk) * old
+
+
+def _write_outputs(out, sl, hs, mb, *finals):
+    """Outputs of every step (0 on padding) and the final states into the packed result."""
+    t = hs.shape[0] - 1
+    if mb is None:
+        out[:t, sl] = hs[1:]
+    else:
+        np.multiply(hs[1:], mb[:, :, None], out=out[:t, sl])
+    for j, final in enumerate(finals):
+        out[t + j, sl] = final
+
+
+def _weight_grads(parts):
+    """The weight gradients summed over the blocks, in block order."""
+    total = list(parts[0])
+    for p in parts[1:]:
+        for j, a in enumerate(p):
+            total[j] = total[j] + a
+    return total
 
 
 # Internal gate order [i, f, o, g]: the three sigmoid gates are contiguous, so that each
@@ -530,146 +672,174 @@ def _lstm_perm(hidden: int) -> np.ndarray:
     return np.concatenate([h, hidden + h, 3 * hidden + h, 2 * hidden + h])
 
 
+def _lstm_steps(whh_t, gates, hs, cs, tcs, mb):
+    """NumPy route of the forward recurrence of one block (see the compiled kernel)."""
+    t, nr, hidden = tcs.shape
+    h2, h3 = 2 * hidden, 3 * hidden
+    buf = np.empty((nr, 4 * hidden), dtype=gates.dtype)
+    tmp = np.empty((nr, hidden), dtype=gates.dtype)
+    for k in range(t):
+        gk = gates[k]
+        np.matmul(hs[k], whh_t, out=buf)
+        gk += buf
+        np.tanh(gk, out=gk)
+        sig = gk[:, :h3]
+        sig *= 0.5
+        sig += 0.5
+        c = cs[k + 1]
+        np.multiply(gk[:, hidden:h2], cs[k], out=c)
+        np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
+        c += tmp
+        np.tanh(c, out=tcs[k])
+        np.multiply(gk[:, h2:h3], tcs[k], out=hs[k + 1])
+        if mb is not None:
+            mk = mb[k][:, None]
+            cs[k + 1] = _select(mk, cs[k + 1], cs[k])
+            hs[k + 1] = _select(mk, hs[k + 1], hs[k])
+
+
 def _lstm_forward(x, h0, c0, w_ih, w_hh, b, *, mask, cache):
     n, t, _ = x.shape
     hidden = w_hh.shape[1]
-    h2, h3 = 2 * hidden, 3 * hidden
     dtype = np.result_type(x, w_ih, w_hh, b)
     perm = _lstm_perm(hidden)
     # s(a) = (1 + tanh(a / 2)) / 2: the sigmoid gates' rows are halved once (exactly, a power
     # of two), so that one tanh call per step serves all four gates.
     scale = np.full(4 * hidden, 0.5, dtype=dtype)
-    scale[h3:] = 1.0
-    xt = np.ascontiguousarray(np.asarray(x, dtype=dtype).transpose(1, 0, 2))
+    scale[3 * hidden :] = 1.0
+    x = np.asarray(x, dtype=dtype)
     w_in = (np.asarray(w_ih, dtype=dtype)[perm] * scale[:, None]).T
-    # The input projection of every step is one large product (with every BLAS thread).
-    pre = (xt.reshape(t * n, -1) @ w_in).reshape(t, n, -1)
-    pre += np.asarray(b, dtype=dtype)[perm] * scale
+    bias = np.asarray(b, dtype=dtype)[perm] * scale
     whh_t = np.ascontiguousarray((np.asarray(w_hh, dtype=dtype)[perm] * scale[:, None]).T)
-    m = _mask_steps(mask, n, t, dtype)
-    gates = np.empty((t, n, 4 * hidden), dtype=dtype)
-    hs = np.empty((t + 1, n, hidden), dtype=dtype)
-    cs = np.empty((t + 1, n, hidden), dtype=dtype)
-    tcs = np.empty((t, n, hidden), dtype=dtype)
-    hs[0] = h0
-    cs[0] = c0
-    lib = _kernels(dtype)
-
-    def rows(sl):
-        r0, nr = sl.start, sl.stop - sl.start
-        buf = np.empty((nr, 4 * hidden), dtype=dtype)
-        tmp = np.empty((nr, hidden), dtype=dtype)
-        (pp, sp), (pc, sc), (pg, sg), (pt, st), (ph, sh) = _addresses(r0, pre, cs, gates, tcs, hs)
-        pb = buf.ctypes.data
-        for k in range(t):
-            np.matmul(hs[k, sl], whh_t, out=buf)
-            if lib is not None:
-                lib.rnn_lstm_forward_f32(
-                    nr, hidden, pb, pp + k * sp, pc + k * sc, pg + k * sg, pc + (k + 1) * sc,
-                    pt + k * st, ph + (k + 1) * sh,
-                )  # fmt: skip
-            else:
-                buf += pre[k, sl]
-                gk = gates[k, sl]
-                np.tanh(buf, out=gk)
-                sig = gk[:, :h3]
-                sig *= 0.5
-                sig += 0.5
-                c = cs[k + 1, sl]
-                np.multiply(gk[:, hidden:h2], cs[k, sl], out=c)
-                np.multiply(gk[:, :hidden], gk[:, h3:], out=tmp)
-                c += tmp
-                np.tanh(c, out=tcs[k, sl])
-                np.multiply(gk[:, h2:h3], tcs[k, sl], out=hs[k + 1, sl])
-            if m is not None:
-                mk = m[k, sl]
-                cs[k + 1, sl] = mk * cs[k + 1, sl] + (1 - mk) * cs[k, sl]
-                hs[k + 1, sl] = mk * hs[k + 1, sl] + (1 - mk) * hs[k, sl]
-
-    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
-    cache.update(xt=xt, gates=gates, hs=hs, cs=cs, tcs=tcs, m=m, dtype=dtype, perm=perm)
+    mt = _mask_blocks(mask, n, t, dtype)
+    compiled = _compiled(dtype)
     out = np.empty((t + 2, n, hidden), dtype=dtype)
-    out[:t] = hs[1:] if m is None else hs[1:] * m
-    out[t] = hs[t]
-    out[t + 1] = cs[t]
+    blocks: dict[int, tuple] = {}
+
+    def run(sl):
+        nr = sl.stop - sl.start
+        # The gates start as the input projection; each step adds h_{k-1} W_hh^T in place
+        # (and the bias: in the compiled step, or here on the NumPy route).
+        xt, gates = _block_inputs(x, sl, w_in, None if compiled else bias, dtype)
+        hs = _WORKSPACE.take((t + 1, nr, hidden), dtype)
+        cs = _WORKSPACE.take((t + 1, nr, hidden), dtype)
+        tcs = _WORKSPACE.take((t, nr, hidden), dtype)
+        hs[0] = h0[sl]
+        cs[0] = c0[sl]
+        mb = None if mt is None else np.ascontiguousarray(mt[:, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            lib.rnn_lstm_forward_seq_f32(
+                t, nr, hidden, gemm, whh_t.ctypes.data, bias.ctypes.data, gates.ctypes.data,
+                hs.ctypes.data, cs.ctypes.data, tcs.ctypes.data, _ptr(mb),
+            )  # fmt: skip
+        else:
+            _lstm_steps(whh_t, gates, hs, cs, tcs, mb)
+        _write_outputs(out, sl, hs, mb, hs[t], cs[t])
+        blocks[sl.start] = (sl, xt, gates, hs, cs, tcs, mb)
+
+    _over_rows(n, run, 4 * hidden, _MIN_STEP_WORK)
+    saved = [blocks[k] for k in sorted(blocks)]
+    lease = _Lease([a for blk in saved for a in blk[1:6]])
+    cache.update(blocks=saved, lease=lease, dtype=dtype, perm=perm)
     return out
 
 
-def _lstm_backward(g, w_ih, w_hh, cache):
-    g = _first_order(g)
-    xt, gates, hs, cs, tcs, m, dtype, perm = (
-        cache[k] for k in ("xt", "gates", "hs", "cs", "tcs", "m", "dtype", "perm")
-    )
-    t, n, hidden = tcs.shape
+def _lstm_back_steps(g, sl, w_hh, gates, cs, tcs, mb, dh, dc, da):
+    """NumPy route of one block's backpropagation through time (see the compiled kernel).
+
+    Per step, gates in the internal order [i, f, o, g] and with dc the gradient on c_t, dh
+    that on h_t: da_i = dc g i(1-i), da_f = dc c_{t-1} f(1-f), da_g = dc i (1-g^2),
+    da_o = dh tanh(c_t) o(1-o), and dc gains dh o (1-tanh^2(c_t)).
+    """
+    t, nr, hidden = tcs.shape
     h2, h3 = 2 * hidden, 3 * hidden
-    w_hh = np.asarray(w_hh, dtype=dtype)[perm]
-    # Per step, gates in the internal order [i, f, o, g] and with dc the gradient on c_t,
-    # dh that on h_t: da_i = dc g i(1-i), da_f = dc c_{t-1} f(1-f), da_g = dc i (1-g^2),
-    # da_o = dh tanh(c_t) o(1-o), and dc gains dh o (1-tanh^2(c_t)). Small buffers reused
-    # at every step (a vectorised pass over all steps is memory-bound).
-    dy = g[:t] if m is None else g[:t] * m
-    da = np.empty_like(gates)
+    dy = g[:t, sl] if mb is None else g[:t, sl] * mb[:, :, None]
+    deriv = np.empty((nr, 4 * hidden), dtype=gates.dtype)
+    tmp = np.empty((nr, hidden), dtype=gates.dtype)
+    for k in range(t - 1, -1, -1):
+        dh += dy[k]
+        if mb is not None:
+            # Padded steps copy the state: d(state_k) goes straight to state_{k-1}.
+            mk = mb[k][:, None]
+            dh_keep, dc_keep = (1 - mk) * dh, (1 - mk) * dc
+            dh *= mk
+            dc *= mk
+        gk, tc, dak = gates[k], tcs[k], da[k]
+        np.subtract(1, gk, out=deriv)
+        deriv *= gk
+        np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
+        np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
+        np.multiply(dh, tc, out=dak[:, h2:h3])
+        dak[:, h2:h3] *= deriv[:, h2:h3]
+        np.multiply(tc, tc, out=tmp)
+        np.subtract(1, tmp, out=tmp)
+        tmp *= gk[:, h2:h3]
+        tmp *= dh
+        dc += tmp
+        np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
+        np.multiply(dc, cs[k], out=dak[:, hidden:h2])
+        np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
+        dak[:, :h2] *= deriv[:, :h2]
+        dak[:, h3:] *= deriv[:, h3:]
+        dc *= gk[:, hidden:h2]
+        np.matmul(dak, w_hh, out=dh)
+        if mb is not None:
+            dh += dh_keep
+            dc += dc_keep
+
+
+def _lstm_backward(g, w_ih, w_hh, cache):
+    blocks, dtype, perm = cache["blocks"], cache["dtype"], cache["perm"]
+    g = np.ascontiguousarray(_first_order(g), dtype=dtype)
+    t, n, hidden = g.shape[0] - 2, g.shape[1], g.shape[2]
+    d = blocks[0][1].shape[2]
+    w_hh = np.ascontiguousarray(np.asarray(w_hh, dtype=dtype)[perm])
+    w_ih = np.asarray(w_ih, dtype=dtype)[perm]
+    compiled = _compiled(dtype)
+    dx = np.empty((n, t, d), dtype=dtype)
     dh_0 = np.empty((n, hidden), dtype=dtype)
     dc_0 = np.empty((n, hidden), dtype=dtype)
-    lib = _kernels(dtype)
+    parts: dict[int, tuple] = {}
+    index = {blk[0].start: blk for blk in blocks}
 
-    def rows(sl):
-        r0, nr = sl.start, sl.stop - sl.start
-        dh = np.array(g[t, sl], dtype=dtype)
-        dc = np.array(g[t + 1, sl], dtype=dtype)
-        deriv = np.empty((nr, 4 * hidden), dtype=dtype)
-        tmp = np.empty((nr, hidden), dtype=dtype)
-        (pg, sg), (pc, sc), (pt, st), (pa, sa) = _addresses(r0, gates, cs, tcs, da)
-        p_dh, p_dc = dh.ctypes.data, dc.ctypes.data
-        for k in range(t - 1, -1, -1):
-            dh += dy[k, sl]
-            if m is not None:
-                # Padded steps copy the state: d(state_k) goes straight to state_{k-1}.
-                mk = m[k, sl]
-                dh_keep, dc_keep = (1 - mk) * dh, (1 - mk) * dc
-                dh *= mk
-                dc *= mk
-            dak = da[k, sl]
-            if lib is not None:
-                lib.rnn_lstm_backward_f32(
-                    nr, hidden, p_dh, p_dc, pg + k * sg, pc + k * sc, pt + k * st, pa + k * sa
-                )
-            else:
-                gk, tc = gates[k, sl], tcs[k, sl]
-                np.subtract(1, gk, out=deriv)
-                deriv *= gk
-                np.multiply(gk[:, h3:], gk[:, h3:], out=deriv[:, h3:])
-                np.subtract(1, deriv[:, h3:], out=deriv[:, h3:])
-                np.multiply(dh, tc, out=dak[:, h2:h3])
-                dak[:, h2:h3] *= deriv[:, h2:h3]
-                np.multiply(tc, tc, out=tmp)
-                np.subtract(1, tmp, out=tmp)
-                tmp *= gk[:, h2:h3]
-                tmp *= dh
-                dc += tmp
-                np.multiply(dc, gk[:, h3:], out=dak[:, :hidden])
-                np.multiply(dc, cs[k, sl], out=dak[:, hidden:h2])
-                np.multiply(dc, gk[:, :hidden], out=dak[:, h3:])
-                dak[:, :h2] *= deriv[:, :h2]
-                dak[:, h3:] *= deriv[:, h3:]
-                dc *= gk[:, hidden:h2]
-            np.matmul(dak, w_hh, out=dh)
-            if m is not None:
-                dh += dh_keep
-                dc += dc_keep
+    def run(sl):
+        _, xt, gates, hs, cs, tcs, mb = index[sl.start]
+        nr = sl.stop - sl.start
+        da = _WORKSPACE.take((t, nr, 4 * hidden), dtype)
+        dh = np.array(g[t, sl])
+        dc = np.array(g[t + 1, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            lib.rnn_lstm_backward_seq_f32(
+                t, nr, hidden, gemm, w_hh.ctypes.data, gates.ctypes.data, cs.ctypes.data,
+                tcs.ctypes.data, g[0, sl].ctypes.data, n * hidden, _ptr(mb), dh.ctypes.data,
+                dc.ctypes.data, da.ctypes.data,
+            )  # fmt: skip
+        else:
+            _lstm_back_steps(g, sl, w_hh, gates, cs, tcs, mb, dh, dc, da)
+        # The block's share of dx and of the weight gradients: products over all its steps.
+        da2 = da.reshape(t * nr, -1)
+        dx[sl] = (da2 @ w_ih).reshape(t, nr, d).transpose(1, 0, 2)
+        parts[sl.start] = (
+            da2.T @ xt.reshape(t * nr, d),
+            da2.T @ hs[:t].reshape(t * nr, hidden),
+            da2.sum(axis=0),
+        )
         dh_0[sl] = dh
         dc_0[sl] = dc
+        _WORKSPACE.give([da])
 
-    _over_rows(n, rows, 4 * hidden, _MIN_STEP_WORK)
-    da2 = da.reshape(t * n, -1)
+    _over_blocks(blocks, run)
+    dw_ih, dw_hh, db = _weight_grads([parts[k] for k in sorted(parts)])
     inverse = np.argsort(perm)
     return {
-        "x": (da2 @ np.asarray(w_ih, dtype=dtype)[perm]).reshape(t, n, -1).transpose(1, 0, 2),
+        "x": dx,
         "h0": dh_0,
         "c0": dc_0,
-        "w_ih": (da2.T @ xt.reshape(t * n, -1))[inverse],
-        "w_hh": (da2.T @ hs[:t].reshape(t * n, -1))[inverse],
-        "b": da2.sum(axis=0)[inverse],
+        "w_ih": dw_ih[inverse],
+        "w_hh": dw_hh[inverse],
+        "b": db[inverse],
     }
 
 
@@ -695,175 +865,248 @@ _LSTM_KEYS = ("x", "h0", "c0", "w_ih", "w_hh", "b")
 _lstm = Primitive("lstm", _lstm_forward, tuple(_vjp_for(k, _lstm_backward, 2) for k in _LSTM_KEYS))
 
 
+def _gru_steps(whh_t, bhh, gates, hhn, hs, mb):
+    """NumPy route of the GRU's forward recurrence of one block."""
+    t, nr, hidden = hhn.shape
+    h2 = 2 * hidden
+    hh = np.empty((nr, 3 * hidden), dtype=gates.dtype)
+    for k in range(t):
+        np.matmul(hs[k], whh_t, out=hh)
+        hh += bhh
+        gk = gates[k]
+        gk[:, :h2] += hh[:, :h2]
+        special.expit(gk[:, :h2], out=gk[:, :h2])
+        hhn[k] = hh[:, h2:]
+        np.tanh(gk[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
+        z, nn = gk[:, hidden:h2], gk[:, h2:]
+        h = nn + z * (hs[k] - nn)
+        if mb is not None:
+            h = _select(mb[k][:, None], h, hs[k])
+        hs[k + 1] = h
+
+
 def _gru_forward(x, h0, w_ih, w_hh, b_ih, b_hh, *, mask, cache):
     n, t, _ = x.shape
     hidden = w_hh.shape[1]
     dtype = np.result_type(x, w_ih, w_hh, b_ih, b_hh)
-    xt = np.ascontiguousarray(np.asarray(x, dtype=dtype).transpose(1, 0, 2))
-    pre = (xt.reshape(t * n, -1) @ w_ih.T.astype(dtype, copy=False)).reshape(t, n, -1)
-    pre += b_ih
+    x = np.asarray(x, dtype=dtype)
+    w_in = np.asarray(w_ih, dtype=dtype).T
+    bih = np.ascontiguousarray(b_ih, dtype=dtype)
     whh_t = np.ascontiguousarray(w_hh.T, dtype=dtype)
     bhh = np.ascontiguousarray(b_hh, dtype=dtype)
-    m = _mask_steps(mask, n, t, dtype)
-    gates = np.empty((t, n, 3 * hidden), dtype=dtype)  # r, z, n
-    hhn = np.empty((t, n, hidden), dtype=dtype)  # h W_hn^T + b_hn (needed by dr)
-    hs = np.empty((t + 1, n, hidden), dtype=dtype)
-    hs[0] = h0
-    h2 = 2 * hidden
-    lib = _kernels(dtype)
-
-    def rows(sl):
-        r0, nr = sl.start, sl.stop - sl.start
-        hh = np.empty((nr, 3 * hidden), dtype=dtype)
-        (pp, sp), (ph, sh), (pg, sg), (pn, sn) = _addresses(r0, pre, hs, gates, hhn)
-        p_hh, p_b = hh.ctypes.data, bhh.ctypes.data
-        for k in range(t):
-            np.matmul(hs[k, sl], whh_t, out=hh)
-            if lib is not None:
-                lib.rnn_gru_forward_f32(
-                    nr, hidden, pp + k * sp, p_hh, p_b, ph + k * sh, pg + k * sg, pn + k * sn,
-                    ph + (k + 1) * sh,
-                )  # fmt: skip
-                h = hs[k + 1, sl]
-            else:
-                hh += bhh
-                a = pre[k, sl]
-                gk = gates[k, sl]
-                a[:, :h2] += hh[:, :h2]
-                special.expit(a[:, :h2], out=gk[:, :h2])
-                hhn[k, sl] = hh[:, h2:]
-                np.tanh(a[:, h2:] + gk[:, :hidden] * hh[:, h2:], out=gk[:, h2:])
-                z, nn = gk[:, hidden:h2], gk[:, h2:]
-                h = nn + z * (hs[k, sl] - nn)
-            if m is not None:
-                h = m[k, sl] * h + (1 - m[k, sl]) * hs[k, sl]
-            hs[k + 1, sl] = h
-
-    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
-    cache.update(xt=xt, gates=gates, hhn=hhn, hs=hs, m=m, dtype=dtype)
+    mt = _mask_blocks(mask, n, t, dtype)
+    compiled = _compiled(dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
-    out[:t] = hs[1:] if m is None else hs[1:] * m
-    out[t] = hs[t]
+    blocks: dict[int, tuple] = {}
+
+    def run(sl):
+        nr = sl.stop - sl.start
+        # gates: r, z, n, starting as the input side x W_ih^T (+ b_ih on the NumPy route).
+        xt, gates = _block_inputs(x, sl, w_in, None if compiled else bih, dtype)
+        hhn = _WORKSPACE.take((t, nr, hidden), dtype)  # h W_hn^T + b_hn (needed by dr)
+        hs = _WORKSPACE.take((t + 1, nr, hidden), dtype)
+        hs[0] = h0[sl]
+        mb = None if mt is None else np.ascontiguousarray(mt[:, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            work = np.empty((nr, 3 * hidden), dtype=dtype)
+            lib.rnn_gru_forward_seq_f32(
+                t, nr, hidden, gemm, whh_t.ctypes.data, bih.ctypes.data, bhh.ctypes.data,
+                gates.ctypes.data, hhn.ctypes.data, hs.ctypes.data, _ptr(mb), work.ctypes.data,
+            )  # fmt: skip
+        else:
+            _gru_steps(whh_t, bhh, gates, hhn, hs, mb)
+        _write_outputs(out, sl, hs, mb, hs[t])
+        blocks[sl.start] = (sl, xt, gates, hhn, hs, mb)
+
+    _over_rows(n, run, 3 * hidden, _MIN_STEP_WORK)
+    saved = [blocks[k] for k in sorted(blocks)]
+    cache.update(blocks=saved, lease=_Lease([a for blk in saved for a in blk[1:5]]))
+    cache["dtype"] = dtype
     return out
 
 
-def _gru_backward(g, w_ih, w_hh, cache):
-    g = _first_order(g)
-    xt, gates, hhn, hs, m, dtype = (cache[k] for k in ("xt", "gates", "hhn", "hs", "m", "dtype"))
-    t, n, hidden = hhn.shape
+def _gru_back_steps(g, sl, w_hh, gates, hhn, hs, mb, dh, dxa, dha):
+    """NumPy route of one block's backpropagation through time for the GRU."""
+    t, _, hidden = hhn.shape
     h2 = 2 * hidden
-    w_hh = np.asarray(w_hh, dtype=dtype)
-    dy = g[:t] if m is None else g[:t] * m
-    dxa = np.empty_like(gates)  # pre-activation gradients on the input side
-    dha = np.empty_like(gates)  # ... and on the recurrent side (r scales the n block)
+    dy = g[:t, sl] if mb is None else g[:t, sl] * mb[:, :, None]
+    for k in range(t - 1, -1, -1):
+        dh += dy[k]
+        if mb is not None:
+            dh_keep = (1 - mb[k][:, None]) * dh
+            dh *= mb[k][:, None]
+        gk = gates[k]
+        r, z, nn = gk[:, :hidden], gk[:, hidden:h2], gk[:, h2:]
+        dxk, dhk = dxa[k], dha[k]
+        dan = dh * (1 - z) * (1 - nn * nn)
+        dxk[:, h2:] = dan
+        np.multiply(dan, r, out=dhk[:, h2:])
+        np.multiply(dan * hhn[k], r * (1 - r), out=dxk[:, :hidden])
+        np.multiply(dh * (hs[k] - nn), z * (1 - z), out=dxk[:, hidden:h2])
+        dhk[:, :h2] = dxk[:, :h2]
+        dh[...] = dh * z + dhk @ w_hh
+        if mb is not None:
+            dh += dh_keep
+
+
+def _gru_backward(g, w_ih, w_hh, cache):
+    blocks, dtype = cache["blocks"], cache["dtype"]
+    g = np.ascontiguousarray(_first_order(g), dtype=dtype)
+    t, n, hidden = g.shape[0] - 1, g.shape[1], g.shape[2]
+    d = blocks[0][1].shape[2]
+    w_hh = np.ascontiguousarray(w_hh, dtype=dtype)
+    w_ih = np.asarray(w_ih, dtype=dtype)
+    compiled = _compiled(dtype)
+    dx = np.empty((n, t, d), dtype=dtype)
     dh_0 = np.empty((n, hidden), dtype=dtype)
+    parts: dict[int, tuple] = {}
+    index = {blk[0].start: blk for blk in blocks}
 
-    def rows(sl):
-        dh = np.array(g[t, sl], dtype=dtype)
-        for k in range(t - 1, -1, -1):
-            dh += dy[k, sl]
-            if m is not None:
-                dh_keep = (1 - m[k, sl]) * dh
-                dh = m[k, sl] * dh
-            gk = gates[k, sl]
-            r, z, nn = gk[:, :hidden], gk[:, hidden:h2], gk[:, h2:]
-            dxk, dhk = dxa[k, sl], dha[k, sl]
-            dan = dh * (1 - z) * (1 - nn * nn)
-            dxk[:, h2:] = dan
-            np.multiply(dan, r, out=dhk[:, h2:])
-            np.multiply(dan * hhn[k, sl], r * (1 - r), out=dxk[:, :hidden])
-            np.multiply(dh * (hs[k, sl] - nn), z * (1 - z), out=dxk[:, hidden:h2])
-            dhk[:, :h2] = dxk[:, :h2]
-            dh = dh * z + dhk @ w_hh
-            if m is not None:
-                dh += dh_keep
+    def run(sl):
+        _, xt, gates, hhn, hs, mb = index[sl.start]
+        nr = sl.stop - sl.start
+        dxa = _WORKSPACE.take((t, nr, 3 * hidden), dtype)  # pre-activation gradients, input side
+        dha = _WORKSPACE.take((t, nr, 3 * hidden), dtype)  # ... recurrent side (r scales n)
+        dh = np.array(g[t, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            lib.rnn_gru_backward_seq_f32(
+                t, nr, hidden, gemm, w_hh.ctypes.data, gates.ctypes.data, hhn.ctypes.data,
+                hs.ctypes.data, g[0, sl].ctypes.data, n * hidden, _ptr(mb), dh.ctypes.data,
+                dxa.ctypes.data, dha.ctypes.data,
+            )  # fmt: skip
+        else:
+            _gru_back_steps(g, sl, w_hh, gates, hhn, hs, mb, dh, dxa, dha)
+        dx2 = dxa.reshape(t * nr, -1)
+        dh2 = dha.reshape(t * nr, -1)
+        dx[sl] = (dx2 @ w_ih).reshape(t, nr, d).transpose(1, 0, 2)
+        parts[sl.start] = (
+            dx2.T @ xt.reshape(t * nr, d),
+            dh2.T @ hs[:t].reshape(t * nr, hidden),
+            dx2.sum(axis=0),
+            dh2.sum(axis=0),
+        )
         dh_0[sl] = dh
+        _WORKSPACE.give([dxa, dha])
 
-    _over_rows(n, rows, 3 * hidden, _MIN_STEP_WORK)
-    dx2 = dxa.reshape(t * n, -1)
-    dh2 = dha.reshape(t * n, -1)
-    return {
-        "x": (dx2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
-        "h0": dh_0,
-        "w_ih": dx2.T @ xt.reshape(t * n, -1),
-        "w_hh": dh2.T @ hs[:t].reshape(t * n, -1),
-        "b": dx2.sum(axis=0),
-        "b_hh": dh2.sum(axis=0),
-    }
+    _over_blocks(blocks, run)
+    dw_ih, dw_hh, db_ih, db_hh = _weight_grads([parts[k] for k in sorted(parts)])
+    return {"x": dx, "h0": dh_0, "w_ih": dw_ih, "w_hh": dw_hh, "b": db_ih, "b_hh": db_hh}
 
 
 _GRU_KEYS = ("x", "h0", "w_ih", "w_hh", "b", "b_hh")
 _gru = Primitive("gru", _gru_forward, tuple(_vjp_for(k, _gru_backward, 1) for k in _GRU_KEYS))
 
 
+def _rnn_steps(whh_t, hs, mb):
+    """NumPy route of the Elman recurrence of one block (slab k + 1 of ``hs`` holds the
+    input projection of step k on entry)."""
+    t = hs.shape[0] - 1
+    buf = np.empty(hs.shape[1:], dtype=hs.dtype)
+    for k in range(t):
+        a = hs[k + 1]
+        np.matmul(hs[k], whh_t, out=buf)
+        a += buf
+        np.tanh(a, out=a)
+        if mb is not None:
+            hs[k + 1] = _select(mb[k][:, None], a, hs[k])
+
+
 def _rnn_forward(x, h0, w_ih, w_hh, b, *, mask, cache):
     n, t, _ = x.shape
     hidden = w_hh.shape[1]
     dtype = np.result_type(x, w_ih, w_hh, b)
-    xt = np.ascontiguousarray(np.asarray(x, dtype=dtype).transpose(1, 0, 2))
-    pre = (xt.reshape(t * n, -1) @ w_ih.T.astype(dtype, copy=False)).reshape(t, n, -1)
-    pre += b
+    x = np.asarray(x, dtype=dtype)
+    w_in = np.asarray(w_ih, dtype=dtype).T
+    bias = np.ascontiguousarray(b, dtype=dtype)
     whh_t = np.ascontiguousarray(w_hh.T, dtype=dtype)
-    m = _mask_steps(mask, n, t, dtype)
-    hs = np.empty((t + 1, n, hidden), dtype=dtype)
-    hs[0] = h0
-    lib = _kernels(dtype)
-
-    def rows(sl):
-        a = np.empty((sl.stop - sl.start, hidden), dtype=dtype)
-        for k in range(t):
-            np.matmul(hs[k, sl], whh_t, out=a)
-            a += pre[k, sl]
-            if lib is not None:
-                lib.rnn_tanh_f32(a.size, a.ctypes.data, a.ctypes.data)
-            else:
-                np.tanh(a, out=a)
-            if m is not None:
-                a = m[k, sl] * a + (1 - m[k, sl]) * hs[k, sl]
-            hs[k + 1, sl] = a
-
-    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
-    cache.update(xt=xt, hs=hs, m=m, dtype=dtype)
+    mt = _mask_blocks(mask, n, t, dtype)
+    compiled = _compiled(dtype)
     out = np.empty((t + 1, n, hidden), dtype=dtype)
-    out[:t] = hs[1:] if m is None else hs[1:] * m
-    out[t] = hs[t]
+    blocks: dict[int, tuple] = {}
+
+    def run(sl):
+        nr = sl.stop - sl.start
+        # Slab k + 1 of hs starts as the input projection of step k (+ b on the NumPy route).
+        hs = _WORKSPACE.take((t + 1, nr, hidden), dtype)
+        hs[0] = h0[sl]
+        xt, _ = _block_inputs(x, sl, w_in, None if compiled else bias, dtype, out=hs[1:])
+        mb = None if mt is None else np.ascontiguousarray(mt[:, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            lib.rnn_elman_forward_seq_f32(
+                t, nr, hidden, gemm, whh_t.ctypes.data, bias.ctypes.data, hs.ctypes.data,
+                _ptr(mb),
+            )  # fmt: skip
+        else:
+            _rnn_steps(whh_t, hs, mb)
+        _write_outputs(out, sl, hs, mb, hs[t])
+        blocks[sl.start] = (sl, xt, hs, mb)
+
+    _over_rows(n, run, hidden, _MIN_STEP_WORK)
+    saved = [blocks[k] for k in sorted(blocks)]
+    cache.update(blocks=saved, lease=_Lease([a for blk in saved for a in blk[1:3]]))
+    cache["dtype"] = dtype
     return out
 
 
-def _rnn_backward(g, w_ih, w_hh, cache):
-    g = _first_order(g)
-    xt, hs, m, dtype = (cache[k] for k in ("xt", "hs", "m", "dtype"))
+def _rnn_back_steps(g, sl, w_hh, hs, mb, dh, da):
+    """NumPy route of one block's backpropagation through time for the Elman network."""
     t = hs.shape[0] - 1
-    n, hidden = hs.shape[1:]
-    w_hh = np.asarray(w_hh, dtype=dtype)
-    dy = g[:t] if m is None else g[:t] * m
-    da = np.empty((t, n, hidden), dtype=dtype)
+    dy = g[:t, sl] if mb is None else g[:t, sl] * mb[:, :, None]
+    for k in range(t - 1, -1, -1):
+        dh += dy[k]
+        if mb is not None:
+            dh_keep = (1 - mb[k][:, None]) * dh
+            dh *= mb[k][:, None]
+        # On padded steps h_{k+1} is the copied state, not tanh(a), but dh is 0 there.
+        h = hs[k + 1]
+        np.multiply(dh, 1 - h * h, out=da[k])
+        np.matmul(da[k], w_hh, out=dh)
+        if mb is not None:
+            dh += dh_keep
+
+
+def _rnn_backward(g, w_ih, w_hh, cache):
+    blocks, dtype = cache["blocks"], cache["dtype"]
+    g = np.ascontiguousarray(_first_order(g), dtype=dtype)
+    t, n, hidden = g.shape[0] - 1, g.shape[1], g.shape[2]
+    d = blocks[0][1].shape[2]
+    w_hh = np.ascontiguousarray(w_hh, dtype=dtype)
+    w_ih = np.asarray(w_ih, dtype=dtype)
+    compiled = _compiled(dtype)
+    dx = np.empty((n, t, d), dtype=dtype)
     dh_0 = np.empty((n, hidden), dtype=dtype)
+    parts: dict[int, tuple] = {}
+    index = {blk[0].start: blk for blk in blocks}
 
-    def rows(sl):
-        dh = np.array(g[t, sl], dtype=dtype)
-        for k in range(t - 1, -1, -1):
-            dh += dy[k, sl]
-            if m is not None:
-                dh_keep = (1 - m[k, sl]) * dh
-                dh = m[k, sl] * dh
-            # On padded steps h_{k+1} is the copied state, not tanh(a), but dh is 0 there.
-            h = hs[k + 1, sl]
-            np.multiply(dh, 1 - h * h, out=da[k, sl])
-            dh = da[k, sl] @ w_hh
-            if m is not None:
-                dh += dh_keep
+    def run(sl):
+        _, xt, hs, mb = index[sl.start]
+        nr = sl.stop - sl.start
+        da = _WORKSPACE.take((t, nr, hidden), dtype)
+        dh = np.array(g[t, sl])
+        if compiled is not None:
+            lib, gemm = compiled
+            lib.rnn_elman_backward_seq_f32(
+                t, nr, hidden, gemm, w_hh.ctypes.data, hs.ctypes.data, g[0, sl].ctypes.data,
+                n * hidden, _ptr(mb), dh.ctypes.data, da.ctypes.data,
+            )  # fmt: skip
+        else:
+            _rnn_back_steps(g, sl, w_hh, hs, mb, dh, da)
+        da2 = da.reshape(t * nr, -1)
+        dx[sl] = (da2 @ w_ih).reshape(t, nr, d).transpose(1, 0, 2)
+        parts[sl.start] = (
+            da2.T @ xt.reshape(t * nr, d),
+            da2.T @ hs[:t].reshape(t * nr, hidden),
+            da2.sum(axis=0),
+        )
         dh_0[sl] = dh
+        _WORKSPACE.give([da])
 
-    _over_rows(n, rows, hidden, _MIN_STEP_WORK)
-    da2 = da.reshape(t * n, -1)
-    return {
-        "x": (da2 @ np.asarray(w_ih, dtype=dtype)).reshape(t, n, -1).transpose(1, 0, 2),
-        "h0": dh_0,
-        "w_ih": da2.T @ xt.reshape(t * n, -1),
-        "w_hh": da2.T @ hs[:t].reshape(t * n, -1),
-        "b": da2.sum(axis=0),
-    }
+    _over_blocks(blocks, run)
+    dw_ih, dw_hh, db = _weight_grads([parts[k] for k in sorted(parts)])
+    return {"x": dx, "h0": dh_0, "w_ih": dw_ih, "w_hh": dw_hh, "b": db}
 
 
 _RNN_KEYS = ("x", "h0", "w_ih", "w_hh", "b")
@@ -941,10 +1184,10 @@ def lstm(
     array([[0.5712]])
     """
     n, t = np.shape(x)[:2]
-    hidden = _check_recurrent(x, w_ih, w_hh, 4, "lstm")
+    hidden = _check_recurrent(x, w_ih, w_hh, 4, "lstm", [("b", b)])
     dtype = np.result_type(_value(x), _value(w_ih))
-    h0 = h0 if h0 is not None else _initial(None, n, hidden, dtype)
-    c0 = c0 if c0 is not None else _initial(None, n, hidden, dtype)
+    h0 = _initial(h0, n, hidden, dtype)
+    c0 = _initial(c0, n, hidden, dtype, "c0")
     packed = _lstm(x, h0, c0, w_ih, w_hh, b, mask=mask, cache={})
     return _split(packed, t, 2)  # type: ignore[return-value]
 
@@ -997,9 +1240,9 @@ def gru(
     array([[0.]])
     """
     n, t = np.shape(x)[:2]
-    hidden = _check_recurrent(x, w_ih, w_hh, 3, "gru")
+    hidden = _check_recurrent(x, w_ih, w_hh, 3, "gru", [("b_ih", b_ih), ("b_hh", b_hh)])
     dtype = np.result_type(_value(x), _value(w_ih))
-    h0 = h0 if h0 is not None else _initial(None, n, hidden, dtype)
+    h0 = _initial(h0, n, hidden, dtype)
     packed = _gru(x, h0, w_ih, w_hh, b_ih, b_hh, mask=mask, cache={})
     return _split(packed, t, 1)  # type: ignore[return-value]
 
@@ -1040,8 +1283,8 @@ def rnn(
     array([0.7616, 0.7616])
     """
     n, t = np.shape(x)[:2]
-    hidden = _check_recurrent(x, w_ih, w_hh, 1, "rnn")
+    hidden = _check_recurrent(x, w_ih, w_hh, 1, "rnn", [("b", b)])
     dtype = np.result_type(_value(x), _value(w_ih))
-    h0 = h0 if h0 is not None else _initial(None, n, hidden, dtype)
+    h0 = _initial(h0, n, hidden, dtype)
     packed = _rnn(x, h0, w_ih, w_hh, b, mask=mask, cache={})
     return _split(packed, t, 1)  # type: ignore[return-value]

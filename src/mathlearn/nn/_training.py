@@ -490,7 +490,12 @@ class Trainer:
         epoch_iter: Any = range(int(epochs))
         bar = None
         if self.progress:
-            from tqdm.auto import tqdm
+            try:
+                from tqdm.auto import tqdm
+            except ImportError as exc:
+                raise ImportError(
+                    "progress=True needs tqdm (pip install tqdm, or mathlearn[report])."
+                ) from exc
 
             bar = epoch_iter = tqdm(epoch_iter, desc="training", unit="epoch")
         self.stopped_early_ = False
