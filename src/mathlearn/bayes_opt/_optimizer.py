@@ -470,8 +470,7 @@ default="kriging_believer"
         mu_c, sd_c = post.mean_std(Zc)
         rho_c = None
         if noisy:
-            cov, var0 = post.cross_cov(Zc, incumbent[0])
-            rho_c = np.sqrt(np.maximum(sd_c**2 + var0 - 2.0 * cov, 0.0))
+            rho_c = post.diff_std(Zc, incumbent[0])
         real = all(isinstance(d, Real) for d in space.dims)
         taken = None
         if not real:
