@@ -91,7 +91,8 @@ def test_hedge_gains_are_minus_the_posterior_mean_at_each_nominee():
     for _ in range(6):
         x = opt.ask()
         opt.tell(x, f(x))
-    assert opt._nominees is not None and opt._nominees.shape == (3, 2)
+    # One nominee per member: LCB, EI, PI and the posterior mean.
+    assert opt._nominees is not None and opt._nominees.shape == (4, 2)
     nominees, gains = opt._nominees.copy(), opt._gains.copy()
     opt.ask()  # refits the surrogate on every evaluation, then updates the gains
     gp = opt.surrogate_
@@ -148,6 +149,34 @@ def test_xi_margin_shifts_the_target_of_noisy_pi(xi):
     best_grid = max(float(pi(chunk).max()) for chunk in np.array_split(grid, 8))
     got = float(pi(np.array([[x_new[0] / 2.0]]))[0])
     assert got >= best_grid - 1e-4
+
+
+def test_mean_proposes_the_minimiser_of_the_posterior_mean_and_pi_gets_the_margin():
+    # Exact evaluations: "mean" proposes the minimiser of the fitted surrogate's posterior
+    # mean, PI the maximiser of Phi((y_best - xi s_y - mu(x)) / sd(x)); no point of a fine
+    # grid does better, up to the grid's own O(h^2) resolution.
+    f = lambda x: float(np.sin(5 * x[0]) + x[0])  # noqa: E731
+    grid = np.linspace(0.0, 1.0, 2001)[:, None]
+    for acquisition, xi in (("mean", 0.01), ("pi", 0.05), ("pi", 0.5)):
+        opt = BayesianOptimizer(
+            [(0.0, 2.0)], acquisition=acquisition, xi=xi, noise=0.0, n_initial=6, random_state=0
+        )
+        for _ in range(6):
+            x = opt.ask()
+            opt.tell(x, f(x))
+        x_new = opt.ask()
+        gp = opt.surrogate_
+        z_new = np.array([[x_new[0] / 2.0]])
+        if acquisition == "mean":
+            assert gp.predict(z_new)[0] <= gp.predict(grid).min() + 1e-6
+            continue
+        target = opt.y.min() - xi * np.std(opt.y)
+
+        def pi(z, gp=gp, target=target):
+            mu, sd = gp.predict(z, return_std=True)
+            return norm.cdf((target - mu) / np.maximum(sd, 1e-300))
+
+        assert float(pi(z_new)[0]) >= float(pi(grid).max()) - 1e-4
 
 
 def test_xi_is_validated():
