@@ -715,7 +715,7 @@ def minimize(
     bounds : sequence of (low, high)
     n_calls : int, default=30
         Evaluations of ``f`` in all (the Sobol design included).
-    acquisition : str, default="ei"
+    acquisition : str, default="hedge"
         See :class:`BayesianOptimizer`.
     random_state : int, Generator, RandomState or None
     **kwargs
