@@ -255,7 +255,7 @@ default="kriging_believer"
     the draw towards it once a basin is found, while the others keep a share. Measured over
     50 seeds on Branin (30 evaluations, exact) the median simple regret went from 1.6e-4
     (three members, PI without a margin) to 7e-6; on Hartmann-6 and a noisy 10-D quadratic
-    over 10 seeds it improved or stayed (benchmarks/RESULTS.md).
+    over 10 seeds it improved as well (benchmarks/RESULTS.md).
 
     Batches: the Kriging believer and constant liar heuristics (Ginsbourger, Le Riche and
     Carraro, "Kriging is well-suited to parallelize optimization", 2010): each fantasy
