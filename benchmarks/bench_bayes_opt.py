@@ -20,6 +20,12 @@ problems; ``BO_CACHE`` may list several files (read all, write the first) and
 ``BO_OURS_CACHE`` names a JSON file where our runs are kept the same way (to run the problems
 in separate processes and print one table from both caches afterwards). ``--timing`` times
 seconds per iteration only, the two sides alternating in one process (25 evaluations).
+
+A run is deterministic given its seed on one machine, but a trajectory amplifies rounding
+differences: scikit-optimize's regrets change with the BLAS thread count and the CPU (ours,
+with matrices too small for BLAS to thread, with the CPU). Compare figures taken with the same
+``OPENBLAS_NUM_THREADS=1`` on the same machine, and re-run the peer there rather than reuse a
+cache from elsewhere.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import sklearn.gaussian_process.kernels as skk
 
 from mathlearn.exceptions import InvalidParameterError, NumericalWarning
 from mathlearn.gaussian_process import GaussianProcessRegressor
+from mathlearn.gaussian_process._common import clip_variance
 from mathlearn.kernels import (
     RBF,
     ConstantKernel,
@@ -407,6 +408,30 @@ def test_jitter_reported_not_added_to_noise():
     assert gp.noise_variance_ == 1e-300
     _, s = gp.predict(X, return_std=True)
     assert np.all(s >= 0) and np.all(np.isfinite(s))
+
+
+def test_negative_variances_clipped_only_within_the_rounding_bound(rng):
+    # Within the bound gamma_{n+2} (trace + k(x, x)) a negative variance is rounding: clipped
+    # to 0 silently. Beyond it the factor does not match the kernel: still clipped (no NaN
+    # reaches the user) but a NumericalWarning names the value. A factor shrunk by 1/1.1
+    # makes |L^{-1} k|^2 about 1.21 k(x, x) at the training inputs (noise 1e-2): variances
+    # near -0.2, fourteen orders beyond the bound.
+    bound = np.full(3, 1e-16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        np.testing.assert_array_equal(
+            clip_variance(np.array([-1e-17, 0.0, 0.5]), bound, "x"), [0.0, 0.0, 0.5]
+        )
+    X, y = _data(rng, n=10, d=1)
+    gp = GaussianProcessRegressor(RBF(1.0, "fixed"), noise_variance=1e-2, optimizer=None)
+    gp.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        assert np.all(gp.predict(X, return_std=True)[1] > 0)
+    gp.L_ = gp.L_ / 1.1
+    with pytest.warns(NumericalWarning, match=r"negative predictive variance -0\.[12]"):
+        _, s = gp.predict(X, return_std=True)
+    np.testing.assert_array_equal(s, 0.0)
 
 
 # ----------------------------------------------------------------------------- bad input

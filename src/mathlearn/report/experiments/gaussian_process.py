@@ -165,7 +165,8 @@ def lml_landscape(ctx):
     section=SECTION,
     description=(
         "Minimising f(x) = sin(3x) + x^2 - 0.7x on [-1, 2] from a 3-point Sobol design: for "
-        "each acquisition (LCB with alpha = 0.05, PI, EI) the surrogate's mean and +-2 sd "
+        "each acquisition (LCB with alpha = 0.05, PI and EI with the margin xi = 0.01 s_y) "
+        "the surrogate's mean and +-2 sd "
         "after 3 further steps, the acquisition (rescaled) and the next point chosen."
     ),
     source="Oxford 'Advanced Topics in Statistical Machine Learning' ch. 10 (§10.1-10.3)",
@@ -190,13 +191,14 @@ def bo_steps(ctx):
         gp = opt.surrogate_
         u = (grid - (-1.0)) / 3.0
         m, s = gp.predict(u, return_std=True)
-        y_best = float(opt.y.min())
+        # PI and EI seek an improvement below the best value by the margin xi s_y.
+        target = float(opt.y.min()) - opt.xi * float(np.std(opt.y))
         if acq == "lcb":
             a = -lower_confidence_bound(m, s, alpha=0.05)
         elif acq == "pi":
-            a = probability_of_improvement(m, s, y_best)
+            a = probability_of_improvement(m, s, target)
         else:
-            a = expected_improvement(m, s, y_best)
+            a = expected_improvement(m, s, target)
         a = (a - a.min()) / (np.ptp(a) + 1e-300)
         ax.plot(grid[:, 0], truth, "k--", lw=1, label="f")
         ax.plot(grid[:, 0], m, "C0", label="mean")
