@@ -241,3 +241,27 @@ def test_multinomial_newton_converges_quadratically(penalty, fit_intercept):
     ).fit(X, y, sample_weight=sw)
     # Both at a gradient of ~1e-10: the probabilities agree far inside 1e-7.
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-7)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_newton_converges_below_the_rounding_of_the_objective(n_classes, fit_intercept):
+    # Near the minimiser a Newton step lowers F by g^T H^-1 g / 2, below F's own rounding
+    # once |g| is about sqrt(eps |F| lambda_min(H)) ~ 1e-9 here; Armijo's test then compares
+    # rounding noise (it stalled near 1e-10 on some of these problems). The gradient itself
+    # is computed to about gamma_n sum_i s_i |x_ij| (the normalised weights sum to 1), so a
+    # tolerance a few times that bound must be reached, quadratically, on any CPU.
+    eps = np.finfo(float).eps
+    for seed in range(6):
+        X, y = make_classification(
+            80, 4, n_informative=3, n_redundant=0, n_classes=n_classes, random_state=seed
+        )
+        sw = np.random.default_rng(seed).uniform(0.2, 2.0, 80)
+        floor = (X.shape[0] + 4) * eps * (1 + np.abs(X).max())
+        model = LogisticRegression(
+            C=0.7, solver="newton", tol=8 * floor, max_iter=30, fit_intercept=fit_intercept
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model.fit(X, y, sample_weight=sw)
+        assert model.n_iter_ <= 12

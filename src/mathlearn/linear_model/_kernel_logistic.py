@@ -55,6 +55,7 @@ def _newton_w_half(K, y, sw, alpha, fit_intercept, *, tol, max_iter):
     f = np.zeros(n)
     n_iter = 0
     converged = False
+    unresolved = None  # the point before a full step taken below F's rounding
     while True:
         eta = f + b
         p = expit(eta)
@@ -62,6 +63,11 @@ def _newton_w_half(K, y, sw, alpha, fit_intercept, *, tol, max_iter):
         r = g + a
         grad_norm = float(np.sqrt(max(r @ (K @ r), 0.0)))
         grad_b = float(g.sum()) if fit_intercept else 0.0
+        if unresolved is not None:
+            if not max(grad_norm, abs(grad_b)) < unresolved[3]:
+                a, f, b = unresolved[:3]  # the step did not lower the gradient either
+                break
+            unresolved = None
         if grad_norm <= tol and abs(grad_b) <= tol:
             converged = True
             break
@@ -90,6 +96,14 @@ def _newton_w_half(K, y, sw, alpha, fit_intercept, *, tol, max_iter):
         df = Kt @ da
         psi = _binary_value(eta, y, sw) + 0.5 * float(a @ f)
         slope = float(g @ (df + db) + a @ df)
+        if -slope <= 16 * np.finfo(float).eps * max(abs(psi), 1.0):
+            # The decrease a Newton step can make is below the rounding of Ψ: Armijo's
+            # test would compare rounding noise (as in ``_logistic._newton``). The full
+            # step is taken, and kept if it lowers the gradient at the next iteration.
+            unresolved = (a, f, b, max(grad_norm, abs(grad_b)))
+            a, f, b = a + da, f + df, b + db
+            n_iter += 1
+            continue
         t = 1.0
         for _ in range(50):
             a_t, f_t = a + t * da, f + t * df

@@ -46,6 +46,9 @@ __all__ = ["LogisticRegression"]
 _MAX_NORM_X = 1e100
 
 
+_EPS = np.finfo(float).eps
+
+
 class _BinaryObjective:
     """``F(θ) = Σ ŝ_i [softplus(z_i) - y_i z_i] + α/2 ‖w‖²`` with ``θ = (w, b)``.
 
@@ -344,6 +347,19 @@ def _newton(obj, theta, *, tol, max_iter):
         L = cholesky(H, jitter="auto", warn=False, max_tries=12, name="the Hessian")
         step = -cho_solve(L, g)
         slope = float(g @ step)
+        if -slope <= 16 * _EPS * max(abs(f), 1.0):
+            # The decrease a Newton step can make, -slope / 2 = g^T H^{-1} g / 2, is below
+            # the rounding of F itself (from |g| of about sqrt(eps |F| lambda_min(H)) on,
+            # far above the gradient's own rounding floor): Armijo's test would compare
+            # rounding noise and halve the step to nothing. There the full step is taken
+            # when it lowers the gradient, which the stopping test measures and which a
+            # Newton step near the minimiser reduces quadratically.
+            f_new, g_new, P_new = obj.value_grad(theta + step)
+            if not np.max(np.abs(g_new)) < np.max(np.abs(g)):
+                break  # neither F nor the gradient can be lowered: the rounding floor
+            theta, f, g, P = theta + step, f_new, g_new, P_new
+            n_iter += 1
+            continue
         t = 1.0
         for _ in range(50):
             f_new = obj.value(theta + t * step)
