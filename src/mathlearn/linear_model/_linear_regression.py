@@ -83,8 +83,10 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
     Cost: ``O(N D^2)`` time for the QR (``D`` features with the intercept), plus ``O(N D)`` per
     refinement step where one runs (a few steps, each about 30 flops per entry of ``X``), and
     ``O(D^3)`` for the singular values of ``R`` when the bound needs them; memory ``O(N D)``
-    (one equilibrated copy of ``X``, and its split halves during refinement). ``D > N`` takes
-    the SVD route, ``O(N^2 D)``.
+    (one equilibrated copy of ``X``, and its split halves during refinement). ``D > N`` gives
+    the minimum-norm solution from the QR of ``X^T`` (with the column of ones) and the SVD of
+    its ``N x N`` factor (Golub & Van Loan, "Matrix Computations", §5.6.2), ``O(N^2 D)`` time
+    and one copy of ``X``.
 
     Information criteria: ``aic(X, y)`` and ``bic(X, y)`` use the Gaussian log-likelihood with
     the ML noise variance, ``ln p(y | X) = -(N/2) ln(2 pi sigma^2_ML) - RSS / (2 sigma^2_ML)``,
