@@ -294,8 +294,9 @@ def lasso_path(
         n_alphas, alphas = alphas, None
         validate_parameter_constraints(_N_ALPHAS, {"n_alphas": n_alphas}, "lasso_path")
     # Exact power-of-two scaling where squares would leave float64 (X or y ~ 1e+-300):
-    # with Xs = g X, ys = h y and v = h w / g the problem is the lasso with alpha g h.
-    prep = prepare_data(X, y, fit_intercept=False, per_column=False, center=False)
+    # with Xs = g X, ys = h y and v = h w / g the problem is the lasso with alpha g h. Every
+    # route needs X by columns (see _Problem): the copy is made first and scaled in place.
+    prep = prepare_data(X, y, fit_intercept=False, per_column=False, order="F")
     Xs, ys = prep.X, prep.y
     gh = float(prep.x_scale[0] if X.shape[1] else 1.0) * prep.y_scale
     if alphas is None:
