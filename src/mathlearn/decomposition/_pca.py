@@ -329,7 +329,8 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             # N times the largest possible one (rounding is monotone, every term >= 0), so a
             # largest sum in (N 2^-480, 2^480) puts max |x| in [2^-240, 2^240], the range
             # that unit_of leaves in unit 1. Otherwise both run as they did.
-            mean, sumsq = column_means(X), column_sumsq(X)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                mean, sumsq = column_means(X), column_sumsq(X)
             top = float(np.max(sumsq))
             if n * 2.0**-480 < top < 2.0**480:
                 unit = 1.0
