@@ -20,14 +20,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, kve
 
-from ..utils.extmath import squared_distances
+from ..utils.extmath import expanded_squared_distances, squared_distances
 from ._base import Kernel, _check_real, _grad_buffer, _Spec
 
 __all__ = ["RBF", "GammaExponential", "Matern", "RationalQuadratic"]
 
 
 def _centre_and_scale(X, Y, length_scale):
-    """Centred, scaled copies ``Zx, Zy``, a factor ``f2`` and ``risky``.
+    """Centred, scaled copies ``Zx, Zy``, a factor ``f2``, ``risky`` and ``max |Z|``.
 
     ``q = f2 * ||zx - zy||^2``. First ``Z = (X - shift) / (t m)`` with ``t = l / min(l) >= 1``
     and ``m`` a power of two bounding ``|Z|`` by 1, so that ``f2 = (m / min(l))^2``; when
@@ -50,9 +50,9 @@ def _centre_and_scale(X, Y, length_scale):
         Zy = Y - shift
         if ls.ndim:
             Zy /= t
-    big = float(np.abs(Zx).max(initial=0.0))
+    big = max(float(Zx.max(initial=0.0)), -float(Zx.min(initial=0.0)))  # max |Zx|
     if Zy is not None:
-        big = max(big, float(np.abs(Zy).max(initial=0.0)))
+        big = max(big, float(Zy.max(initial=0.0)), -float(Zy.min(initial=0.0)))
     m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
     with np.errstate(over="ignore"):
         f = m / a
@@ -65,18 +65,26 @@ def _centre_and_scale(X, Y, length_scale):
     Zx *= scale
     if Zy is not None:
         Zy *= scale
-    return Zx, Zy, f2, risky
+    return Zx, Zy, f2, risky, big * scale
 
 
-def _sqdist(Zx, Zy, accurate):
+def _sqdist(Zx, Zy, accurate, zmax=None):
     """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
+
+    ``Zx, Zy`` come from :func:`_centre_and_scale`, centred about a common point. Where
+    their largest entry ``zmax`` is of moderate size (``2^-400 .. 2^400``: no square under-
+    or overflows) they need none of the rescaling of :func:`squared_distances`, only its
+    expansion with near pairs recomputed (``expanded_squared_distances``).
 
     The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``. Kernels with a
     ``sqrt(q)``-like term at 0 (Matérn with ``nu <= 1``, gamma-exponential with
     ``gamma < 2``) would turn that into a ``sqrt(eps)`` error, so for them (``accurate``) the
     pairs with ``q`` below ``1e-4`` of that scale are recomputed from the differences.
     """
-    q = squared_distances(Zx, Zy)
+    if zmax is not None and 2.0**-400 <= zmax <= 2.0**400:
+        q = expanded_squared_distances(Zx, Zy)
+    else:
+        q = squared_distances(Zx, Zy)
     if not accurate:
         return q
     same = Zy is None
@@ -125,8 +133,8 @@ class _Stationary(Kernel):
         raise NotImplementedError
 
     def _eval(self, X, Y, eval_gradient):
-        Zx, Zy, f2, risky = _centre_and_scale(X, Y, self.length_scale)
-        q = _sqdist(Zx, Zy, self._needs_accurate_near())
+        Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
+        q = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax)
         cache = {} if eval_gradient else None
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             if risky:
