@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, kve
 
+from ..utils._columns import column_means
 from ..utils.extmath import expanded_squared_distances, squared_distances
 from ._base import Kernel, _check_real, _grad_buffer, _Spec
 
@@ -37,8 +38,14 @@ def _centre_and_scale(X, Y, length_scale):
     """
     ls = np.asarray(length_scale, dtype=float)
     n = X.shape[0] + (0 if Y is None else Y.shape[0])
-    shift = X.sum(axis=0) if Y is None else X.sum(axis=0) + Y.sum(axis=0)
-    shift /= max(n, 1)
+    # the mean of all rows (any common point would do: distances do not depend on it);
+    # column means in folded runs, as NumPy's reduction over rows is slow for few columns
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        shift = np.zeros(X.shape[1])
+    else:
+        shift = column_means(X)
+    if Y is not None and Y.shape[0]:
+        shift = (X.shape[0] * shift + Y.shape[0] * column_means(Y)) / n
     a = float(ls.min())
     with np.errstate(over="ignore"):
         t = ls / a
