@@ -475,13 +475,15 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     def _fit_isotropic(self, X, y, sample_weight, prior_precision):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_xy(self, X, y)
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        X, y = validate_xy(self, X, y, finite=False)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
         prep = prepare_data(
-            X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False
-        )
+            X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False,
+            check_finite_for=self,
+        )  # fmt: skip
         # X scaled by g and y by h (powers of two, 1 for ordinary data): v = (h / g) w has
         # prior precision alpha g^2 / h^2 and noise precision beta / h^2.
         g = float(prep.x_scale[0]) if m else 1.0

@@ -126,12 +126,13 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
         """
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_xy(self, X, y)
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        X, y = validate_xy(self, X, y, finite=False)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
         # Exact power-of-two scaling of X and y where their squares would leave float64.
-        prep = prepare_data(X, y, fit_intercept=False, sample_weight=None)
+        prep = prepare_data(X, y, fit_intercept=False, sample_weight=None, check_finite_for=self)
         A, t = prep.X, prep.y
         if sw is None:
             n_eff = n
