@@ -214,7 +214,7 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
     one symmetric product, exactly symmetric.
     """
     same = Y is None
-    Ys = X if same else Y
+    Ys: np.ndarray = X if Y is None else Y
     if X.shape[0] == 0 or Ys.shape[0] == 0:
         return np.zeros((X.shape[0], Ys.shape[0]), dtype=X.dtype)
     xn = np.einsum("ij,ij->i", X, X)
