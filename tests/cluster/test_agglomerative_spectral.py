@@ -268,3 +268,23 @@ def test_agglomerative_extreme_magnitudes(scale, linkage_):
     assert np.unique(big.labels_).size == 3
     np.testing.assert_array_equal(big.children_, ref.children_)
     np.testing.assert_allclose(big.distances_ / scale, ref.distances_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", LINKAGES)
+@pytest.mark.parametrize("kind", ["normal", "integers", "duplicates"])
+def test_compiled_linkage_equals_the_numpy_route_bit_for_bit(method, kind, monkeypatch):
+    # the C helper (_ext._linkage) does the NumPy route's operations in the same order
+    from mathlearn import _ext
+
+    if _ext.load("_linkage") is None:
+        pytest.skip("the compiled helper _linkage is not built")
+    rng = np.random.default_rng(2)
+    X = {
+        "normal": rng.normal(size=(300, 4)) * [1.0, 1e-3, 10.0, 1.0],
+        "integers": rng.integers(0, 5, size=(200, 2)).astype(float),
+        "duplicates": np.repeat(rng.normal(size=(30, 3)), 4, axis=0),
+    }[kind]
+    Z = linkage_tree(X, method)
+    monkeypatch.setenv(_ext.DISABLE_ENV, "1")
+    ref = linkage_tree(X, method)
+    np.testing.assert_array_equal(Z, ref)

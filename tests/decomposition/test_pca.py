@@ -305,3 +305,31 @@ def test_auto_route_on_wide_data_by_cost(rng):
     assert max_principal_angle(auto.components_, gram.components_) < 1e-8
     # Few samples: the Gram matrix is the cheaper route.
     assert PCA(n_components=5).fit(X[:60]).solver_ == "gram"
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_covariance_route_refuses_non_finite_data(bad):
+    # the covariance route checks finiteness through its column sums of squares
+    X = np.random.default_rng(0).normal(size=(200, 3))
+    X[117, 1] = bad
+    with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "infinity"):
+        PCA(2, svd_solver="covariance").fit(X)
+    with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "infinity"):
+        PCA(2).fit(X)  # auto: N >= 10 D takes the covariance route
+
+
+@pytest.mark.parametrize("e", [-1000, -481, -241, -240, -239, 0, 239, 240, 241, 300, 1020])
+def test_covariance_route_works_in_the_units_unit_of_chooses(e):
+    # the range test on the sums of squares must take unit 1 only where unit_of does
+    from mathlearn.utils._rowscale import unit_of
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0.5, 1.0, size=(300, 4)) * np.array([1.0, 2.0**-30, 0.5, 2.0**-700])
+    X[:, 0] *= rng.choice([-1.0, 1.0], 300)
+    X = X * 2.0**e
+    pca = PCA(2, svd_solver="covariance").fit(X)
+    assert pca._unit == unit_of(X)
+    ref = PCA(2, svd_solver="full").fit(X)
+    np.testing.assert_allclose(
+        np.abs(pca.components_[0]), np.abs(ref.components_[0]), rtol=1e-10, atol=1e-12
+    )

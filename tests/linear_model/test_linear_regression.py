@@ -136,6 +136,46 @@ def test_rank_deficient_gives_minimum_norm():
     assert np.all(np.isinf(m.coef_std_error_))
 
 
+def _mp_min_norm(B, y):
+    """Minimum-norm solution ``B^T (B B^T)^{-1} y`` of a full-row-rank system, 80 digits."""
+    with mpmath.workdps(80):
+        M = mpmath.matrix(B.tolist())
+        b = mpmath.matrix(y.tolist())
+        sol = M.T * mpmath.lu_solve(M * M.T, b)
+        return np.array([float(v) for v in sol])
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_wide_design_gives_minimum_norm_solution_mpmath(fit_intercept):
+    # N < D: the QR of B^T and gelsd on the N x N factor (see _wide_min_norm)
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(12, 40)) * np.exp(rng.uniform(-3, 3, 40))
+    y = rng.normal(size=12)
+    m = LinearRegression(fit_intercept=fit_intercept).fit(X, y)
+    B = np.hstack([X, np.ones((12, 1))]) if fit_intercept else X
+    ref = _mp_min_norm(B, y)
+    got = np.append(m.coef_, m.intercept_) if fit_intercept else m.coef_
+    # cond(B) < 1e3 here: the error bound eps cond(B) ||x|| is far below the tolerance
+    assert np.linalg.cond(B) < 1e3
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-11 * np.abs(ref).max())
+    assert m.rank_ == 12
+    np.testing.assert_allclose(m.predict(X), y, rtol=0, atol=1e-11 * np.abs(y).max())
+
+
+def test_wide_rank_deficient_design_gives_minimum_norm():
+    # rank 2 < N = 8 < D: the singular values below max(N, D) eps times the largest are
+    # dropped, as LAPACK gelsd does on the whole design
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(8, 2)) @ rng.normal(size=(2, 30))
+    y = rng.normal(size=8)
+    m = LinearRegression().fit(X, y)
+    B = np.hstack([X, np.ones((8, 1))])
+    ref = np.linalg.pinv(B, rcond=31 * np.finfo(float).eps) @ y
+    np.testing.assert_allclose(np.append(m.coef_, m.intercept_), ref, rtol=1e-10)
+    assert m.rank_ == 3
+    assert np.all(np.isinf(m.coef_std_error_))
+
+
 def test_bad_input():
     X = np.ones((5, 2))
     y = np.arange(5.0)

@@ -300,3 +300,18 @@ def test_noise_variance_of_targets_near_the_range_limits():
         for w in caught
     )
     np.testing.assert_allclose(huge.coef_ / 2.0**700, base.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize(
+    "make", [LinearRegression, Ridge, lambda: Lasso(0.1), BayesianLinearRegression]
+)
+def test_non_finite_x_is_refused_by_the_column_maxima(make, bad):
+    # these fits check X's finiteness from the column maxima of prepare_data (no pass of
+    # their own): a bad entry anywhere, in the folded runs or the remainder rows, is seen
+    rng = np.random.default_rng(0)
+    for row in (3, 4999):
+        X = rng.normal(size=(5000, 7))
+        X[row, 5] = bad
+        with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "infinity"):
+            make().fit(X, rng.normal(size=5000))

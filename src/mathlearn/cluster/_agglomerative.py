@@ -11,11 +11,13 @@ union-find, which yields exactly the dendrogram ``scipy.cluster.hierarchy.linkag
 
 from __future__ import annotations
 
+import ctypes
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
+from .. import _ext
 from ..base import BaseEstimator, ClusterMixin, _fit_context
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from ..utils.validation import check_array, validate_data
@@ -25,10 +27,50 @@ __all__ = ["AgglomerativeClustering", "linkage_tree"]
 _LINKAGES = {"single": 0, "complete": 1, "average": 2, "ward": 3}
 
 
-# From this many samples on, the dendrogram is built by the compiled kernels of
-# ._agglomerative_kernels (condensed distances, O(N^2) memory in one vector); below, by the
-# NumPy routes here on the square distance matrix, which need no compilation.
+# The dendrogram is built by the compiled helper mathlearn._ext._linkage (condensed
+# distances, O(N^2) memory in one vector). Where it was not built: from this many samples on
+# by the numba kernels of ._agglomerative_kernels (the same computations), below by the NumPy
+# routes here on the square distance matrix, which need no compilation.
 _KERNEL_MIN_SAMPLES = 2000
+
+
+def _compiled_linkage():
+    """The C helper ``_ext._linkage`` with its signatures set, or None where not built."""
+    lib = _ext.load("_linkage")
+    if lib is None:
+        return None
+    if lib.linkage_nn_chain.argtypes is None:
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        lib.linkage_condensed_euclidean.restype = None
+        lib.linkage_condensed_euclidean.argtypes = [i64, i64, ptr, ptr]
+        lib.linkage_nn_chain.restype = None
+        lib.linkage_nn_chain.argtypes = [i64, ptr, ctypes.c_int, ptr, ptr, ptr]
+        lib.linkage_mst_single.restype = None
+        lib.linkage_mst_single.argtypes = [i64, i64, ptr, ptr, ptr, ptr]
+        lib.linkage_relabel.restype = None
+        lib.linkage_relabel.argtypes = [i64, ptr, ptr, ptr]
+    return lib
+
+
+def _linkage_compiled(lib, X, method):
+    """The sorted, relabelled merges by the C helper (``X`` row-ordered float64)."""
+    n, d = X.shape
+    Z = np.zeros((n - 1, 4))
+    if method == 0:
+        best, merged = np.empty(n), np.empty(n, dtype=np.uint8)
+        lib.linkage_mst_single(n, d, X.ctypes.data, Z.ctypes.data, best.ctypes.data,
+                               merged.ctypes.data)  # fmt: skip
+    else:
+        D = np.empty(n * (n - 1) // 2)
+        lib.linkage_condensed_euclidean(n, d, X.ctypes.data, D.ctypes.data)
+        size, chain = np.empty(n), np.empty(n, dtype=np.int64)
+        lib.linkage_nn_chain(n, D.ctypes.data, method, Z.ctypes.data, size.ctypes.data,
+                             chain.ctypes.data)  # fmt: skip
+        del D
+    Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
+    parent, sizes = np.empty(2 * n - 1, dtype=np.int64), np.empty(2 * n - 1)
+    lib.linkage_relabel(n, Z.ctypes.data, parent.ctypes.data, sizes.ctypes.data)
+    return Z
 
 
 def _square_euclidean(X):
@@ -181,7 +223,10 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     scale = _extreme_scale(X)
     if scale != 1.0:
         X = X / scale
-    if n < _KERNEL_MIN_SAMPLES:
+    lib = _compiled_linkage()
+    if lib is not None:
+        Z = _linkage_compiled(lib, X, _LINKAGES[linkage])
+    elif n < _KERNEL_MIN_SAMPLES:
         if linkage == "single":
             Z = _mst_single_numpy(X)
         else:

@@ -18,6 +18,7 @@ from ..base import (
     check_is_fitted,
 )
 from ..utils._backend import is_dask
+from ..utils._columns import column_means, column_sumsq
 from ..utils._param_validation import (
     Interval,
     RealNotInt,
@@ -25,7 +26,7 @@ from ..utils._param_validation import (
     validate_parameter_constraints,
 )
 from ..utils._rowscale import InUnits, centred_linear_map, check_log_density, unit_of
-from ..utils.validation import check_random_state, validate_data
+from ..utils.validation import assert_all_finite, check_random_state, validate_data
 from ._base import flip_rows
 
 __all__ = ["PCA"]
@@ -66,7 +67,7 @@ def _lu_basis(Y: np.ndarray) -> np.ndarray:
     return sla.lu(Y, permute_l=True, overwrite_a=True, check_finite=False)[0]
 
 
-def _scatter(X: np.ndarray, mean: np.ndarray):
+def _scatter(X: np.ndarray, mean: np.ndarray, sumsq: np.ndarray | None = None):
     """``X_c^T X_c`` and the refinement of the mean (see :func:`_centred_scatter`).
 
     ``X^T X - N m m^T`` needs no centred pass, and its rounding error, about
@@ -77,7 +78,8 @@ def _scatter(X: np.ndarray, mean: np.ndarray):
     uncentred estimate of ``var_j``, which is accurate exactly when it passes.
     """
     n = X.shape[0]
-    sumsq = np.einsum("ij,ij->j", X, X)
+    if sumsq is None:
+        sumsq = column_sumsq(X)
     if np.all(mean * mean * n <= sumsq - n * mean * mean):
         C = X.T @ X
         C -= n * np.outer(mean, mean)
@@ -98,8 +100,11 @@ def _centred_scatter(X: np.ndarray, mean: np.ndarray, block: int = 4096):
     n, d = X.shape
     C = np.zeros((d, d), dtype=np.result_type(X.dtype, np.float32))
     total = np.zeros(d, dtype=C.dtype)
+    buf = np.empty((min(block, n), d), dtype=np.result_type(X.dtype, mean.dtype))
     for start in range(0, n, block):
-        B = X[start : start + block] - mean
+        Xb = X[start : start + block]
+        B = buf[: Xb.shape[0]]
+        np.subtract(Xb, mean, out=B)
         C += B.T @ B
         total += B.sum(axis=0)
     shift = total / n
@@ -307,23 +312,42 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
     def _fit(self, X):
         if is_dask(X):
             return self._fit_dask(X)
-        X = validate_data(self, X, dtype=[np.float64, np.float32])
+        # finiteness is checked below, by a pass that the fit needs anyway where it can be
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite=False)
         n, d = X.shape
         if n < 2:
             raise ValueError(f"PCA needs at least 2 samples; got n_samples = {n} (1 sample).")
-        # Data of extreme magnitude (squares beyond float64) are fitted in units of a power
-        # of two, exactly; lengths and variances are read back in the data's units (InUnits).
-        self._unit = unit = unit_of(X)
-        if unit != 1.0:
-            X = X / unit
         k = self._checked_k(n, d)
         solver = self._choose_solver(n, d, k)
+        # Data of extreme magnitude (squares beyond float64) are fitted in units of a power
+        # of two, exactly; lengths and variances are read back in the data's units (InUnits).
+        unit = mean = sumsq = None
+        if solver == "covariance" and X.dtype == np.float64:
+            # The column sums of squares, which the scatter's route test needs, also settle
+            # what unit_of and the finiteness check would: a NaN or infinite entry makes them
+            # NaN or inf; the computed sum is at least the largest computed square and at most
+            # N times the largest possible one (rounding is monotone, every term >= 0), so a
+            # largest sum in (N 2^-480, 2^480) puts max |x| in [2^-240, 2^240], the range
+            # that unit_of leaves in unit 1. Otherwise both run as they did.
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                mean, sumsq = column_means(X), column_sumsq(X)
+            top = float(np.max(sumsq))
+            if n * 2.0**-480 < top < 2.0**480:
+                unit = 1.0
+        if unit is None:
+            assert_all_finite(X, input_name="X", estimator_name=type(self).__name__)
+            unit = unit_of(X)
+            if unit != 1.0:
+                X = X / unit
+                mean = sumsq = None
+        self._unit = unit
         # Our own centred copy (the solvers below may overwrite it), with one refinement of
         # the mean: the mean of the centred data is the rounding error of the first mean,
         # which for data far from the origin is of the order of eps * |offset|.
-        mean = X.mean(axis=0)
+        if mean is None:
+            mean = column_means(X)
         if solver == "covariance":
-            C, shift = _scatter(X, mean)
+            C, shift = _scatter(X, mean, sumsq)
         else:
             X = X - mean
             shift = X.mean(axis=0)

@@ -23,6 +23,10 @@ from ..utils.validation import check_random_state, validate_data
 __all__ = ["Nystroem"]
 
 
+# Entries of k(X, landmarks) evaluated at a time in transform.
+_BLOCK = 1 << 20
+
+
 class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     r"""Nyström approximation of a kernel feature map from ``m`` landmark points.
 
@@ -91,7 +95,7 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     training point as a landmark and ``K`` positive definite, ``Phi Phi^T = K K^{-1} K = K``.
     A clearly negative eigenvalue (a kernel that is not positive semi-definite) is an error.
     Cost: ``fit`` ``O(m^2 D + m^3)``; ``transform`` ``O(N m D + N m^2)`` time and ``O(N m)``
-    memory.
+    memory (the features; the kernel matrix is evaluated in blocks of rows).
 
     Examples
     --------
@@ -193,8 +197,15 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         """The features ``k(X, Z) K_zz^{+1/2}``, shape (n_samples, n_components)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        with np.errstate(over="ignore", invalid="ignore"):
-            Kxz = self.kernel_(X, self.components_)
-        if not np.all(np.isfinite(Kxz)):
-            raise ValueError("the kernel matrix k(X, landmarks) is not finite (overflow).")
-        return Kxz @ self.normalization_
+        m = self.components_.shape[0]
+        out = np.empty((X.shape[0], m))
+        # In blocks of rows whose kernel matrix (about 8 MB) stays in cache from its
+        # evaluation to its product with the normalisation; no (N, m) kernel matrix is kept.
+        step = max(1, _BLOCK // m)
+        for start in range(0, X.shape[0], step):
+            with np.errstate(over="ignore", invalid="ignore"):
+                Kxz = self.kernel_(X[start : start + step], self.components_)
+            if not np.isfinite(Kxz).all():
+                raise ValueError("the kernel matrix k(X, landmarks) is not finite (overflow).")
+            np.matmul(Kxz, self.normalization_, out=out[start : start + step])
+        return out

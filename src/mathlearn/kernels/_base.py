@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import numbers
 from typing import NamedTuple
 
@@ -119,7 +120,8 @@ def _check_positive_array(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a positive number or vector; got {value!r}.") from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a scalar or a non-empty 1-D vector; got {value!r}.")
-    if not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+    # every entry finite and > 0 (a NaN makes the minimum NaN, which is not > 0)
+    if not (arr.min() > 0 and np.isfinite(arr.max())):
         raise ValueError(f"{name} must be finite and > 0; got {value!r}.")
     return arr
 
@@ -363,7 +365,22 @@ class Kernel:
             elif spec.learnable:
                 _check_real(value, spec.name, positive=True)
             if not self._is_fixed(spec):
-                self._spec_bounds(spec)
+                self._check_bounds(spec)
+
+    def _check_bounds(self, spec: _Spec) -> None:
+        """Validate ``<name>_bounds``: a pair of finite reals ``0 < low <= high`` is checked
+        directly (the common case, before every evaluation); anything else as
+        :meth:`_spec_bounds` reads it."""
+        b = getattr(self, f"{spec.name}_bounds")
+        if (
+            isinstance(b, (tuple, list))
+            and len(b) == 2
+            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in b)
+        ):
+            lo, hi = float(b[0]), float(b[1])
+            if math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi:
+                return
+        self._spec_bounds(spec)
 
     def _check_ard(self, X: np.ndarray) -> None:
         for spec in self._specs:

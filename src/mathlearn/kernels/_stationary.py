@@ -20,14 +20,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, kve
 
-from ..utils.extmath import squared_distances
+from ..utils._columns import column_means
+from ..utils.extmath import expanded_squared_distances, squared_distances
 from ._base import Kernel, _check_real, _grad_buffer, _Spec
 
 __all__ = ["RBF", "GammaExponential", "Matern", "RationalQuadratic"]
 
 
 def _centre_and_scale(X, Y, length_scale):
-    """Centred, scaled copies ``Zx, Zy``, a factor ``f2`` and ``risky``.
+    """Centred, scaled copies ``Zx, Zy``, a factor ``f2``, ``risky`` and ``max |Z|``.
 
     ``q = f2 * ||zx - zy||^2``. First ``Z = (X - shift) / (t m)`` with ``t = l / min(l) >= 1``
     and ``m`` a power of two bounding ``|Z|`` by 1, so that ``f2 = (m / min(l))^2``; when
@@ -37,8 +38,14 @@ def _centre_and_scale(X, Y, length_scale):
     """
     ls = np.asarray(length_scale, dtype=float)
     n = X.shape[0] + (0 if Y is None else Y.shape[0])
-    shift = X.sum(axis=0) if Y is None else X.sum(axis=0) + Y.sum(axis=0)
-    shift /= max(n, 1)
+    # the mean of all rows (any common point would do: distances do not depend on it);
+    # column means in folded runs, as NumPy's reduction over rows is slow for few columns
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        shift = np.zeros(X.shape[1])
+    else:
+        shift = column_means(X)
+    if Y is not None and Y.shape[0]:
+        shift = (X.shape[0] * shift + Y.shape[0] * column_means(Y)) / n
     a = float(ls.min())
     with np.errstate(over="ignore"):
         t = ls / a
@@ -50,9 +57,9 @@ def _centre_and_scale(X, Y, length_scale):
         Zy = Y - shift
         if ls.ndim:
             Zy /= t
-    big = float(np.abs(Zx).max(initial=0.0))
+    big = max(float(Zx.max(initial=0.0)), -float(Zx.min(initial=0.0)))  # max |Zx|
     if Zy is not None:
-        big = max(big, float(np.abs(Zy).max(initial=0.0)))
+        big = max(big, float(Zy.max(initial=0.0)), -float(Zy.min(initial=0.0)))
     m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
     with np.errstate(over="ignore"):
         f = m / a
@@ -65,18 +72,26 @@ def _centre_and_scale(X, Y, length_scale):
     Zx *= scale
     if Zy is not None:
         Zy *= scale
-    return Zx, Zy, f2, risky
+    return Zx, Zy, f2, risky, big * scale
 
 
-def _sqdist(Zx, Zy, accurate):
+def _sqdist(Zx, Zy, accurate, zmax=None):
     """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
+
+    ``Zx, Zy`` come from :func:`_centre_and_scale`, centred about a common point. Where
+    their largest entry ``zmax`` is of moderate size (``2^-400 .. 2^400``: no square under-
+    or overflows) they need none of the rescaling of :func:`squared_distances`, only its
+    expansion with near pairs recomputed (``expanded_squared_distances``).
 
     The expanded form errs by about ``eps (||zx||^2 + ||zy||^2)``. Kernels with a
     ``sqrt(q)``-like term at 0 (Matérn with ``nu <= 1``, gamma-exponential with
     ``gamma < 2``) would turn that into a ``sqrt(eps)`` error, so for them (``accurate``) the
     pairs with ``q`` below ``1e-4`` of that scale are recomputed from the differences.
     """
-    q = squared_distances(Zx, Zy)
+    if zmax is not None and 2.0**-400 <= zmax <= 2.0**400:
+        q = expanded_squared_distances(Zx, Zy)
+    else:
+        q = squared_distances(Zx, Zy)
     if not accurate:
         return q
     same = Zy is None
@@ -125,8 +140,8 @@ class _Stationary(Kernel):
         raise NotImplementedError
 
     def _eval(self, X, Y, eval_gradient):
-        Zx, Zy, f2, risky = _centre_and_scale(X, Y, self.length_scale)
-        q = _sqdist(Zx, Zy, self._needs_accurate_near())
+        Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
+        q = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax)
         cache = {} if eval_gradient else None
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             if risky:

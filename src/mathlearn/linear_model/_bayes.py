@@ -84,14 +84,18 @@ class _Spectrum:
 
     def terms(self, alpha, beta):
         """``(ln p(t), gamma, m_N^T m_N, ||t - Phi m_N||^2)`` at ``(alpha, beta)``."""
+        # (array methods rather than NumPy's functions: the same reductions without the
+        # dispatch, which dominates at these sizes; this runs a few dozen times per fit)
         denom = alpha + beta * self.s2
         mu = beta * self.s * self.c / denom  # posterior mean in the right singular basis
         mm = float(mu @ mu)
-        rss = self.rss_out + float(np.sum((alpha * self.c / denom) ** 2))
-        gamma = float(np.sum(beta * self.s2 / denom))
+        e = alpha * self.c / denom
+        rss = self.rss_out + float(np.square(e, out=e).sum())
+        gamma = float((beta * self.s2 / denom).sum())
+        log_alpha = np.log(alpha)
         log_ev = log_evidence(
-            self.n, beta, rss, alpha * mm, self.m * np.log(alpha),
-            float(np.sum(np.log(denom))) + self.n_zero * np.log(alpha),
+            self.n, beta, rss, alpha * mm, self.m * log_alpha,
+            float(np.log(denom).sum()) + self.n_zero * log_alpha,
         )  # fmt: skip
         return log_ev, gamma, mm, rss
 
@@ -150,7 +154,7 @@ def _clipped_ratio(num, den):
     """
     if den * _PREC_MAX <= max(num, 0.0):
         return _PREC_MAX
-    return float(np.clip(num / den, _PREC_MIN, _PREC_MAX))
+    return min(max(float(num / den), _PREC_MIN), _PREC_MAX)  # np.clip on a scalar
 
 
 def _posterior_mean(X, t, alpha, beta, sqrt_sw, fit_intercept):
@@ -471,13 +475,15 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     def _fit_isotropic(self, X, y, sample_weight, prior_precision):
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_xy(self, X, y)
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        X, y = validate_xy(self, X, y, finite=False)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
         prep = prepare_data(
-            X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False
-        )
+            X, y, fit_intercept=fit_intercept, sample_weight=sw, per_column=False, center=False,
+            check_finite_for=self,
+        )  # fmt: skip
         # X scaled by g and y by h (powers of two, 1 for ordinary data): v = (h / g) w has
         # prior precision alpha g^2 / h^2 and noise precision beta / h^2.
         g = float(prep.x_scale[0]) if m else 1.0
@@ -525,13 +531,14 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             g,
             h,
             prep,
-            np.max(np.abs(X)),
-            np.max(np.abs(y)),
+            # only for the message of a fit outside float64: computed when it is raised
+            lambda: (float(np.max(np.abs(X))), float(np.max(np.abs(y)))),
         )
         return self
 
-    def _store(self, spec, coef, offset, alpha, beta, log_ev, g, h, prep, x_max, y_max):
-        """The fitted attributes, in the data's units, from the fit in scaled units."""
+    def _store(self, spec, coef, offset, alpha, beta, log_ev, g, h, prep, sizes):
+        """The fitted attributes, in the data's units, from the fit in scaled units
+        (``sizes()`` gives ``(max |x|, max |y|)`` for the error message)."""
         m = spec.m
         cov, P = spec.posterior_cov(alpha, beta)
         self.effective_params_ = float(m - alpha * np.trace(cov))
@@ -546,6 +553,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
                 self._posterior_precision = (P * b) * b
                 self.log_evidence_ = float(log_ev + prep.sw_sum * np.log(h))
             except FloatingPointError:
+                x_max, y_max = sizes()
                 raise ValueError(
                     "BayesianLinearRegression: at the scale of these data (largest |x| = "
                     f"{x_max:.3g}, largest |y| = {y_max:.3g}) the "
@@ -623,7 +631,7 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         coef = accurate_lstsq_dask(A, b, intercept=False)[0]
         offset = float(coef[m]) if fit_intercept else 0.0
         self._store(spec, coef[:m], offset, alpha, beta, log_ev, g, h, prep,
-                    float(col_max.max()), y_max)  # fmt: skip
+                    lambda: (float(col_max.max()), y_max))  # fmt: skip
         return self
 
     @staticmethod

@@ -294,8 +294,9 @@ def lasso_path(
         n_alphas, alphas = alphas, None
         validate_parameter_constraints(_N_ALPHAS, {"n_alphas": n_alphas}, "lasso_path")
     # Exact power-of-two scaling where squares would leave float64 (X or y ~ 1e+-300):
-    # with Xs = g X, ys = h y and v = h w / g the problem is the lasso with alpha g h.
-    prep = prepare_data(X, y, fit_intercept=False, per_column=False, center=False)
+    # with Xs = g X, ys = h y and v = h w / g the problem is the lasso with alpha g h. Every
+    # route needs X by columns (see _Problem): the copy is made first and scaled in place.
+    prep = prepare_data(X, y, fit_intercept=False, per_column=False, order="F")
     Xs, ys = prep.X, prep.y
     gh = float(prep.x_scale[0] if X.shape[1] else 1.0) * prep.y_scale
     if alphas is None:
@@ -439,14 +440,16 @@ class Lasso(LinearModel):
         self
         """
         warm_start = bool(self.warm_start)
-        X, y = validate_xy(self, X, y, reset=not (warm_start and hasattr(self, "coef_")))
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        reset = not (warm_start and hasattr(self, "coef_"))
+        X, y = validate_xy(self, X, y, reset=reset, finite=False)
         sw = weights_or_none(sample_weight, X)
         m = X.shape[1]
         # Scaled exactly where squares would leave float64 (Xs = g X, ys = h y, v = h w / g,
         # penalty alpha g h), centred with the (weighted) means, rows times sqrt(s_n).
         prep = prepare_data(
             X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw, per_column=False,
-            order="F",
+            order="F", check_finite_for=self,
         )  # fmt: skip
         back = prep.x_scale / prep.y_scale
         gh = float(prep.x_scale[0] if m else 1.0) * prep.y_scale

@@ -83,8 +83,10 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
     Cost: ``O(N D^2)`` time for the QR (``D`` features with the intercept), plus ``O(N D)`` per
     refinement step where one runs (a few steps, each about 30 flops per entry of ``X``), and
     ``O(D^3)`` for the singular values of ``R`` when the bound needs them; memory ``O(N D)``
-    (one equilibrated copy of ``X``, and its split halves during refinement). ``D > N`` takes
-    the SVD route, ``O(N^2 D)``.
+    (one equilibrated copy of ``X``, and its split halves during refinement). ``D > N`` gives
+    the minimum-norm solution from the QR of ``X^T`` (with the column of ones) and the SVD of
+    its ``N x N`` factor (Golub & Van Loan, "Matrix Computations", §5.6.2), ``O(N^2 D)`` time
+    and one copy of ``X``.
 
     Information criteria: ``aic(X, y)`` and ``bic(X, y)`` use the Gaussian log-likelihood with
     the ML noise variance, ``ln p(y | X) = -(N/2) ln(2 pi sigma^2_ML) - RSS / (2 sigma^2_ML)``,
@@ -124,12 +126,13 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
         """
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_xy(self, X, y)
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        X, y = validate_xy(self, X, y, finite=False)
         sw = weights_or_none(sample_weight, X)
         fit_intercept = bool(self.fit_intercept)
         n, m = X.shape
         # Exact power-of-two scaling of X and y where their squares would leave float64.
-        prep = prepare_data(X, y, fit_intercept=False, sample_weight=None)
+        prep = prepare_data(X, y, fit_intercept=False, sample_weight=None, check_finite_for=self)
         A, t = prep.X, prep.y
         if sw is None:
             n_eff = n

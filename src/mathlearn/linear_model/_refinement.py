@@ -255,6 +255,8 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     y = np.ascontiguousarray(y, dtype=np.float64)
     n, m = A.shape
     k = m + int(intercept)
+    if n < k:
+        return _wide_min_norm(A, y, intercept)
     norms = np.sqrt(np.einsum("ij,ij->j", A, A))
     if intercept:
         norms = np.append(norms, np.sqrt(n))
@@ -263,8 +265,6 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     np.multiply(A, d[:m], out=As[:, :m])
     if intercept:
         As[:, m] = d[m]
-    if n < k:
-        return _svd_fallback(A, y, intercept)
     qr, tau, _, _ = lapack.dgeqrf(As, lwork=max(1, 64 * k), overwrite_a=True)
     R = np.asfortranarray(np.triu(qr[:k, :k]))
     # Rank test on the equilibrated factor: a reciprocal condition number at rounding level
@@ -356,5 +356,49 @@ def _svd_fallback(A, y, intercept):
     n = A.shape[0]
     B = np.hstack([A, np.ones((n, 1))]) if intercept else A
     cond = max(B.shape) * _EPS
-    coef, _, rank, _ = sla.lstsq(B, y, cond=cond, lapack_driver="gelsd", check_finite=False)
-    return coef, y - B @ coef, None, int(rank), 0
+    # gelsd overwrites its matrix: the design with its column of ones is ours to give it
+    # (SciPy would copy it once more), the caller's A is not; the residual comes from A
+    coef, _, rank, _ = sla.lstsq(
+        B, y, cond=cond, lapack_driver="gelsd", check_finite=False, overwrite_a=intercept
+    )
+    r = y - A @ coef[: A.shape[1]]
+    if intercept:
+        r -= coef[-1]
+    return coef, r, None, int(rank), 0
+
+
+def _wide_min_norm(A, y, intercept):
+    """Minimum-norm least-squares solution for a design with fewer rows than columns.
+
+    With ``B = [A 1]`` (or ``A``), ``n < k``: the thin QR of the tall ``B^T = Q R`` (``Q``
+    ``k x n`` with orthonormal columns) gives ``B x = R^T Q^T x``. Every ``x`` splits into
+    ``Q z`` plus a part orthogonal to ``range(Q)`` that ``B`` does not see, so the
+    minimum-norm solution is ``x = Q z`` with ``z`` the minimum-norm least-squares solution of
+    the ``n x n`` system ``R^T z = y`` (Golub & Van Loan, "Matrix Computations", 4th ed.,
+    §5.6.2), taken by LAPACK ``gelsd`` with the rank rule of ``gelsd`` on ``B`` itself
+    (singular values below ``max(n, k) eps`` times the largest count as zero; those of ``R``
+    are those of ``B``). ``gelsd`` on ``B`` computes the same factorisation internally, but
+    as an LQ of the row-ordered wide matrix; the QR of ``B^T``, whose column-ordered layout
+    is the row-ordered ``B``, costs about half as much, and the SVD is then of ``n x n``.
+    Time ``O(n^2 k)``, memory one copy of ``B``.
+    """
+    n, m = A.shape
+    k = m + int(intercept)
+    B = np.empty((n, k))  # row-ordered: B.T is the column-ordered k x n matrix, no copy
+    B[:, :m] = A
+    if intercept:
+        B[:, m] = 1.0
+    qr, tau, _, info = lapack.dgeqrf(B.T, lwork=max(1, 64 * n), overwrite_a=True)
+    if info != 0:  # pragma: no cover - LAPACK argument error
+        return _svd_fallback(A, y, intercept)
+    Rt = np.tril(qr[:n, :n].T)  # R^T, lower triangular, n x n
+    z, _, rank, _ = sla.lstsq(
+        Rt, y, cond=k * _EPS, lapack_driver="gelsd", check_finite=False, overwrite_a=True
+    )
+    v = np.zeros((k, 1))
+    v[:n, 0] = z
+    coef = lapack.dormqr(b"L", b"N", qr, tau, v, max(1, 64 * n))[0][:, 0]
+    r = y - A @ coef[:m]
+    if intercept:
+        r -= coef[m]
+    return coef, r, None, int(rank), 0

@@ -109,12 +109,13 @@ class Ridge(LinearModel):
         """
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = validate_xy(self, X, y)
+        # X's finiteness is checked by prepare_data, from the column maxima it needs anyway
+        X, y = validate_xy(self, X, y, finite=False)
         sw = weights_or_none(sample_weight, X)
         alpha = float(self.alpha)
         prep = prepare_data(
             X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw, per_column=False,
-            center=False,
+            center=False, check_finite_for=self,
         )  # fmt: skip
         Xs, ys = prep.X, prep.y
         g = float(prep.x_scale[0]) if X.shape[1] else 1.0

@@ -17,10 +17,19 @@ def blas_controller():
     return _CONTROLLER[0]
 
 
+_BLAS_LIBS: list = []
+
+
+def _blas_libs() -> list:
+    """The controllers of the BLAS libraries among the package controller's (selected once)."""
+    if not _BLAS_LIBS:
+        _BLAS_LIBS.append(blas_controller().select(user_api="blas").lib_controllers)
+    return _BLAS_LIBS[0]
+
+
 def blas_threads() -> int:
     """The number of threads the loaded BLAS libraries may use now (the largest of them)."""
-    libs = blas_controller().select(user_api="blas").lib_controllers
-    return max((lib.num_threads for lib in libs), default=1)
+    return max((lib.num_threads for lib in _blas_libs()), default=1)
 
 
 def serial_blas(work: float = float("inf"), threshold: float = float(1 << 16)):
@@ -33,6 +42,8 @@ def serial_blas(work: float = float("inf"), threshold: float = float(1 << 16)):
     pool costs more than it gains there, and on a busy machine spinning BLAS threads slowed
     such loops ~20x. The large products before and after such loops keep the pool.
     """
-    if work < threshold:
+    if work < threshold or blas_threads() <= 1:
+        # (already one thread: setting and restoring every library's count costs more than
+        # a small product)
         return contextlib.nullcontext()
     return blas_controller().limit(limits=1, user_api="blas")

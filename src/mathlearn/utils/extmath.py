@@ -162,12 +162,12 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
     same = Y is None
     if Y is None:
         Y = X
-    if not (np.all(np.isfinite(X)) and (same or np.all(np.isfinite(Y)))):
+    if not (np.isfinite(X).all() and (same or np.isfinite(Y).all())):
         raise ValueError("squared_distances: X or Y contains NaN or infinity.")
     zeros = np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype)
     if X.size == 0 or Y.size == 0:
         return zeros, 1.0
-    m = float(np.max(np.abs(X))) if same else float(max(np.max(np.abs(X)), np.max(np.abs(Y))))
+    m = _max_abs(X) if same else max(_max_abs(X), _max_abs(Y))
     if m == 0.0:
         return zeros, 1.0
     s1 = _power_of_two_below(m)
@@ -180,32 +180,89 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
     shift = np.where(np.abs(mean) > np.max(np.abs(Xs - mean), axis=0), mean, 0.0)
     Xs -= shift
     Ys = Xs if same else Y / s1 - shift
-    spread = float(np.max(np.abs(Xs)))
+    spread = _max_abs(Xs)
     if not same:
-        spread = max(spread, float(np.max(np.abs(Ys))))
+        spread = max(spread, _max_abs(Ys))
     if spread == 0.0:
         return zeros, 1.0
     s2 = _power_of_two_below(spread)
     Xs /= s2
     if not same:
         Ys /= s2
-    xn = np.einsum("ij,ij->i", Xs, Xs)
+    return expanded_squared_distances(Xs, None if same else Ys), s1 * s2
+
+
+def _max_abs(A: np.ndarray) -> float:
+    """``max |a|`` by two reductions, without an ``|A|`` temporary."""
+    return max(float(A.max()), -float(A.min()))
+
+
+# Rows of a cross-distance matrix expanded at a time: a block of about this many entries
+# (512 kB) stays in cache through the product, the norms, the clipping and the near-pair scan.
+_BLOCK = 1 << 16
+
+
+def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """The core of :func:`squared_distances` for data already centred and scaled.
+
+    ``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0, with every pair
+    below ``_RECOMPUTE * (max ||x||^2 + max ||y||^2)`` recomputed from the difference, and
+    an exact 0 diagonal when ``Y`` is None. Accurate where the entries are of moderate size
+    (their squares far from under- and overflow) and the rows are centred about a common
+    point, as the caller guarantees. ``X`` against a different ``Y`` is expanded in blocks of
+    rows that stay in cache (the same arithmetic, entry by entry); ``X`` against itself in
+    one symmetric product, exactly symmetric.
+    """
+    same = Y is None
+    Ys: np.ndarray = X if Y is None else Y
+    if X.shape[0] == 0 or Ys.shape[0] == 0:
+        return np.zeros((X.shape[0], Ys.shape[0]), dtype=X.dtype)
+    xn = np.einsum("ij,ij->i", X, X)
     yn = xn if same else np.einsum("ij,ij->i", Ys, Ys)
-    D = _expand(Xs, Ys, xn, yn)
     # A scalar threshold (no (N, M) temporary of floats): it selects every pair below
     # _RECOMPUTE * (||x_i||^2 + ||y_j||^2), and a few more close pairs, recomputed exactly too.
-    rows, cols = np.nonzero(D <= _RECOMPUTE * (float(xn.max()) + float(yn.max())))
-    if rows.size:
-        D[rows, cols] = _direct(Xs, Ys, rows, cols)
+    threshold = _RECOMPUTE * (float(xn.max()) + float(yn.max()))
     if same:
+        D = _expand(X, X, xn, xn)
+        # the diagonal is set to 0 below: keep it out of the recomputation
+        np.fill_diagonal(D, np.inf)
+        _recompute_near(D, X, X, threshold)
         np.fill_diagonal(D, 0.0)
-    return D, s1 * s2
+        return D
+    n, m = X.shape[0], Ys.shape[0]
+    D = np.empty((n, m), dtype=np.result_type(X.dtype, Ys.dtype))
+    step = max(1, _BLOCK // m)
+    for start in range(0, n, step):
+        Xb = X[start : start + step]
+        Db = D[start : start + step]
+        _expand(Xb, Ys, xn[start : start + step], yn, out=Db)
+        _recompute_near(Db, Xb, Ys, threshold)
+    return D
 
 
-def _expand(X: np.ndarray, Y: np.ndarray, xn: np.ndarray, yn: np.ndarray) -> np.ndarray:
-    """``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0."""
-    D = X @ Y.T
-    D *= -2.0
+def _recompute_near(D: np.ndarray, X: np.ndarray, Y: np.ndarray, threshold: float) -> None:
+    """Entries of ``D`` at or below ``threshold`` recomputed from the differences."""
+    # Flat indices of the near pairs (NumPy's 2-D nonzero costs five times as much as the
+    # flat one on a large mask), then their rows and columns.
+    near = np.flatnonzero(D <= threshold)
+    if near.size:
+        rows, cols = np.divmod(near, D.shape[1])
+        D[rows, cols] = _direct(X, Y, rows, cols)
+
+
+def _expand(
+    X: np.ndarray, Y: np.ndarray, xn: np.ndarray, yn: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0 (into ``out``
+    when given)."""
+    if Y is not X and X.shape[1] < Y.shape[0]:
+        # -2 x^T y with the factor on the smaller operand: scaling by -2 is exact, so this is
+        # bit for bit (-2) (x^T y), one pass over the (N, M) result fewer. (X X^T itself stays
+        # one symmetric product, exactly symmetric.)
+        D = np.matmul(X * -2.0, Y.T, out=out)
+    else:
+        D = np.matmul(X, Y.T, out=out)
+        D *= -2.0
     D += xn[:, None]
     D += yn[None, :]
     np.maximum(D, 0.0, out=D)

@@ -16,13 +16,14 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_array
+from sklearn.utils import assert_all_finite, check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 #: What a ``random_state`` / ``rng`` argument may be (see :func:`check_random_state`).
 RandomStateLike = int | np.integer | np.random.Generator | np.random.RandomState | None
 
 __all__ = [
+    "assert_all_finite",
     "check_array",
     "check_bool",
     "check_int",
