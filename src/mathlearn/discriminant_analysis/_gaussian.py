@@ -33,6 +33,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..utils._groups import class_sums, within_class_scatter
 from ..utils._param_validation import Interval
 from ..utils._rowscale import (
     InUnits,
@@ -92,10 +93,7 @@ def _joint_log_likelihood_sum(clf, X, y, covariances):
 
 def _class_stats(X, y_idx, n_classes):
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    means = np.zeros((n_classes, X.shape[1]))
-    np.add.at(means, y_idx, X)
-    means /= counts[:, None]
-    return counts, means
+    return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
 
 
 class LinearDiscriminantAnalysis(
@@ -206,7 +204,8 @@ class LinearDiscriminantAnalysis(
         n, d = X.shape
         # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
         self._unit = unit_of(X)
-        X = X / self._unit
+        if self._unit != 1.0:
+            X = X / self._unit
         if n <= K:
             raise ValueError(f"LDA needs more samples than classes; got {n} for {K} classes.")
         kmax = min(K - 1, d)
@@ -219,15 +218,14 @@ class LinearDiscriminantAnalysis(
         counts, means = _class_stats(X, y_idx, K)
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
-        R = X - means[y_idx]
+        # The pooled covariance Σ_k (n_k / n) S_k is S_w / n, and shrinking each S_k to
+        # (1 - s) S_k + s (tr S_k / d) I before pooling is shrinking S_w / n the same way
+        # (the trace is linear): one scatter matrix, accumulated from residual blocks.
+        Sw = within_class_scatter(X, y_idx, means)
         s = 0.0 if self.shrinkage is None else float(self.shrinkage)
-        cov = np.zeros((d, d))
-        for k in range(K):
-            Rk = R[y_idx == k]
-            Sk = Rk.T @ Rk / counts[k]
-            if s > 0:
-                Sk = (1 - s) * Sk + s * (np.trace(Sk) / d) * np.eye(d)
-            cov += (counts[k] / n) * Sk
+        cov = Sw / n
+        if s > 0:
+            cov = (1 - s) * cov + s * (np.trace(cov) / d) * np.eye(d)
         self.means_ = means
         self.covariance_ = cov
         L = cholesky(cov, name="the pooled within-class covariance")
@@ -242,7 +240,7 @@ class LinearDiscriminantAnalysis(
             self.coef_, self.intercept_ = W, b
         from ._fisher import fisher_directions
 
-        fd = fisher_directions(X, y_idx, K, n_comp)
+        fd = fisher_directions(X, y_idx, K, n_comp, within=(Sw, means, counts))
         self.scalings_ = fd.scalings
         self.xbar_ = fd.xbar
         self.explained_variance_ratio_ = fd.explained_variance_ratio
