@@ -212,3 +212,23 @@ def test_predict_checks(data):
     reg = SGDRegressor(max_iter=2, tol=None).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         reg.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("batch_size", [1, 7])
+def test_compiled_epoch_is_the_numba_loop_bit_for_bit(rng, monkeypatch, batch_size):
+    # The compiled helper (mathlearn._ext._sgd) and the numba loop (the route from 2 000
+    # samples on without it) make the same IEEE operations in the same order.
+    pytest.importorskip("numba")
+    from mathlearn import _ext
+
+    if _ext.load("_sgd") is None:
+        pytest.skip("needs the compiled mathlearn._ext._sgd")
+    X = rng.standard_normal((2500, 6))
+    y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(2500)
+    kw = dict(max_iter=3, tol=None, random_state=0, batch_size=batch_size, alpha=0.01)
+    compiled = SGDRegressor(**kw).fit(X, y)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    jitted = SGDRegressor(**kw).fit(X, y)
+    np.testing.assert_array_equal(compiled.coef_, jitted.coef_)
+    assert compiled.intercept_ == jitted.intercept_
+    np.testing.assert_array_equal(compiled.loss_curve_, jitted.loss_curve_)

@@ -36,6 +36,7 @@ ABI_VERSIONS = {
     "_nmf": 1,
     "_refine": 1,
     "_rnn": 1,
+    "_sgd": 1,
     "_sgdmf": 3,
     "_smo": 1,
 }
