@@ -33,7 +33,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
-from ..utils._groups import class_sums, within_class_scatter
+from ..utils._groups import class_scatters, class_sums, within_class_scatter
 from ..utils._param_validation import Interval
 from ..utils._rowscale import (
     InUnits,
@@ -372,7 +372,8 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         n, d = X.shape
         # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
         self._unit = unit_of(X)
-        X = X / self._unit
+        if self._unit != 1.0:
+            X = X / self._unit
         counts, means = _class_stats(X, y_idx, K)
         if np.any(counts < 2):
             k = int(np.argmin(counts))
@@ -383,11 +384,11 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
         r = float(self.reg_param)
-        covs = np.empty((K, d, d))
+        covs = class_scatters(X, y_idx, means)  # divided by the counts in place below
         factors = np.empty((K, d, d))
         for k in range(K):
-            Rk = X[y_idx == k] - means[k]
-            C = Rk.T @ Rk / counts[k]
+            C = covs[k]
+            C /= counts[k]
             if r > 0:
                 C = (1 - r) * C + r * np.eye(d)
             covs[k] = C
