@@ -49,17 +49,26 @@ def _eta_chunk(n_batches: int) -> int:
     return min(8192, max(256, n_batches // 8))
 
 
-def _lms_epoch(X, y, order, w, b, etas_of, alpha, fit_intercept, batch_size):
+def _lms_epoch(X, y, order, w, b, etas, alpha, fit_intercept, batch_size):
     """One pass over ``X`` in ``order``: the LMS update per minibatch, in place on ``w``.
 
-    ``etas_of(k0, k1)`` gives the step sizes of the minibatches ``k0 .. k1 - 1`` of the pass
-    (from one of ``mathlearn.optim``'s schedules); ``order`` is the visiting order (int64)
-    or None for ``0 .. N - 1``. Returns the intercept and the mean loss ``1/2 r^2`` seen in
+    ``etas`` holds the step sizes of the pass's minibatches (from one of
+    ``mathlearn.optim``'s schedules), or is a function ``(k0, k1) ->`` those of the
+    minibatches ``k0 .. k1 - 1``; ``order`` is the visiting order (int64) or None for
+    ``0 .. N - 1``. Returns the intercept and the mean loss ``1/2 r^2`` seen in
     the pass (each residual taken before the update it drives, as scikit-learn reports it).
     ``X`` and ``y`` are C-contiguous float64, ``w`` float64.
     """
     n, d = X.shape
     n_batches = -(-n // batch_size)
+    if callable(etas):
+        etas_of = etas
+    else:
+        steps = np.ascontiguousarray(etas, dtype=np.float64)
+
+        def etas_of(k0, k1):
+            return steps[k0:k1]
+
     lib = _compiled_sgd()
     if lib is not None:
         bias, loss = ctypes.c_double(b), ctypes.c_double(0.0)
