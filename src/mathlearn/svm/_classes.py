@@ -677,9 +677,11 @@ class _BaseSVR(RegressorMixin, _BaseKernelSVM):
         upper = np.concatenate([self.C * sw, self.C * sw])
         sign = np.concatenate([np.ones(n), -np.ones(n)])
         coef, rho, result = self._solve(gram, kdiag, sign, upper, y)
-        del gram  # the solver's copy of X (and Gram matrix) before the support vectors'
         self._warn_not_converged(result)
         self.n_iter_ = result.n_iter
+        # the solver's data (its copy of X or Gram matrix, the 2 N variables' arrays) go
+        # before the support vectors are gathered
+        del gram, result, sign, upper, kdiag, sw
         support = np.flatnonzero(coef != 0)
         self.support_ = support.astype(np.int32)
         self.support_vectors_ = X[support] if self.kernel != "precomputed" else np.empty((0, 0))
