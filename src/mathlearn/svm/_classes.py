@@ -123,8 +123,12 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
                 prob_b.append(B)
         if self.probability:
             self.probA_, self.probB_ = np.array(prob_a), np.array(prob_b)
-        del gram, sub  # the solver's copy of X (and Gram matrix) before the support vectors'
-        self._store(X, y_idx, pairs, np.array(pair_coef), np.array(pair_rho))
+        # the solver's data (its copy of X or Gram matrix, the last problem's arrays) go
+        # before the support vectors are gathered
+        del gram, sub, result, coef, full, sign, members, kdiag, bound, sw
+        coef_all = np.array(pair_coef)
+        del pair_coef
+        self._store(X, y_idx, pairs, coef_all, np.array(pair_rho))
         return self
 
     def _store(self, X, y_idx, pairs, coef, rho):
@@ -133,7 +137,9 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
         is_sv = np.zeros(X.shape[0], dtype=bool)
         for k in range(len(pairs)):
             is_sv |= coef[k] != 0
-        support = np.concatenate([np.flatnonzero(is_sv & (y_idx == c)) for c in range(n_classes)])
+        # support vectors grouped by class, in order within each (libsvm's layout)
+        support = np.flatnonzero(is_sv)
+        support = support[np.argsort(y_idx[support], kind="stable")]
         self.support_ = support.astype(np.int32)
         self.n_support_ = np.array(
             [np.sum(is_sv & (y_idx == c)) for c in range(n_classes)], dtype=np.int32
@@ -153,7 +159,7 @@ class _BaseSVC(BaseClassifier, _BaseKernelSVM):
         self._pair_intercept = -rho
         if n_classes == 2:
             # scikit-learn's public convention: a positive decision value means classes_[1].
-            self.dual_coef_ = -dual
+            self.dual_coef_ = np.negative(dual, out=dual)
             self.intercept_ = rho.copy()
         else:
             self.dual_coef_ = dual
