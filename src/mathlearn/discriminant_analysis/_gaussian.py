@@ -147,6 +147,12 @@ class LinearDiscriminantAnalysis(
     ``M = (K - 1) + K d + d (d + 1) / 2`` parameters (priors, when estimated; means; the
     shared covariance); with ``shrinkage`` they are evaluated at the shrunk covariance.
 
+    Complexity (``N`` samples, ``D`` features, ``K`` classes): ``fit`` costs ``O(N K D)`` for
+    the class means, ``O(N D^2)`` for the within-class scatter (residuals formed block by
+    block), and ``O(D^3)`` for the Cholesky factor and Fisher's generalised eigenproblem on
+    ``D x D`` matrices; memory ``O(D^2)`` beyond ``X`` plus one block of rows. With more
+    features than ``N - K`` the projection takes the route through the data (``O(N^2 D)``).
+
     The projection maximises the Fisher criterion ``tr((Wᵀ S_w W)^{-1} Wᵀ S_b W)`` (PRML
     §4.1.4-4.1.6; Imperial "Mathematics for Inference and Machine Learning" §2.2), computed by
     :class:`FisherLDA`'s solver ``"auto"``. The classifier is invariant under it: with
@@ -330,6 +336,11 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
     ``aic(X, y)`` and ``bic(X, y)`` use the joint log-likelihood ``Σ_i ln p(x_i, y_i)`` and
     ``M = (K - 1) + K d + K d (d + 1) / 2`` parameters (priors, when estimated; means;
     covariances); with ``reg_param`` they are evaluated at the regularised covariances.
+
+    Complexity: ``fit`` costs ``O(N K D + N D^2 + K D^3)`` (class means, class scatter
+    matrices gathered class by class in blocks of rows through one sort of the labels,
+    Cholesky factors); memory ``O(N + K D^2)`` beyond ``X``. Prediction costs
+    ``O(M K D^2)``.
 
     Examples
     --------

@@ -336,8 +336,10 @@ class SVC(_BaseSVC):
     iterations run in compiled C, built at install time, for the built-in and precomputed
     kernels). Multi-class problems are split one-vs-one.
 
-    Time: ``O(n_iter N D)`` kernel evaluations at worst, fewer with the cache; memory
-    ``O(N + cache)``.
+    Time: ``O(n_iter N D)`` for the kernel columns the iterations ask for, at worst, fewer
+    with the cache; an RBF Gram matrix of at most 16 MB is evaluated whole, ``O(N^2 D)`` in
+    one BLAS product, from 128 features on. Memory ``O(N + cache)`` (the solver's kernel
+    cache, ``cache_size`` MB at most, is allocated in C).
 
     See Also
     --------
@@ -476,6 +478,10 @@ class NuSVC(_BaseSVC):
     offset-free version, whose property ``|N(a)| / n <= nu <= (|N(a)| + |M(a)|) / n``
     (margin errors ``N``, margin support vectors ``M``) holds here too (tested). A ``nu``
     larger than ``2 min(n_+, n_-) / n`` is infeasible and raises.
+
+    Complexity as for :class:`SVC`, except that an RBF Gram matrix of at most 16 MB
+    (``N`` up to about 1 450) is always evaluated whole, ``O(N^2 D)`` time and ``O(N^2)``
+    memory: the start of the iterations already needs a fraction ``nu`` of its columns.
 
     See Also
     --------
@@ -737,6 +743,10 @@ class SVR(_BaseSVR):
     convention ``f(x) = sum_i (a_i - a*_i) k(x_i, x) + b``; the notes leave ``b`` out, and it
     comes from the KKT conditions of the free variables, averaged, or the midpoint of the KKT
     interval when none is free).
+
+    Complexity: ``2 N`` dual variables over the ``N`` points' kernel columns; time
+    ``O(n_iter N D)`` for the columns asked for at worst (an RBF Gram matrix of at most
+    16 MB is evaluated whole from 128 features on, ``O(N^2 D)``); memory ``O(N + cache)``.
 
     See Also
     --------
