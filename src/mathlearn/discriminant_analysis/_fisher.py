@@ -16,9 +16,8 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
-from ..utils._groups import class_sums, within_class_scatter
 from ..utils._param_validation import Interval, StrOptions
-from ..utils._rowscale import centred_linear_map, unit_of
+from ..utils._rowscale import centred_linear_map
 from ..utils.linalg import cholesky
 from ..utils.validation import check_array, validate_data
 
@@ -30,7 +29,9 @@ _CONVENTIONS = ("pooled", "normalized")
 def _scatter_factors(X, y_idx, n_classes, convention):
     """``A``, ``B`` with ``S_w = A^T A`` and ``S_b = B^T B``, and the class means."""
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    means = class_sums(X, y_idx, n_classes) / counts[:, None]
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, y_idx, X)
+    means /= counts[:, None]
     A = X - means[y_idx]
     if convention == "pooled":
         # Imperial MIML notes §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
@@ -106,83 +107,15 @@ class FisherDirections(NamedTuple):
     xbar: np.ndarray
 
 
-def _directions_from_scatter(Sw, means, counts, xbar, k, tol):
-    """The eigen route of :func:`fisher_directions` from ``S_w`` and the class means alone.
-
-    Every quantity of that route is a ``D x D`` function of the pooled within-class scatter
-    ``S_w``, the class means and counts: the within-class (and total) root mean squares are
-    ``sqrt(diag(S_w) / N)`` (and ``sqrt(diag(S_w + S_b) / N)``), the scaled scatters are
-    ``S_w / (sd sdᵀ)`` and ``B̃ᵀB̃`` with ``B̃ = sqrt(N_c) (μ_c - x̄) / sd``, and the final
-    scale of a direction ``w`` is ``sqrt(wᵀ S̃_w w / N)``. Returns None where that route does
-    not apply (``S_w`` singular or too ill-conditioned); the caller then takes the route
-    through the data.
-    """
-    C = means.shape[0]
-    n = float(counts.sum())
-    wdiag = np.diag(Sw)
-    # A diagonal entry below 2^-480 means residuals below 2^-240 in that feature, whose
-    # squares may have lost digits to underflow (or a feature constant within the classes):
-    # the route through the data, which scales every feature by its own size, decides then.
-    if not np.all(wdiag >= 2.0**-480):
-        return None
-    B = np.sqrt(counts)[:, None] * (means - xbar)
-    sd = np.sqrt(wdiag / n)
-    total_sd = np.sqrt((wdiag + np.einsum("ij,ij->j", B, B)) / n)
-    sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
-    Sws = Sw / sd[:, None] / sd[None, :]
-    Bs = B / sd
-    Sbs = Bs.T @ Bs
-    try:
-        cholesky(Sws, jitter=None, name="S_w")
-    except np.linalg.LinAlgError:
-        return None
-    cond = np.linalg.cond(Sws)
-    if not (np.isfinite(cond) and cond * tol * 1e-3 < 1.0):
-        return None
-    w, W = sla.eigh(Sbs, Sws, check_finite=False)
-    w, W = np.clip(w[::-1], 0.0, None), W[:, ::-1]
-    total = w[: C - 1].sum()
-    W = W[:, :k]
-    norms = np.sqrt(np.maximum(np.einsum("ij,ij->j", W, Sws @ W), 0.0) / n)
-    norms[norms == 0] = 1.0
-    W = W / norms / sd[:, None]
-    idx = np.argmax(np.abs(W), axis=0)
-    signs = np.sign(W[idx, np.arange(k)])
-    signs[signs == 0] = 1.0
-    return FisherDirections(
-        W * signs, w[:k], w[:k] / total if total > 0 else np.zeros(k), "eigen", means, xbar
-    )
-
-
-def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e-10, within=None):
+def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e-10):
     """Fisher's discriminant directions, shared by :class:`FisherLDA` and
     :class:`LinearDiscriminantAnalysis` (one implementation of the projection).
 
     ``X`` is validated float64 data, ``y_idx`` class indices ``0 .. C - 1``, ``k`` the number
     of directions; ``solver``, ``scatter`` and ``tol`` as in :class:`FisherLDA`. Returns the
     directions scaled so that the projections have identity ML within-class covariance.
-    ``within``, a caller's ``(S_w, means, counts)`` (pooled within-class scatter, class means
-    and counts of these data), lets the eigen route run on ``D x D`` matrices without another
-    pass over ``X``.
     """
     n, d = X.shape
-    # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the D x D
-    # matrices are never formed (the faces case, D >> N).
-    if scatter == "pooled" and solver in ("auto", "eigen") and d <= n - C:
-        if within is not None:
-            fd = _directions_from_scatter(*within, X.mean(axis=0), k, tol)
-        else:
-            # In units of a power of two (exact), so that the squares in S_w cannot overflow.
-            u = unit_of(X)
-            Xu = X / u if u != 1.0 else X
-            counts = np.bincount(y_idx, minlength=C).astype(float)
-            means = class_sums(Xu, y_idx, C) / counts[:, None]
-            Sw = within_class_scatter(Xu, y_idx, means)
-            fd = _directions_from_scatter(Sw, means, counts, Xu.mean(axis=0), k, tol)
-            if fd is not None and u != 1.0:
-                fd = fd._replace(scalings=fd.scalings / u, means=fd.means * u, xbar=fd.xbar * u)
-        if fd is not None:
-            return fd
     xbar = X.mean(axis=0)
     # Features in units of their within-class standard deviation (their total one for a
     # feature constant within every class; 1 for a constant feature): the criterion is

@@ -33,7 +33,6 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
-from ..utils._groups import class_scatters, class_sums, within_class_scatter
 from ..utils._param_validation import Interval
 from ..utils._rowscale import (
     InUnits,
@@ -93,7 +92,10 @@ def _joint_log_likelihood_sum(clf, X, y, covariances):
 
 def _class_stats(X, y_idx, n_classes):
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, y_idx, X)
+    means /= counts[:, None]
+    return counts, means
 
 
 class LinearDiscriminantAnalysis(
@@ -146,12 +148,6 @@ class LinearDiscriminantAnalysis(
     ``aic(X, y)`` and ``bic(X, y)`` use the joint log-likelihood ``Σ_i ln p(x_i, y_i)`` and
     ``M = (K - 1) + K d + d (d + 1) / 2`` parameters (priors, when estimated; means; the
     shared covariance); with ``shrinkage`` they are evaluated at the shrunk covariance.
-
-    Complexity (``N`` samples, ``D`` features, ``K`` classes): ``fit`` costs ``O(N K D)`` for
-    the class means, ``O(N D^2)`` for the within-class scatter (residuals formed block by
-    block), and ``O(D^3)`` for the Cholesky factor and Fisher's generalised eigenproblem on
-    ``D x D`` matrices; memory ``O(D^2)`` beyond ``X`` plus one block of rows. With more
-    features than ``N - K`` the projection takes the route through the data (``O(N^2 D)``).
 
     The projection maximises the Fisher criterion ``tr((Wᵀ S_w W)^{-1} Wᵀ S_b W)`` (PRML
     §4.1.4-4.1.6; Imperial "Mathematics for Inference and Machine Learning" §2.2), computed by
@@ -210,8 +206,7 @@ class LinearDiscriminantAnalysis(
         n, d = X.shape
         # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
         self._unit = unit_of(X)
-        if self._unit != 1.0:
-            X = X / self._unit
+        X = X / self._unit
         if n <= K:
             raise ValueError(f"LDA needs more samples than classes; got {n} for {K} classes.")
         kmax = min(K - 1, d)
@@ -224,14 +219,15 @@ class LinearDiscriminantAnalysis(
         counts, means = _class_stats(X, y_idx, K)
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
-        # The pooled covariance Σ_k (n_k / n) S_k is S_w / n, and shrinking each S_k to
-        # (1 - s) S_k + s (tr S_k / d) I before pooling is shrinking S_w / n the same way
-        # (the trace is linear): one scatter matrix, accumulated from residual blocks.
-        Sw = within_class_scatter(X, y_idx, means)
+        R = X - means[y_idx]
         s = 0.0 if self.shrinkage is None else float(self.shrinkage)
-        cov = Sw / n
-        if s > 0:
-            cov = (1 - s) * cov + s * (np.trace(cov) / d) * np.eye(d)
+        cov = np.zeros((d, d))
+        for k in range(K):
+            Rk = R[y_idx == k]
+            Sk = Rk.T @ Rk / counts[k]
+            if s > 0:
+                Sk = (1 - s) * Sk + s * (np.trace(Sk) / d) * np.eye(d)
+            cov += (counts[k] / n) * Sk
         self.means_ = means
         self.covariance_ = cov
         L = cholesky(cov, name="the pooled within-class covariance")
@@ -246,7 +242,7 @@ class LinearDiscriminantAnalysis(
             self.coef_, self.intercept_ = W, b
         from ._fisher import fisher_directions
 
-        fd = fisher_directions(X, y_idx, K, n_comp, within=(Sw, means, counts))
+        fd = fisher_directions(X, y_idx, K, n_comp)
         self.scalings_ = fd.scalings
         self.xbar_ = fd.xbar
         self.explained_variance_ratio_ = fd.explained_variance_ratio
@@ -337,11 +333,6 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
     ``M = (K - 1) + K d + K d (d + 1) / 2`` parameters (priors, when estimated; means;
     covariances); with ``reg_param`` they are evaluated at the regularised covariances.
 
-    Complexity: ``fit`` costs ``O(N K D + N D^2 + K D^3)`` (class means, class scatter
-    matrices gathered class by class in blocks of rows through one sort of the labels,
-    Cholesky factors); memory ``O(N + K D^2)`` beyond ``X``. Prediction costs
-    ``O(M K D^2)``.
-
     Examples
     --------
     >>> import numpy as np
@@ -383,8 +374,7 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         n, d = X.shape
         # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
         self._unit = unit_of(X)
-        if self._unit != 1.0:
-            X = X / self._unit
+        X = X / self._unit
         counts, means = _class_stats(X, y_idx, K)
         if np.any(counts < 2):
             k = int(np.argmin(counts))
@@ -395,11 +385,11 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
         r = float(self.reg_param)
-        covs = class_scatters(X, y_idx, means)  # divided by the counts in place below
+        covs = np.empty((K, d, d))
         factors = np.empty((K, d, d))
         for k in range(K):
-            C = covs[k]
-            C /= counts[k]
+            Rk = X[y_idx == k] - means[k]
+            C = Rk.T @ Rk / counts[k]
             if r > 0:
                 C = (1 - r) * C + r * np.eye(d)
             covs[k] = C

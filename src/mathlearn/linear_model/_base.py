@@ -104,13 +104,6 @@ def prepare_data(
     n, m = X.shape
     x_scale = np.ones(m)
     y_scale = 1.0
-    # A column-ordered result that is a copy anyway (centred or weighted) is copied first and
-    # then prepared in place: every reduction over a column (its largest magnitude, its mean)
-    # then reads contiguous memory, where the same reductions over the rows of a row-ordered
-    # X cost several times the copy. The values are those of the route below (the means to
-    # rounding: their summation order differs).
-    if order == "F" and center and n and (fit_intercept or sample_weight is not None):
-        return _prepare_copy_by_columns(X, y, fit_intercept, sample_weight, per_column)
     if n:
         # max |x| per column without an |X| temporary (X is finite: validated)
         col_max = np.maximum(X.max(axis=0), -X.min(axis=0))
@@ -149,45 +142,6 @@ def prepare_data(
             yc = ys
     else:
         Xc, yc = Xs, ys
-    return Prepared(Xc, yc, x_offset, y_offset, x_scale, y_scale, sqrt_sw, sw_sum)
-
-
-def _prepare_copy_by_columns(X, y, fit_intercept, sample_weight, per_column) -> Prepared:
-    """:func:`prepare_data` with ``center=True`` and ``order="F"``, in place on one copy."""
-    n, m = X.shape
-    Xc = np.array(X, order="F", copy=True)
-    x_scale = np.ones(m)
-    y_scale = 1.0
-    col_max = np.maximum(Xc.max(axis=0), -Xc.min(axis=0))
-    if _needs_scaling(col_max):
-        x_scale = pow2_scale(col_max) if per_column else np.full(m, pow2_scale(col_max.max()))
-        Xc *= x_scale
-    y_max = float(np.max(np.abs(y)))
-    if _needs_scaling(y_max):
-        y_scale = float(pow2_scale(y_max))
-    ys = y * y_scale if y_scale != 1.0 else y
-    sqrt_sw = None
-    if sample_weight is None:
-        sw_sum = float(n)
-        if fit_intercept:
-            x_offset = Xc.mean(axis=0)
-            y_offset = float(ys.mean())
-    else:
-        sw_sum = float(np.sum(sample_weight))
-        if fit_intercept:
-            x_offset = (sample_weight @ Xc) / sw_sum
-            y_offset = float(sample_weight @ ys) / sw_sum
-        sqrt_sw = np.sqrt(sample_weight)
-    if not fit_intercept:
-        x_offset = np.zeros(m)
-        y_offset = 0.0
-    yc = ys
-    if fit_intercept:
-        Xc -= x_offset
-        yc = ys - y_offset
-    if sqrt_sw is not None:
-        Xc *= sqrt_sw[:, None]
-        yc = yc * sqrt_sw
     return Prepared(Xc, yc, x_offset, y_offset, x_scale, y_scale, sqrt_sw, sw_sum)
 
 

@@ -21,7 +21,6 @@ import numpy as np
 
 from ..base import _fit_context, check_is_fitted
 from ..utils._backend import is_dask
-from ..utils._groups import class_sums
 from ..utils._param_validation import Interval
 from ..utils._rowscale import InUnits, check_log_density, gaussian_scores, unit_of
 from ..utils.extmath import logsumexp
@@ -44,6 +43,25 @@ def _merge(n_a, mu_a, v_a, n_b, mu_b, v_b):
     else:
         v = wa * v_a + wb * v_b + wa * wb * d * d
     return n, mu, v
+
+
+_BLOCK = 4096
+
+
+def _class_sums(X, y_idx, sw, K, center=None):
+    """``Σ_i s_i [y_i = k] x_i`` (or of ``(x_i - center_k)²``), shape (K, d), by blocks."""
+    out = np.zeros((K, X.shape[1]))
+    for a in range(0, X.shape[0], _BLOCK):
+        rows = slice(a, a + _BLOCK)
+        yb = y_idx[rows]
+        onehot = np.zeros((K, yb.shape[0]))
+        onehot[yb, np.arange(yb.shape[0])] = sw[rows]
+        if center is None:
+            out += onehot @ X[rows]
+        else:
+            dev = X[rows] - center[yb]
+            out += onehot @ (dev * dev)
+    return out
 
 
 class GaussianNB(_BaseNB):
@@ -86,11 +104,6 @@ class GaussianNB(_BaseNB):
     into ``x²`` terms, which cancels catastrophically for data far from the origin).
     ``aic(X, y)`` and ``bic(X, y)`` count ``2 K d`` means and variances and ``K - 1`` class
     probabilities when they are learned (``fit_prior=True``, no ``class_prior``).
-
-    Complexity (``N`` samples, ``D`` features, ``K`` classes): ``fit`` costs ``O(N K D)`` in
-    BLAS products of one-hot class matrices with blocks of rows (two passes: means, then
-    squared deviations) and needs ``O(K D)`` memory beyond ``X`` plus one block of about
-    16 384 numbers; prediction costs ``O(M K D)`` for ``M`` rows.
 
     Examples
     --------
@@ -156,9 +169,8 @@ class GaussianNB(_BaseNB):
         counts = np.bincount(y_idx, weights=sw, minlength=K)
         has = counts > 0
         safe = np.where(has, counts, 1.0)[:, None]
-        w = None if sample_weight is None else sw  # unit weights: a plain one-hot
-        mu = class_sums(X, y_idx, K, w) / safe
-        v = class_sums(X, y_idx, K, w, center=mu) / safe
+        mu = _class_sums(X, y_idx, sw, K) / safe
+        v = _class_sums(X, y_idx, sw, K, center=mu) / safe
         # Overall (weighted) variance of every sample seen, for epsilon: within- plus
         # between-class parts of this batch. scikit-learn uses the unweighted variance;
         # weighting keeps a weight equivalent to repeating the sample.

@@ -48,12 +48,6 @@ def _gamma_value(gamma, X) -> float:
     return float(gamma)
 
 
-# The largest RBF Gram matrix evaluated whole (see _BaseKernelSVM): beyond a few MB the
-# SMO steps' reads of it leave the processor's caches, and on a loaded machine the matrix
-# (72 MB at N = 3 000) took 1.2-2x the time of the column route.
-_WHOLE_GRAM_MAX_BYTES = 16 * 2**20
-
-
 class _BaseKernelSVM(BaseEstimator):
     """Kernel handling and the support-set bookkeeping of SVC, NuSVC, SVR and NuSVR.
 
@@ -76,17 +70,6 @@ class _BaseKernelSVM(BaseEstimator):
         "cache_size": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, -1, None, closed="left")],
     }
-
-    # From this many features on, an RBF Gram matrix that fits in the kernel cache is
-    # evaluated whole, by one matrix product, before the SMO iterations: a kernel column then
-    # costs the solver a copy instead of N dot products of length D. The solver touches
-    # most columns (every support vector's, and more), and the product runs several times
-    # faster per entry than the solver's dot products; with few features the N^2
-    # exponentials dominate both routes, and evaluating only the columns asked for wins
-    # where many are never asked for. Measured for C-SVC and epsilon-SVR at N = 1 000: the
-    # whole matrix is 1.5-2x slower at D = 50, even at D = 100, 1.5-3.5x faster from
-    # D = 300 (2.5x at 200 x 2 000). NuSVC overrides it.
-    _whole_gram_min_features = 128
 
     def _kernel_function(self, X):
         """``(k(A, B), diag(A))`` for the estimator's kernel on training data ``X``."""
@@ -155,18 +138,15 @@ class _BaseKernelSVM(BaseEstimator):
         """The RBF Gram matrix in units where the data are of order one.
 
         ``exp(-gamma ||x - y||^2)`` is unchanged by ``x -> s x`` with ``gamma -> gamma /
-        s^2``; with ``s`` the power of two that brings ``max |x|`` to about 1 (exact) where
-        ``max |x|`` is beyond ``2^{+-240}``, data of any magnitude (1e-300 to 1e300) are
-        handled without overflow. ``gamma="scale"`` is itself invariant; a fixed ``gamma`` is
-        carried over as ``gamma / s^2``.
+        s^2``; with ``s`` the power of two that brings ``max |x|`` to about 1 (exact), data of
+        any magnitude (1e-300 to 1e300) are handled without overflow. ``gamma="scale"`` is
+        itself invariant; a fixed ``gamma`` is carried over as ``gamma / s^2``.
         """
-        # largest magnitude without an |X| temporary; data of moderate size are used in their
-        # own units (s = 1: squares and their sums stay far inside float64)
-        amax = max(abs(float(np.max(X))), abs(float(np.min(X)))) if X.size else 1.0
-        _, e = np.frexp(amax)
-        s = 1.0 if 2.0**-240 <= amax <= 2.0**240 else float(np.ldexp(1.0, -int(e)))
+        _, e = np.frexp(np.max(np.abs(X)) if X.size else 1.0)
+        s = float(np.ldexp(1.0, -int(e)))
+        Xs = X * s
         if self.gamma == "scale":
-            gamma_s = "scale"  # from the scaled, centred copy (see _RBFGram)
+            gamma_s = _gamma_value("scale", Xs)
         else:
             with np.errstate(over="ignore", under="ignore"):
                 gamma_s = _gamma_value(self.gamma, X) / s / s
@@ -177,12 +157,7 @@ class _BaseKernelSVM(BaseEstimator):
                     "kernel would be constant or the identity; rescale the features or use "
                     "gamma='scale'."
                 )
-        gram = _RBFGram(X, gamma_s, scale=s)
-        gamma_s = gram.gamma
-        n, d = X.shape
-        budget = min(self.cache_size * 2**20, _WHOLE_GRAM_MAX_BYTES)
-        if d >= self._whole_gram_min_features and n * n * 8 <= budget:
-            gram.materialise()
+        gram = _RBFGram(Xs, gamma_s)
         self._gamma = _gamma_value(self.gamma, X) if self.gamma != "scale" else gamma_s * s * s
         self._rbf_units = (s, gram.shift)
         self._kernel_obj = get_kernel("rbf", gamma=gamma_s)
@@ -223,8 +198,7 @@ class _Gram:
     """
 
     def __init__(self, block, c_spec: KernelSpec | None = None):
-        if block is not None:  # (a subclass with a block method passes None: no cycle)
-            self.block = block
+        self.block = block
         self.c_spec = c_spec
 
     def columns_over(self, rows):
@@ -248,46 +222,14 @@ class _RBFGram(_Gram):
     every column would re-centre and re-validate all ``N`` rows at each SMO step.
     """
 
-    def __init__(self, X, gamma, scale=1.0):
-        # The expansion |x|^2 + |y|^2 - 2 x^T y rounds with an error of a few eps (|x|^2 +
-        # |y|^2): data far from the origin are centred first, in one copy multiplied by the
-        # (power of two) scale. Data whose offset is at most their spread (|mean|^2 <= the
-        # mean squared deviation) lose at most a factor 2 in that bound uncentred, and are
-        # used as they are, without a copy, when no scaling is needed either.
-        shift = X.mean(axis=0) if X.size else np.zeros(X.shape[1])
-        norms = np.einsum("ij,ij->i", X, X) if scale == 1.0 else None
-        if (
-            norms is not None
-            and X.flags.c_contiguous
-            and X.size
-            and 2.0 * float(shift @ shift) <= float(norms.mean())
-        ):
-            self.Xc, self.norms = X, norms
-            self.shift = np.zeros(X.shape[1])
-            # "scale": the variance of all entries, mean(x^2) - (mean x)^2
-            var = float(norms.sum() / X.size - shift.mean() ** 2)
-        else:
-            Xc = np.multiply(X, scale)
-            self.shift = Xc.mean(axis=0)
-            Xc -= self.shift
-            self.Xc = Xc
-            self.norms = np.einsum("ij,ij->i", Xc, Xc)
-            # "scale": the mean of the centred squares plus the variance of the column means
-            var = float(self.norms.sum() / Xc.size + self.shift.var()) if Xc.size else 0.0
-        if isinstance(gamma, str):  # "scale": 1 / (D var) of the scaled data's entries
-            gamma = 1.0 / (self.Xc.shape[1] * var) if var > 0 else 1.0
+    def __init__(self, X, gamma):
+        self.shift = X.mean(axis=0)
+        self.Xc = X - self.shift
+        self.norms = np.einsum("ij,ij->i", self.Xc, self.Xc)
         self.gamma = gamma
-        # block is a method here: storing the bound method would make a reference cycle,
-        # and the copy of X would outlive the fit until the cyclic collector ran
-        super().__init__(None, KernelSpec("rbf", self.Xc, self.norms, gamma))
+        super().__init__(self._block, KernelSpec("rbf", self.Xc, self.norms, gamma))
 
-    def materialise(self):
-        """Evaluate the whole Gram matrix at once (one BLAS product) for the solver."""
-        D = squared_distances(self.Xc, self.Xc, X_norm_sq=self.norms, Y_norm_sq=self.norms)
-        D *= -self.gamma
-        self.c_spec = KernelSpec("precomputed", np.exp(D, out=D))
-
-    def block(self, rows, cols):
+    def _block(self, rows, cols):
         D = squared_distances(
             self.Xc[rows], self.Xc[cols], X_norm_sq=self.norms[rows], Y_norm_sq=self.norms[cols]
         )
@@ -313,11 +255,7 @@ class _RBFGram(_Gram):
     def restricted(self, members):
         sub = _RBFGram.__new__(_RBFGram)
         sub.Xc, sub.norms, sub.gamma = self.Xc[members], self.norms[members], self.gamma
-        if self.c_spec is not None and self.c_spec.kind == "precomputed":
-            spec = self.c_spec.restricted(members)  # the evaluated matrix's block
-        else:
-            spec = KernelSpec("rbf", sub.Xc, sub.norms, sub.gamma)
-        _Gram.__init__(sub, None, spec)
+        _Gram.__init__(sub, sub._block, KernelSpec("rbf", sub.Xc, sub.norms, sub.gamma))
         return sub
 
 
