@@ -25,6 +25,7 @@ import numpy as np
 
 from ..base import BaseEstimator, RegressorMixin, check_is_fitted
 from ..utils._backend import is_dask
+from ..utils._columns import column_max_abs, column_means
 from ..utils._rowscale import _SAFE_HIGH, _SAFE_LOW, pow2_scale
 from ..utils.validation import check_sample_weight, validate_data
 
@@ -104,21 +105,38 @@ def prepare_data(
     n, m = X.shape
     x_scale = np.ones(m)
     y_scale = 1.0
+    # A column-ordered result is a copy in any case except for X already column-ordered and
+    # used as it is: make that copy first, then scale and centre it in place, so that the
+    # column statistics below run down contiguous columns (a row-ordered X is reduced over
+    # its rows in folded runs instead, see mathlearn.utils._columns).
+    own = (
+        center
+        and order == "F"
+        and n > 0
+        and m > 0
+        and (fit_intercept or sample_weight is not None or not X.flags.f_contiguous)
+    )
+    if own:
+        X = np.array(X, order="F", copy=True)
     if n:
-        # max |x| per column without an |X| temporary (X is finite: validated)
-        col_max = np.maximum(X.max(axis=0), -X.min(axis=0))
+        col_max = column_max_abs(X)
         if _needs_scaling(col_max):
             x_scale = pow2_scale(col_max) if per_column else np.full(m, pow2_scale(col_max.max()))
         y_max = float(np.max(np.abs(y)))
         if _needs_scaling(y_max):
             y_scale = float(pow2_scale(y_max))
     scaled = np.any(x_scale != 1.0)
-    Xs = X * x_scale if scaled else X
+    if own:
+        if scaled:
+            X *= x_scale
+        Xs = X
+    else:
+        Xs = X * x_scale if scaled else X
     ys = y * y_scale if y_scale != 1.0 else y
     if sample_weight is None:
         sw_sum = float(n)
         if fit_intercept:
-            x_offset = Xs.mean(axis=0)
+            x_offset = column_means(Xs)
             y_offset = float(ys.mean())
         sqrt_sw = None
     else:
@@ -132,13 +150,17 @@ def prepare_data(
         y_offset = 0.0
     if center:
         if fit_intercept or sqrt_sw is not None:
-            Xc = np.subtract(Xs, x_offset, out=np.empty(X.shape, order=order))
+            if own:
+                Xc = Xs
+                Xc -= x_offset
+            else:
+                Xc = np.subtract(Xs, x_offset, out=np.empty(X.shape, order=order))
             yc = ys - y_offset
             if sqrt_sw is not None:
                 Xc *= sqrt_sw[:, None]
                 yc = yc * sqrt_sw
         else:
-            Xc = np.asarray(Xs, order=order)
+            Xc = Xs if own else np.asarray(Xs, order=order)
             yc = ys
     else:
         Xc, yc = Xs, ys

@@ -19,8 +19,13 @@ def centred_gram(X, x_mean, y, y_mean):
     G = np.zeros((m, m))
     b = np.zeros(m)
     block = max(256, 131072 // max(m, 1))
+    # one buffer for every block's centred rows: a fresh block each time costs its page
+    # faults and cache misses again
+    buf = np.empty((min(block, n), m))
     for start in range(0, n, block):
-        C = X[start : start + block] - x_mean
+        Xb = X[start : start + block]
+        C = buf[: Xb.shape[0]]
+        np.subtract(Xb, x_mean, out=C)
         G += C.T @ C
         b += C.T @ (y[start : start + block] - y_mean)
     return G, b
