@@ -3,7 +3,12 @@ import math
 import numpy as np
 import pytest
 
-from mathlearn.utils._columns import column_extremes, column_max_abs, column_means
+from mathlearn.utils._columns import (
+    class_sums,
+    column_extremes,
+    column_max_abs,
+    column_means,
+)
 
 
 def _layouts(X):
@@ -46,3 +51,19 @@ def test_column_means_within_their_rounding_bound(shape):
         bound = (A.shape[0] + 2) * np.finfo(float).eps * np.abs(A).sum(axis=0) / A.shape[0]
         assert np.all(np.abs(got - ref) <= bound)
     assert column_means(X).dtype == X.dtype and column_means(X).shape == (shape[1],)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, 32, 33, 200])
+def test_class_sums_equal_the_scatter_of_rows(n_classes):
+    # both routes (one-hot products, per-column bincount) against np.add.at, to the rounding
+    # of sums of |x| (different summation orders)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((5003, 4)) + 10.0
+    labels = rng.integers(0, n_classes, 5003)
+    ref = np.zeros((n_classes, 4))
+    np.add.at(ref, labels, X)
+    bound = np.zeros((n_classes, 4))
+    np.add.at(bound, labels, np.abs(X))
+    got = class_sums(X, labels, n_classes)
+    assert got.shape == (n_classes, 4)
+    assert np.all(np.abs(got - ref) <= 5003 * np.finfo(float).eps * bound)

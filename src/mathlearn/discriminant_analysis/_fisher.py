@@ -16,6 +16,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..utils._columns import class_sums
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import centred_linear_map
 from ..utils.linalg import cholesky
@@ -26,26 +27,38 @@ __all__ = ["FisherLDA", "scatter_matrices"]
 _CONVENTIONS = ("pooled", "normalized")
 
 
+def _class_means(X, y_idx, n_classes):
+    """Class counts and means (``class_sums``: a BLAS product for few classes)."""
+    counts = np.bincount(y_idx, minlength=n_classes).astype(float)
+    return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
+
+
+def _within(R, counts, y_idx, convention):
+    """``A`` with ``S_w = A^T A``, from the within-class residuals ``R = X - means[y]``."""
+    if convention == "pooled":
+        # Imperial MIML notes §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so
+        # that S_t = S_w + S_b.
+        return R
+    # Imperial MIML notes §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance.
+    return R / np.sqrt(counts[y_idx])[:, None]
+
+
+def _between(means, xbar, counts, convention):
+    """``B`` with ``S_b = B^T B``."""
+    if convention == "pooled":
+        return np.sqrt(counts)[:, None] * (means - xbar)
+    # normalized: S_b around the (unweighted) mean of the class means
+    return means - means.mean(axis=0)
+
+
 def _scatter_factors(X, y_idx, n_classes, convention):
     """``A``, ``B`` with ``S_w = A^T A`` and ``S_b = B^T B``, and the class means."""
-    counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    means = np.zeros((n_classes, X.shape[1]))
-    np.add.at(means, y_idx, X)
-    means /= counts[:, None]
-    A = X - means[y_idx]
-    if convention == "pooled":
-        # Imperial MIML notes §2.2 (eqs. 2.64-2.65): S_w unnormalised, S_b weighted by N_c, so that
-        # S_t = S_w + S_b.
-        m = X.mean(axis=0)
-        B = np.sqrt(counts)[:, None] * (means - m)
-    elif convention == "normalized":
-        # Imperial MIML notes §2.1.5: S_w = sum_j S_j with S_j the 1/N_c class covariance;
-        # S_b around the (unweighted) mean of the class means.
-        A = A / np.sqrt(counts[y_idx])[:, None]
-        B = means - means.mean(axis=0)
-    else:
+    if convention not in _CONVENTIONS:
         raise ValueError(f"scatter must be one of {_CONVENTIONS}; got {convention!r}.")
-    return A, B, means, counts
+    counts, means = _class_means(X, y_idx, n_classes)
+    xbar = counts @ means / X.shape[0]
+    A = _within(X - means[y_idx], counts, y_idx, convention)
+    return A, _between(means, xbar, counts, convention), means, counts
 
 
 def _rms(R: np.ndarray) -> np.ndarray:
@@ -116,23 +129,51 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
     directions scaled so that the projections have identity ML within-class covariance.
     """
     n, d = X.shape
-    xbar = X.mean(axis=0)
+    if scatter not in _CONVENTIONS:
+        raise ValueError(f"scatter must be one of {_CONVENTIONS}; got {scatter!r}.")
+    counts, means = _class_means(X, y_idx, C)
+    xbar = counts @ means / n  # the overall mean, from the class sums
+    R = X - means[y_idx]  # within-class residuals (one N x D temporary)
     # Features in units of their within-class standard deviation (their total one for a
     # feature constant within every class; 1 for a constant feature): the criterion is
     # invariant under this rescaling, and S_w is then as well conditioned as the
     # correlations allow.
-    _, _, means, _ = _scatter_factors(X, y_idx, C, "pooled")
-    sd = _rms(X - means[y_idx])
-    total_sd = _rms(X - xbar)
-    sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
-    Xs = X / sd
-    A, B, _, _ = _scatter_factors(Xs, y_idx, C, scatter)
+    Sw = None
+    if scatter == "pooled" and solver in ("auto", "eigen") and d <= n - C:
+        # One product gives S_w and the deviations (its diagonal / N). A diagonal entry is at
+        # least the largest computed square of its column and at most N times the largest
+        # possible one (rounding is monotone, every term >= 0), so one inside
+        # (N 2^-480, 2^480) puts its column's largest entry in [2^-240, 2^240]: no square
+        # overflows and what underflows is negligible. Rescaling the matrix on both sides
+        # is rescaling the data before the product, to rounding (each entry's error bound
+        # is invariant under it). Otherwise the deviations are taken in units of each
+        # column's largest entry, and S_w from the rescaled data.
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            G = R.T @ R  # checked below
+        g = np.diag(G).copy()
+        if np.all((g > n * 2.0**-480) & (g < 2.0**480)):
+            sd = np.sqrt(g / n)
+            Sw = G / sd[:, None] / sd
+    if Sw is None:
+        sd = _rms(R)
+        if np.any(sd == 0):
+            total_sd = _rms(X - xbar)
+            sd = np.where(sd > 0, sd, np.where(total_sd > 0, total_sd, 1.0))
+    B = _between(means / sd, xbar / sd, counts, scatter)
+    A = None  # the rescaled within-class factor, formed where a route needs it
+
+    def within():
+        return _within(R / sd, counts, y_idx, scatter)
+
     if solver in ("auto", "eigen"):
         # rank(S_w) <= N - C (erratum 10): when D exceeds it S_w is singular, and the
         # D x D matrices are never formed (the faces case, D >> N).
         ok = d <= n - C
         if ok:
-            Sw, Sb = A.T @ A, B.T @ B
+            if Sw is None:
+                A = within()
+                Sw = A.T @ A
+            Sb = B.T @ B
             try:
                 cholesky(Sw, jitter=None, name="S_w")
                 cond = np.linalg.cond(Sw)
@@ -153,14 +194,18 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
         w, W = sla.eigh(Sb, Sw, check_finite=False)
         w, W = w[::-1], W[:, ::-1]
     elif solver == "simultaneous":
-        U = _whiten_within(A, tol)
+        if A is None:
+            A = within()
+        U = _whiten_within(A, tol, Sw)
         BU = B @ U
         w, Q = sla.eigh(BU.T @ BU, check_finite=False)
         w, Q = w[::-1], Q[:, ::-1]
         W = U @ Q
     else:
+        if A is None:
+            A = within()
         r = min(n - C, d)
-        Xc = Xs - Xs.mean(axis=0)
+        Xc = (X - xbar) / sd
         _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
         P = Vt[:r].T
         AP, BP = A @ P, B @ P
@@ -186,7 +231,7 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
     W = W[:, :k]
     # Scale so that the ML estimate of the shared within-class covariance of the
     # projections is I (W^T S_w W = I holds before this for the pooled convention).
-    AW = ((X - means[y_idx]) / sd) @ W
+    AW = R @ (W / sd[:, None])  # ((X - means[y]) / sd) @ W, without an N x D temporary
     norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
     norms[norms == 0] = 1.0
     W = W / norms / sd[:, None]  # back to the original units
@@ -198,8 +243,9 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
     )
 
 
-def _whiten_within(A, tol):
-    """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A``."""
+def _whiten_within(A, tol, S=None):
+    """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A`` (``S``, when
+    given, is ``A^T A`` already formed)."""
     n, d = A.shape
     if n < d:
         # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
@@ -209,7 +255,7 @@ def _whiten_within(A, tol):
         if not keep.any():
             raise ValueError("the within-class scatter is zero (every class is one point).")
         return (A.T @ V[:, keep]) / g[keep]
-    g, V = sla.eigh(A.T @ A, check_finite=False)
+    g, V = sla.eigh(A.T @ A if S is None else S, check_finite=False)
     keep = g > tol * max(g[-1], 0.0)
     if not keep.any():
         raise ValueError("the within-class scatter is zero (every class is one point).")
@@ -363,7 +409,6 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
                 f"n_features)] = [1, {kmax}]."
             )
         counts = np.bincount(y_idx, minlength=C).astype(float)
-        self.xbar_ = X.mean(axis=0)
         if self.priors is None:
             self.priors_ = counts / n
         else:
@@ -375,6 +420,7 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
             X, y_idx, C, k, solver=self.solver, scatter=self.scatter, tol=self.tol
         )
         self.means_ = fd.means
+        self.xbar_ = fd.xbar
         self.scalings_ = fd.scalings
         self.eigenvalues_ = fd.eigenvalues
         self.explained_variance_ratio_ = fd.explained_variance_ratio
@@ -385,7 +431,12 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
         from ._gaussian import LinearDiscriminantAnalysis
 
         Z = centred_linear_map(X, self.xbar_, lambda Xc: Xc @ self.scalings_, what="z")
-        self.classifier_ = LinearDiscriminantAnalysis(priors=self.priors_).fit(Z, y_idx)
+        # Z (finite: checked by centred_linear_map) and the class indices are this fit's own,
+        # and the priors were validated above: no second validation and label encoding.
+        clf = LinearDiscriminantAnalysis(priors=self.priors_)
+        clf.n_features_in_ = Z.shape[1]
+        clf.classes_ = np.arange(C)
+        self.classifier_ = clf._fit_encoded(Z, y_idx)
         # The class scores are linear in z once the quadratic term z^T Sigma_z^{-1} z, shared
         # by all classes, is dropped: coef_c = W Sigma_z^{-1} nu_c.
         P = self.classifier_._coef_all.T / self.classifier_._unit  # (k, C)

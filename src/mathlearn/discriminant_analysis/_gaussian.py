@@ -33,6 +33,7 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
+from ..utils._columns import class_sums
 from ..utils._param_validation import Interval
 from ..utils._rowscale import (
     InUnits,
@@ -92,10 +93,7 @@ def _joint_log_likelihood_sum(clf, X, y, covariances):
 
 def _class_stats(X, y_idx, n_classes):
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    means = np.zeros((n_classes, X.shape[1]))
-    np.add.at(means, y_idx, X)
-    means /= counts[:, None]
-    return counts, means
+    return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
 
 
 class LinearDiscriminantAnalysis(
@@ -201,7 +199,12 @@ class LinearDiscriminantAnalysis(
         self
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        y_idx = self._encode_labels(y)
+        return self._fit_encoded(X, self._encode_labels(y))
+
+    def _fit_encoded(self, X, y_idx):
+        """The fit on validated float64 ``X`` and class indices ``y_idx`` (``classes_`` and
+        ``n_features_in_`` set), for callers whose data are already checked (FisherLDA's
+        classifier on its projections)."""
         K = len(self.classes_)
         n, d = X.shape
         # Fitted in units of a power of two (exact): the classifier on X * 2^e is the one on X.
@@ -221,13 +224,16 @@ class LinearDiscriminantAnalysis(
         self.priors_ = counts / n if priors is None else priors
         R = X - means[y_idx]
         s = 0.0 if self.shrinkage is None else float(self.shrinkage)
-        cov = np.zeros((d, d))
-        for k in range(K):
-            Rk = R[y_idx == k]
-            Sk = Rk.T @ Rk / counts[k]
-            if s > 0:
+        if s > 0:
+            cov = np.zeros((d, d))
+            for k in range(K):
+                Rk = R[y_idx == k]
+                Sk = Rk.T @ Rk / counts[k]
                 Sk = (1 - s) * Sk + s * (np.trace(Sk) / d) * np.eye(d)
-            cov += (counts[k] / n) * Sk
+                cov += (counts[k] / n) * Sk
+        else:
+            # sum_k (N_k / N) S_k = R^T R / N: one product, no per-class copies
+            cov = R.T @ R / n
         self.means_ = means
         self.covariance_ = cov
         L = cholesky(cov, name="the pooled within-class covariance")
