@@ -343,6 +343,12 @@ class FisherLDA(ComponentNamesMixin, TransformerMixin, BaseClassifier):
     computed for features in units of their within-class standard deviation and mapped back:
     a feature in units of ``1e8`` then costs no accuracy and no rank.
 
+    Cost (``N`` samples, ``D`` features, ``C`` classes): ``O(N D min(C, 32))`` for the class
+    sums, ``O(N D^2)`` for ``S_w`` (one product of the within-class residuals, which also
+    gives the deviations), ``O(D^3)`` for the eigenproblem; memory one ``N x D`` array of
+    residuals. For ``D > N - C`` (``"simultaneous"``) the ``N x N`` Gram matrix replaces
+    ``S_w``: ``O(N^2 D + N^3)``.
+
     The classifier on top is :class:`LinearDiscriminantAnalysis` on the projections
     (``classifier_``; one implementation of the Gaussian classifier, not two), a Gaussian
     with a shared covariance in the projected space,
