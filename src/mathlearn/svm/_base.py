@@ -142,22 +142,23 @@ class _BaseKernelSVM(BaseEstimator):
         any magnitude (1e-300 to 1e300) are handled without overflow. ``gamma="scale"`` is
         itself invariant; a fixed ``gamma`` is carried over as ``gamma / s^2``.
         """
-        _, e = np.frexp(np.max(np.abs(X)) if X.size else 1.0)
+        amax = max(float(X.max()), -float(X.min())) if X.size else 1.0
+        _, e = np.frexp(amax)
         s = float(np.ldexp(1.0, -int(e)))
-        Xs = X * s
         if self.gamma == "scale":
-            gamma_s = _gamma_value("scale", Xs)
+            gram = _RBFGram(X, 1.0, s, amax)
+            gamma_s = gram.gamma = _scale_gamma(gram)
         else:
             with np.errstate(over="ignore", under="ignore"):
                 gamma_s = _gamma_value(self.gamma, X) / s / s
             if not (0 < gamma_s < np.inf):
                 raise ValueError(
                     f"gamma={self.gamma!r} times the squared distances of these data (of "
-                    f"order {np.max(np.abs(X)):.3g}^2) is not representable in float64: the "
+                    f"order {amax:.3g}^2) is not representable in float64: the "
                     "kernel would be constant or the identity; rescale the features or use "
                     "gamma='scale'."
                 )
-        gram = _RBFGram(Xs, gamma_s)
+            gram = _RBFGram(X, gamma_s, s, amax)
         self._gamma = _gamma_value(self.gamma, X) if self.gamma != "scale" else gamma_s * s * s
         self._rbf_units = (s, gram.shift)
         self._kernel_obj = get_kernel("rbf", gamma=gamma_s)
@@ -188,6 +189,24 @@ class _BaseKernelSVM(BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
+
+
+def _scale_gamma(gram) -> float:
+    """``gamma="scale"``, ``1 / (D var)`` over every entry of the data of ``gram``, from its
+    centred rows: the variance of all entries is the mean squared deviation from the column
+    means (the row norms of the centred copy, already formed) plus the variance of the
+    column means (the law of total variance), so no pass over the data is needed."""
+    n, d = gram.Xc.shape
+    if n == 0 or d == 0:
+        return 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        var = float(gram.norms.sum()) / (n * d) + float(gram.shift.var())
+    if not np.isfinite(var):
+        raise ValueError(
+            "gamma='scale' needs the variance of X, which overflows float64 on these data; "
+            "rescale the features."
+        )
+    return 1.0 / (d * var) if var > 0 else 1.0
 
 
 class _Gram:
@@ -222,12 +241,33 @@ class _RBFGram(_Gram):
     every column would re-centre and re-validate all ``N`` rows at each SMO step.
     """
 
-    def __init__(self, X, gamma):
-        self.shift = X.mean(axis=0)
-        self.Xc = X - self.shift
+    def __init__(self, X, gamma, scale=1.0, amax=None):
+        """The Gram matrix of ``X * scale`` (``scale`` a power of two, ``amax = max |X|``)."""
+        n = X.shape[0]
+        if amax is not None and amax * n < 2.0**1000:
+            # (X - m) s = X s - m s exactly (s a power of two), and m s is the mean of X s:
+            # the centred, scaled copy in one allocation, the same numbers as scaling first
+            m = X.mean(axis=0)
+            self.Xc = np.subtract(X, m)
+            if scale != 1.0:
+                self.Xc *= scale
+            self.shift = m * scale
+        else:  # column sums of X itself could overflow
+            Xs = X * scale
+            self.shift = Xs.mean(axis=0)
+            self.Xc = Xs - self.shift
         self.norms = np.einsum("ij,ij->i", self.Xc, self.Xc)
-        self.gamma = gamma
+        self._gamma = gamma
         super().__init__(self._block, KernelSpec("rbf", self.Xc, self.norms, gamma))
+
+    @property
+    def gamma(self):
+        return self._gamma
+
+    @gamma.setter
+    def gamma(self, value):
+        self._gamma = value
+        self.c_spec = KernelSpec("rbf", self.Xc, self.norms, value)
 
     def _block(self, rows, cols):
         D = squared_distances(
@@ -254,7 +294,7 @@ class _RBFGram(_Gram):
 
     def restricted(self, members):
         sub = _RBFGram.__new__(_RBFGram)
-        sub.Xc, sub.norms, sub.gamma = self.Xc[members], self.norms[members], self.gamma
+        sub.Xc, sub.norms, sub._gamma = self.Xc[members], self.norms[members], self.gamma
         _Gram.__init__(sub, sub._block, KernelSpec("rbf", sub.Xc, sub.norms, sub.gamma))
         return sub
 
