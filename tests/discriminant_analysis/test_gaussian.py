@@ -142,3 +142,18 @@ def test_lda_transform_in_extreme_units(e):
     got = LinearDiscriminantAnalysis().fit(X * c, y)
     # The projection is invariant under the (exact) power-of-two rescaling of the data.
     np.testing.assert_allclose(got.transform(X * c), ref.transform(X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "d"), [(7, 3), (9000, 4), (300, 60)])
+def test_class_scatters_by_sorted_blocks_equal_the_masked_scatters(n, d):
+    # QDA's scatters visit each class in gathered blocks of rows (several at 9 000 rows)
+    from mathlearn.discriminant_analysis._gaussian import _class_scatters
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d)) + 100.0  # far from the origin: residuals, not raw moments
+    y = rng.integers(0, 3, n)
+    y[:3] = np.arange(3)
+    means = np.array([X[y == k].mean(0) for k in range(3)])
+    ref = np.array([(X[y == k] - means[k]).T @ (X[y == k] - means[k]) for k in range(3)])
+    # sums of n products of residuals of order 1: absolute rounding n eps
+    np.testing.assert_allclose(_class_scatters(X, y, means), ref, atol=1e-12 * n)

@@ -189,3 +189,20 @@ def test_whole_gram_matrix_and_columns_agree(make, n_classes):
     scale = np.abs(columns.dual_coef_).max()
     np.testing.assert_allclose(whole.dual_coef_, columns.dual_coef_, rtol=0, atol=1e-8 * scale)
     np.testing.assert_allclose(whole.intercept_, columns.intercept_, rtol=0, atol=1e-8)
+
+
+def test_rows_used_uncentred_and_centred_give_the_same_machine():
+    # Data near the origin are used as they are (no copy); the same data moved far away
+    # are centred first. The RBF kernel only sees differences, so both are the same
+    # problem up to rounding of the kernel entries (a few eps times |x|^2 either way), and
+    # at tol 1e-12 on a positive definite problem the coefficients agree to far below 1e-8.
+    X, y = _data("binary")
+    near = SVC(tol=1e-12).fit(X, y)
+    far = SVC(tol=1e-12).fit(X + 1e3, y)
+    assert not np.any(near._rbf_units[1]) and np.all(far._rbf_units[1] != 0)
+    np.testing.assert_array_equal(near.support_, far.support_)
+    scale = np.abs(near.dual_coef_).max()
+    np.testing.assert_allclose(near.dual_coef_, far.dual_coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(
+        near.decision_function(X), far.decision_function(X + 1e3), atol=1e-7
+    )
