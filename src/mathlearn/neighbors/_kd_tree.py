@@ -308,7 +308,7 @@ class KDTree:
         else:
             self._Xp = np.vstack([Xp, np.full((1, d), np.inf)])
         self._blocks: dict[int, np.ndarray] = {}
-        self._leaf_points = None
+        self._leaf_points: np.ndarray | None = None
 
     def _level_blocks(self, level: int) -> np.ndarray:
         """Positions (into ``_Xp``) of each node's points at ``level``, padded with ``n``.
