@@ -232,3 +232,14 @@ def test_compiled_epoch_is_the_numba_loop_bit_for_bit(rng, monkeypatch, batch_si
     np.testing.assert_array_equal(compiled.coef_, jitted.coef_)
     assert compiled.intercept_ == jitted.intercept_
     np.testing.assert_array_equal(compiled.loss_curve_, jitted.loss_curve_)
+
+
+def test_integer_targets_are_fitted_as_numbers(data):
+    # the compiled epoch reads float64 targets: integer ones are converted, not reinterpreted
+    X, y = data
+    yi = np.round(3 * y).astype(np.int64)
+    kw = dict(max_iter=5, tol=None, random_state=0)
+    a = SGDRegressor(**kw).fit(X, yi)
+    b = SGDRegressor(**kw).fit(X, yi.astype(float))
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.intercept_ == b.intercept_

@@ -285,7 +285,7 @@ class SGDRegressor(LinearModel):
         """
         self._check_scale(X)
         X = np.ascontiguousarray(X)
-        y = np.ascontiguousarray(y)
+        y = np.ascontiguousarray(y, dtype=np.float64)  # the compiled epoch reads doubles
         if sample_weight is None:
             return X, y, p["fit_intercept"]
         if p["fit_intercept"] and p["alpha"] > 0:
