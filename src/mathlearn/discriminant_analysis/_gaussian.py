@@ -96,29 +96,44 @@ def _class_stats(X, y_idx, n_classes):
     return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
 
 
-# Rows per gathered block of one class's residuals.
+# Rows per gathered block of one class's rows.
 _SCATTER_BLOCK = 4096
 
 
-def _class_scatters(X, y_idx, means):
-    """``S_k = Σ_{i: y_i = k} (x_i - μ_k)(x_i - μ_k)ᵀ`` for every class, shape (K, D, D).
+def _class_moments(X, y_idx, K):
+    """Counts, means and scatter matrices ``S_k = Σ_{i: y_i = k} (x_i - μ_k)(x_i - μ_k)ᵀ``.
 
-    The rows are visited class by class through one stable sort of the labels, each class
-    in blocks of rows gathered, centred in place and added as a Gram matrix: no per-class
-    copy of ``X`` (a boolean mask's copy and its centred copy). Time ``O(N D^2)``, extra
-    memory ``O(N + K D^2 + B D)``.
+    The rows are visited class by class through one stable sort of the labels, in gathered
+    blocks of at most 4 096 rows: a class that fits in one block is gathered once (summed,
+    centred in place, added as a Gram matrix), a larger one twice (sums, then residuals). No
+    per-class copy of ``X`` and no one-hot matrix. Time ``O(N D^2)``, extra memory
+    ``O(N + K D^2 + B D)``.
     """
-    K, d = means.shape
+    d = X.shape[1]
     order = np.argsort(y_idx, kind="stable")
+    counts = np.bincount(y_idx, minlength=K)
     bounds = np.zeros(K + 1, dtype=np.int64)
-    np.cumsum(np.bincount(y_idx, minlength=K), out=bounds[1:])
+    np.cumsum(counts, out=bounds[1:])
+    means = np.zeros((K, d))
     S = np.zeros((K, d, d))
     for k in range(K):
-        for a in range(bounds[k], bounds[k + 1], _SCATTER_BLOCK):
-            R = X[order[a : min(a + _SCATTER_BLOCK, bounds[k + 1])]]
+        lo, hi = bounds[k], bounds[k + 1]
+        if hi == lo:
+            continue
+        if hi - lo <= _SCATTER_BLOCK:
+            R = X[order[lo:hi]]
+            means[k] = R.sum(axis=0) / (hi - lo)
+            R -= means[k]
+            S[k] = R.T @ R
+            continue
+        for a in range(lo, hi, _SCATTER_BLOCK):
+            means[k] += X[order[a : min(a + _SCATTER_BLOCK, hi)]].sum(axis=0)
+        means[k] /= hi - lo
+        for a in range(lo, hi, _SCATTER_BLOCK):
+            R = X[order[a : min(a + _SCATTER_BLOCK, hi)]]
             R -= means[k]
             S[k] += R.T @ R
-    return S
+    return counts.astype(float), means, S
 
 
 class LinearDiscriminantAnalysis(
@@ -370,10 +385,9 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
     ``M = (K - 1) + K d + K d (d + 1) / 2`` parameters (priors, when estimated; means;
     covariances); with ``reg_param`` they are evaluated at the regularised covariances.
 
-    Complexity: ``fit`` costs ``O(N K D + N D^2 + K D^3)`` (class means, class scatter
-    matrices gathered class by class in blocks of rows through one sort of the labels,
-    Cholesky factors); memory ``O(N + K D^2)`` beyond ``X``. Prediction costs
-    ``O(M K D^2)``.
+    Complexity: ``fit`` costs ``O(N D^2 + K D^3)`` (class means and scatter matrices from
+    the rows gathered class by class in blocks through one sort of the labels, Cholesky
+    factors); memory ``O(N + K D^2)`` beyond ``X``. Prediction costs ``O(M K D^2)``.
 
     Examples
     --------
@@ -418,7 +432,7 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         self._unit = unit_of(X)
         if self._unit != 1.0:
             X = X / self._unit
-        counts, means = _class_stats(X, y_idx, K)
+        counts, means, covs = _class_moments(X, y_idx, K)  # covs: scatters, divided below
         if np.any(counts < 2):
             k = int(np.argmin(counts))
             raise ValueError(
@@ -428,7 +442,6 @@ class QuadraticDiscriminantAnalysis(InformationCriterionMixin, BaseClassifier):
         priors = _check_priors(self.priors, K)
         self.priors_ = counts / n if priors is None else priors
         r = float(self.reg_param)
-        covs = _class_scatters(X, y_idx, means)  # divided by the counts in place below
         factors = np.empty((K, d, d))
         for k in range(K):
             C = covs[k]
