@@ -21,6 +21,7 @@ from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 from _harness import compare
+from _sweep_cases import Case
 from mathlearn.linear_model import BayesianLogisticRegression, LogisticRegression
 from mathlearn.naive_bayes import GaussianNB, MultinomialNB
 
@@ -166,6 +167,105 @@ def main() -> None:
             repeats=reps,
             target=1.0,
         )
+
+
+# The size sweep (``sweep.py``). Each side runs its default fit on the same data; both
+# LogisticRegressions are L-BFGS on the same objective (C = 1, tol 1e-4, max_iter 100).
+def _sweep_logistic(k):
+    return lambda n, d: _logistic_data(n, d, k)
+
+
+def _sweep_gaussian(n, d):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 5, n)
+    return rng.standard_normal((n, d)) + 0.3 * y[:, None], y
+
+
+def _sweep_counts(n, d):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 5, n)
+    return rng.poisson(1.0 + 0.1 * y[:, None], (n, d)).astype(float), y
+
+
+def _sweep_binary(n, d):
+    # 0/1 features, so that BernoulliNB's binarisation (threshold 0 on both sides) is the
+    # identity and both read the same matrix
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 5, n)
+    p = 0.2 + 0.1 * y[:, None] * (np.arange(d) % 3 == 0)
+    return (rng.random((n, d)) < p).astype(float), y
+
+
+def _pair(ours, peer):
+    return lambda X, y: lambda: ours().fit(X, y), lambda X, y: lambda: peer().fit(X, y)
+
+
+def _sweep_cases():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis as SkQDA
+    from sklearn.naive_bayes import BernoulliNB as SkBernoulliNB
+
+    from mathlearn.discriminant_analysis import (
+        LinearDiscriminantAnalysis,
+        QuadraticDiscriminantAnalysis,
+    )
+    from mathlearn.naive_bayes import BernoulliNB
+
+    def case(name, data, pair, **kw):
+        return Case("classification", name, data, *pair, **kw)
+
+    return [
+        case(
+            "LogisticRegression lbfgs binary",
+            _sweep_logistic(2),
+            _pair(LogisticRegression, SkLogisticRegression),
+            wide=(200, 2_000),
+        ),
+        case(
+            "LogisticRegression lbfgs multinomial (8 classes)",
+            _sweep_logistic(8),
+            _pair(LogisticRegression, SkLogisticRegression),
+            wide=(200, 2_000),
+        ),
+        case("GaussianNB", _sweep_gaussian, _pair(GaussianNB, SkGaussianNB), wide=(200, 2_000)),
+        case(
+            "MultinomialNB",
+            _sweep_counts,
+            _pair(MultinomialNB, SkMultinomialNB),
+            d=50,
+            wide=(200, 2_000),
+        ),
+        case(
+            "BernoulliNB",
+            _sweep_binary,
+            _pair(BernoulliNB, SkBernoulliNB),
+            d=50,
+            wide=(200, 2_000),
+        ),
+        # scikit-learn's default solver is "svd" (of the centred data), ours the Cholesky
+        # factor of the pooled covariance: both defaults, each the library's choice. No wide
+        # shape: with D > N the pooled covariance is singular and the two libraries answer
+        # different questions (ours warns and adds jitter, the peer's SVD drops directions).
+        case(
+            "LinearDiscriminantAnalysis",
+            _sweep_gaussian,
+            _pair(LinearDiscriminantAnalysis, SkLDA),
+            wide=None,
+        ),
+        # D = 10, so that each of the 5 classes has more samples than features at N = 100;
+        # no wide shape: a class covariance is singular when its class has fewer samples than
+        # features.
+        case(
+            "QuadraticDiscriminantAnalysis",
+            _sweep_gaussian,
+            _pair(QuadraticDiscriminantAnalysis, SkQDA),
+            d=10,
+            wide=None,
+        ),
+    ]
+
+
+SWEEP_CASES = _sweep_cases()
 
 
 if __name__ == "__main__":

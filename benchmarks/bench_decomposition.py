@@ -15,10 +15,12 @@ which scikit-learn does not.
 from __future__ import annotations
 
 import numpy as np
+import sklearn.cross_decomposition as skd_cross
 import sklearn.decomposition as skd
 
 import mathlearn.decomposition as mld
 from _harness import HEADER, compare
+from _sweep_cases import Case
 
 
 def _pca_data(rng):
@@ -103,6 +105,30 @@ def main() -> None:
         repeats=3,
         target=1.0,
     )
+
+
+def _sweep_pls_data(n, d):
+    # y driven by a few latent directions of X, so that two PLS components mean something
+    rng = np.random.default_rng(0)
+    k = min(5, d)
+    T = rng.standard_normal((n, k))
+    X = T @ rng.standard_normal((k, d)) + 0.5 * rng.standard_normal((n, d))
+    return X, T @ rng.standard_normal(k) + 0.1 * rng.standard_normal(n)
+
+
+# The size sweep (``sweep.py``): both NIPALS with the same defaults (2 components, scaled
+# data, tol 1e-6, max_iter 500).
+SWEEP_CASES = [
+    Case(
+        "feature extraction",
+        "PLSRegression",
+        _sweep_pls_data,
+        lambda X, y: lambda: mld.PLSRegression(2).fit(X, y),
+        lambda X, y: lambda: skd_cross.PLSRegression(2).fit(X, y),
+        d=20,
+        wide=(200, 2_000),
+    ),
+]
 
 
 if __name__ == "__main__":

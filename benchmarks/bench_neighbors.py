@@ -20,7 +20,7 @@ from sklearn import neighbors as sk
 
 from _harness import compare
 from _sweep_cases import Case
-from mathlearn.neighbors import KDTree, KNeighborsClassifier
+from mathlearn.neighbors import KDTree, KNeighborsClassifier, KNeighborsRegressor
 
 
 def _points(n, d, m, seed=0):
@@ -69,6 +69,11 @@ def _classification(n, d):
     return X, (X[:, 0] > 0).astype(int)
 
 
+def _regression(n, d):
+    X, _ = _points(n, d, 0, seed=2)
+    return X, np.sin(2 * X[:, 0]) + X[:, 1] ** 2
+
+
 SWEEP_CASES = [
     Case(
         "neighbors",
@@ -76,6 +81,16 @@ SWEEP_CASES = [
         _classification,
         lambda X, y: lambda: KNeighborsClassifier(5).fit(X, y).predict(X),
         lambda X, y: lambda: sk.KNeighborsClassifier(5).fit(X, y).predict(X),
+        d=5,
+        max_n=100_000,
+        wide=None,
+    ),
+    Case(
+        "neighbors",
+        "KNeighborsRegressor fit+predict (self)",
+        _regression,
+        lambda X, y: lambda: KNeighborsRegressor(5).fit(X, y).predict(X),
+        lambda X, y: lambda: sk.KNeighborsRegressor(5).fit(X, y).predict(X),
         d=5,
         max_n=100_000,
         wide=None,

@@ -26,7 +26,7 @@ from sklearn.datasets import make_classification, make_regression
 
 from _harness import compare
 from _sweep_cases import Case
-from mathlearn.svm import SVC, SVR, LinearSVC
+from mathlearn.svm import SVC, SVR, LinearSVC, NuSVC
 
 
 def _classification(n, d=20):
@@ -94,6 +94,11 @@ def main(large: bool = False):
         bench_linear_svc()
 
 
+def _regression(n, d=20):
+    X, y = make_regression(n, d, noise=10.0, random_state=0)
+    return X, y / y.std()
+
+
 SWEEP_CASES = [
     Case(
         "svm",
@@ -113,6 +118,26 @@ SWEEP_CASES = [
         lambda X, y: lambda: sk.LinearSVC(dual=False).fit(X, y),
         d=20,
         wide=(500, 5_000),
+    ),
+    Case(
+        "svm",
+        "SVR rbf",
+        _regression,
+        lambda X, y: lambda: SVR().fit(X, y),
+        lambda X, y: lambda: sk.SVR().fit(X, y),
+        d=20,
+        max_n=20_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "svm",
+        "NuSVC rbf",
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: NuSVC().fit(X, y),
+        lambda X, y: lambda: sk.NuSVC().fit(X, y),
+        d=20,
+        max_n=20_000,
+        wide=(200, 2_000),
     ),
 ]
 

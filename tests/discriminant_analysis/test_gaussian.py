@@ -142,3 +142,23 @@ def test_lda_transform_in_extreme_units(e):
     got = LinearDiscriminantAnalysis().fit(X * c, y)
     # The projection is invariant under the (exact) power-of-two rescaling of the data.
     np.testing.assert_allclose(got.transform(X * c), ref.transform(X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "d"), [(7, 3), (20000, 4), (300, 60)])
+def test_class_moments_by_sorted_blocks_equal_the_masked_formulas(n, d):
+    # QDA's moments visit each class in gathered blocks of rows (one block, or several at
+    # 20 000 rows, where a class is gathered twice: sums, then residuals)
+    from mathlearn.discriminant_analysis._gaussian import _class_moments
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d)) + 100.0  # far from the origin: residuals, not raw moments
+    y = rng.integers(0, 3, n)
+    y[:3] = np.arange(3)
+    counts, means, S = _class_moments(X, y, 3)
+    ref_means = np.array([X[y == k].mean(0) for k in range(3)])
+    ref = np.array([(X[y == k] - ref_means[k]).T @ (X[y == k] - ref_means[k]) for k in range(3)])
+    np.testing.assert_array_equal(counts, np.bincount(y))
+    # means of n terms ~100 (relative rounding n eps); scatters: sums of n products of
+    # residuals of order 1 (absolute rounding n eps)
+    np.testing.assert_allclose(means, ref_means, rtol=1e-12)
+    np.testing.assert_allclose(S, ref, atol=1e-12 * n)

@@ -145,3 +145,46 @@ def test_gram_route_is_bit_identical_across_builds(builds, positive):
     }
     assert results["installed"][1].any()
     _assert_same(results)
+
+
+def _bind_enet(lib):
+    i64, dbl, ptr, c_int = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int
+    lib.cd_residual_enet.restype = i64
+    lib.cd_residual_enet.argtypes = [i64, i64, ptr, ptr, ptr, ptr, dbl, dbl, i64, dbl]
+    lib.cd_residual_enet.argtypes += [c_int, c_int] + [ptr] * 4
+    return lib
+
+
+def _enet_run(lib, X, y, alpha, b, positive, screen, max_iter):
+    n, m = X.shape
+    norms2 = np.einsum("ij,ij->j", X, X) + b
+    w, r, q = np.zeros(m), np.empty(n), np.empty(m)
+    active, gap = np.empty(2 * m, np.int64), np.empty(1)
+    a = alpha * np.max(np.abs(X.T @ y))
+    n_iter = lib.cd_residual_enet(
+        n, m, X.ctypes.data, y.ctypes.data, norms2.ctypes.data, w.ctypes.data, a, b,
+        max_iter, 1e-10, positive, screen, r.ctypes.data, q.ctypes.data, active.ctypes.data,
+        gap.ctypes.data,
+    )  # fmt: skip
+    return n_iter, w, r, gap
+
+
+@pytest.mark.parametrize("positive", [0, 1])
+@pytest.mark.parametrize("max_iter", [7, 100000])
+def test_elastic_net_route_is_bit_identical_across_builds(builds, positive, max_iter):
+    X, y = _problem(203, 400, seed=7)
+    results = {
+        name: _enet_run(_bind_enet(lib), X, y, 0.05, 30.0, positive, 1, max_iter)
+        for name, lib in builds.items()
+    }
+    assert results["installed"][1].any()
+    _assert_same(results)
+
+
+def test_elastic_net_route_with_b_zero_is_the_lasso_route(builds):
+    # b = 0 leaves every operation of the lasso's sweep and gap unchanged (x - 0 w = x)
+    X, y = _problem(203, 400, seed=8)
+    lib = builds["installed"]
+    lasso = _residual_run(lib, X, y, 0.05, 0, 1, 100000)
+    enet = _enet_run(_bind_enet(lib), X, y, 0.05, 0.0, 0, 1, 100000)
+    _assert_same({"lasso": lasso, "enet b = 0": enet})

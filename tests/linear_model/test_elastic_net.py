@@ -72,3 +72,44 @@ def test_bad_input(rng):
         ElasticNet(alpha=0.0).fit(X, y)
     with pytest.raises(ValueError, match=r"NaN|infinity"):
         ElasticNet().fit(np.where(X > 2, np.nan, X), y)
+
+
+@pytest.mark.parametrize("d", [6, 300])
+def test_compiled_route_equals_the_augmented_lasso(rng, monkeypatch, d):
+    # The compiled route never forms the D augmented rows sqrt(N alpha (1 - rho)) I; the
+    # fallback routes solve the lasso on the augmented data. Both certify a duality gap of
+    # 1e-10 ||y||^2 on the same strongly convex problem, so the weights agree to
+    # sqrt(gap / strong convexity) (as against scikit-learn above).
+    pytest.importorskip("numba")
+    from mathlearn import _ext
+
+    if _ext.load("_cd") is None:
+        pytest.skip("needs the compiled mathlearn._ext._cd")
+    X, y = _data(rng, n=120, d=d)
+    alpha, l1_ratio = 0.05, 0.4
+    kw = dict(alpha=alpha, l1_ratio=l1_ratio, tol=1e-10, max_iter=50000)
+    compiled = ElasticNet(**kw).fit(X, y)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    augmented = ElasticNet(**kw).fit(X, y)
+    tol = 10 * np.sqrt(1e-10 * np.var(y) / (alpha * (1 - l1_ratio)))
+    np.testing.assert_allclose(compiled.coef_, augmented.coef_, atol=tol)
+    assert compiled.intercept_ == pytest.approx(augmented.intercept_, abs=10 * tol)
+    assert compiled.dual_gap_ <= 1e-10 * np.var(y) * 1.000001
+
+
+def test_wide_data_form_no_d_by_d_block(rng):
+    # D = 3 000 >> N = 50: the augmented rows would be a 72 MB block; the compiled route
+    # keeps the centred copy of X (1.2 MB) and O(N + D) vectors.
+    from mathlearn import _ext
+
+    if _ext.load("_cd") is None:
+        pytest.skip("needs the compiled mathlearn._ext._cd")
+    import tracemalloc
+
+    X = rng.normal(size=(50, 3000))
+    y = X[:, :5].sum(axis=1) + 0.1 * rng.normal(size=50)
+    tracemalloc.start()
+    ElasticNet(alpha=0.1, l1_ratio=0.5).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 4 * X.nbytes

@@ -212,3 +212,34 @@ def test_predict_checks(data):
     reg = SGDRegressor(max_iter=2, tol=None).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         reg.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("batch_size", [1, 7])
+def test_compiled_epoch_is_the_numba_loop_bit_for_bit(rng, monkeypatch, batch_size):
+    # The compiled helper (mathlearn._ext._sgd) and the numba loop (the route from 2 000
+    # samples on without it) make the same IEEE operations in the same order.
+    pytest.importorskip("numba")
+    from mathlearn import _ext
+
+    if _ext.load("_sgd") is None:
+        pytest.skip("needs the compiled mathlearn._ext._sgd")
+    X = rng.standard_normal((2500, 6))
+    y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(2500)
+    kw = dict(max_iter=3, tol=None, random_state=0, batch_size=batch_size, alpha=0.01)
+    compiled = SGDRegressor(**kw).fit(X, y)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    jitted = SGDRegressor(**kw).fit(X, y)
+    np.testing.assert_array_equal(compiled.coef_, jitted.coef_)
+    assert compiled.intercept_ == jitted.intercept_
+    np.testing.assert_array_equal(compiled.loss_curve_, jitted.loss_curve_)
+
+
+def test_integer_targets_are_fitted_as_numbers(data):
+    # the compiled epoch reads float64 targets: integer ones are converted, not reinterpreted
+    X, y = data
+    yi = np.round(3 * y).astype(np.int64)
+    kw = dict(max_iter=5, tol=None, random_state=0)
+    a = SGDRegressor(**kw).fit(X, yi)
+    b = SGDRegressor(**kw).fit(X, yi.astype(float))
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.intercept_ == b.intercept_

@@ -315,3 +315,29 @@ def test_non_finite_x_is_refused_by_the_column_maxima(make, bad):
         X[row, 5] = bad
         with pytest.raises(ValueError, match="NaN" if np.isnan(bad) else "infinity"):
             make().fit(X, rng.normal(size=5000))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e300])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("per_column", [False, True])
+def test_column_ordered_preparation_equals_the_row_route(scale, weighted, per_column):
+    # order="F" with centring prepares one column-ordered copy in place; the row route
+    # computes the same values (exact power-of-two scales, the same elementwise operations;
+    # the means to rounding, summed in another order).
+    from mathlearn.linear_model._base import prepare_data
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 7)) * scale + 5 * scale
+    X[:, 2] *= 1e-3
+    y = rng.normal(size=300) * scale
+    sw = rng.uniform(0.2, 3.0, 300) if weighted else None
+    kw = dict(fit_intercept=True, sample_weight=sw, per_column=per_column)
+    f = prepare_data(X, y, order="F", **kw)
+    c = prepare_data(X, y, order="C", **kw)
+    assert f.X.flags.f_contiguous and not np.shares_memory(f.X, X)
+    np.testing.assert_array_equal(f.x_scale, c.x_scale)
+    assert f.y_scale == c.y_scale and f.sw_sum == c.sw_sum
+    # centred values of size ~ scale * 1: rounding of the means, a few ulps of 5 * scale
+    np.testing.assert_allclose(f.X, c.X, rtol=0, atol=1e-13 * np.abs(c.X).max() * 10)
+    np.testing.assert_allclose(f.x_offset, c.x_offset, rtol=1e-14)
+    np.testing.assert_array_equal(f.y, c.y)

@@ -144,3 +144,24 @@ def test_bad_inputs():
         GaussianNB(var_smoothing=0.0).fit(Xc, y)
     with pytest.raises(InvalidParameterError, match="alpha"):
         MultinomialNB(alpha=-1.0).fit(C, y)
+
+
+@pytest.mark.parametrize(("n", "d"), [(7, 3), (9000, 4), (40, 2500)])
+def test_blocked_class_sums_equal_the_masked_sums(n, d):
+    # blocks of rows in every shape: one block, several, a few rows per block
+    from mathlearn.naive_bayes._gaussian import _class_sums
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d)) + 100.0
+    y = rng.integers(0, 3, n)
+    y[:3] = np.arange(3)
+    w = rng.uniform(0.5, 2.0, n)
+    masks = [y == k for k in range(3)]
+    means = np.array([X[m].mean(0) for m in masks])
+    # sums of n terms of size ~100 (relative rounding n eps), squares of residuals ~1
+    np.testing.assert_allclose(
+        _class_sums(X, y, None, 3), [X[m].sum(0) for m in masks], rtol=1e-12
+    )
+    np.testing.assert_allclose(_class_sums(X, y, w, 3), [w[m] @ X[m] for m in masks], rtol=1e-12)
+    sq = [((X[m] - means[k]) ** 2).sum(0) for k, m in enumerate(masks)]
+    np.testing.assert_allclose(_class_sums(X, y, None, 3, center=means), sq, rtol=1e-11)

@@ -186,3 +186,14 @@ def test_radius_query_numpy_route_equals_compiled(monkeypatch):
         np.testing.assert_allclose(got[1][j], ref[1][j], rtol=1e-14)
         D = np.sqrt(((X - Q[j]) ** 2).sum(axis=1))
         np.testing.assert_array_equal(np.sort(got[0][j]), np.flatnonzero(D <= r[j]))
+
+
+def test_indices_alone_equal_those_with_distances_over_many_blocks():
+    # Without distances the compiled search answers blocks of 4 096 queries with one reused
+    # distance buffer: the indices are those of the search that returns distances.
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 3))
+    Q = rng.normal(size=(9000, 3))
+    tree = KDTree(X, leaf_size=20)
+    _, ind = tree.query(Q, k=4)
+    np.testing.assert_array_equal(tree.query(Q, k=4, return_distance=False), ind)

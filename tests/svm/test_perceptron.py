@@ -78,3 +78,43 @@ def test_multiclass_one_vs_rest():
         assert clf.converged_
         np.testing.assert_array_equal(clf.predict(Xm), y)
     assert not hasattr(Perceptron(), "predict_proba")
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_same_updates_as_scikit_learn_for_fixed_epochs(n_classes):
+    # The same rule (update when t_n w^T phi_n <= 0, eta 1, from w = 0, samples in order;
+    # one-vs-rest for more classes) for 7 epochs on data that are not separable: scikit-
+    # learn's Perceptron with its stopping rule off makes the same updates. Margins are
+    # summed in another order, which can only matter for a margin within rounding of 0.
+    from sklearn.linear_model import Perceptron as SkPerceptron
+
+    rng = np.random.default_rng(0)
+    Xr = rng.standard_normal((500, 5))
+    yr = (Xr @ rng.standard_normal(5) > 0).astype(int)
+    yr[rng.random(500) < 0.05] ^= 1
+    if n_classes == 3:
+        yr = np.where(Xr[:, 0] > 0.8, 2, yr)
+    with pytest.warns(ConvergenceWarning):
+        ours = Perceptron(max_iter=7).fit(Xr, yr)
+    ref = SkPerceptron(max_iter=7, tol=None, shuffle=False).fit(Xr, yr)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_epochs_equal_the_numpy_route(monkeypatch):
+    from mathlearn import _ext
+
+    if _ext.load("_sgd") is None:
+        pytest.skip("needs the compiled mathlearn._ext._sgd")
+    rng = np.random.default_rng(1)
+    Xr = rng.standard_normal((400, 4))
+    yr = rng.integers(0, 3, 400)
+    kw = dict(max_iter=5, shuffle=True, random_state=2, eta0=0.5)
+    with pytest.warns(ConvergenceWarning):
+        compiled = Perceptron(**kw).fit(Xr, yr)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    with pytest.warns(ConvergenceWarning):
+        numpy_route = Perceptron(**kw).fit(Xr, yr)
+    np.testing.assert_allclose(compiled.coef_, numpy_route.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(compiled.intercept_, numpy_route.intercept_, atol=1e-12)
+    assert compiled.n_iter_ == numpy_route.n_iter_

@@ -160,3 +160,49 @@ def test_kernel_overflow_inside_the_solver_is_an_error():
     model = SVC(kernel="poly", degree=4, gamma=1.0, coef0=-(x**2))
     with pytest.raises(ValueError, match="polynomial kernel overflowed"):
         model.fit(X, [0, 1, 1, 0])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: SVC(tol=1e-12, **kw),
+        lambda **kw: NuSVC(nu=0.4, tol=1e-12, **kw),
+        lambda **kw: SVR(tol=1e-12, C=3.0, **kw),
+    ],
+)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_whole_gram_matrix_and_columns_agree(make, n_classes):
+    # From 128 features an RBF Gram matrix that fits in the cache is evaluated whole before
+    # the iterations; a cache of 0.01 MB makes the solver evaluate columns instead. Kernel
+    # entries then differ by rounding only, and both stop at a KKT gap of 1e-12 on a
+    # positive definite problem: the coefficients agree to the distance that gap allows, far
+    # below 1e-8 of the largest (as between the routes above).
+    regression = isinstance(make(), SVR)
+    if regression and n_classes == 3:
+        pytest.skip("one regression problem")
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(90, 150))
+    w = rng.normal(size=150)
+    y = X @ w / 12.0 if regression else np.digitize(X @ w, [-8.0, 8.0][: n_classes - 1])
+    whole, columns = make().fit(X, y), make(cache_size=0.01).fit(X, y)
+    np.testing.assert_array_equal(whole.support_, columns.support_)
+    scale = np.abs(columns.dual_coef_).max()
+    np.testing.assert_allclose(whole.dual_coef_, columns.dual_coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(whole.intercept_, columns.intercept_, rtol=0, atol=1e-8)
+
+
+def test_rows_used_uncentred_and_centred_give_the_same_machine():
+    # Data near the origin are used as they are (no copy); the same data moved far away
+    # are centred first. The RBF kernel only sees differences, so both are the same
+    # problem up to rounding of the kernel entries (a few eps times |x|^2 either way), and
+    # at tol 1e-12 on a positive definite problem the coefficients agree to far below 1e-8.
+    X, y = _data("binary")
+    near = SVC(tol=1e-12).fit(X, y)
+    far = SVC(tol=1e-12).fit(X + 1e3, y)
+    assert not np.any(near._rbf_units[1]) and np.all(far._rbf_units[1] != 0)
+    np.testing.assert_array_equal(near.support_, far.support_)
+    scale = np.abs(near.dual_coef_).max()
+    np.testing.assert_allclose(near.dual_coef_, far.dual_coef_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(
+        near.decision_function(X), far.decision_function(X + 1e3), atol=1e-7
+    )

@@ -29,7 +29,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 ABI_VERSIONS = {
     "_als": 3,
     "_cart": 2,
-    "_cd": 1,
+    "_cd": 2,
     "_hgb": 1,
     "_kdtree": 3,
     "_kmeans": 1,
@@ -37,6 +37,7 @@ ABI_VERSIONS = {
     "_nmf": 1,
     "_refine": 1,
     "_rnn": 2,
+    "_sgd": 1,
     "_sgdmf": 3,
     "_smo": 1,
 }

@@ -23,6 +23,12 @@
  * the working set of nonzero weights run between full sweeps until those settle; max_iter
  * then bounds the work, a working-set sweep counting as its share of a full sweep.
  *
+ * The elastic net's ridge term (b/2) ||w||^2 (b >= 0; 0 for the lasso) is the lasso on X
+ * augmented by the rows sqrt(b) I with targets 0. cd_residual solves that lasso without
+ * forming the rows: the caller passes the augmented squared norms ||x_j||^2 + b, the
+ * augmented inner product is x_j . r - b w_j and the augmented residual's squared norm is
+ * ||r||^2 + b ||w||^2 (its extra part is -sqrt(b) w).
+ *
  * cd_gram sweeps on the Gram matrix G = X^T X and q = X^T r (O(D) per coordinate, for
  * N >= D); its gap uses ||r||^2 = y^T y - w^T X^T y - w^T q, whose rounding error is bounded
  * and compared with the tolerance: where the tolerance is within a factor 1000 of that
@@ -62,7 +68,7 @@
 /* sweeps between two screenings of cd_residual */
 #define SCREEN_EVERY 10
 
-ML_EXPORT int cd_abi_version(void) { return 1; }
+ML_EXPORT int cd_abi_version(void) { return 2; }
 
 /* a . b with sixteen partial sums, s_k over the indices i = k (mod 16) of the unrolled part
  * (the remainder goes to s_0), combined pairwise in a fixed order. The order of every
@@ -130,27 +136,32 @@ static inline void residual(int64_t n, int64_t m, const double *X, const double 
         if (w[j] != 0.0) axpy(r, X + j * n, -w[j], n);
 }
 
-/* Gap at r over the features idx[0..k) (q[t] = x_idx[t] . r); l1 over all weights. */
+/* Gap at r over the features idx[0..k) (q[t] = x_idx[t] . r - b w_idx[t], the augmented
+ * inner product); l1 over all weights; the augmented residual adds b ||w||^2 to ||r||^2. */
 static inline double gap_over(int64_t n, int64_t m, const double *X, const double *y,
                               const double *r, const double *w, const int64_t *idx, int64_t k,
-                              double a, int positive, double *q, double *dual_norm_out) {
-    double dual_norm = 0.0, l1 = 0.0;
+                              double a, double b, int positive, double *q,
+                              double *dual_norm_out) {
+    double dual_norm = 0.0, l1 = 0.0, w2 = 0.0;
     for (int64_t t = 0; t < k; ++t) {
-        double s = dot16(X + idx[t] * n, r, n);
+        double s = dot16(X + idx[t] * n, r, n) - b * w[idx[t]];
         q[t] = s;
         double v = positive ? s : fabs(s);
         if (v > dual_norm) dual_norm = v;
     }
-    for (int64_t j = 0; j < m; ++j) l1 += fabs(w[j]);
+    for (int64_t j = 0; j < m; ++j) {
+        l1 += fabs(w[j]);
+        w2 += w[j] * w[j];
+    }
     *dual_norm_out = dual_norm;
-    return gap_value(dot16(r, r, n), dot16(r, y, n), l1, dual_norm, a);
+    return gap_value(dot16(r, r, n) + b * w2, dot16(r, y, n), l1, dual_norm, a);
 }
 
 /* One cyclic sweep over the features idx[0..k); returns the largest weight change and sets
  * *w_max to the largest weight magnitude. */
 static inline double sweep(int64_t n, const double *X, const double *norms2, double *w,
-                           double *r, const int64_t *idx, int64_t k, double a, int positive,
-                           double *w_max) {
+                           double *r, const int64_t *idx, int64_t k, double a, double b,
+                           int positive, double *w_max) {
     double d_w_max = 0.0, top = 0.0, pending = 0.0;
     /* the update of r by the previous feature, fused with the next dot product */
     const double *x_pending = NULL;
@@ -160,7 +171,7 @@ static inline double sweep(int64_t n, const double *X, const double *norms2, dou
         double wj = w[j];
         double xr = x_pending ? axpy_dot16(r, x_pending, -pending, xj, n) : dot16(xj, r, n);
         x_pending = NULL;
-        double rho = xr + norms2[j] * wj;
+        double rho = (xr - b * wj) + norms2[j] * wj;
         double nw = soft(rho, a, positive) / norms2[j];
         double delta = nw - wj;
         if (delta != 0.0) {
@@ -179,10 +190,10 @@ static inline double sweep(int64_t n, const double *X, const double *norms2, dou
 /* active holds 2 m integers: the kept features, then the working set (nonzero weights).
  * screen: bit 0 screens features, bit 1 sweeps the working set between full sweeps (for
  * warm starts along a path, where the support changes little). */
-ML_KERNEL int64_t cd_residual(int64_t n, int64_t m, const double *X, const double *y,
-                              const double *norms2, double *w, double a, int64_t max_iter,
-                              double tol, int positive, int screen, double *r, double *q,
-                              int64_t *active, double *gap_out) {
+static inline int64_t residual_cd(int64_t n, int64_t m, const double *X, const double *y,
+                                  const double *norms2, double *w, double a, double b,
+                                  int64_t max_iter, double tol, int positive, int screen,
+                                  double *r, double *q, int64_t *active, double *gap_out) {
     double yty = dot16(y, y, n);
     double tol_abs = tol * (yty > 1e-300 ? yty : 1e-300);
     int64_t n_all = 0, n_active, n_iter = 0, since = 0, n_support = 0;
@@ -203,13 +214,14 @@ ML_KERNEL int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
             if (inner && n_active > 0) {
                 /* working-set sweeps over the nonzero weights until they settle; then a
                  * sweep over every kept feature */
-                d_w_max = sweep(n, X, norms2, w, r, support, n_support, a, positive, &w_max);
+                d_w_max =
+                    sweep(n, X, norms2, w, r, support, n_support, a, b, positive, &w_max);
                 used += (double)n_support / (double)n_active;
                 if (w_max == 0.0 || d_w_max / w_max < tol) inner = 0;
                 if (used + 1.0 < (double)max_iter) continue;
                 inner = 0;
             }
-            d_w_max = sweep(n, X, norms2, w, r, active, n_active, a, positive, &w_max);
+            d_w_max = sweep(n, X, norms2, w, r, active, n_active, a, b, positive, &w_max);
             used += 1.0;
             ++since;
             last = used >= (double)max_iter;
@@ -228,14 +240,14 @@ ML_KERNEL int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
         do_check = 0;
         /* from scratch, so that rounding drift cannot fake convergence */
         residual(n, m, X, y, w, r);
-        gap = gap_over(n, m, X, y, r, w, active, n_active, a, positive, q, &dual_norm);
+        gap = gap_over(n, m, X, y, r, w, active, n_active, a, b, positive, q, &dual_norm);
         if (gap < tol_abs) {
             if (n_active == n_all) break;
             /* the gap over every feature */
             n_active = 0;
             for (int64_t j = 0; j < m; ++j)
                 if (norms2[j] > 0.0) active[n_active++] = j;
-            gap = gap_over(n, m, X, y, r, w, active, n_active, a, positive, q, &dual_norm);
+            gap = gap_over(n, m, X, y, r, w, active, n_active, a, b, positive, q, &dual_norm);
             if (gap < tol_abs) break;
             continue; /* a feature was dropped by rounding: sweep them all again */
         }
@@ -263,11 +275,29 @@ ML_KERNEL int64_t cd_residual(int64_t n, int64_t m, const double *X, const doubl
         for (int64_t j = 0; j < m; ++j)
             if (norms2[j] > 0.0) active[n_active++] = j;
         residual(n, m, X, y, w, r);
-        gap = gap_over(n, m, X, y, r, w, active, n_active, a, positive, q, &dual_norm);
+        gap = gap_over(n, m, X, y, r, w, active, n_active, a, b, positive, q, &dual_norm);
     }
     *gap_out = gap;
     n_iter = (int64_t)ceil(used);
     return n_iter < max_iter ? n_iter : max_iter;
+}
+
+/* The lasso (norms2 = ||x_j||^2). */
+ML_KERNEL int64_t cd_residual(int64_t n, int64_t m, const double *X, const double *y,
+                              const double *norms2, double *w, double a, int64_t max_iter,
+                              double tol, int positive, int screen, double *r, double *q,
+                              int64_t *active, double *gap_out) {
+    return residual_cd(n, m, X, y, norms2, w, a, 0.0, max_iter, tol, positive, screen, r, q,
+                       active, gap_out);
+}
+
+/* The elastic net: the lasso plus (b/2) ||w||^2, b > 0 (norms2 = ||x_j||^2 + b). */
+ML_KERNEL int64_t cd_residual_enet(int64_t n, int64_t m, const double *X, const double *y,
+                                   const double *norms2, double *w, double a, double b,
+                                   int64_t max_iter, double tol, int positive, int screen,
+                                   double *r, double *q, int64_t *active, double *gap_out) {
+    return residual_cd(n, m, X, y, norms2, w, a, b, max_iter, tol, positive, screen, r, q,
+                       active, gap_out);
 }
 
 /* q = Xty - G w, and qa[j] = |Xty_j| + sum_k |G_jk w_k| (the scale of q_j's rounding) */

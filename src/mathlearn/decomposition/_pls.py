@@ -86,6 +86,11 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
     Hastie's algorithm (successive orthogonal ``z_i``). Signs are fixed so that the
     largest-magnitude entry of each ``x`` weight vector is positive.
 
+    Complexity (``N`` samples, ``D`` features, ``T`` targets, ``A`` components): each
+    component costs ``O(N (D + T))`` per NIPALS iteration (one for a single target) plus the
+    deflation, so ``O(A N (D + T) n_iter)`` in all; memory ``O(N (D + T))`` (the centred,
+    deflated copies of ``X`` and ``Y``).
+
     Examples
     --------
     >>> import numpy as np

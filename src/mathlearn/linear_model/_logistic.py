@@ -60,6 +60,7 @@ class _BinaryObjective:
     """
 
     def __init__(self, X, y, sw, alpha, fit_intercept):
+        # y: 0/1 labels (float or bool); sw: the weights ŝ_i, or one number for all samples
         self.X, self.y, self.sw, self.alpha = X, y, sw, alpha
         self.fit_intercept = fit_intercept
         self.D = X.shape[1]
@@ -67,8 +68,6 @@ class _BinaryObjective:
         self._z = np.empty(n)  # scores at self._theta
         self._e = np.empty(n)
         self._t = np.empty(n)
-        self._u = np.empty(n)
-        self._sign = 1.0 - 2.0 * y
         self._theta = None
         # Rows per block of the fused evaluation: about 1 MB of X.
         self._block = max(256, (1 << 17) // max(self.D, 1))
@@ -88,16 +87,19 @@ class _BinaryObjective:
 
     def _loss(self, z):
         # softplus(z) - y z = log1p(e^{-|z|}) + max((1 - 2y) z, 0): a sum of non-negative
-        # terms (no cancellation between large sums), with e^{-|z|} kept in _e.
-        e, t, u = self._e, self._t, self._u
+        # terms (no cancellation between large sums). (1 - 2y) z is formed as z - 2 (y z),
+        # exact for y in {0, 1}, so that no length-n array of signs is kept.
+        e, t = self._e, self._t
         np.abs(z, out=e)
         np.negative(e, out=e)
         np.exp(e, out=e)
-        np.log1p(e, out=u)
-        np.multiply(z, self._sign, out=t)
+        np.log1p(e, out=e)
+        np.multiply(self.y, z, out=t)
+        t *= -2.0
+        t += z
         np.maximum(t, 0.0, out=t)
-        t += u
-        return float(self.sw @ t)
+        t += e
+        return _weighted_sum(self.sw, t)
 
     def value(self, theta):
         w = theta[: self.D]
@@ -128,7 +130,7 @@ class _BinaryObjective:
                 zb += b
                 rb = expit(zb, out=r[lo : lo + step])
                 rb -= self.y[lo : lo + step]
-                rb *= self.sw[lo : lo + step]
+                rb *= self.sw if np.ndim(self.sw) == 0 else self.sw[lo : lo + step]
                 np.dot(rb, Xb, out=tmp)
                 gw += tmp
             r_sum = float(r.sum())
@@ -174,15 +176,17 @@ class _MultinomialObjective:
 
     The scores are held as ``Zᵀ = W Xᵀ + b`` of shape ``(K, n)``: the reductions over
     classes (max, sum) then run along contiguous rows of length ``n`` instead of along rows
-    of length ``K``. One evaluation: one product ``W Xᵀ``, one exp in a work buffer (the
-    log-softmax computed in place), one product ``R X``; the scores of the last ``θ`` are
-    kept for the Hessian and for a line search's accepted point.
+    of length ``K``. One evaluation: one product ``W Xᵀ`` into the one ``(K, n)`` buffer,
+    the exponentials ``exp(Z - m)`` in place, one product ``R X`` with ``R`` formed in place
+    as well; besides that buffer only four length-``n`` vectors are kept. The softmax parts
+    of the last ``θ`` are reused while the buffer still holds them (a line search's accepted
+    point, the Hessian after ``value``).
     """
 
     def __init__(self, X, y, sw, alpha, fit_intercept, n_classes, identify=True):
+        # y: class indices; sw: the weights ŝ_i, or one number for all samples
         self.X, self.sw, self.alpha = X, sw, alpha
         self.identify = identify
-        self.y = y
         self.fit_intercept = fit_intercept
         self.K = n_classes
         self.D = X.shape[1]
@@ -190,9 +194,11 @@ class _MultinomialObjective:
         n = X.shape[0]
         # Position of (y_i, i) in the raveled (K, n) score array.
         self._yflat = y * n + np.arange(n)
-        self._Z = np.empty((n_classes, n))  # scores at self._theta
-        self._P = np.empty((n_classes, n))  # work buffer
-        self._theta = None
+        self._P = np.empty((n_classes, n))  # Z - m, then exp(Z - m), then R
+        self._s = np.empty(n)  # m, then s = Σ_k exp(Z_k - m)
+        self._zy = np.empty(n)  # Z_{y_i} - m
+        self._u = np.empty(n)  # work buffer
+        self._theta = None  # the θ whose softmax parts the buffers hold
 
     def n_params(self):
         return self.K * self.Dp
@@ -200,17 +206,6 @@ class _MultinomialObjective:
     def _unpack(self, theta):
         T = theta.reshape(self.K, self.Dp)
         return T[:, : self.D], (T[:, self.D] if self.fit_intercept else None)
-
-    def scores(self, theta):
-        """``Zᵀ = W Xᵀ + b`` of shape ``(K, n)`` (cached for the last ``θ``)."""
-        if self._theta is not None and np.array_equal(theta, self._theta):
-            return self._Z
-        W, b = self._unpack(theta)
-        Z = np.dot(np.ascontiguousarray(W), self.X.T, out=self._Z)
-        if b is not None:
-            Z += b[:, None]
-        self._theta = np.array(theta, dtype=float)
-        return Z
 
     def _extra(self, W, b):
         f = 0.0
@@ -224,29 +219,45 @@ class _MultinomialObjective:
         return f
 
     def _log_softmax_parts(self, theta):
-        """``P = exp(Z - m)`` in the work buffer, ``s = Σ_k P``, and ``Z_{y_i} - m``."""
-        Z = self.scores(theta)
-        m = Z.max(axis=0)
-        P = np.subtract(Z, m, out=self._P)
-        z_y = P.ravel()[self._yflat]
+        """``P = exp(Z - m)``, ``s = Σ_k P`` and ``Z_{y_i} - m`` in the buffers.
+
+        A caller that overwrites ``P`` sets ``_theta`` to None.
+        """
+        if self._theta is not None and np.array_equal(theta, self._theta):
+            return self._P, self._s, self._zy
+        W, b = self._unpack(theta)
+        P = np.dot(np.ascontiguousarray(W), self.X.T, out=self._P)
+        if b is not None:
+            P += b[:, None]
+        m = np.max(P, axis=0, out=self._s)
+        P -= m
+        z_y = np.take(P.ravel(), self._yflat, out=self._zy)
         np.exp(P, out=P)
-        s = P.sum(axis=0)
+        s = np.sum(P, axis=0, out=self._s)
+        self._theta = np.array(theta, dtype=float)
         return P, s, z_y
+
+    def _nll(self, s, z_y):
+        # Σ ŝ_i (log s_i - (Z_{y_i} - m_i)), the per-sample terms formed first
+        u = np.log(s, out=self._u)
+        u -= z_y
+        return _weighted_sum(self.sw, u)
 
     def value(self, theta):
         W, b = self._unpack(theta)
         _, s, z_y = self._log_softmax_parts(theta)
-        nll = float(self.sw @ (np.log(s) - z_y))
+        nll = self._nll(s, z_y)
         return nll + 0.5 * self.alpha * float(np.sum(W * W)) + self._extra(W, b)
 
     def value_grad(self, theta):
         W, b = self._unpack(theta)
         P, s, z_y = self._log_softmax_parts(theta)
-        nll = float(self.sw @ (np.log(s) - z_y))
+        nll = self._nll(s, z_y)
         f = nll + 0.5 * self.alpha * float(np.sum(W * W)) + self._extra(W, b)
         # R = ŝ (P / s - Y): one scaling pass, then ŝ_i off the true class.
         R = P
-        R *= self.sw / s
+        self._theta = None
+        R *= np.divide(self.sw, s, out=self._u)
         Rf = R.reshape(-1)
         Rf[self._yflat] -= self.sw
         G = np.empty((self.K, self.Dp))
@@ -263,6 +274,7 @@ class _MultinomialObjective:
 
     def hessian(self, theta, P=None):
         P, s, _ = self._log_softmax_parts(theta)
+        self._theta = None
         P /= s  # (K, n) probabilities
         # H = Σ_i ŝ_i (diag(p_i) - p_i p_iᵀ) ⊗ x̃_i x̃_iᵀ with x̃ = (x, 1): block (k, l) is
         # Σ_i ŝ_i p_ik (δ_kl - p_il) x̃_i x̃_iᵀ (Stuttgart "Introduction to Machine Learning"
@@ -322,6 +334,11 @@ class _MultinomialObjective:
             Hf[self._penalty_idx] += self.alpha
         Hf[self._ident_idx] += 1.0
         return H
+
+
+def _weighted_sum(sw, v) -> float:
+    """``Σ_i ŝ_i v_i``, with ``sw`` the weights or one number for every sample."""
+    return float(sw * v.sum()) if np.ndim(sw) == 0 else float(sw @ v)
 
 
 def _newton(obj, theta, *, tol, max_iter):
@@ -502,6 +519,13 @@ class LogisticRegression(InformationCriterionMixin, BaseClassifier):
     weights, so the fit's log-likelihood is not the maximum and ``M`` overstates the
     effective number of parameters; choose ``C`` by cross-validation instead.
 
+    Complexity (``n`` samples, ``d`` features, ``K`` classes): L-BFGS costs ``O(n d)`` per
+    loss-and-gradient evaluation for two classes and ``O(n K d)`` for more, times the
+    iterations (at most ``max_iter``); its memory beyond ``X`` is three length-``n``
+    vectors for two classes, one ``(K, n)`` buffer and four length-``n`` vectors for more,
+    and the ``O(K d)`` curvature pairs. Newton adds ``O(n (K d)^2 + (K d)^3)`` time and
+    ``O((K d)^2 + n d)`` memory per step (the Hessian and a weighted copy of ``X``).
+
     Examples
     --------
     >>> import numpy as np
@@ -617,16 +641,24 @@ class LogisticRegression(InformationCriterionMixin, BaseClassifier):
                 "example with StandardScaler)."
             )
         y_idx = self._encode_labels(y)
-        sw = self._sample_weights(y_idx, sample_weight, X)
-        S = float(sw.sum())
-        sw_hat = sw / S
+        if sample_weight is None and self.class_weight is None:
+            # equal weights: ŝ_i = 1 / n is one number, not an array of them
+            sw, S = None, float(X.shape[0])
+            sw_hat = 1.0 / S
+        else:
+            sw = self._sample_weights(y_idx, sample_weight, X)
+            S = float(sw.sum())
+            sw_hat = sw / S
         alpha = self._alpha(S)
         K = len(self.classes_)
         d = X.shape[1]
         separable = False
         if alpha == 0.0:
-            keep = sw > 0
-            separable = _is_separable(X[keep], y_idx[keep], K, self.fit_intercept)
+            if sw is None:
+                separable = _is_separable(X, y_idx, K, self.fit_intercept)
+            else:
+                keep = sw > 0
+                separable = _is_separable(X[keep], y_idx[keep], K, self.fit_intercept)
             if separable:
                 warnings.warn(
                     "the training data are linearly separable: without a penalty the "
@@ -636,16 +668,18 @@ class LogisticRegression(InformationCriterionMixin, BaseClassifier):
                     ConvergenceWarning,
                     stacklevel=2,
                 )
+        del sw  # the objective holds sw_hat
         if K == 2:
-            obj = _BinaryObjective(
-                X, (y_idx == 1).astype(float), sw_hat, alpha, self.fit_intercept
-            )
+            y_pos = y_idx == 1  # 0/1 labels as booleans (an eighth of the memory of floats)
+            del y_idx
+            obj = _BinaryObjective(X, y_pos, sw_hat, alpha, self.fit_intercept)
         else:
             # L-BFGS needs no identifiability terms: started from zero, its iterates are
             # combinations of gradients, which keep Σ_k b_k = 0 (and Σ_k w_k = 0).
             obj = _MultinomialObjective(
                 X, y_idx, sw_hat, alpha, self.fit_intercept, K, identify=self.solver == "newton"
             )
+            del y_idx
         theta0 = np.zeros(obj.n_params())
         solve = _newton if self.solver == "newton" else _lbfgs
         theta, n_iter, converged = solve(obj, theta0, tol=self.tol, max_iter=self.max_iter)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 
@@ -11,8 +12,14 @@ from ..base import BaseClassifier, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval
 from ..utils.validation import check_random_state, validate_data
+from ._sgd import _compiled_sgd
 
 __all__ = ["Perceptron"]
+
+
+# First block of margins computed together after a mistake; it doubles while no mistake
+# turns up, so an epoch costs O(N + (mistakes) _MIN_BLOCK) margin evaluations.
+_MIN_BLOCK = 64
 
 
 def perceptron_epochs(margin_of, update, n, *, max_iter, order_of):
@@ -21,22 +28,26 @@ def perceptron_epochs(margin_of, update, n, *, max_iter, order_of):
     ``margin_of(idx)`` gives ``t_n f(x_n)`` for the samples ``idx`` under the current
     weights, ``update(n)`` applies the update for a mistake on sample ``n``, and
     ``order_of(epoch)`` gives the visiting order of an epoch. Within an epoch the margins of
-    the samples still to visit are computed together, the first mistake among them is
-    updated, and the scan resumes after it; so an epoch costs one pass plus one pass per
-    mistake, and the visits and updates are exactly those of the one-sample-at-a-time rule.
+    the next block of samples are computed together, the first mistake among them is
+    updated, and the scan resumes after it with a block of ``_MIN_BLOCK`` samples (doubled
+    after each block without a mistake); so the visits and updates are exactly those of the
+    one-sample-at-a-time rule, and an epoch costs one pass plus at most a block per mistake
+    (not a pass over the rest of the epoch).
     """
     for epoch in range(max_iter):
         order = order_of(epoch)
-        pos, mistakes = 0, 0
+        pos, mistakes, block = 0, 0, _MIN_BLOCK
         while pos < n:
-            rest = order[pos:]
+            rest = order[pos : pos + block]
             wrong = np.flatnonzero(margin_of(rest) <= 0)
             if wrong.size == 0:
-                break
+                pos += rest.shape[0]
+                block *= 2
+                continue
             k = pos + int(wrong[0])
             update(int(order[k]))
             mistakes += 1
-            pos = k + 1
+            pos, block = k + 1, _MIN_BLOCK
         if mistakes == 0:
             return epoch + 1, True
     return max_iter, False
@@ -83,6 +94,12 @@ class Perceptron(BaseClassifier):
     from ``w = 0`` never updates at all (corrected here; tested). On linearly separable data the
     rule stops after finitely many updates (the perceptron convergence theorem); otherwise
     it cycles, and ``fit`` warns after ``max_iter`` epochs.
+
+    Complexity: an epoch costs ``O(N D)`` (one margin and at most one update per sample),
+    so ``O(K E N D)`` for ``E`` epochs and ``K`` one-vs-rest problems (``K = 1`` for two
+    classes); memory ``O(N + K D)`` beyond ``X`` (the targets and visiting order of one
+    problem, the weights). The epochs run in the compiled helper ``mathlearn._ext._sgd``
+    (without it, in NumPy, margins computed by blocks).
 
     See Also
     --------
@@ -139,12 +156,15 @@ class Perceptron(BaseClassifier):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         y_idx = self._encode_labels(y)
-        n = X.shape[0]
-        Phi = np.hstack([np.ones((n, 1)), X]) if self.fit_intercept else X
-        with np.errstate(over="ignore"):
-            sq = np.einsum("ij,ij->i", Phi, Phi)
+        n, d = X.shape
+        # Without a temporary of N numbers where the largest magnitude settles it.
+        amax = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+        sq = np.zeros(1)
+        if amax > np.sqrt(np.finfo(np.float64).max / (d + 2)):
+            with np.errstate(over="ignore"):
+                sq = np.einsum("ij,ij->i", X, X)
         if not np.all(np.isfinite(sq)):
             raise ValueError(
                 "Perceptron: the squared norms of the samples overflow float64 (largest |x| = "
@@ -152,28 +172,24 @@ class Perceptron(BaseClassifier):
                 "features."
             )
         rng = check_random_state(self.random_state)
-        targets = (
-            [np.where(y_idx == 1, 1.0, -1.0)]
-            if len(self.classes_) == 2
-            else [np.where(y_idx == c, 1.0, -1.0) for c in range(len(self.classes_))]
-        )
-        W = np.zeros((len(targets), Phi.shape[1]))
+        n_classes = len(self.classes_)
+        # the positive class of each problem: classes_[1] for two classes, else one-vs-rest
+        positives = [1] if n_classes == 2 else list(range(n_classes))
+        # column 0 of W is the intercept (the weight of phi_0 = 1), the others the weights
+        W = np.zeros((len(positives), d + 1))
+
+        def order_of(epoch):
+            return rng.permutation(n) if self.shuffle else None
+
+        lib = _compiled_sgd()
+        y_idx = np.ascontiguousarray(y_idx, dtype=np.int64)
         epochs, converged = 0, True
-        for k, t in enumerate(targets):
-            w = W[k]
-
-            def margin_of(idx, w=w, t=t):
-                return t[idx] * (Phi[idx] @ w)
-
-            def update(m, w=w, t=t):
-                w += self.eta0 * t[m] * Phi[m]
-
-            def order_of(epoch):
-                return rng.permutation(n) if self.shuffle else np.arange(n)
-
-            e, ok = perceptron_epochs(
-                margin_of, update, n, max_iter=self.max_iter, order_of=order_of
-            )
+        for k, positive in enumerate(positives):
+            if lib is not None:
+                e, ok = self._epochs_compiled(lib, X, y_idx, positive, W[k], order_of)
+            else:
+                t = np.where(y_idx == positive, 1.0, -1.0)
+                e, ok = self._epochs_numpy(X, t, W[k], order_of)
             epochs, converged = max(epochs, e), converged and ok
         if not converged:
             warnings.warn(
@@ -183,11 +199,54 @@ class Perceptron(BaseClassifier):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.coef_ = W[:, 1:] if self.fit_intercept else W
-        self.intercept_ = W[:, 0].copy() if self.fit_intercept else np.zeros(W.shape[0])
+        self.coef_ = W[:, 1:]
+        self.intercept_ = W[:, 0].copy()
         self.n_iter_ = epochs
         self.converged_ = converged
         return self
+
+    def _epochs_compiled(self, lib, X, y_idx, positive, w_full, order_of):
+        """Epochs of the compiled helper (``mathlearn._ext._sgd``), in place on ``w_full``,
+        for the problem ``classes_[positive]`` against the rest."""
+        n, d = X.shape
+        w = np.zeros(d)
+        b = ctypes.c_double(0.0)
+        eta, fi = float(self.eta0), bool(self.fit_intercept)
+        epochs, ok = self.max_iter, False
+        for epoch in range(self.max_iter):
+            order = order_of(epoch)
+            if order is not None:
+                order = np.ascontiguousarray(order, dtype=np.int64)
+            mistakes = lib.sgd_perceptron_epoch(
+                n, d, X.ctypes.data, y_idx.ctypes.data, positive,
+                None if order is None else order.ctypes.data, w.ctypes.data,
+                ctypes.addressof(b), eta, fi,
+            )  # fmt: skip
+            if mistakes == 0:
+                epochs, ok = epoch + 1, True
+                break
+        w_full[0], w_full[1:] = b.value, w
+        return epochs, ok
+
+    def _epochs_numpy(self, X, t, w_full, order_of):
+        """The same epochs in NumPy (the route where the helper was not built)."""
+        n = X.shape[0]
+        Phi = np.hstack([np.ones((n, 1)), X]) if self.fit_intercept else X
+        w = w_full if self.fit_intercept else w_full[1:]
+
+        def margin_of(idx):
+            return t[idx] * (Phi[idx] @ w)
+
+        def update(m):
+            w[:] += self.eta0 * t[m] * Phi[m]
+
+        def order_or_range(epoch):
+            order = order_of(epoch)
+            return np.arange(n) if order is None else order
+
+        return perceptron_epochs(
+            margin_of, update, n, max_iter=self.max_iter, order_of=order_or_range
+        )
 
     def decision_function(self, X):
         """``w^T phi(x)``: shape (n_samples,) for two classes, else (n_samples, n_classes)."""

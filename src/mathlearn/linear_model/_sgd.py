@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..optim import constant_schedule, inverse_scaling, robbins_monro
@@ -20,19 +22,75 @@ __all__ = ["SGDRegressor"]
 _SCHEDULES = ("constant", "invscaling", "robbins_monro")
 
 
-# From this many samples on, an epoch runs in the compiled loop of ._sgd_kernels; below, in
-# the NumPy route here (a few microseconds per update), which needs no compilation.
+# Without the compiled helper ``mathlearn._ext._sgd``: from this many samples on, an epoch
+# runs in the numba loop of ._sgd_kernels (the same arithmetic, compiled at the first call);
+# below, in the NumPy route here (a few microseconds per update), which needs no compilation.
 _KERNEL_MIN_SAMPLES = 2000
+
+
+def _compiled_sgd():
+    """The compiled epochs of ``mathlearn._ext._sgd``, typed, or None where it was not built."""
+    lib = _ext.load("_sgd")
+    if lib is None:
+        return None
+    if lib.sgd_lms_epoch.argtypes is None:
+        i64, dbl, ptr, c_int = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p, ctypes.c_int
+        lib.sgd_lms_epoch.restype = None
+        lib.sgd_lms_epoch.argtypes = [i64, i64] + [ptr] * 6 + [dbl, c_int, i64, ptr, ptr]
+        lib.sgd_perceptron_epoch.restype = i64
+        lib.sgd_perceptron_epoch.argtypes = [i64, i64, ptr, ptr, i64, ptr, ptr, ptr, dbl, c_int]
+    return lib
+
+
+# Minibatches per call of the compiled epoch: the step sizes of a pass are made an eighth of
+# the pass at a time (between 256 and 8 192), so that they and their temporaries take less
+# memory than the visiting order, at a handful of calls per pass.
+def _eta_chunk(n_batches: int) -> int:
+    return min(8192, max(256, n_batches // 8))
 
 
 def _lms_epoch(X, y, order, w, b, etas, alpha, fit_intercept, batch_size):
     """One pass over ``X`` in ``order``: the LMS update per minibatch, in place on ``w``.
 
-    ``etas[k]`` is the step size of the ``k``-th minibatch (from one of ``mathlearn.optim``'s
-    schedules). Returns the intercept and the mean loss ``1/2 r^2`` seen in the pass (each
-    residual taken before the update it drives, as scikit-learn reports it).
+    ``etas`` holds the step sizes of the pass's minibatches (from one of
+    ``mathlearn.optim``'s schedules), or is a function ``(k0, k1) ->`` those of the
+    minibatches ``k0 .. k1 - 1``; ``order`` is the visiting order (int64) or None for
+    ``0 .. N - 1``. Returns the intercept and the mean loss ``1/2 r^2`` seen in
+    the pass (each residual taken before the update it drives, as scikit-learn reports it).
+    ``X`` and ``y`` are C-contiguous float64, ``w`` float64.
     """
-    n = X.shape[0]
+    n, d = X.shape
+    n_batches = -(-n // batch_size)
+    if callable(etas):
+        etas_of = etas
+    else:
+        steps = np.ascontiguousarray(etas, dtype=np.float64)
+
+        def etas_of(k0, k1):
+            return steps[k0:k1]
+
+    lib = _compiled_sgd()
+    if lib is not None:
+        bias, loss = ctypes.c_double(b), ctypes.c_double(0.0)
+        grad = np.empty(d) if batch_size > 1 else None  # a workspace for minibatches only
+        chunk = _eta_chunk(n_batches)
+        rows = chunk * batch_size
+        for k0 in range(0, n_batches, chunk):
+            start = k0 * batch_size
+            etas = etas_of(k0, min(k0 + chunk, n_batches))
+            if order is None:  # rows start, start + 1, ...: the part of X and y from there
+                Xp, yp, op = X[start:], y[start:], None
+            else:
+                Xp, yp, op = X, y, order[start:].ctypes.data
+            lib.sgd_lms_epoch(
+                min(rows, n - start), d, Xp.ctypes.data, yp.ctypes.data, op, w.ctypes.data,
+                ctypes.addressof(bias), etas.ctypes.data, alpha, fit_intercept, batch_size,
+                None if grad is None else grad.ctypes.data, ctypes.addressof(loss),
+            )  # fmt: skip
+        return bias.value, (loss.value / n if n else 0.0)
+    etas = etas_of(0, n_batches)
+    if order is None:
+        order = np.arange(n, dtype=np.int64)
     if n >= _KERNEL_MIN_SAMPLES:
         from ._sgd_kernels import _lms_epoch as kernel
 
@@ -40,6 +98,16 @@ def _lms_epoch(X, y, order, w, b, etas, alpha, fit_intercept, batch_size):
     # Divergence is detected after the epoch (non-finite loss or weights), as in the kernel.
     with np.errstate(over="ignore", invalid="ignore"):
         return _lms_epoch_numpy(X[order], y[order], w, b, etas, alpha, fit_intercept, batch_size)
+
+
+def _largest_squared_norm(X) -> float:
+    """``max_n ||x_n||^2``, by blocks of rows (no temporary of N numbers)."""
+    if not X.size:
+        return 0.0
+    return max(
+        float(np.max(np.einsum("ij,ij->i", X[a : a + 8192], X[a : a + 8192])))
+        for a in range(0, X.shape[0], 8192)
+    )
 
 
 def _lms_epoch_numpy(Xo, yo, w, b, etas, alpha, fit_intercept, batch_size):
@@ -123,11 +191,18 @@ class SGDRegressor(LinearModel):
     stochastic gradient descent on ``E_n = 1/2 (t_n - w^T phi_n)^2`` (Imperial
     "Mathematics for Inference and Machine Learning" §1.6.3, eq. 1.190; Imperial
     "Mathematics for Machine Learning" lecture 6). With ``alpha > 0`` it minimises the ridge
-    objective instead. The loop over samples is compiled with numba from 2 000 samples on (below,
-    NumPy, with no compilation). :meth:`partial_fit` makes one pass over each batch it is given,
-    for data that arrive over time (the online use of LMS). Features on very different scales need
-    standardising first, as for every gradient method (the step-size bound ``eta < 2 / lambda_max``
-    of Imperial "Mathematics for Machine Learning" lecture 5 is set by the largest scale).
+    objective instead. An epoch runs in the compiled helper ``mathlearn._ext._sgd``, built at
+    install (without it: a numba loop with the same arithmetic from 2 000 samples on, NumPy
+    below, where compiling would cost more than it saves). :meth:`partial_fit` makes one pass
+    over each batch it is given, for data that arrive over time (the online use of LMS).
+    Features on very different scales need standardising first, as for every gradient method
+    (the step-size bound ``eta < 2 / lambda_max`` of Imperial "Mathematics for Machine
+    Learning" lecture 5 is set by the largest scale).
+
+    Complexity: ``O(N D)`` time per epoch (one dot product and one update of ``w`` per
+    sample), ``O(E N D)`` for ``E`` epochs; memory ``O(N + D)`` beyond ``X`` (the visiting
+    order when shuffling, the step sizes of an eighth of an epoch at a time; a weighted fit
+    adds one scaled copy of ``X``).
 
     Examples
     --------
@@ -210,7 +285,7 @@ class SGDRegressor(LinearModel):
         """
         self._check_scale(X)
         X = np.ascontiguousarray(X)
-        y = np.ascontiguousarray(y)
+        y = np.ascontiguousarray(y, dtype=np.float64)  # the compiled epoch reads doubles
         if sample_weight is None:
             return X, y, p["fit_intercept"]
         if p["fit_intercept"] and p["alpha"] > 0:
@@ -228,9 +303,16 @@ class SGDRegressor(LinearModel):
     @staticmethod
     def _check_scale(X):
         """Gradient steps need ``||x_n||^2`` in float64: ``|x| ~ 1e+-300`` cannot be fitted."""
-        amax = float(np.max(np.abs(X))) if X.size else 0.0
+        if not X.size:
+            return
+        # without temporaries of the size of X: where the largest magnitude settles it,
+        # the squared row norms are not computed at all
+        amax = max(abs(float(X.max())), abs(float(X.min())))
+        big = np.sqrt(np.finfo(np.float64).max / (X.shape[1] + 1))
+        if amax == 0 or (np.sqrt(np.finfo(np.float64).tiny) <= amax <= big):
+            return
         with np.errstate(over="ignore", under="ignore"):
-            sq = float(np.max(np.einsum("ij,ij->i", X, X))) if X.size else 0.0
+            sq = _largest_squared_norm(X)
         if amax > 0 and not np.isfinite(sq):
             raise ValueError(
                 "SGDRegressor: the squared norms of the rows of X overflow float64 (largest "
@@ -246,7 +328,7 @@ class SGDRegressor(LinearModel):
         if not isinstance(self.eta0, str):
             return float(self.eta0)
         with np.errstate(over="ignore"):
-            largest = float(np.max(np.einsum("ij,ij->i", X, X))) + fit_intercept
+            largest = _largest_squared_norm(X) + fit_intercept
         if not np.isfinite(largest):
             raise ValueError(
                 "eta0='auto': the squared norms of the rows of X overflow float64; "
@@ -262,16 +344,19 @@ class SGDRegressor(LinearModel):
             return inverse_scaling(eta0, power=p["power_t"])
         return robbins_monro(eta0, t0=float(n), power=1.0)
 
-    def _epoch(self, X, y, order, w, b, t, eta0, p, rng, epoch) -> tuple[float, int, float]:
+    def _epoch(
+        self, X, y, order, w, b, t, eta0, schedule, p, rng, epoch
+    ) -> tuple[float, int, float]:
         """One LMS pass (in place on ``w``); raises if the iterates diverged."""
-        if p["shuffle"]:
+        if order is not None:
             rng.shuffle(order)
         n_batches = -(-X.shape[0] // p["batch_size"])
-        etas = np.asarray(
-            self._schedule(eta0, X.shape[0], p)(np.arange(t, t + n_batches)), dtype=float
-        )
+
+        def etas_of(k0, k1):
+            return np.ascontiguousarray(schedule(np.arange(t + k0, t + k1)), dtype=np.float64)
+
         b, loss = _lms_epoch(
-            X, y, order, w, b, etas, p["alpha"], p["fit_intercept"], p["batch_size"]
+            X, y, order, w, b, etas_of, p["alpha"], p["fit_intercept"], p["batch_size"]
         )
         t += n_batches
         if not np.isfinite(loss) or not np.all(np.isfinite(w)):
@@ -306,13 +391,16 @@ class SGDRegressor(LinearModel):
         rng = check_random_state(self.random_state)
         n, d = Xk.shape
         eta0 = self._initial_step(Xk, kernel_intercept)
+        schedule = self._schedule(eta0, n, p)
         w = np.zeros(d)
         b, t = 0.0, 0
-        order = np.arange(n)
+        order = np.arange(n, dtype=np.int64) if p["shuffle"] else None
         losses = []
         best, no_improvement, converged = np.inf, 0, False
         for _ in range(p["max_iter"]):
-            b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, p, rng, len(losses) + 1)
+            b, t, loss = self._epoch(
+                Xk, yk, order, w, b, t, eta0, schedule, p, rng, len(losses) + 1
+            )
             losses.append(loss)
             if tol is not None:
                 no_improvement = no_improvement + 1 if loss > best - tol else 0
@@ -380,8 +468,9 @@ class SGDRegressor(LinearModel):
             w, b = np.append(coef, b), 0.0
         else:
             w = coef
-        order = np.arange(Xk.shape[0])
-        b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, p, rng, n_iter + 1)
+        order = np.arange(Xk.shape[0], dtype=np.int64) if p["shuffle"] else None
+        schedule = self._schedule(eta0, Xk.shape[0], p)
+        b, t, loss = self._epoch(Xk, yk, order, w, b, t, eta0, schedule, p, rng, n_iter + 1)
         # Set only after a successful pass: a diverged call leaves the estimator as it was.
         self._rng, self.t_ = rng, int(t)
         self._set_state(w, b, m)

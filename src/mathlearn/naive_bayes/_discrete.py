@@ -159,6 +159,10 @@ class BernoulliNB(_DiscreteNB):
     and ``K - 1`` class probabilities when they are learned (``fit_prior=True``, no
     ``class_prior``), on the binarised features.
 
+    Complexity: ``fit`` costs ``O(N K D)`` (one product of the ``N x K`` one-hot class matrix
+    with the binarised ``X``) and needs ``O(N (K + D))`` memory beyond ``X`` (the one-hot
+    matrix and the binarised copy); prediction ``O(M K D)``.
+
     Examples
     --------
     >>> import numpy as np
@@ -253,6 +257,9 @@ class MultinomialNB(_DiscreteNB):
     ``bic(X, y)`` include that coefficient, ``ln Γ(n + 1) - Σ_j ln Γ(x_j + 1)`` with
     ``n = Σ_j x_j``, so that the log-likelihood is that of the counts, and count ``K (d - 1)``
     word probabilities and ``K - 1`` class probabilities when they are learned.
+
+    Complexity: ``fit`` costs ``O(N K D)`` (one product of the ``N x K`` one-hot class matrix
+    with ``X``) and needs ``O(N K + K D)`` memory beyond ``X``; prediction ``O(M K D)``.
 
     Examples
     --------

@@ -35,7 +35,8 @@ def _kdtree_lib():
 
 def _pow2_scale(X: np.ndarray) -> float:
     """A power of two near ``max |X|``: dividing by it is exact and keeps squares finite."""
-    m = float(np.max(np.abs(X))) if X.size else 0.0
+    # largest magnitude without an |X| temporary
+    m = max(abs(float(np.max(X))), abs(float(np.min(X)))) if X.size else 0.0
     if m == 0.0 or not 2.0**-400 <= m <= 2.0**400:
         return 2.0 ** float(np.frexp(m)[1]) if m > 0.0 else 1.0
     return 1.0
@@ -222,12 +223,22 @@ class KDTree:
     def __init__(self, X, leaf_size: int = 40):
         if isinstance(leaf_size, bool) or not isinstance(leaf_size, Integral) or leaf_size < 1:
             raise ValueError(f"leaf_size must be an int >= 1; got {leaf_size!r}.")
-        X = check_array(X, dtype=np.float64, copy=True)
+        self._build(check_array(X, dtype=np.float64, copy=True), leaf_size)
+
+    @classmethod
+    def _over(cls, X, leaf_size: int = 40) -> KDTree:
+        """A tree that keeps ``X`` itself as ``data`` (no copy): for an estimator that holds
+        the validated float64 training data anyway and never modifies it."""
+        tree = cls.__new__(cls)
+        tree._build(X, int(leaf_size))
+        return tree
+
+    def _build(self, X, leaf_size: int) -> None:
         self.data = X
         self.leaf_size = int(leaf_size)
         n, d = X.shape
         self._scale = _pow2_scale(X)
-        Xs = X / self._scale
+        Xs = X / self._scale if self._scale != 1.0 else X
         self.n_levels = int(np.log2(max(1.0, (n - 1) / leaf_size))) + 1 if n > 1 else 1
         n_nodes = 2**self.n_levels - 1
         start = np.zeros(n_nodes, dtype=np.intp)
@@ -242,7 +253,7 @@ class KDTree:
         # current order, then each node partitioned at its median along its widest side
         # (in one compiled call where the helper is built; the same boxes and medians).
         perm = np.arange(n)
-        Xp = Xs
+        Xp, Xp_full = Xs, None
         lo = np.empty((n_nodes, d))
         hi = np.empty((n_nodes, d))
         lib = _kdtree_lib()
@@ -263,7 +274,9 @@ class KDTree:
                 hi.ctypes.data,
             )
             perm = perm.astype(np.intp, copy=False)
-            Xp = Xs[perm]
+            # points in tree order straight into the stored array (one row more, below)
+            Xp_full = np.empty((n + 1, d))
+            Xp = np.take(Xs, perm, axis=0, out=Xp_full[:n])
             levels = range(0)
         for level in levels:
             nodes = np.arange(2**level - 1, 2 ** (level + 1) - 1)
@@ -289,9 +302,13 @@ class KDTree:
         self._lo, self._hi = lo, hi
         self.node_bounds = np.stack([lo, hi]) * self._scale
         # Points in tree order, plus a sentinel row at infinity for padded blocks.
-        self._Xp = np.vstack([Xp, np.full((1, d), np.inf)])
+        if Xp_full is not None:  # the compiled build wrote the points there
+            Xp_full[n] = np.inf
+            self._Xp = Xp_full
+        else:
+            self._Xp = np.vstack([Xp, np.full((1, d), np.inf)])
         self._blocks: dict[int, np.ndarray] = {}
-        self._leaf_points = None
+        self._leaf_points: np.ndarray | None = None
 
     def _level_blocks(self, level: int) -> np.ndarray:
         """Positions (into ``_Xp``) of each node's points at ``level``, padded with ``n``.
@@ -313,7 +330,7 @@ class KDTree:
                 f"Query points have {X.shape[1]} features but the tree was built on "
                 f"{self.data.shape[1]}."
             )
-        return X / self._scale
+        return X / self._scale if self._scale != 1.0 else X
 
     @staticmethod
     def _box_sq(Q, lo, hi):
@@ -373,9 +390,12 @@ class KDTree:
         m = Q.shape[0]
         lib = _kdtree_lib()
         if lib is not None:
-            dist, ind = self._query_compiled(lib, Q, k)
+            dist, ind = self._query_compiled(lib, Q, k, keep_distances=return_distance)
             if return_distance:
-                return np.sqrt(dist) * self._scale, ind
+                np.sqrt(dist, out=dist)
+                if self._scale != 1.0:
+                    dist *= self._scale
+                return dist, ind
             return ind
         dist = np.empty((m, k))
         ind = np.empty((m, k), dtype=np.intp)
@@ -387,8 +407,12 @@ class KDTree:
             return np.sqrt(dist) * self._scale, ind
         return ind
 
-    def _query_compiled(self, lib, Q, k):
-        """Squared (scaled) distances and indices of the ``k`` nearest, by the C search."""
+    def _query_compiled(self, lib, Q, k, keep_distances=True):
+        """Squared (scaled) distances and indices of the ``k`` nearest, by the C search.
+
+        Without ``keep_distances`` the distances are written to one buffer of 4 096 rows
+        reused for every block of queries, and None is returned for them.
+        """
         if not hasattr(self, "_c_arrays"):
             nd = self.node_data
             self._c_arrays = (
@@ -402,29 +426,32 @@ class KDTree:
         P, pos_index, start, end, lo, hi = self._c_arrays
         m, d = Q.shape
         Q = np.ascontiguousarray(Q)
-        dist = np.empty((m, k))
+        step = m if keep_distances else 4096
+        dist = np.empty((min(m, step), k))
         ind = np.empty((m, k), dtype=np.int64)
         n_nodes = start.shape[0]
         n_internal = 2 ** (self.n_levels - 1) - 1
-        status = lib.kdtree_query(
-            P.ctypes.data,
-            pos_index.ctypes.data,
-            start.ctypes.data,
-            end.ctypes.data,
-            lo.ctypes.data,
-            hi.ctypes.data,
-            n_nodes,
-            n_internal,
-            d,
-            Q.ctypes.data,
-            m,
-            k,
-            dist.ctypes.data,
-            ind.ctypes.data,
-        )
-        if status != 0:
-            raise MemoryError("the kd-tree search ran out of memory.")
-        return dist, ind.astype(np.intp, copy=False)
+        for a in range(0, m, max(step, 1)):
+            b = min(m, a + step)
+            status = lib.kdtree_query(
+                P.ctypes.data,
+                pos_index.ctypes.data,
+                start.ctypes.data,
+                end.ctypes.data,
+                lo.ctypes.data,
+                hi.ctypes.data,
+                n_nodes,
+                n_internal,
+                d,
+                Q[a:b].ctypes.data,
+                b - a,
+                k,
+                dist.ctypes.data,
+                ind[a:b].ctypes.data,
+            )
+            if status != 0:
+                raise MemoryError("the kd-tree search ran out of memory.")
+        return (dist if keep_distances else None), ind.astype(np.intp, copy=False)
 
     def _merge(self, Q, qa, P, pos, k, best_d, best_p, tie):
         """Merge the points ``P`` (tree positions ``pos``; one row per query ``qa``) into

@@ -49,7 +49,8 @@ class _KNeighborsBase(BaseEstimator):
         if algo == "auto":
             algo = "kd_tree" if d <= 15 and n >= 2 * self.leaf_size else "brute"
         self._fit_method = algo
-        self._tree = KDTree(X, leaf_size=self.leaf_size) if algo == "kd_tree" else None
+        # the tree keeps the validated training data itself, which _fit_X holds anyway
+        self._tree = KDTree._over(X, self.leaf_size) if algo == "kd_tree" else None
         self.n_samples_fit_ = n
 
     def kneighbors(self, X=None, n_neighbors: int | None = None, return_distance: bool = True):
@@ -87,8 +88,12 @@ class _KNeighborsBase(BaseEstimator):
                 + (" (a training point is not its own neighbour)" if self_query else "")
                 + "."
             )
+        dist = None
         if self._tree is not None:
-            dist, ind = self._tree.query(Q, k_search)
+            if return_distance:
+                dist, ind = self._tree.query(Q, k_search)
+            else:  # the search then keeps no array of distances
+                ind = self._tree.query(Q, k_search, return_distance=False)
         else:
             s = _pow2_scale(np.vstack([self._fit_X, Q]))
             d2, ind = _brute_sq(Q / s, self._fit_X / s, k_search)
@@ -99,8 +104,9 @@ class _KNeighborsBase(BaseEstimator):
             drop = np.where(own.any(axis=1), np.argmax(own, axis=1), k_search - 1)
             keep = np.ones_like(own)
             keep[np.arange(n), drop] = False
-            dist = dist[keep].reshape(n, k)
             ind = ind[keep].reshape(n, k)
+            if dist is not None:
+                dist = dist[keep].reshape(n, k)
         return (dist, ind) if return_distance else ind
 
     def _weights(self, dist):
@@ -153,6 +159,12 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     is the class of largest ``p(c | x)`` (the smallest such class on a tie). With uniform
     weights this is PRML's ``p(C_c | x) = K_c / K`` (eq. 2.256).
 
+    Complexity (``N`` training points, ``M`` queries, ``D`` features): ``fit`` builds the
+    kd-tree in ``O(N D log N)`` time and keeps one ``N x D`` copy of the points in tree
+    order; a query costs about ``O(k log N)`` with the tree in few dimensions and ``O(N D)``
+    exhaustively. Prediction memory is ``O(M k)`` (the neighbour indices; with uniform weights
+    no distances are kept).
+
     Examples
     --------
     >>> import numpy as np
@@ -195,11 +207,19 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
         -------
         proba : ndarray of shape (n_queries, n_classes)
         """
-        dist, ind = self.kneighbors(X)
-        w = self._weights(dist)
+        uniform = self.weights == "uniform"
+        if uniform:  # votes only: no distances, no weights
+            ind = self.kneighbors(X, return_distance=False)
+        else:
+            dist, ind = self.kneighbors(X)
         m, n_classes = ind.shape[0], self.classes_.shape[0]
-        flat = (np.arange(m)[:, None] * n_classes + self._y[ind]).ravel()
-        proba = np.bincount(flat, weights=w.ravel(), minlength=m * n_classes)
+        flat = self._y[ind]
+        flat += np.arange(m)[:, None] * n_classes
+        flat = flat.ravel()
+        if uniform:
+            proba = np.bincount(flat, minlength=m * n_classes).astype(np.float64)
+        else:
+            proba = np.bincount(flat, weights=self._weights(dist).ravel(), minlength=m * n_classes)
         proba = proba.reshape(m, n_classes)
         proba /= proba.sum(axis=1, keepdims=True)
         return proba
@@ -249,6 +269,11 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
     ``f(x*) = sum_i K(x*, x_i) w_i y_i / sum_i K(x*, x_i) w_i``, with ``w_i = 1`` or
     ``1 / |x* - x_i|``.
 
+    Complexity as for :class:`KNeighborsClassifier`: ``O(N D log N)`` to build the tree,
+    about ``O(k log N)`` per query in few dimensions (``O(N D)`` exhaustively), ``O(M k)``
+    memory for ``M`` queries (uniform weights: the indices only, the mean accumulated one
+    neighbour rank at a time).
+
     Examples
     --------
     >>> import numpy as np
@@ -292,6 +317,16 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
         -------
         y_pred : ndarray of shape (n_queries,) or (n_queries, n_targets)
         """
+        if self.weights == "uniform":
+            # the mean of the neighbours' targets, one neighbour rank at a time (no array of
+            # distances, weights or gathered targets of the size of the neighbour lists)
+            ind = self.kneighbors(X, return_distance=False)
+            k = ind.shape[1]
+            pred = self._y[ind[:, 0]].astype(np.float64, copy=False)
+            for j in range(1, k):
+                pred += self._y[ind[:, j]]
+            pred /= k
+            return pred
         dist, ind = self.kneighbors(X)
         w = self._weights(dist)
         w /= w.sum(axis=1, keepdims=True)

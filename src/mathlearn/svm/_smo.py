@@ -486,7 +486,8 @@ def _solve_compiled(
         "p": np.ascontiguousarray(p),
         "upper": np.ascontiguousarray(upper),
     }
-    alpha = np.ascontiguousarray(alpha, dtype=np.float64).copy()
+    # solve_dual's own array (zeros, or a copy of the caller's start): updated in place
+    alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     score = np.empty(n_var)
     n_iter = np.zeros(1, dtype=np.int64)
     converged = np.zeros(1, dtype=np.intc)
@@ -520,8 +521,11 @@ def _solve_compiled(
     if status != 0:
         error, message = _ERRORS.get(status, (RuntimeError, f"SMO solver error {status}"))
         raise error(message)
-    grad = -sign * score
-    objective = 0.5 * float(alpha @ (grad - p)) + float(p @ alpha)
+    grad = score  # -s_t score_t, in the score's buffer
+    grad *= sign
+    np.negative(grad, out=grad)
+    ap = float(p @ alpha)
+    objective = 0.5 * (float(alpha @ grad) - ap) + ap
     return DualResult(
         alpha, grad, objective, int(n_iter[0]), bool(converged[0]), float(max(gap[0], 0.0))
     )
