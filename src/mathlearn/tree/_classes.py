@@ -84,6 +84,19 @@ class _BaseTree(BaseEstimator):
         self.tree_ = prune_tree(self._full_tree, self.ccp_alpha)
         return self
 
+    def _fit_member(self, X, y, sample_weight=None):
+        """Fit as a member of an ensemble that has validated everything already.
+
+        ``X``: a float64 array of shape (n, d) without NaN or inf; ``y``: class indices
+        ``0 .. K-1`` (classifier) or numeric targets of shape (n,) (regressor);
+        ``sample_weight``: None or a finite non-negative (n,) array. The hyperparameters
+        are not checked here: the ensemble checks them once for all its members, which
+        share them. Gives the same tree as :meth:`fit` on the same arrays, without its
+        per-call validation and label encoding (a forest fits hundreds of trees).
+        """
+        self.n_features_in_ = X.shape[1]
+        return self._fit_checked(X, y, sample_weight)
+
     def _validate_X_predict(self, X):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
@@ -304,6 +317,16 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
         X, y = validate_data(self, X, y, dtype=np.float64)
         # One class is allowed (a bootstrap sample may hold one): the tree is a single leaf.
         y_idx = self._encode_labels(y, min_classes=1)
+        return self._grow_classes(X, y_idx, sample_weight)
+
+    def _fit_checked(self, X, y, sample_weight):
+        # ``y`` holds class indices: the classes are those present, as ``fit`` would find.
+        present = np.bincount(y) > 0
+        self.classes_ = np.flatnonzero(present)
+        y_idx = y if present.all() else (np.cumsum(present) - 1)[y]
+        return self._grow_classes(X, y_idx, sample_weight)
+
+    def _grow_classes(self, X, y_idx, sample_weight):
         Y = np.eye(self.classes_.shape[0])[y_idx]
         crit = "gini" if self.criterion == "gini" else "entropy"
         return self._grow(X, Y, sample_weight, crit)._prune()
@@ -424,6 +447,9 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
+        return self._fit_checked(X, y, sample_weight)
+
+    def _fit_checked(self, X, y, sample_weight):
         y = y.astype(np.float64)
         # Centre and scale y so the sums of w y^2 neither overflow nor cancel (data far from
         # the origin); the tree is invariant to this affine map, values and variances are

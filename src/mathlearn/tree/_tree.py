@@ -26,9 +26,12 @@ so no node sorts anything. It runs as one call into the compiled helper ``mathle
 same tree as the NumPy route below (:func:`_grow_numpy`) up to the rounding of sums: the NumPy
 route is kept as the reference and as the fallback of a source tree where the helper was
 never built. With ``max_features`` below the number of features the two routes draw their
-candidate features from different random streams. Prediction (:meth:`Tree.apply`) is one
-compiled descent per row in the same helper, with the level-by-level NumPy descent as its
-fallback.
+candidate features from different random streams. The "random" splitter (extremely
+randomised trees: one threshold per candidate feature, drawn uniformly in the node's range)
+presorts nothing; the same helper grows it on one array of sample ids partitioned in place,
+``O(N D)`` per tree level, with its own random stream for the features and thresholds (the
+NumPy route draws from ``rng``). Prediction (:meth:`Tree.apply`) is one compiled descent per
+row in the same helper, with the level-by-level NumPy descent as its fallback.
 """
 
 from __future__ import annotations
@@ -297,7 +300,7 @@ def build_tree(
     ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
     (gradient boosting), so it is computed once.
     """
-    compiled = splitter == "best" and X.shape[0] > 0 and _cart_lib() is not None
+    compiled = X.shape[0] > 0 and _cart_lib() is not None
     grow: Callable[..., Tree] = _grow_compiled if compiled else _grow_numpy
     return grow(
         X,
@@ -328,6 +331,8 @@ def _cart_lib():
         lib.cart_grow.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int, i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
+        lib.cart_grow_random.restype = i64
+        lib.cart_grow_random.argtypes = lib.cart_grow.argtypes
         lib.cart_apply.restype = None
         lib.cart_apply.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr]
         lib._typed = True
@@ -350,8 +355,8 @@ def _grow_compiled(
     rng,
     presorted_order,
 ) -> Tree:
-    """:func:`build_tree` with the "best" splitter (``splitter`` is that), grown by
-    ``_ext._cart.cart_grow``."""
+    """:func:`build_tree` grown by ``_ext._cart``: ``cart_grow`` on presorted features for
+    the "best" splitter, ``cart_grow_random`` on one array of sample ids for "random"."""
     lib = _cart_lib()
     n, d = X.shape
     if criterion == "squared_error":
@@ -360,12 +365,17 @@ def _grow_compiled(
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
     C = Yw.shape[1]
     XT = np.ascontiguousarray(X.T, dtype=np.float64)
-    if presorted_order is None:
-        order = np.argsort(XT, axis=1, kind="stable").astype(np.int64, copy=False)
+    if splitter == "random":
+        grow = lib.cart_grow_random
+        order = np.arange(n, dtype=np.int64)
     else:
-        order = np.array(presorted_order.T, dtype=np.int64, order="C")
+        grow = lib.cart_grow
+        if presorted_order is None:
+            order = np.argsort(XT, axis=1, kind="stable").astype(np.int64, copy=False)
+        else:
+            order = np.array(presorted_order.T, dtype=np.int64, order="C")
     w = np.ascontiguousarray(w, dtype=np.float64)
-    seed = int(rng.integers(0, 2**63)) if max_features < d else 0
+    seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
     m = max(2 * n - 1, 1)
     V = 1 if criterion == "squared_error" else C
     left = np.empty(m, dtype=np.int64)
@@ -378,7 +388,7 @@ def _grow_compiled(
     wnns = np.empty(m)
     depth = np.zeros(1, dtype=np.int64)
     max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
-    count = lib.cart_grow(
+    count = grow(
         XT.ctypes.data,
         Yw.ctypes.data,
         w.ctypes.data,
