@@ -42,13 +42,18 @@ def test_kmeans_assignment_routes_agree(rng, monkeypatch, weighted):
 
 
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])
-def test_linkage_routes_agree(rng, monkeypatch, linkage):
-    X = rng.normal(size=(80, 3))
-    small = _agglomerative.linkage_tree(X, linkage)
-    monkeypatch.setattr(_agglomerative, "_KERNEL_MIN_SAMPLES", 0)
-    large = _agglomerative.linkage_tree(X, linkage)
-    np.testing.assert_array_equal(small[:, [0, 1, 3]], large[:, [0, 1, 3]])
-    np.testing.assert_allclose(small[:, 2], large[:, 2], rtol=1e-14)
+@pytest.mark.parametrize("shape", [(80, 3), (300, 7)])
+def test_linkage_routes_agree(rng, monkeypatch, linkage, shape):
+    # The compiled helper (_ext._linkage) against the NumPy route.
+    if _agglomerative._linkage_lib() is None:
+        pytest.skip("mathlearn._ext._linkage is not built")
+    X = rng.normal(size=shape)
+    X[shape[0] // 2 :] = np.round(X[shape[0] // 2 :], 1)  # ties between distances
+    compiled = _agglomerative.linkage_tree(X, linkage)
+    monkeypatch.setenv("MATHLEARN_DISABLE_EXT", "1")
+    numpy_route = _agglomerative.linkage_tree(X, linkage)
+    np.testing.assert_array_equal(compiled[:, [0, 1, 3]], numpy_route[:, [0, 1, 3]])
+    np.testing.assert_allclose(compiled[:, 2], numpy_route[:, 2], rtol=1e-14)
 
 
 def test_nnls_routes_agree(rng, monkeypatch):
@@ -110,9 +115,8 @@ for info in pkgutil.walk_packages(mathlearn.__path__, "mathlearn."):
             found += 1
 assert found, "no cached kernel found"
 # compile one small kernel: its cache index lands in the expected directory
-from mathlearn.cluster._agglomerative_kernels import _condensed_euclidean
-import numpy as np
-_condensed_euclidean(np.ones((3, 2)))
+from mathlearn.linear_model._cd_kernels import _gap
+_gap(1.0, 1.0, 0.0, 0.0, 1.0)
 assert list(expected.rglob("*.nbi")), "nothing cached"
 """
 

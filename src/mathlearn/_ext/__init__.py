@@ -33,6 +33,7 @@ ABI_VERSIONS = {
     "_hgb": 1,
     "_kdtree": 3,
     "_kmeans": 1,
+    "_linkage": 1,
     "_nmf": 1,
     "_refine": 1,
     "_rnn": 1,

@@ -3,19 +3,27 @@
 Stuttgart "Introduction to Machine Learning" slides 6:43-6:44.
 
 Ward, complete and average linkage use the nearest-neighbour chain algorithm with the
-Lance-Williams updates on the condensed distance matrix (``O(N^2)`` time and memory); single
-linkage uses Prim's minimum spanning tree, computing distances on the fly (``O(N)`` memory).
+Lance-Williams updates on the condensed distance matrix (``O(N^2 D)`` time for the distances,
+``O(N^2)`` for the chain, ``N (N - 1) / 2`` doubles of memory); single linkage uses Prim's
+minimum spanning tree, computing distances on the fly (``O(N^2 D)`` time, ``O(N D)`` memory).
 Both give the merges in some order; they are then sorted by height and relabelled with a
 union-find, which yields exactly the dendrogram ``scipy.cluster.hierarchy.linkage`` returns.
+
+The loops run in the compiled helper ``mathlearn._ext._linkage`` (plain C built when
+mathlearn is installed: nothing is compiled at run time), at every size; the NumPy routes
+here compute the same merges (on the square distance matrix, ``N^2`` doubles) where the
+helper was never built.
 """
 
 from __future__ import annotations
 
+import ctypes
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 
+from .._ext import load as _load_ext
 from ..base import BaseEstimator, ClusterMixin, _fit_context
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from ..utils.validation import check_array, validate_data
@@ -25,10 +33,41 @@ __all__ = ["AgglomerativeClustering", "linkage_tree"]
 _LINKAGES = {"single": 0, "complete": 1, "average": 2, "ward": 3}
 
 
-# From this many samples on, the dendrogram is built by the compiled kernels of
-# ._agglomerative_kernels (condensed distances, O(N^2) memory in one vector); below, by the
-# NumPy routes here on the square distance matrix, which need no compilation.
-_KERNEL_MIN_SAMPLES = 2000
+def _linkage_lib():
+    lib = _load_ext("_linkage")
+    if lib is not None and not getattr(lib, "_typed", False):
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        lib.linkage_condensed.restype = None
+        lib.linkage_condensed.argtypes = [ptr, i64, i64, ptr]
+        lib.linkage_nn_chain.restype = ctypes.c_int
+        lib.linkage_nn_chain.argtypes = [ptr, i64, ctypes.c_int, ptr]
+        lib.linkage_mst_single.restype = ctypes.c_int
+        lib.linkage_mst_single.argtypes = [ptr, i64, i64, ptr]
+        lib.linkage_relabel.restype = ctypes.c_int
+        lib.linkage_relabel.argtypes = [ptr, i64]
+        lib._typed = True
+    return lib
+
+
+def _linkage_compiled(lib, X, method):
+    """The sorted, relabelled dendrogram by ``_ext._linkage``."""
+    n, d = X.shape
+    Z = np.empty((n - 1, 4))
+    if method == "single":
+        status = lib.linkage_mst_single(X.ctypes.data, n, d, Z.ctypes.data)
+    else:
+        XT = np.ascontiguousarray(X.T)
+        D = np.empty(n * (n - 1) // 2)
+        lib.linkage_condensed(XT.ctypes.data, n, d, D.ctypes.data)
+        del XT
+        status = lib.linkage_nn_chain(D.ctypes.data, n, _LINKAGES[method], Z.ctypes.data)
+        del D
+    if status != 0:
+        raise MemoryError("building the dendrogram ran out of memory.")
+    Z = np.ascontiguousarray(Z[np.argsort(Z[:, 2], kind="mergesort")])
+    if lib.linkage_relabel(Z.ctypes.data, n) != 0:
+        raise MemoryError("building the dendrogram ran out of memory.")
+    return Z
 
 
 def _square_euclidean(X):
@@ -181,27 +220,16 @@ def linkage_tree(X, linkage: str = "ward") -> np.ndarray:
     scale = _extreme_scale(X)
     if scale != 1.0:
         X = X / scale
-    if n < _KERNEL_MIN_SAMPLES:
+    lib = _linkage_lib()
+    if lib is not None:
+        Z = _linkage_compiled(lib, X, linkage)
+    else:
         if linkage == "single":
             Z = _mst_single_numpy(X)
         else:
             Z = _nn_chain_numpy(_square_euclidean(X), n, _LINKAGES[linkage])
         Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
         _relabel_numpy(Z, n)
-    else:
-        from ._agglomerative_kernels import (
-            _condensed_euclidean,
-            _mst_single,
-            _nn_chain,
-            _relabel,
-        )
-
-        if linkage == "single":
-            Z = _mst_single(X)
-        else:
-            Z = _nn_chain(_condensed_euclidean(X), n, _LINKAGES[linkage])
-        Z = Z[np.argsort(Z[:, 2], kind="mergesort")]
-        _relabel(Z, n)
     if scale != 1.0:
         Z[:, 2] *= scale
     return Z
@@ -298,6 +326,10 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     ``d(k, i+j)^2 = ((n_i+n_k) d_ki^2 + (n_j+n_k) d_kj^2 - n_k d_ij^2) / (n_i+n_j+n_k)``).
     Single linkage is read off the minimum spanning tree. The merges equal those of
     ``scipy.cluster.hierarchy.linkage`` with the same method.
+
+    Cost: ``O(N^2 D)`` time for the distances and ``O(N^2)`` for the chain; memory
+    ``N (N - 1) / 2`` doubles (the condensed distances) for complete, average and Ward,
+    ``O(N D)`` for single linkage, whose spanning tree computes distances as it goes.
 
     Examples
     --------
