@@ -168,6 +168,10 @@ class BaggingClassifier(BaseClassifier, _BaseBagging):
     ``1 - (1 - 1/N)^N -> 1 - 1/e ~ 0.632``, so each member leaves about 37% of the data
     out of bag, where it can be scored without a separate validation set.
 
+    Cost: ``L`` fits of the member on about ``0.632 N`` distinct samples (weighted by their
+    counts) plus ``O(L N)`` for the draws; memory: one member's fit and the copy of its
+    sample (``O(N D)``) at a time per job, plus the fitted members.
+
     Examples
     --------
     >>> import numpy as np
@@ -343,7 +347,8 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     -----
     ``y_COM(x) = 1/L sum_l y_l(x)`` over models fitted on bootstrap samples (PRML §14.2,
     eqs. 14.7-14.14; Stuttgart "Introduction to Machine Learning" §2.6): averaging reduces
-    the variance part of the error and leaves the bias.
+    the variance part of the error and leaves the bias. Cost as for
+    :class:`BaggingClassifier`.
 
     Examples
     --------

@@ -72,6 +72,11 @@ _NOTES = """
     data (stratified for classification) is held out, and boosting stops once the held-out
     loss has not fallen by more than ``tol`` below its best over the last ``n_iter_no_change``
     stages.
+
+    Cost: the features are sorted once for all stages (``O(D N log N)``); each of the ``M``
+    stages (``K`` trees per stage for ``K > 2`` classes) grows a depth-``h`` tree by scanning
+    and partitioning the presorted columns, ``O(h D N)``, plus ``O(N)`` for the gradients and
+    the leaf values. Memory ``O(D N)`` for the sorted columns and ``O(N K)`` for ``F``.
 """
 
 

@@ -475,6 +475,14 @@ _HGB_NOTES = """
     Early stopping (``early_stopping=True``, or ``"auto"`` with more than 10 000 samples)
     holds out ``validation_fraction`` and stops when none of the last ``n_iter_no_change``
     held-out losses is below the one before them by more than ``tol``.
+
+    Cost: binning sorts a subsample of each feature and maps ``X`` once (``O(D N log B)``
+    with ``B = max_bins``); each iteration sums histograms over the rows of the smaller
+    child at every split, ``O(D N log L)`` at worst for ``L = max_leaf_nodes`` leaves (the
+    rows of a level are summed once; subtraction gives the larger children), scans
+    ``O(L D B)`` bins, and updates the gradients in ``O(N)`` (``O(N K)`` for ``K`` classes).
+    Memory: the bins as bytes (``N D``), ``O(N K)`` for ``F`` and the gradients, and
+    ``O(L D B)`` for the histograms.
 """
 
 

@@ -68,6 +68,11 @@ class AdaBoostClassifier(BaseClassifier):
     boosting stops. If ``epsilon_m >= 1 - 1/K`` the learner is no better than chance: it is
     dropped and boosting stops (an error when it is the first).
 
+    Cost: ``M`` rounds, each a weighted fit of the learner and a prediction on the ``N``
+    training points; with the default stump, ``O(D N log N)`` to sort the features and
+    ``O(D N K)`` to scan them per round. Memory: one learner's fit (``O(D N)`` for a stump)
+    and the ``M`` weight vectors kept in ``sample_weights_`` (``O(M N)``).
+
     Examples
     --------
     >>> import numpy as np

@@ -582,6 +582,12 @@ class MLPClassifier(_BaseMLP, BaseClassifier):
     ``p - t`` (PRML §5.3). Non-convex: different ``random_state`` give different local
     minima (PRML §5.2.1); train several and keep the best.
 
+    Cost per epoch: a forward and a backward pass over the ``N`` samples, ``O(N W)`` with
+    ``W`` the number of weights (``sum_l H_(l-1) H_l``, ``H_0 = D``, the last layer the
+    classes), as matrix products on minibatches; memory ``O(W)`` for the weights and the
+    optimiser's moments, ``O(B sum_l H_l)`` for one minibatch's activations, and the
+    float32 copy of ``X`` (``N D``).
+
     Examples
     --------
     >>> import numpy as np
@@ -752,6 +758,9 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
     By default ``1/tau`` is estimated from the training residuals instead of from ``l``.
     ``predict(X)`` without ``return_std`` is the deterministic weight-scaled network (the
     notes' "true averages"), which is what dropout at training time approximates.
+
+    Cost per epoch as for :class:`MLPClassifier` with one output unit; MC dropout's
+    prediction costs ``T`` forward passes.
 
     Examples
     --------
