@@ -120,7 +120,7 @@ ML_EXPORT int64_t cart_grow(
     unsigned char *go = calloc(n > 0 ? n : 1, 1);
     int64_t *tmp = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
     Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
-    int64_t node_count = 0, sp = 0, c, f, i, k;
+    int64_t node_count = 0, sp = 0, c, f, i, k, d_part;
     uint64_t rng = seed;
     double W_total = 0.0;
     if (!stat || !total || !sL || !sR || !cL || !cR || !feats || !perm || !nonconst || !go ||
@@ -265,8 +265,21 @@ ML_EXPORT int64_t cart_grow(
                 for (i = start; i < end; i++) go[ids[i]] = 0;
                 continue;
             }
-            /* Stable partition of every feature's segment: left samples first. */
-            for (f = 0; f < d; f++) {
+            /* Stable partition of every feature's segment: left samples first. Children
+             * that will be leaves (the test at the top of the loop, on the statistics
+             * just summed in the same order as the child would sum them) read only
+             * feature 0's row, so when both are, only that row is partitioned: the last
+             * level of a depth-limited tree (stumps, boosting) skips the other D - 1. */
+            {
+                int64_t nR = nn - nL, dd = d, cd = fr.depth + 1;
+                int leafL = cd >= max_depth || nL < min_samples_split ||
+                            nL < 2 * min_samples_leaf || WLs < 2 * min_weight_leaf || iL <= EPS;
+                int leafR = cd >= max_depth || nR < min_samples_split ||
+                            nR < 2 * min_samples_leaf || WRs < 2 * min_weight_leaf || iR <= EPS;
+                if (leafL && leafR) dd = 1;
+                d_part = dd;
+            }
+            for (f = 0; f < d_part; f++) {
                 int64_t *o = order + f * n, a = start, b = 0;
                 for (i = start; i < end; i++) {
                     int64_t s = o[i];

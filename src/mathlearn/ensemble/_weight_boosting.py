@@ -137,11 +137,22 @@ class AdaBoostClassifier(BaseClassifier):
             self.estimator if self.estimator is not None else DecisionTreeClassifier(max_depth=1)
         )
         estimators, alphas, errors, history = [], [], [], [w.copy()]
+        # Our trees are fitted without re-validating X and y each round, and all rounds
+        # share one sort of the features (the rounds differ only in the weights).
+        member = isinstance(base, DecisionTreeClassifier)
+        order = None
+        if member:
+            base._validate_params()
+            if base.splitter == "best":
+                order = np.argsort(X, axis=0, kind="stable")
         for m in range(self.n_estimators):
             est = clone(base)
             if "random_state" in est.get_params(deep=False):
                 est.set_params(random_state=int(rng.integers(np.iinfo(np.int32).max)))
-            est.fit(X, y_idx, sample_weight=w)
+            if member:
+                est._fit_member(X, y_idx, w, presorted_order=order)
+            else:
+                est.fit(X, y_idx, sample_weight=w)
             miss = np.asarray(est.predict(X)) != y_idx
             eps = float(w[miss].sum() / w.sum())
             if eps >= 1.0 - 1.0 / K:
