@@ -42,6 +42,9 @@ _ACTIVATIONS = {
     "gelu": nn.GELU,
 }
 _F32_MAX = float(np.finfo(np.float32).max)
+# Rows per block of MLPRegressor's residual pass are chosen so that the widest layer's
+# activations hold about this many doubles (512 KiB).
+_RESIDUAL_BLOCK_DOUBLES = 1 << 16
 
 
 def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
@@ -875,11 +878,19 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         return float(1 - ss_res / ss_tot) if ss_tot > 0 else 0.0
 
     def _finish(self, X, Y):
-        f = self._forward(X).astype(np.float64)
         if self.tau is not None:
             self.noise_variance_ = 1.0 / float(self.tau)
-        else:
-            self.noise_variance_ = float(np.mean((f - Y) ** 2))
+            return
+        # The mean squared training residual, a block of rows at a time: the forward pass
+        # of all N rows at once held N x (widest layer) doubles, many times the training's
+        # own memory. ``_forward`` does not depend on the batching.
+        width = max([X.shape[1], Y.shape[1], *self._hidden_sizes()])
+        step = max(1, _RESIDUAL_BLOCK_DOUBLES // width)
+        ss = 0.0
+        for a in range(0, X.shape[0], step):
+            r = self._forward(X[a : a + step]) - Y[a : a + step]
+            ss += float(np.sum(r * r))
+        self.noise_variance_ = ss / Y.size
 
     @_fit_context
     def fit(self, X, y):
