@@ -30,7 +30,7 @@ ABI_VERSIONS = {
     "_als": 3,
     "_cart": 3,
     "_cd": 1,
-    "_hgb": 1,
+    "_hgb": 2,
     "_kdtree": 3,
     "_kmeans": 1,
     "_linkage": 1,
