@@ -1,7 +1,8 @@
 /* CART growing on presorted features (see mathlearn/tree/_tree.py, which documents the
  * algorithm and holds the NumPy route computing the same tree).
  *
- * Layout: the features are columns of XT (d x n, one row per feature); order (d x n) holds,
+ * Layout: entry (sample s, feature f) of X is X[s * sx + f * sf] (the caller's array as it is,
+ * row- or column-major: no copy); order (d x n) holds,
  * for every feature f, sample ids sorted by x_f. A node owns the positions [start, end) of
  * every row of order: its samples, sorted by each feature. Splitting a node partitions each
  * row's segment stably (left samples first), so the children's segments stay sorted.
@@ -30,7 +31,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 3; }
+ML_EXPORT int cart_abi_version(void) { return 4; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -100,7 +101,7 @@ typedef struct {
  * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
  * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
 ML_EXPORT int64_t cart_grow(
-    const double *XT, const double *Yw, const double *w, int64_t *order, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *order, int64_t n, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -178,7 +179,7 @@ ML_EXPORT int64_t cart_grow(
             continue;
         for (f = 0; f < d; f++) {
             const int64_t *o = order + f * n;
-            nonconst[f] = XT[f * n + o[end - 1]] - XT[f * n + o[start]] > 0.0;
+            nonconst[f] = X[o[end - 1] * sx + f * sf] - X[o[start] * sx + f * sf] > 0.0;
         }
         if (max_features < d) {
             for (f = 0; f < d; f++) perm[f] = f;
@@ -197,7 +198,7 @@ ML_EXPORT int64_t cart_grow(
         for (c = 0; c < C; c++) total[c] = stat[c];
         for (k = 0; k < n_feats; k++) {
             const int64_t *o = order + feats[k] * n;
-            const double *x = XT + feats[k] * n;
+            const double *x = X + feats[k] * sf;
             double WL = 0.0;
             for (c = 0; c < C; c++) sL[c] = 0.0;
             for (i = 0; i < nn - 1; i++) {
@@ -211,8 +212,8 @@ ML_EXPORT int64_t cart_grow(
                     WL = 0.0;
                     for (c = 0; c < C; c++) WL += sL[c];
                 }
-                xlo = x[s];
-                xhi = x[o[start + i + 1]];
+                xlo = x[s * sx];
+                xhi = x[o[start + i + 1] * sx];
                 if (!(xhi > xlo) || pos < min_samples_leaf || nn - pos < min_samples_leaf)
                     continue;
                 WR = W - WL;
@@ -237,14 +238,14 @@ ML_EXPORT int64_t cart_grow(
         if (best_f < 0) continue;
         /* The children's statistics, in feature 0's order as the NumPy route sums them. */
         {
-            const double *x = XT + best_f * n;
+            const double *x = X + best_f * sf;
             double WLs = 0.0, WRs = 0.0, iL, iR, improvement;
             int64_t nL = 0;
             for (c = 0; c < C; c++) cL[c] = cR[c] = 0.0;
             for (i = start; i < end; i++) {
                 int64_t s = ids[i];
                 const double *row = Yw + s * C;
-                if (x[s] <= best_thr) {
+                if (x[s * sx] <= best_thr) {
                     go[s] = 1;
                     nL++;
                     for (c = 0; c < C; c++) cL[c] += row[c];
@@ -324,7 +325,7 @@ done:
  * features examined. ``buf`` is n doubles of workspace. Same outputs and return value as
  * cart_grow. */
 ML_EXPORT int64_t cart_grow_random(
-    const double *XT, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -418,10 +419,10 @@ ML_EXPORT int64_t cart_grow_random(
                 perm[r] = t;
             }
             f = perm[j];
-            x = XT + f * n;
-            lo = hi = x[idx[start]];
+            x = X + f * sf;
+            lo = hi = x[idx[start] * sx];
             for (i = start; i < end; i++) {
-                double v = x[idx[i]];
+                double v = x[idx[i] * sx];
                 buf[i - start] = v;
                 lo = v < lo ? v : lo;
                 hi = v > hi ? v : hi;
@@ -468,13 +469,13 @@ ML_EXPORT int64_t cart_grow_random(
         }
         if (best_f < 0) continue;
         {
-            const double *x = XT + best_f * n;
+            const double *x = X + best_f * sf;
             double WLs = 0.0, WRs = 0.0, iL, iR, improvement;
             int64_t a = start, b = 0;
             for (c = 0; c < C; c++) cL[c] = cR[c] = 0.0;
             for (i = 0; i < nn; i++) {
                 const double *row = Yn + i * C;
-                go[i] = x[idx[start + i]] <= best_thr;
+                go[i] = x[idx[start + i] * sx] <= best_thr;
                 if (go[i]) {
                     for (c = 0; c < C; c++) cL[c] += row[c];
                     if (crit == CRIT_SQUARED) WLs += wn[i];

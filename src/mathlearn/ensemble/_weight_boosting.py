@@ -136,7 +136,11 @@ class AdaBoostClassifier(BaseClassifier):
         base = (
             self.estimator if self.estimator is not None else DecisionTreeClassifier(max_depth=1)
         )
-        estimators, alphas, errors, history = [], [], [], [w.copy()]
+        estimators, alphas, errors = [], [], []
+        # w^(m) of every round, written in place (a list stacked at the end held it twice)
+        history = np.empty((self.n_estimators + 1, n))
+        history[0] = w
+        rows = 1
         # Our trees are fitted without re-validating X and y each round, and all rounds
         # share one sort of the features (the rounds differ only in the weights).
         member = isinstance(base, DecisionTreeClassifier)
@@ -166,7 +170,8 @@ class AdaBoostClassifier(BaseClassifier):
             errors.append(eps)
             if eps <= 0.0:
                 alphas.append(1.0 + float(np.sum(alphas)))
-                history.append(w.copy())
+                history[rows] = w
+                rows += 1
                 break
             alpha = self.learning_rate * (np.log((1.0 - eps) / eps) + np.log(K - 1.0))
             alphas.append(alpha)
@@ -174,11 +179,13 @@ class AdaBoostClassifier(BaseClassifier):
             # Rescaling does not change any epsilon; it keeps the weights finite.
             if w.max() > 1e150:
                 w = w / w.sum()
-            history.append(w.copy())
+            history[rows] = w
+            rows += 1
         self.estimators_ = estimators
         self.estimator_weights_ = np.asarray(alphas)
         self.estimator_errors_ = np.asarray(errors)
-        self.sample_weights_ = np.asarray(history)
+        history.resize((rows, n), refcheck=False)  # in place: no copy
+        self.sample_weights_ = history
         self.n_estimators_ = len(estimators)
         return self
 

@@ -328,7 +328,8 @@ def _cart_lib():
         i64, f64 = ctypes.c_int64, ctypes.c_double
         ptr = ctypes.c_void_p
         lib.cart_grow.restype = i64
-        lib.cart_grow.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int, i64, i64]
+        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int]
+        lib.cart_grow.argtypes += [i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
         lib.cart_grow_random.restype = i64
@@ -364,16 +365,21 @@ def _grow_compiled(
     else:
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
     C = Yw.shape[1]
-    XT = np.ascontiguousarray(X.T, dtype=np.float64)
+    # The helper reads X through its strides: no transposed copy (an N x D array per tree).
+    if X.dtype != np.float64 or not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n)
     if splitter == "random":
         grow = lib.cart_grow_random
         order = np.arange(n, dtype=np.int64)
     else:
         grow = lib.cart_grow
+        order = np.empty((d, n), dtype=np.int64)
         if presorted_order is None:
-            order = np.argsort(XT, axis=1, kind="stable").astype(np.int64, copy=False)
+            for j in range(d):  # one column at a time: no second N x D array
+                order[j] = np.argsort(X[:, j], kind="stable")
         else:
-            order = np.array(presorted_order.T, dtype=np.int64, order="C")
+            order[...] = presorted_order.T
     w = np.ascontiguousarray(w, dtype=np.float64)
     seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
     # A binary tree with non-empty leaves has at most 2 n - 1 nodes, and at most
@@ -393,7 +399,9 @@ def _grow_compiled(
     depth = np.zeros(1, dtype=np.int64)
     max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
     count = grow(
-        XT.ctypes.data,
+        X.ctypes.data,
+        sx,
+        sf,
         Yw.ctypes.data,
         w.ctypes.data,
         order.ctypes.data,
@@ -421,17 +429,23 @@ def _grow_compiled(
     )
     if count < 0:
         raise MemoryError("growing the tree ran out of memory.")
-    # Copies, not views: a view would keep the whole (2 n - 1)-node buffer alive with the
-    # fitted tree (a hundred boosting stages of 15 nodes held 100 x 4 such buffers).
+    del order
+    # The buffers shrunk in place to the nodes grown (realloc, no copy): a view would keep
+    # the whole (2 n - 1)-node buffer alive with the fitted tree (a hundred boosting stages
+    # of 15 nodes held 100 x 4 such buffers), a copy would double the peak.
+    arrays = [left, right, feat, thr, value, imp, nns, wnns]
+    for a in arrays:
+        a.resize((count, *a.shape[1:]), refcheck=False)
+    left, right, feat, thr, value, imp, nns, wnns = arrays
     return Tree(
-        children_left=np.array(left[:count], dtype=np.intp),
-        children_right=np.array(right[:count], dtype=np.intp),
-        feature=np.array(feat[:count], dtype=np.intp),
-        threshold=thr[:count].copy(),
-        value=value[:count].copy(),
-        impurity=imp[:count].copy(),
-        n_node_samples=np.array(nns[:count], dtype=np.intp),
-        weighted_n_node_samples=wnns[:count].copy(),
+        children_left=left.astype(np.intp, copy=False),
+        children_right=right.astype(np.intp, copy=False),
+        feature=feat.astype(np.intp, copy=False),
+        threshold=thr,
+        value=value,
+        impurity=imp,
+        n_node_samples=nns.astype(np.intp, copy=False),
+        weighted_n_node_samples=wnns,
         max_depth=int(depth[0]),
     )
 
