@@ -196,8 +196,8 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
     Cost: ``L`` trees of ``O(m N C)`` per level each (two passes over the node's samples per
     examined feature: their range, then the class sums left of the threshold), about
-    ``O(m N C log N)`` per tree; memory ``O(D N)`` for the transposed features plus
-    ``O(N C)`` per fitted tree.
+    ``O(m N C log N)`` per tree; memory ``O(N C)`` per tree being grown and per fitted
+    tree (``X`` is read in place).
 
     Examples
     --------

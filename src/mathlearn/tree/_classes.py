@@ -261,8 +261,8 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
     stably partitions every node's sorted columns, ``O(D N C)`` per level of the tree with
     ``C`` classes, so ``O(D N (log N + h C))`` for a tree of depth ``h`` (``h ~ log N`` for
     balanced trees); "random" sorts nothing and examines ``max_features`` features per node,
-    ``O(max_features N C)`` per level. Memory ``O(D N)`` (the sorted columns, or the
-    features' copy) plus ``O(N C)`` for the nodes.
+    ``O(max_features N C)`` per level. Memory: ``O(D N)`` for the sorted columns ("best";
+    ``X`` itself is read in place) or ``O(N C)`` ("random"), plus ``O(N C)`` for the nodes.
 
     Examples
     --------

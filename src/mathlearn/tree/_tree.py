@@ -29,8 +29,9 @@ never built. With ``max_features`` below the number of features the two routes d
 candidate features from different random streams. The "random" splitter (extremely
 randomised trees: one threshold per candidate feature, drawn uniformly in the node's range)
 presorts nothing; the same helper grows it on one array of sample ids partitioned in place,
-``O(N D)`` per tree level, with its own random stream for the features and thresholds (the
-NumPy route draws from ``rng``). Prediction (:meth:`Tree.apply`) is one compiled descent per
+``O(N max_features)`` per tree level, with its own random stream for the features and
+thresholds (the NumPy route draws from ``rng``). The helper reads ``X`` through its strides,
+so it is never copied. Prediction (:meth:`Tree.apply`) is one compiled descent per
 row in the same helper, with the level-by-level NumPy descent as its fallback.
 """
 
