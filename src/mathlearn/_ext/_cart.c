@@ -2,7 +2,7 @@
  * algorithm and holds the NumPy route computing the same tree).
  *
  * Layout: entry (sample s, feature f) of X is X[s * sx + f * sf] (the caller's array as it is,
- * row- or column-major: no copy); order (d x n) holds,
+ * row- or column-major: no copy); order (d x n, 32-bit: at most 2^31 - 1 samples) holds,
  * for every feature f, sample ids sorted by x_f. A node owns the positions [start, end) of
  * every row of order: its samples, sorted by each feature. Splitting a node partitions each
  * row's segment stably (left samples first), so the children's segments stay sorted.
@@ -31,7 +31,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 4; }
+ML_EXPORT int cart_abi_version(void) { return 5; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -101,7 +101,7 @@ typedef struct {
  * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
  * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
 ML_EXPORT int64_t cart_grow(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *order, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -119,7 +119,7 @@ ML_EXPORT int64_t cart_grow(
     int64_t *perm = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
     unsigned char *nonconst = malloc(d > 0 ? d : 1);
     unsigned char *go = calloc(n > 0 ? n : 1, 1);
-    int64_t *tmp = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+    int32_t *tmp = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
     Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
     int64_t node_count = 0, sp = 0, c, f, i, k, d_part;
     uint64_t rng = seed;
@@ -141,7 +141,7 @@ ML_EXPORT int64_t cart_grow(
     while (sp > 0) {
         Frame fr = stack[--sp];
         int64_t start = fr.start, end = fr.end, nn = end - start, node = node_count++;
-        const int64_t *ids = order; /* feature 0's row: the node's samples in that order */
+        const int32_t *ids = order; /* feature 0's row: the node's samples in that order */
         double W = 0.0, imp;
         int64_t n_feats = 0, best_f = -1, best_p = -1;
         double best_score = -INFINITY, best_thr = 0.0;
@@ -178,7 +178,7 @@ ML_EXPORT int64_t cart_grow(
             W < 2 * min_weight_leaf || imp <= EPS)
             continue;
         for (f = 0; f < d; f++) {
-            const int64_t *o = order + f * n;
+            const int32_t *o = order + f * n;
             nonconst[f] = X[o[end - 1] * sx + f * sf] - X[o[start] * sx + f * sf] > 0.0;
         }
         if (max_features < d) {
@@ -197,7 +197,7 @@ ML_EXPORT int64_t cart_grow(
         if (n_feats == 0) continue;
         for (c = 0; c < C; c++) total[c] = stat[c];
         for (k = 0; k < n_feats; k++) {
-            const int64_t *o = order + feats[k] * n;
+            const int32_t *o = order + feats[k] * n;
             const double *x = X + feats[k] * sf;
             double WL = 0.0;
             for (c = 0; c < C; c++) sL[c] = 0.0;
@@ -281,15 +281,16 @@ ML_EXPORT int64_t cart_grow(
                 d_part = dd;
             }
             for (f = 0; f < d_part; f++) {
-                int64_t *o = order + f * n, a = start, b = 0;
+                int32_t *o = order + f * n;
+                int64_t a = start, b = 0;
                 for (i = start; i < end; i++) {
-                    int64_t s = o[i];
+                    int32_t s = o[i];
                     if (go[s])
                         o[a++] = s;
                     else
                         tmp[b++] = s;
                 }
-                memcpy(o + a, tmp, sizeof(int64_t) * b);
+                memcpy(o + a, tmp, sizeof(int32_t) * b);
             }
             for (i = start; i < start + nL; i++) go[order[i]] = 0;
             feature[node] = best_f;

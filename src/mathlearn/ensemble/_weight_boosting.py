@@ -126,6 +126,7 @@ class AdaBoostClassifier(BaseClassifier):
         self
         """
         from ..tree import DecisionTreeClassifier
+        from ..tree._tree import presort
 
         X, y = validate_data(self, X, y, dtype=np.float64)
         y_idx = self._encode_labels(y)
@@ -148,7 +149,7 @@ class AdaBoostClassifier(BaseClassifier):
         if member:
             base._validate_params()
             if base.splitter == "best":
-                order = np.argsort(X, axis=0, kind="stable")
+                order = presort(X)
         for m in range(self.n_estimators):
             est = clone(base)
             if "random_state" in est.get_params(deep=False):

@@ -46,7 +46,7 @@ from scipy.special import xlogy
 
 from .._ext import load as _load_ext
 
-__all__ = ["Tree", "build_tree", "prune_tree", "pruning_path"]
+__all__ = ["Tree", "build_tree", "presort", "prune_tree", "pruning_path"]
 
 # A node whose impurity is below EPS is pure. (Unlike scikit-learn, which merges values
 # closer than 1e-7, any two distinct doubles can be split, so data at scale 1e-300 work.)
@@ -298,10 +298,13 @@ def build_tree(
     ``Y`` is the one-hot class matrix (classification) or the column ``y`` (regression);
     ``w`` the sample weights. The node statistics are ``sum_i w_i Y_i`` per class, or
     ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
-    ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
-    (gradient boosting), so it is computed once.
+    :func:`presort` of ``X`` (or ``np.argsort(X, axis=0, kind="stable")``) when the caller
+    grows many trees on one ``X`` (boosting), so it is computed once.
     """
-    compiled = X.shape[0] > 0 and _cart_lib() is not None
+    n = X.shape[0]
+    # The compiled "best" splitter keeps sample ids in 32 bits (half the memory of the
+    # sorted columns); more samples than that take the NumPy route.
+    compiled = 0 < n and (splitter == "random" or n < _INT32_LIMIT) and _cart_lib() is not None
     grow: Callable[..., Tree] = _grow_compiled if compiled else _grow_numpy
     return grow(
         X,
@@ -321,6 +324,18 @@ def build_tree(
 
 
 _CRITERIA = {"gini": 0, "entropy": 1, "log_loss": 1, "squared_error": 2}
+_INT32_LIMIT = 2**31
+
+
+def presort(X: np.ndarray) -> np.ndarray:
+    """``np.argsort(X, axis=0, kind="stable")`` with 32-bit indices where they suffice,
+    sorted one column at a time into a feature-major array (the layout the compiled grower
+    partitions), returned as its (n_samples, n_features) transpose."""
+    n, d = X.shape
+    out = np.empty((d, n), dtype=np.int32 if n < _INT32_LIMIT else np.intp)
+    for j in range(d):
+        out[j] = np.argsort(X[:, j], kind="stable")
+    return out.T
 
 
 def _cart_lib():
@@ -375,12 +390,10 @@ def _grow_compiled(
         order = np.arange(n, dtype=np.int64)
     else:
         grow = lib.cart_grow
-        order = np.empty((d, n), dtype=np.int64)
         if presorted_order is None:
-            for j in range(d):  # one column at a time: no second N x D array
-                order[j] = np.argsort(X[:, j], kind="stable")
-        else:
-            order[...] = presorted_order.T
+            order = presort(X).T  # feature-major, C-contiguous, 32-bit
+        else:  # the helper partitions it in place: a copy of the caller's
+            order = np.array(presorted_order.T, dtype=np.int32, order="C")
     w = np.ascontiguousarray(w, dtype=np.float64)
     seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
     # A binary tree with non-empty leaves has at most 2 n - 1 nodes, and at most
