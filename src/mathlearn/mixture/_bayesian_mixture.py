@@ -27,8 +27,8 @@ _INIT_PARAMS = {"kmeans", "k-means++", "random", "random_from_data"}
 
 
 # Rows per block of the E-step's product X [P_1 ... P_K] are chosen so that the block holds
-# about this many doubles (2 MiB): the products stay large enough for BLAS while the working
-# memory does not grow with N.
+# at most this many doubles (2 MiB) and at most half as many as X: the products stay large
+# enough for BLAS while the working memory neither grows with N nor exceeds the data's.
 _BLOCK_DOUBLES = 1 << 18
 
 
@@ -422,7 +422,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             Pcat = np.ascontiguousarray(P.transpose(1, 0, 2).reshape(d, K * d))
             adder = np.kron(np.eye(K), np.ones((d, 1)))
             quad = np.empty((n, K))
-            step = max(1, _BLOCK_DOUBLES // (K * d))
+            step = max(1, min(_BLOCK_DOUBLES, n * d // 2) // (K * d))
             with np.errstate(over="ignore", invalid="ignore"):
                 for a in range(0, n, step):
                     Xb = X[a : a + step]
@@ -438,18 +438,23 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             with np.errstate(over="ignore", invalid="ignore"):
                 quad = (X * X) @ P.T - 2.0 * (X @ (self._m * P).T)
                 quad += np.einsum("kd,kd->k", self._m**2, P)
-        quad = np.where(np.isnan(quad), np.inf, np.maximum(quad, 0.0))
-        far = np.flatnonzero(np.max(np.abs(X), axis=1) > 2.0**40)
+        # The N x K arrays below are updated in place (same operations, same roundings): a
+        # sweep holds two of them, not six.
+        nan = np.isnan(quad)
+        np.maximum(quad, 0.0, out=quad)
+        quad[nan] = np.inf
+        far = np.flatnonzero((X > 2.0**40).any(axis=1) | (X < -(2.0**40)).any(axis=1))
         if far.size:
             # Far from the data the expansion loses every digit: differences instead.
             quad[far] = self._quad_from_differences(X[far])
-        log_rho = (
+        per_component = (
             self._expected_log_weights()
             + 0.5 * e_logdet
             - 0.5 * d * _LOG_2PI
             - 0.5 * d / self._beta
-            - 0.5 * quad
         )
+        quad *= 0.5
+        log_rho = np.subtract(per_component, quad, out=quad)
         top = log_rho.max(axis=1, keepdims=True)
         if not np.all(np.isfinite(top)):
             bad = np.flatnonzero(~np.isfinite(top[:, 0]))
@@ -458,8 +463,11 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
                 "of their spreads or more) that their squared distances are not floats; "
                 "their responsibilities and densities cannot be computed. Check X's scale."
             )
-        log_norm = np.log(np.exp(log_rho - top).sum(axis=1, keepdims=True)) + top
-        return log_norm[:, 0], log_rho - log_norm
+        shifted = log_rho - top
+        log_norm = np.log(np.exp(shifted, out=shifted).sum(axis=1, keepdims=True)) + top
+        del shifted
+        log_rho -= log_norm
+        return log_norm[:, 0], log_rho
 
     def _quad_from_differences(self, X):
         """``E[Lambda_k]``-weighted squared distances of rows ``X`` from ``m_k`` by
@@ -481,7 +489,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         n, d = log_resp.shape[0], self._m0.shape[0]
         k = self.n_components
         r = np.exp(log_resp)
-        entropy = -float(np.sum(r * log_resp))
+        entropy = -float(np.vdot(r, log_resp))  # no N x K temporary
         beta0, nu0 = self.mean_precision_prior_, self.degrees_of_freedom_prior_
         if self.covariance_type == "full":
             logdet_w0 = -2.0 * np.log(np.diag(cholesky_batched(self._cov0[None])[0])).sum()
