@@ -24,6 +24,7 @@ from sklearn.datasets import make_blobs
 from sklearn.mixture import GaussianMixture as SkGaussianMixture
 
 from _harness import compare
+from _sweep_cases import Case, _blobs
 from mathlearn.cluster import AgglomerativeClustering, KMeans, kmeans_plusplus
 from mathlearn.mixture import GaussianMixture
 
@@ -103,6 +104,24 @@ def main():
         bench_gmm()
         bench_gmm_diag()
         bench_ward()
+
+
+def _linkage_case(linkage):
+    # The full dendrogram and a cut into 10 clusters, Euclidean distances, on both sides
+    # (Ward is a case of ``_sweep_cases``). Quadratic memory on both sides: stops at 1e4.
+    return Case(
+        "clustering",
+        f"AgglomerativeClustering {linkage}",
+        _blobs,
+        lambda X: lambda: AgglomerativeClustering(10, linkage=linkage).fit(X),
+        lambda X: lambda: SkAgglomerative(10, linkage=linkage).fit(X),
+        d=20,
+        max_n=20_000,
+        wide=None,
+    )
+
+
+SWEEP_CASES = [_linkage_case(linkage) for linkage in ("average", "complete", "single")]
 
 
 if __name__ == "__main__":

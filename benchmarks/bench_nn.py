@@ -22,10 +22,12 @@ from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier as SkMLP
+from sklearn.neural_network import MLPRegressor as SkMLPRegressor
 
 from _harness import compare
+from _sweep_cases import Case
 from mathlearn.exceptions import ConvergenceWarning
-from mathlearn.neural_network import MLPClassifier
+from mathlearn.neural_network import MLPClassifier, MLPRegressor
 
 
 def _case(name, X, y, epochs, repeats):
@@ -138,6 +140,54 @@ def main() -> None:
     print()
     for line in notes:
         print(line)
+
+
+def _sweep_classification(n, d):
+    return make_classification(
+        n, d, n_informative=min(d, 10), n_classes=3, random_state=0, flip_y=0.05
+    )
+
+
+def _sweep_regression(n, d):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d))
+    w = rng.standard_normal((d, 5))
+    y = np.tanh(X @ w) @ rng.standard_normal(5) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _sweep_kw():
+    # The same network and the same work on both sides: one hidden layer of 100 ReLU units,
+    # Adam (step 1e-3), alpha 1e-4, batches of min(200, N) ("auto" on both), shuffled, and
+    # exactly 10 epochs (tol=0 and a patience longer than max_iter). The arithmetic differs
+    # on purpose (both defaults): ours computes in float32, scikit-learn in float64.
+    return dict(
+        hidden_layer_sizes=(100,), max_iter=10, tol=0.0, n_iter_no_change=11, random_state=0
+    )
+
+
+SWEEP_CASES = [
+    Case(
+        "neural networks",
+        "MLPClassifier 100 relu, 10 epochs",
+        _sweep_classification,
+        lambda X, y: lambda: MLPClassifier(**_sweep_kw()).fit(X, y),
+        lambda X, y: lambda: SkMLP(**_sweep_kw()).fit(X, y),
+        d=50,
+        max_n=1_000_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "neural networks",
+        "MLPRegressor 100 relu, 10 epochs",
+        _sweep_regression,
+        lambda X, y: lambda: MLPRegressor(**_sweep_kw()).fit(X, y),
+        lambda X, y: lambda: SkMLPRegressor(**_sweep_kw()).fit(X, y),
+        d=50,
+        max_n=1_000_000,
+        wide=(200, 2_000),
+    ),
+]
 
 
 if __name__ == "__main__":

@@ -27,16 +27,25 @@ from sklearn.datasets import make_classification, make_regression
 from _harness import compare
 from _sweep_cases import Case
 from mathlearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    ExtraTreesClassifier,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
     RandomForestClassifier,
+    RandomForestRegressor,
 )
 from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
 def _classification(n, d=20):
     return make_classification(n, d, n_informative=10, flip_y=0.1, random_state=0)
+
+
+def _regression(n, d=20):
+    return make_regression(n, d, n_informative=10, noise=10.0, random_state=0)
 
 
 def bench_tree(sizes):
@@ -159,6 +168,17 @@ def main():
         bench_hist_gradient_boosting([1_000, 20_000, 200_000])
 
 
+def _hgb_kw():
+    # 100 iterations on both sides, no early stopping (scikit-learn's "auto" switches it on
+    # from N = 10 000, ours likewise): the same 100 trees of at most 31 leaves, 255 bins,
+    # learning rate 0.1, 20 samples per leaf, no L2. scikit-learn's OpenMP pool runs at the
+    # sweep's thread count.
+    return dict(max_iter=100, early_stopping=False)
+
+
+# Every case grows the same ensembles on both sides: the same number of trees (stages),
+# depth, features per split, bootstrap and learning rate; random_state=0 on both (the
+# random streams differ, so randomised ensembles grow different but equally sized trees).
 SWEEP_CASES = [
     Case(
         "trees",
@@ -166,6 +186,16 @@ SWEEP_CASES = [
         lambda n, d: _classification(n, d),
         lambda X, y: lambda: DecisionTreeClassifier(random_state=0).fit(X, y),
         lambda X, y: lambda: sk.DecisionTreeClassifier(random_state=0).fit(X, y),
+        d=20,
+        max_n=200_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "DecisionTreeRegressor",
+        lambda n, d: _regression(n, d),
+        lambda X, y: lambda: DecisionTreeRegressor(random_state=0).fit(X, y),
+        lambda X, y: lambda: sk.DecisionTreeRegressor(random_state=0).fit(X, y),
         d=20,
         max_n=200_000,
         wide=(200, 2_000),
@@ -180,8 +210,93 @@ SWEEP_CASES = [
         max_n=100_000,
         wide=None,
     ),
+    Case(
+        "trees",
+        "RandomForestRegressor 10 trees",
+        # both defaults: all features at every split (max_features=1.0), bootstrap
+        lambda n, d: _regression(n, d),
+        lambda X, y: lambda: RandomForestRegressor(10, random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.RandomForestRegressor(10, random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "ExtraTreesClassifier 20 trees",
+        # both defaults: sqrt(D) features, random thresholds, no bootstrap
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: ExtraTreesClassifier(20, random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.ExtraTreesClassifier(20, random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "BaggingClassifier 10 trees",
+        # both defaults: 10 full-depth CART trees on bootstrap samples of size N
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: BaggingClassifier(random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.BaggingClassifier(random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "AdaBoostClassifier 50 stumps",
+        # both defaults: discrete SAMME, 50 rounds of depth-1 trees, learning rate 1
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: AdaBoostClassifier(random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.AdaBoostClassifier(random_state=0).fit(X, y),
+        d=20,
+        max_n=1_000_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "GradientBoostingClassifier 100 stages",
+        # both defaults: 100 stages of depth-3 trees, learning rate 0.1, log-loss
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: GradientBoostingClassifier(random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.GradientBoostingClassifier(random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "GradientBoostingRegressor 100 stages",
+        # both defaults: 100 stages of depth-3 trees, learning rate 0.1, squared error
+        lambda n, d: _regression(n, d),
+        lambda X, y: lambda: GradientBoostingRegressor(random_state=0).fit(X, y),
+        lambda X, y: lambda: ske.GradientBoostingRegressor(random_state=0).fit(X, y),
+        d=20,
+        max_n=100_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "HistGradientBoostingClassifier 100 iter",
+        lambda n, d: _classification(n, d),
+        lambda X, y: lambda: HistGradientBoostingClassifier(**_hgb_kw()).fit(X, y),
+        lambda X, y: lambda: ske.HistGradientBoostingClassifier(**_hgb_kw()).fit(X, y),
+        d=20,
+        max_n=1_000_000,
+        wide=(200, 2_000),
+    ),
+    Case(
+        "trees",
+        "HistGradientBoostingRegressor 100 iter",
+        lambda n, d: _regression(n, d),
+        lambda X, y: lambda: HistGradientBoostingRegressor(**_hgb_kw()).fit(X, y),
+        lambda X, y: lambda: ske.HistGradientBoostingRegressor(**_hgb_kw()).fit(X, y),
+        d=20,
+        max_n=1_000_000,
+        wide=(200, 2_000),
+    ),
 ]
-
 
 if __name__ == "__main__":
     from _harness import HEADER, machine

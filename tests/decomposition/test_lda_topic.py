@@ -266,3 +266,35 @@ def test_large_counts_stay_finite():
     assert np.all(np.isfinite(lda.components_)) and np.isfinite(lda.lower_bound_)
     with pytest.raises(ValueError, match="integers"):
         lda.fit(X * 2.0**60)
+
+
+def test_caller_matrix_untouched_and_duplicates_summed():
+    """A CSR corpus with duplicate entries and explicit zeros fits as its canonical form
+    (duplicates summed, zeros dropped) and is left as the caller gave it; a canonical corpus
+    is used as it is."""
+    rng = np.random.default_rng(5)
+    dense = rng.poisson(0.5, size=(30, 12)).astype(float)
+    canonical = sp.csr_matrix(dense)
+    # every non-zero split into two entries of the same row and column, then a zero per
+    # row: built from (data, indices, indptr) directly, which keeps them as given
+    data, indices, indptr = [], [], [0]
+    for i in range(30):
+        lo, hi = canonical.indptr[i], canonical.indptr[i + 1]
+        for j, v in zip(canonical.indices[lo:hi], canonical.data[lo:hi], strict=True):
+            data += [np.floor(v / 2), v - np.floor(v / 2)]
+            indices += [j, j]
+        data.append(0.0)
+        indices.append(11)
+        indptr.append(len(data))
+    X = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=dense.shape)
+    assert X.nnz > canonical.nnz and not X.has_canonical_format
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    kw = dict(n_components=3, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = LatentDirichletAllocation(**kw).fit(X)
+        b = LatentDirichletAllocation(**kw).fit(canonical)
+    for got, want in zip((X.data, X.indices, X.indptr), before, strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-12)
+    np.testing.assert_allclose(a.elbo_history_, b.elbo_history_, rtol=1e-12)

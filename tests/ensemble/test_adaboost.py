@@ -101,3 +101,20 @@ def test_multiclass_samme_alpha():
         clf.estimator_weights_, np.log((1 - eps) / eps) + np.log(2.0), rtol=1e-12
     )
     assert clf.score(X, y) > 0.9
+
+
+def test_rounds_equal_stumps_fitted_by_their_public_fit():
+    """The rounds share one sort of the features and skip the stumps' per-call validation:
+    each stump must be the tree the stump's own ``fit`` grows with that round's weights."""
+    from sklearn.base import clone
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(300, 6, n_informative=4, n_classes=3, random_state=1)
+    X[:, 2] = np.round(X[:, 2])  # ties in a feature
+    clf = AdaBoostClassifier(n_estimators=12, random_state=0).fit(X, y)
+    y_idx = np.searchsorted(clf.classes_, y)
+    for est, w in zip(clf.estimators_, clf.sample_weights_, strict=False):
+        ref = clone(est).fit(X, y_idx, sample_weight=w)
+        np.testing.assert_array_equal(est.classes_, ref.classes_)
+        for name in ("feature", "threshold", "value", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(est.tree_, name), getattr(ref.tree_, name))

@@ -119,3 +119,38 @@ def test_bad_input():
         BaggingRegressor(_NoWeights(), n_estimators=3).fit(X, y, sample_weight=np.arange(10.0))
     with pytest.raises(ValueError, match="NaN"):
         RandomForestRegressor(n_estimators=3).fit(np.full((10, 3), np.nan), y)
+
+
+@pytest.mark.parametrize(
+    "Ensemble,params",
+    [
+        (RandomForestClassifier, {"n_estimators": 6}),
+        (ExtraTreesClassifier, {"n_estimators": 4}),
+        (BaggingClassifier, {"n_estimators": 5, "max_features": 0.5}),
+        (RandomForestRegressor, {"n_estimators": 4}),
+    ],
+)
+def test_members_equal_trees_fitted_by_their_public_fit(Ensemble, params):
+    """Forests fit their trees without re-validating each one: every member must be the tree
+    that the tree's own ``fit`` grows on the member's bootstrap sample (same classes, same
+    nodes), including bootstraps that miss the rare class."""
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 5))
+    y = (X[:, 0] > 0).astype(int)
+    y[:2] = 2  # a rare class: some bootstraps leave it out
+    target = y if hasattr(Ensemble, "predict_proba") else X[:, 1] + y
+    ens = Ensemble(random_state=0, **params).fit(X, target)
+    missing = 0
+    for est, c, f in zip(ens.estimators_, ens._counts, ens.estimators_features_, strict=True):
+        keep = c > 0
+        ref = clone(est).fit(X[np.ix_(keep, f)], target[keep], sample_weight=c[keep])
+        if hasattr(est, "classes_"):
+            np.testing.assert_array_equal(est.classes_, ref.classes_)
+            missing += est.classes_.size < 3
+        for name in ("children_left", "feature", "threshold", "value", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(est.tree_, name), getattr(ref.tree_, name))
+        assert est.n_features_in_ == ref.n_features_in_
+    if Ensemble is RandomForestClassifier:
+        assert missing > 0

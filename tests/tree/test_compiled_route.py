@@ -140,3 +140,72 @@ def test_compiled_apply_equals_numpy_descent(monkeypatch):
             }
         ).apply(Xq),
     )
+
+
+@pytest.mark.parametrize(
+    "Tree,params",
+    [
+        (DecisionTreeClassifier, {}),
+        (DecisionTreeClassifier, {"criterion": "entropy", "max_features": 3}),
+        (DecisionTreeClassifier, {"min_samples_leaf": 4, "max_depth": 6}),
+        (DecisionTreeRegressor, {}),
+        (DecisionTreeRegressor, {"max_features": 2, "min_samples_leaf": 3}),
+    ],
+)
+def test_random_splitter_compiled_tree_is_consistent(Tree, params):
+    """The compiled "random" splitter: every node's stored statistics equal those recomputed
+    from the training samples that reach it (an independent reference: the samples'
+    decision paths), every threshold lies in its node's range of the feature, children
+    partition their parent and respect ``min_samples_leaf``, and the fit is reproducible."""
+    X, y = make_classification(500, 8, n_classes=3, n_informative=5, random_state=6)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, 500)
+    target = y if Tree is DecisionTreeClassifier else X[:, 0] + y
+    est = Tree(splitter="random", random_state=0, **params).fit(X, target, sample_weight=w)
+    t = est.tree_
+    path = est.decision_path(X).tocsc()
+    msl = params.get("min_samples_leaf", 1)
+    for node in range(t.node_count):
+        idx = path.indices[path.indptr[node] : path.indptr[node + 1]]
+        assert t.n_node_samples[node] == idx.size >= msl
+        W = w[idx].sum()
+        np.testing.assert_allclose(t.weighted_n_node_samples[node], W, rtol=1e-12)
+        if Tree is DecisionTreeClassifier:
+            p = np.bincount(y[idx], weights=w[idx], minlength=3) / W
+            np.testing.assert_allclose(t.value[node], p, rtol=1e-12, atol=1e-15)
+        else:
+            mean = np.sum(w[idx] * target[idx]) / W
+            np.testing.assert_allclose(t.value[node, 0], mean, rtol=1e-10)
+        if t.children_left[node] >= 0:
+            xs = X[idx, t.feature[node]]
+            assert xs.min() <= t.threshold[node] < xs.max()
+            n_l, n_r = (
+                t.n_node_samples[t.children_left[node]],
+                t.n_node_samples[t.children_right[node]],
+            )
+            assert n_l + n_r == idx.size and n_l == np.sum(xs <= t.threshold[node])
+    if "max_depth" in params:
+        assert t.max_depth <= params["max_depth"]
+    again = Tree(splitter="random", random_state=0, **params).fit(X, target, sample_weight=w)
+    np.testing.assert_array_equal(again.tree_.threshold, t.threshold)
+
+
+def test_random_splitter_compiled_accuracy_beside_numpy_route(monkeypatch):
+    """The two routes draw from different random streams, so they grow different trees;
+    their held-out accuracies over 15 seeds agree within the seeds' spread."""
+    X, y = make_classification(1200, 10, n_informative=6, random_state=7)
+    Xtr, ytr, Xte, yte = X[:800], y[:800], X[800:], y[800:]
+    acc = {}
+    for route in ("compiled", "numpy"):
+        if route == "numpy":
+            _numpy_route(monkeypatch)
+        acc[route] = np.array(
+            [
+                DecisionTreeClassifier(splitter="random", max_features=3, random_state=s)
+                .fit(Xtr, ytr)
+                .score(Xte, yte)
+                for s in range(15)
+            ]
+        )
+    d = acc["compiled"].mean() - acc["numpy"].mean()
+    se = np.sqrt((acc["compiled"].var(ddof=1) + acc["numpy"].var(ddof=1)) / 15)
+    assert abs(d) <= 4 * se + 1e-12

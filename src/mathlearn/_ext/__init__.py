@@ -28,9 +28,9 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
     "_als": 3,
-    "_cart": 2,
+    "_cart": 5,
     "_cd": 2,
-    "_hgb": 1,
+    "_hgb": 2,
     "_kdtree": 3,
     "_kmeans": 1,
     "_linkage": 1,

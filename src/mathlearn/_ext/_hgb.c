@@ -22,7 +22,53 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int hgb_abi_version(void) { return 1; }
+ML_EXPORT int hgb_abi_version(void) { return 2; }
+
+/* Histogram buffers kept between the trees of one fit: the same few buffers serve every
+ * tree, so no tree maps (and page-faults) fresh memory. A buffer holds d x B x 3 doubles. */
+typedef struct {
+    double **free_bufs;
+    int64_t n_free, cap;
+    size_t hsize;
+} Pool;
+
+ML_EXPORT void *hgb_pool_new(void) { return calloc(1, sizeof(Pool)); }
+
+ML_EXPORT void hgb_pool_free(void *handle) {
+    Pool *pool = handle;
+    int64_t i;
+    if (!pool) return;
+    for (i = 0; i < pool->n_free; i++) free(pool->free_bufs[i]);
+    free(pool->free_bufs);
+    free(pool);
+}
+
+static double *pool_get(Pool *pool, size_t hsize) {
+    if (pool->hsize != hsize) { /* another shape: drop the old buffers */
+        int64_t i;
+        for (i = 0; i < pool->n_free; i++) free(pool->free_bufs[i]);
+        pool->n_free = 0;
+        pool->hsize = hsize;
+    }
+    if (pool->n_free > 0) return pool->free_bufs[--pool->n_free];
+    return malloc(sizeof(double) * (hsize > 0 ? hsize : 1));
+}
+
+static int pool_put(Pool *pool, double *buf) {
+    if (!buf) return 0;
+    if (pool->n_free == pool->cap) {
+        int64_t cap = pool->cap ? 2 * pool->cap : 16;
+        double **grown = realloc(pool->free_bufs, sizeof(double *) * (size_t)cap);
+        if (!grown) {
+            free(buf);
+            return -1;
+        }
+        pool->free_bufs = grown;
+        pool->cap = cap;
+    }
+    pool->free_bufs[pool->n_free++] = buf;
+    return 0;
+}
 
 /* Histogram of the rows idx[0..m): feature by feature over the column of bins (XbT is
  * d x n), with the node's gradients gathered once into gb, hb; a cell still receives its rows
@@ -117,27 +163,31 @@ static int evaluate(const double *hist, int64_t d, int64_t B, int64_t count, int
 }
 
 /* Returns the number of nodes, or -1 when out of memory. Outputs have max_nodes =
- * 2 max_leaf_nodes - 1 entries (order: n). */
+ * 2 max_leaf_nodes - 1 entries (order: n).
+ *
+ * Histograms live only while needed: a node's is taken from the pool when the node is made,
+ * returned when the node cannot be split, and handed to the larger child when it is (that
+ * child's histogram is the parent's minus the smaller child's, computed in place). At most
+ * one per leaf is alive. With wide data (d x B cells of 24 bytes each, 10 MB at 2 000
+ * features) one block for every possible node was hundreds of MB, mapped afresh (and
+ * page-faulted) for every tree. ``pool`` comes from hgb_pool_new and outlives the call. */
 ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const double *g,
                                 const double *h, double const_h, int64_t B,
                                 int64_t max_leaf_nodes, int64_t max_depth, int64_t msl,
                                 double min_hess, double lam, int64_t *order, int64_t *start,
                                 int64_t *end, int64_t *depth, int64_t *left, int64_t *right,
-                                int64_t *split_j, int64_t *split_b, double *gain) {
-    int64_t max_nodes = 2 * max_leaf_nodes - 1, n_nodes = 1, n_leaves = 1, i, s;
+                                int64_t *split_j, int64_t *split_b, double *gain, void *pool_handle) {
+    Pool *pool = pool_handle;
+    int64_t max_nodes = 2 * max_leaf_nodes - 1, n_nodes = 1, n_leaves = 1, i, s, status = 0;
     size_t hsize = (size_t)d * (size_t)B * 3;
-    double *hist = malloc(sizeof(double) * hsize * (size_t)max_nodes);
+    double **hist = calloc((size_t)max_nodes, sizeof(double *));
     int64_t *buf = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
     double *gb = malloc(sizeof(double) * (n > 0 ? n : 1));
     double *hb = malloc(sizeof(double) * (n > 0 ? n : 1));
     unsigned char *cand = calloc((size_t)max_nodes, 1);
     if (!hist || !buf || !cand || !gb || !hb) {
-        free(hist);
-        free(buf);
-        free(gb);
-        free(hb);
-        free(cand);
-        return -1;
+        status = -1;
+        goto done;
     }
     for (i = 0; i < n; i++) order[i] = i;
     for (s = 0; s < max_nodes; s++) {
@@ -146,11 +196,21 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
         gain[s] = -INFINITY;
     }
     end[0] = n;
-    histogram(XbT, n, d, NULL, n, g, h, B, const_h, hist, gb, hb);
-    cand[0] = (unsigned char)evaluate(hist, d, B, n, 0, max_depth, (double)msl, min_hess, lam,
-                                      &gain[0], &split_j[0], &split_b[0]);
+    hist[0] = pool_get(pool, hsize);
+    if (!hist[0]) {
+        status = -1;
+        goto done;
+    }
+    histogram(XbT, n, d, NULL, n, g, h, B, const_h, hist[0], gb, hb);
+    cand[0] = (unsigned char)evaluate(hist[0], d, B, n, 0, max_depth, (double)msl, min_hess,
+                                      lam, &gain[0], &split_j[0], &split_b[0]);
+    if (!cand[0]) {
+        pool_put(pool, hist[0]);
+        hist[0] = NULL;
+    }
     while (n_leaves < max_leaf_nodes) {
-        int64_t t = -1, j, b, lo, hi, nl = 0, nr = 0, p, L, R;
+        int64_t t = -1, j, b, lo, hi, nl = 0, nr = 0, p, L, R, small, large;
+        double *hs;
         for (s = 0; s < n_nodes; s++)
             if (cand[s] && (t < 0 || gain[s] > gain[t])) t = s;
         if (t < 0) break;
@@ -176,31 +236,44 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
         start[R] = lo + nl;
         end[R] = hi;
         depth[L] = depth[R] = depth[t] + 1;
+        hs = pool_get(pool, hsize);
+        if (!hs) {
+            status = -1;
+            goto done;
+        }
+        small = nl <= nr ? L : R;
+        large = nl <= nr ? R : L;
+        histogram(XbT, n, d, order + start[small], end[small] - start[small], g, h, B, const_h,
+                  hs, gb, hb);
         {
-            double *hp = hist + hsize * (size_t)t, *hl = hist + hsize * (size_t)L,
-                   *hr = hist + hsize * (size_t)R;
+            double *hp = hist[t];
             size_t q;
-            if (nl <= nr) {
-                histogram(XbT, n, d, order + lo, nl, g, h, B, const_h, hl, gb, hb);
-                for (q = 0; q < hsize; q++) hr[q] = hp[q] - hl[q];
-            } else {
-                histogram(XbT, n, d, order + lo + nl, nr, g, h, B, const_h, hr, gb, hb);
-                for (q = 0; q < hsize; q++) hl[q] = hp[q] - hr[q];
-            }
+            for (q = 0; q < hsize; q++) hp[q] -= hs[q];
+            hist[large] = hp;
+            hist[small] = hs;
+            hist[t] = NULL;
         }
         n_nodes += 2;
         n_leaves++;
-        cand[L] = (unsigned char)evaluate(hist + hsize * (size_t)L, d, B, nl, depth[L],
-                                          max_depth, (double)msl, min_hess, lam, &gain[L],
-                                          &split_j[L], &split_b[L]);
-        cand[R] = (unsigned char)evaluate(hist + hsize * (size_t)R, d, B, nr, depth[R],
-                                          max_depth, (double)msl, min_hess, lam, &gain[R],
-                                          &split_j[R], &split_b[R]);
+        cand[L] = (unsigned char)evaluate(hist[L], d, B, nl, depth[L], max_depth, (double)msl,
+                                          min_hess, lam, &gain[L], &split_j[L], &split_b[L]);
+        cand[R] = (unsigned char)evaluate(hist[R], d, B, nr, depth[R], max_depth, (double)msl,
+                                          min_hess, lam, &gain[R], &split_j[R], &split_b[R]);
+        for (s = L; s <= R; s++)
+            if (!cand[s]) {
+                if (pool_put(pool, hist[s]) < 0) status = -1;
+                hist[s] = NULL;
+            }
+        if (status < 0) goto done;
     }
+done:
+    if (hist)
+        for (s = 0; s < max_nodes; s++)
+            if (hist[s] && pool_put(pool, hist[s]) < 0) status = -1;
     free(hist);
     free(buf);
     free(gb);
     free(hb);
     free(cand);
-    return n_nodes;
+    return status < 0 ? -1 : n_nodes;
 }

@@ -25,9 +25,13 @@ from ..utils.validation import check_random_state, validate_data
 
 __all__ = ["LatentDirichletAllocation"]
 
-# The local E-step runs on blocks of documents holding about this many (non-zero count x
-# topic) products, so that its temporaries stay a few MiB whatever the corpus size.
+# The local E-step runs on blocks of documents holding at most this many (non-zero count x
+# topic) products, so that its temporaries stay a few MiB whatever the corpus size, and
+# at most half the model's own (documents + words) x topics entries, so that on a small
+# corpus they stay below the model's own memory; never fewer than the minimum, below which
+# the interpreter's per-block work dominates.
 _BLOCK_ENTRIES = 1 << 19
+_MIN_BLOCK_ENTRIES = 1 << 12
 
 
 def _dirichlet_expected_log(params):
@@ -51,8 +55,12 @@ def _dirichlet_elbo_terms(prior, params, expected_log):
     """
     n = params.shape[0]
     log_b_prior = float(np.sum(gammaln(prior)) - gammaln(np.sum(prior)))
-    log_b_params = float(np.sum(gammaln(params)) - np.sum(gammaln(params.sum(axis=1))))
-    return float(np.sum((prior - params) * expected_log)) + log_b_params - n * log_b_prior
+    # row by row, and the cross term as two dot products: no temporary of params' size
+    # (for the topics that is K x V, the model's largest array)
+    sum_gammaln = sum(float(np.sum(gammaln(row))) for row in params)
+    log_b_params = sum_gammaln - float(np.sum(gammaln(params.sum(axis=1))))
+    cross = float(expected_log.sum(axis=0) @ prior) - float(np.vdot(params, expected_log))
+    return cross + log_b_params - n * log_b_prior
 
 
 def _local_step(X, gamma, exp_elog_beta_t, alpha, max_iter, tol, warm=None):
@@ -80,7 +88,8 @@ def _local_step(X, gamma, exp_elog_beta_t, alpha, max_iter, tol, warm=None):
     indptr, indices, counts = X.indptr, X.indices, X.data
     stats_t = np.zeros((n_words, n_topics))
     total = 0.0
-    budget = max(_BLOCK_ENTRIES // n_topics, 1)
+    entries = min(_BLOCK_ENTRIES, max(_MIN_BLOCK_ENTRIES, (n_docs + n_words) * n_topics // 2))
+    budget = max(entries // n_topics, 1)
     start = 0
     while start < n_docs:
         stop = int(np.searchsorted(indptr, indptr[start] + budget, side="right")) - 1
@@ -188,7 +197,9 @@ def _iterate_block(g, sizes, cnt, beta_nz, alpha, max_iter, tol):
 def _shifted_exp_beta(elog_beta):
     """``c_v = max_k E log beta_kv`` and ``exp(E log beta_kv - c_v)`` transposed, (V, K)."""
     shift = elog_beta.max(axis=0)
-    return shift, np.ascontiguousarray(np.exp(elog_beta - shift).T)
+    out = np.empty(elog_beta.shape[::-1])
+    np.subtract(elog_beta.T, shift[:, None], out=out)
+    return shift, np.exp(out, out=out)
 
 
 def _local_stats(X, gamma, exp_beta_t, shift, alpha, max_iter, tol, warm=None):
@@ -264,22 +275,33 @@ class _Variational:
     def local(self, corpus, gamma, elog_beta, warm=None):
         """Updates 1-2 from ``gamma`` (in place; ``warm``: see ``_local_step``); returns the
         (K, V) statistics and the documents' part of the bound."""
+        return self._local_shifted(corpus, gamma, *_shifted_exp_beta(elog_beta), warm)
+
+    def _local_shifted(self, corpus, gamma, shift, exp_beta_t, warm=None):
+        """:meth:`local` given ``_shifted_exp_beta(E[log beta])``."""
         if corpus.X.shape[0] == 0:
             return np.zeros_like(self.lam), 0.0
-        shift, exp_beta_t = _shifted_exp_beta(elog_beta)
         stats_t, part = _local_stats(
             corpus.X, gamma, exp_beta_t, shift, self.alpha, self.max_doc_iter, self.doc_tol, warm
         )
-        return stats_t.T * exp_beta_t.T, part
+        stats_t *= exp_beta_t
+        return stats_t.T, part
 
     def step(self, corpus):
         elog_beta = self.expected_log_beta()
+        # The topics' part of the bound needs E[log beta] and lambda only: taken first, so
+        # that E[log beta] is freed before the local updates (K x V is the model's largest
+        # array; the sweep then holds three of them, not five).
+        topic_part = _elbo(0.0, self.eta, self.lam, elog_beta)
+        shifted = _shifted_exp_beta(elog_beta)
+        del elog_beta
         gamma = self.initial_gamma(corpus)
-        stats, doc_part = self.local(corpus, gamma, elog_beta, warm=self.gamma)
+        stats, doc_part = self._local_shifted(corpus, gamma, *shifted, warm=self.gamma)
+        del shifted
         self.gamma = gamma
-        bound = _elbo(doc_part, self.eta, self.lam, elog_beta)
-        self.lam = self.eta + stats
-        return bound
+        stats += self.eta
+        self.lam = stats
+        return doc_part + topic_part
 
 
 class _OnlineVariational(_Variational):
@@ -464,8 +486,10 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
     sequential by construction (``partial_fit`` on computed blocks in turn does it).
 
     **Cost.** An iteration costs ``O(nnz(X) K)`` per local sweep (at most
-    ``max_doc_update_iter`` sweeps) plus ``O(K V)``; memory ``O(nnz K)`` for a block of
-    documents at a time plus ``O((D + V) K)``.
+    ``max_doc_update_iter`` sweeps) plus ``O(K V)``; memory ``O((D + V) K)``: three
+    ``K x V`` arrays of the topics, ``O(D K)`` for the documents, and a block of documents
+    at a time whose ``nnz K`` products are at most ``(D + V) K / 2`` (and 2^19). The corpus
+    is not copied when it is already a CSR matrix of counts in canonical form.
 
     References: D. M. Blei, A. Y. Ng and M. I. Jordan, "Latent Dirichlet allocation",
     JMLR 3 (2003); M. D. Hoffman, D. M. Blei and F. Bach, "Online learning for latent
@@ -544,9 +568,16 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
 
     def _check_X(self, X, *, reset):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
-        X = sp.csr_matrix(X, copy=True) if sp.issparse(X) else sp.csr_matrix(X)
-        X.sum_duplicates()
-        X.eliminate_zeros()
+        if not sp.issparse(X):
+            X = sp.csr_matrix(X)
+        elif not X.has_canonical_format or np.any(X.data == 0):
+            # Duplicates summed and explicit zeros dropped on a copy: the caller's matrix is
+            # left as it is, and a corpus already in that form is not copied at all.
+            X = sp.csr_matrix(X, copy=True)
+            X.sum_duplicates()
+            X.eliminate_zeros()
+        else:
+            X = sp.csr_matrix(X)
         check_counts(X, type(self).__name__)
         return X
 

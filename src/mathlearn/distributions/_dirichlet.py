@@ -128,7 +128,9 @@ class Dirichlet(Distribution):
         array([-2.283333, -1.283333, -0.783333])
         """
         a = self._alpha
-        return digamma(a) - digamma(a.sum(-1, keepdims=True))
+        out = digamma(a)
+        out -= digamma(a.sum(-1, keepdims=True))  # in place: no second array of a's size
+        return out
 
     def logpdf(self, x):
         """Log-density at points ``x`` of shape (..., K) on the simplex (-inf outside)."""

@@ -16,19 +16,32 @@ from ..base import (
     check_is_fitted,
     clone,
 )
+from ..tree._classes import _BaseTree
 from ..utils._param_validation import HasMethods, Interval, RealNotInt
 from ..utils.validation import check_random_state, check_sample_weight, validate_data
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
 
 
-def _fit_one(estimator, X, y, counts, sample_weight, feats, supports_weight):
-    """Fit one member on its bootstrap sample, given as counts per training sample."""
+def _fit_one(estimator, X, y, counts, sample_weight, feats, supports_weight, checked=False):
+    """Fit one member on its bootstrap sample, given as counts per training sample.
+
+    ``checked``: the member is one of our trees, whose parameters the ensemble has
+    validated, so it is fitted by ``_fit_member`` (no per-member validation of the arrays
+    the ensemble validated once).
+    """
     keep = counts > 0
-    Xk = X[np.ix_(keep, feats)] if feats is not None else X[keep]
+    everything = bool(keep.all())
+    if feats is not None:
+        Xk = X[np.ix_(keep, feats)]
+    else:
+        Xk = X if everything else X[keep]
     if supports_weight:
-        w = counts[keep] * sample_weight[keep]
-        return estimator.fit(Xk, y[keep], sample_weight=w)
+        w = counts * sample_weight if everything else counts[keep] * sample_weight[keep]
+        yk = y if everything else y[keep]
+        if checked:
+            return estimator._fit_member(Xk, yk, w)
+        return estimator.fit(Xk, yk, sample_weight=w)
     # Without weights the bootstrap is the repeated sample itself.
     rep = np.repeat(np.flatnonzero(keep), counts[keep])
     Xr = X[np.ix_(rep, feats)] if feats is not None else X[rep]
@@ -82,8 +95,13 @@ class _BaseBagging(BaseEstimator):
             raise ValueError(
                 f"The estimator {type(members[0]).__name__} does not take sample_weight."
             )
+        # Our trees are fitted without re-validating what this fit validated: the
+        # members share their hyperparameters, so checking the first checks them all.
+        checked = isinstance(members[0], _BaseTree) and y.ndim == 1
+        if checked:
+            members[0]._validate_params()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fit_one)(m, X, y, c, sample_weight, f, supports)
+            delayed(_fit_one)(m, X, y, c, sample_weight, f, supports, checked)
             for m, c, f in zip(members, counts, feats, strict=True)
         )
         self._counts = counts
@@ -149,6 +167,10 @@ class BaggingClassifier(BaseClassifier, _BaseBagging):
     (PRML eq. 14.14). A bootstrap sample contains each point with probability
     ``1 - (1 - 1/N)^N -> 1 - 1/e ~ 0.632``, so each member leaves about 37% of the data
     out of bag, where it can be scored without a separate validation set.
+
+    Cost: ``L`` fits of the member on about ``0.632 N`` distinct samples (weighted by their
+    counts) plus ``O(L N)`` for the draws; memory: one member's fit and the copy of its
+    sample (``O(N D)``) at a time per job, plus the fitted members.
 
     Examples
     --------
@@ -325,7 +347,8 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     -----
     ``y_COM(x) = 1/L sum_l y_l(x)`` over models fitted on bootstrap samples (PRML §14.2,
     eqs. 14.7-14.14; Stuttgart "Introduction to Machine Learning" §2.6): averaging reduces
-    the variance part of the error and leaves the bias.
+    the variance part of the error and leaves the bias. Cost as for
+    :class:`BaggingClassifier`.
 
     Examples
     --------

@@ -107,6 +107,11 @@ class RandomForestClassifier(_ForestMixin, BaggingClassifier):
     ``rho`` lowers what bagging alone cannot remove. Class probabilities are the trees'
     leaf proportions averaged.
 
+    Cost: ``L`` trees, each ``O(D N log N)`` to sort its bootstrap sample's features plus
+    ``O(m N C)`` per level for the split search over ``m`` features (``C`` classes) and
+    ``O(D N)`` to partition them; memory ``O(D N)`` per tree being grown (``n_jobs`` at
+    once) and ``O(N C)`` per fitted tree for its nodes.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -189,6 +194,11 @@ class ExtraTreesClassifier(RandomForestClassifier):
     decrease is kept (Geurts, Ernst and Wehenkel 2006): more randomness than a random forest,
     so less correlated trees, and no sorting.
 
+    Cost: ``L`` trees of ``O(m N C)`` per level each (two passes over the node's samples per
+    examined feature: their range, then the class sums left of the threshold), about
+    ``O(m N C log N)`` per tree; memory ``O(N C)`` per tree being grown and per fitted
+    tree (``X`` is read in place).
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris
@@ -261,7 +271,8 @@ class RandomForestRegressor(_ForestMixin, BaggingRegressor):
     -----
     The average of regression trees grown on bootstrap samples with ``m`` random features
     per split (Stuttgart "Introduction to Machine Learning" §2.6); see
-    :class:`RandomForestClassifier`.
+    :class:`RandomForestClassifier`. Cost as there with ``C = 2`` statistics per sample
+    (``m = D`` by default, so each split scans every feature).
 
     Examples
     --------

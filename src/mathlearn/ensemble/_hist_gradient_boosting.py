@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import heapq
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -29,7 +30,11 @@ def _hgb_lib():
         i64, f64, ptr = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
         lib.hgb_grow_tree.restype = i64
         lib.hgb_grow_tree.argtypes = [ptr, i64, i64, ptr, ptr, f64, i64, i64, i64, i64, f64]
-        lib.hgb_grow_tree.argtypes += [f64] + [ptr] * 9
+        lib.hgb_grow_tree.argtypes += [f64] + [ptr] * 10
+        lib.hgb_pool_new.restype = ptr
+        lib.hgb_pool_new.argtypes = []
+        lib.hgb_pool_free.restype = None
+        lib.hgb_pool_free.argtypes = [ptr]
         lib._typed = True
     return lib
 
@@ -61,10 +66,15 @@ def bin_edges(X: np.ndarray, max_bins: int, rng: np.random.Generator) -> list[np
 
 
 def apply_bins(X: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
-    """Bin index of every entry: ``x`` goes to bin ``b`` when ``e[b-1] < x <= e[b]``."""
-    Xb = np.empty(X.shape, dtype=np.uint8)
+    """Bin index of every entry: ``x`` goes to bin ``b`` when ``e[b-1] < x <= e[b]``.
+
+    The result is the transpose of a C-contiguous (n_features, n_samples) array: each
+    feature's bins are contiguous, as the compiled grower reads them.
+    """
+    XbT = np.empty(X.shape[::-1], dtype=np.uint8)
     for j, e in enumerate(edges):
-        Xb[:, j] = np.searchsorted(e, np.ascontiguousarray(X[:, j]), side="left")
+        XbT[j] = np.searchsorted(e, np.ascontiguousarray(X[:, j]), side="left")
+    Xb = XbT.T
     return Xb
 
 
@@ -82,8 +92,16 @@ class _Grower:
         self.l2 = l2
         self.min_hess = min_hess
         self.lib = _hgb_lib()
-        # The C grower reads the bins feature by feature: one contiguous row per feature.
-        self.XbT = np.ascontiguousarray(Xb.T) if self.lib is not None else None
+        # The C grower reads the bins feature by feature: one contiguous row per feature,
+        # and keeps its histogram buffers from one tree to the next in a pool that lives
+        # as long as this grower.
+        self.XbT = np.ascontiguousarray(Xb.T) if self.lib is not None else None  # no copy
+        self._pool = None
+        if self.lib is not None:
+            self._pool = self.lib.hgb_pool_new()
+            if not self._pool:
+                raise MemoryError("could not allocate the tree grower's histogram pool.")
+            weakref.finalize(self, self.lib.hgb_pool_free, self._pool)
 
     def histogram(self, idx, g, h, const_h):
         """(3, d, B) sums of g, h and counts over the rows ``idx``, one bincount each."""
@@ -198,6 +216,7 @@ class _Grower:
             sj.ctypes.data,
             sb.ctypes.data,
             gain.ctypes.data,
+            self._pool,
         )
         if n_nodes < 0:
             raise MemoryError("growing the boosting tree ran out of memory.")
@@ -349,7 +368,7 @@ class _BaseHGB(BaseEstimator):
         if X_val is not None:
             F_val = np.tile(init, (X_val.shape[0], 1))
             val_scores.append(self._loss(kind, y_val, F_val, w_val))
-        all_idx = np.arange(n)
+        all_idx = np.arange(n) if grower.lib is None else None  # the NumPy route's root
         const_h = regression and np.all(w == w[0])
         leaf_value = None
         for _ in range(self.max_iter):
@@ -367,8 +386,13 @@ class _BaseHGB(BaseEstimator):
                     return _weighted_median(resid[idx], w[idx])
 
             elif kind == "binomial":
+                # g = w (p - y), h = w p (1 - p) with the same roundings, in place
                 p = sigmoid(F[:, 0])
-                Gs, Hss = [w * (p - y)], [w * p * (1.0 - p)]
+                h_ = w * p
+                h_ *= 1.0 - p
+                p -= y
+                p *= w
+                Gs, Hss = [p], [h_]
             else:
                 P = softmax(F, axis=1)
                 Gs = [w * (P[:, k] - onehot[:, k]) for k in range(K)]
@@ -475,6 +499,14 @@ _HGB_NOTES = """
     Early stopping (``early_stopping=True``, or ``"auto"`` with more than 10 000 samples)
     holds out ``validation_fraction`` and stops when none of the last ``n_iter_no_change``
     held-out losses is below the one before them by more than ``tol``.
+
+    Cost: binning sorts a subsample of each feature and maps ``X`` once (``O(D N log B)``
+    with ``B = max_bins``); each iteration sums histograms over the rows of the smaller
+    child at every split, ``O(D N log L)`` at worst for ``L = max_leaf_nodes`` leaves (the
+    rows of a level are summed once; subtraction gives the larger children), scans
+    ``O(L D B)`` bins, and updates the gradients in ``O(N)`` (``O(N K)`` for ``K`` classes).
+    Memory: the bins as bytes (``N D``), ``O(N K)`` for ``F`` and the gradients, and
+    ``O(L D B)`` for the histograms.
 """
 
 
@@ -722,7 +754,9 @@ class HistGradientBoostingClassifier(BaseClassifier, _BaseHGB):
         if np.any(np.bincount(y_idx, weights=w, minlength=K) <= 0):
             raise ValueError("Every class needs a positive total sample_weight.")
         if K == 2:
-            self._fit_hgb(X, y_idx.astype(np.float64), w, "binomial", 2)
+            y_float = y_idx.astype(np.float64)
+            del y_idx  # the float copy replaces it during the fit
+            self._fit_hgb(X, y_float, w, "binomial", 2)
         else:
             self._fit_hgb(X, y_idx, w, "multinomial", K)
         return self

@@ -26,17 +26,23 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 _INIT_PARAMS = {"kmeans", "k-means++", "random", "random_from_data"}
 
 
+# Rows per block of the E-step's product X [P_1 ... P_K] are chosen so that the block holds
+# at most this many doubles (2 MiB) and at most half as many as X: the products stay large
+# enough for BLAS while the working memory neither grows with N nor exceeds the data's.
+_BLOCK_DOUBLES = 1 << 18
+
+
 class _CAVISweep:
     """One CAVI sweep of the variational mixture: ``q(Z)`` given ``q(pi) q(mu, Lambda)``,
     then ``q(pi) q(mu, Lambda)`` given ``q(Z)``; the bound after it."""
 
-    def __init__(self, mixture, X, X2):
-        self.mixture, self.X, self.X2 = mixture, X, X2
+    def __init__(self, mixture, X):
+        self.mixture, self.X = mixture, X
 
     def update(self, X):
         m = self.mixture
-        self.log_resp = m._log_resp(self.X, self.X2)[1]
-        m._update_params(self.X, self.X2, np.exp(self.log_resp))
+        self.log_resp = m._log_resp(self.X)[1]
+        m._update_params(self.X, np.exp(self.log_resp))
 
     def elbo(self, X):
         return self.mixture._elbo(self.log_resp)
@@ -167,9 +173,13 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
     variational responsibilities.
 
     Quadratic forms of the E-step use the expansion ``x^T P x - 2 x^T P m + m^T P m`` on data
-    centred by their mean (one matrix product for all components); the M-step's scatter
-    matrices come from the same expansion and are recomputed from differences for a
-    component whose spread is small against its offset from the centre (cancellation).
+    centred by their mean (for a block of rows, one matrix product with all the components'
+    ``P_k`` side by side); the M-step's scatter matrices come from the same expansion and are
+    recomputed from differences for a component whose spread is small against its offset
+    from the centre (cancellation).
+
+    Cost per sweep: ``O(N K D^2 + K D^3)`` time for "full" (``O(N K D)`` for "diag");
+    memory ``O(N (K + D) + K D^2)`` besides ``X``: no array of size ``N D^2`` is formed.
 
     Examples
     --------
@@ -336,7 +346,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         a = 0.5 * nu
         return d * (-0.5 * np.log(beta) + gammaln(a)) - a * logdet_w
 
-    def _update_params(self, X, X2, resp):
+    def _update_params(self, X, resp):
         """``q(pi)`` and ``q(mu_k, Lambda_k)`` given the responsibilities."""
         n, d = X.shape
         nk = resp.sum(axis=0) + 10 * np.finfo(float).eps
@@ -357,7 +367,10 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         if self.covariance_type == "full":
             # N_k S_k = sum_n r_nk x x^T - N_k xbar xbar^T; recomputed from differences where
             # that cancels (spread small against the offset of the component from the centre).
-            second = (resp.T @ X2).reshape(-1, d, d)
+            # sum_n r_nk x_n x_n^T, one product per component (no N x D^2 array)
+            second = np.empty((len(nk), d, d))
+            for k in range(len(nk)):
+                np.matmul((X * resp[:, k, None]).T, X, out=second[k])
             scatter = second - nk[:, None, None] * xbar[:, :, None] * xbar[:, None, :]
             sdiag = np.diagonal(scatter, axis1=1, axis2=2)
             bad = np.flatnonzero(
@@ -392,7 +405,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             return log_v + np.concatenate([[0.0], np.cumsum(log_1mv)[:-1]])
         return digamma(self._wc) - digamma(self._wc.sum())
 
-    def _log_resp(self, X, X2=None):
+    def _log_resp(self, X):
         """Variational ``log rho_nk`` normaliser per row and ``log r_nk`` (working data)."""
         n, d = X.shape
         if self.covariance_type == "full":
@@ -401,10 +414,21 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             e_logdet += self._logdet_w
             P = self._w * self._nu[:, None, None]  # E[Lambda_k]
             Pm = np.einsum("kij,kj->ki", P, self._m)
+            K = P.shape[0]
+            # x^T P_k x for all k: the row x P_k of every component from one product with
+            # [P_1 ... P_K] (P_k symmetric), times x, and the D terms of each component
+            # summed by a product with the 0/1 matrix that adds them; a block of rows at a
+            # time.
+            Pcat = np.ascontiguousarray(P.transpose(1, 0, 2).reshape(d, K * d))
+            adder = np.kron(np.eye(K), np.ones((d, 1)))
+            quad = np.empty((n, K))
+            step = max(1, min(_BLOCK_DOUBLES, n * d // 2) // (K * d))
             with np.errstate(over="ignore", invalid="ignore"):
-                if X2 is None:
-                    X2 = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)
-                quad = X2 @ P.reshape(len(P), d * d).T
+                for a in range(0, n, step):
+                    Xb = X[a : a + step]
+                    Yb = Xb @ Pcat
+                    Yb.reshape(Xb.shape[0], K, d)[...] *= Xb[:, None, :]
+                    np.matmul(Yb, adder, out=quad[a : a + step])
                 quad -= 2.0 * (X @ Pm.T)
                 quad += np.einsum("ki,ki->k", self._m, Pm)
         else:
@@ -414,18 +438,23 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             with np.errstate(over="ignore", invalid="ignore"):
                 quad = (X * X) @ P.T - 2.0 * (X @ (self._m * P).T)
                 quad += np.einsum("kd,kd->k", self._m**2, P)
-        quad = np.where(np.isnan(quad), np.inf, np.maximum(quad, 0.0))
-        far = np.flatnonzero(np.max(np.abs(X), axis=1) > 2.0**40)
+        # The N x K arrays below are updated in place (same operations, same roundings): a
+        # sweep holds two of them, not six.
+        nan = np.isnan(quad)
+        np.maximum(quad, 0.0, out=quad)
+        quad[nan] = np.inf
+        far = np.flatnonzero((X > 2.0**40).any(axis=1) | (X < -(2.0**40)).any(axis=1))
         if far.size:
             # Far from the data the expansion loses every digit: differences instead.
             quad[far] = self._quad_from_differences(X[far])
-        log_rho = (
+        per_component = (
             self._expected_log_weights()
             + 0.5 * e_logdet
             - 0.5 * d * _LOG_2PI
             - 0.5 * d / self._beta
-            - 0.5 * quad
         )
+        quad *= 0.5
+        log_rho = np.subtract(per_component, quad, out=quad)
         top = log_rho.max(axis=1, keepdims=True)
         if not np.all(np.isfinite(top)):
             bad = np.flatnonzero(~np.isfinite(top[:, 0]))
@@ -434,8 +463,11 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
                 "of their spreads or more) that their squared distances are not floats; "
                 "their responsibilities and densities cannot be computed. Check X's scale."
             )
-        log_norm = np.log(np.exp(log_rho - top).sum(axis=1, keepdims=True)) + top
-        return log_norm[:, 0], log_rho - log_norm
+        shifted = log_rho - top
+        log_norm = np.log(np.exp(shifted, out=shifted).sum(axis=1, keepdims=True)) + top
+        del shifted
+        log_rho -= log_norm
+        return log_norm[:, 0], log_rho
 
     def _quad_from_differences(self, X):
         """``E[Lambda_k]``-weighted squared distances of rows ``X`` from ``m_k`` by
@@ -457,7 +489,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         n, d = log_resp.shape[0], self._m0.shape[0]
         k = self.n_components
         r = np.exp(log_resp)
-        entropy = -float(np.sum(r * log_resp))
+        entropy = -float(np.vdot(r, log_resp))  # no N x K temporary
         beta0, nu0 = self.mean_precision_prior_, self.degrees_of_freedom_prior_
         if self.covariance_type == "full":
             logdet_w0 = -2.0 * np.log(np.diag(cholesky_batched(self._cov0[None])[0])).sum()
@@ -512,17 +544,12 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             )
         Xw = self._set_frame(X)
         self._check_priors(X, Xw)
-        X2 = (
-            (Xw[:, :, None] * Xw[:, None, :]).reshape(n, d * d)
-            if self.covariance_type == "full"
-            else None
-        )
         rng = check_random_state(self.random_state)
         best, best_state = None, None
-        sweep = _CAVISweep(self, Xw, X2)
+        sweep = _CAVISweep(self, Xw)
         for _ in range(self.n_init):
             resp = _BaseMixture._initial_responsibilities(self, Xw, rng)
-            self._update_params(Xw, X2, resp)
+            self._update_params(Xw, resp)
             result = coordinate_ascent(
                 sweep,
                 None,

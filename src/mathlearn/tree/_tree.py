@@ -26,9 +26,13 @@ so no node sorts anything. It runs as one call into the compiled helper ``mathle
 same tree as the NumPy route below (:func:`_grow_numpy`) up to the rounding of sums: the NumPy
 route is kept as the reference and as the fallback of a source tree where the helper was
 never built. With ``max_features`` below the number of features the two routes draw their
-candidate features from different random streams. Prediction (:meth:`Tree.apply`) is one
-compiled descent per row in the same helper, with the level-by-level NumPy descent as its
-fallback.
+candidate features from different random streams. The "random" splitter (extremely
+randomised trees: one threshold per candidate feature, drawn uniformly in the node's range)
+presorts nothing; the same helper grows it on one array of sample ids partitioned in place,
+``O(N max_features)`` per tree level, with its own random stream for the features and
+thresholds (the NumPy route draws from ``rng``). The helper reads ``X`` through its strides,
+so it is never copied. Prediction (:meth:`Tree.apply`) is one compiled descent per
+row in the same helper, with the level-by-level NumPy descent as its fallback.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from scipy.special import xlogy
 
 from .._ext import load as _load_ext
 
-__all__ = ["Tree", "build_tree", "prune_tree", "pruning_path"]
+__all__ = ["Tree", "build_tree", "presort", "prune_tree", "pruning_path"]
 
 # A node whose impurity is below EPS is pure. (Unlike scikit-learn, which merges values
 # closer than 1e-7, any two distinct doubles can be split, so data at scale 1e-300 work.)
@@ -294,10 +298,13 @@ def build_tree(
     ``Y`` is the one-hot class matrix (classification) or the column ``y`` (regression);
     ``w`` the sample weights. The node statistics are ``sum_i w_i Y_i`` per class, or
     ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
-    ``np.argsort(X, axis=0, kind="stable")`` when the caller grows many trees on one ``X``
-    (gradient boosting), so it is computed once.
+    :func:`presort` of ``X`` (or ``np.argsort(X, axis=0, kind="stable")``) when the caller
+    grows many trees on one ``X`` (boosting), so it is computed once.
     """
-    compiled = splitter == "best" and X.shape[0] > 0 and _cart_lib() is not None
+    n = X.shape[0]
+    # The compiled "best" splitter keeps sample ids in 32 bits (half the memory of the
+    # sorted columns); more samples than that take the NumPy route.
+    compiled = 0 < n and (splitter == "random" or n < _INT32_LIMIT) and _cart_lib() is not None
     grow: Callable[..., Tree] = _grow_compiled if compiled else _grow_numpy
     return grow(
         X,
@@ -317,6 +324,18 @@ def build_tree(
 
 
 _CRITERIA = {"gini": 0, "entropy": 1, "log_loss": 1, "squared_error": 2}
+_INT32_LIMIT = 2**31
+
+
+def presort(X: np.ndarray) -> np.ndarray:
+    """``np.argsort(X, axis=0, kind="stable")`` with 32-bit indices where they suffice,
+    sorted one column at a time into a feature-major array (the layout the compiled grower
+    partitions), returned as its (n_samples, n_features) transpose."""
+    n, d = X.shape
+    out = np.empty((d, n), dtype=np.int32 if n < _INT32_LIMIT else np.intp)
+    for j in range(d):
+        out[j] = np.argsort(X[:, j], kind="stable")
+    return out.T
 
 
 def _cart_lib():
@@ -325,9 +344,12 @@ def _cart_lib():
         i64, f64 = ctypes.c_int64, ctypes.c_double
         ptr = ctypes.c_void_p
         lib.cart_grow.restype = i64
-        lib.cart_grow.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int, i64, i64]
+        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int]
+        lib.cart_grow.argtypes += [i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
+        lib.cart_grow_random.restype = i64
+        lib.cart_grow_random.argtypes = lib.cart_grow.argtypes
         lib.cart_apply.restype = None
         lib.cart_apply.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr]
         lib._typed = True
@@ -350,8 +372,8 @@ def _grow_compiled(
     rng,
     presorted_order,
 ) -> Tree:
-    """:func:`build_tree` with the "best" splitter (``splitter`` is that), grown by
-    ``_ext._cart.cart_grow``."""
+    """:func:`build_tree` grown by ``_ext._cart``: ``cart_grow`` on presorted features for
+    the "best" splitter, ``cart_grow_random`` on one array of sample ids for "random"."""
     lib = _cart_lib()
     n, d = X.shape
     if criterion == "squared_error":
@@ -359,14 +381,26 @@ def _grow_compiled(
     else:
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
     C = Yw.shape[1]
-    XT = np.ascontiguousarray(X.T, dtype=np.float64)
-    if presorted_order is None:
-        order = np.argsort(XT, axis=1, kind="stable").astype(np.int64, copy=False)
+    # The helper reads X through its strides: no transposed copy (an N x D array per tree).
+    if X.dtype != np.float64 or not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n)
+    if splitter == "random":
+        grow = lib.cart_grow_random
+        order = np.arange(n, dtype=np.int64)
     else:
-        order = np.array(presorted_order.T, dtype=np.int64, order="C")
+        grow = lib.cart_grow
+        if presorted_order is None:
+            order = presort(X).T  # feature-major, C-contiguous, 32-bit
+        else:  # the helper partitions it in place: a copy of the caller's
+            order = np.array(presorted_order.T, dtype=np.int32, order="C")
     w = np.ascontiguousarray(w, dtype=np.float64)
-    seed = int(rng.integers(0, 2**63)) if max_features < d else 0
+    seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
+    # A binary tree with non-empty leaves has at most 2 n - 1 nodes, and at most
+    # 2^(depth + 1) - 1 below a depth limit (15 for boosting's depth-3 trees).
     m = max(2 * n - 1, 1)
+    if max_depth is not None and max_depth < 62:
+        m = min(m, 2 ** (int(max_depth) + 1) - 1)
     V = 1 if criterion == "squared_error" else C
     left = np.empty(m, dtype=np.int64)
     right = np.empty(m, dtype=np.int64)
@@ -378,8 +412,10 @@ def _grow_compiled(
     wnns = np.empty(m)
     depth = np.zeros(1, dtype=np.int64)
     max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
-    count = lib.cart_grow(
-        XT.ctypes.data,
+    count = grow(
+        X.ctypes.data,
+        sx,
+        sf,
         Yw.ctypes.data,
         w.ctypes.data,
         order.ctypes.data,
@@ -407,15 +443,23 @@ def _grow_compiled(
     )
     if count < 0:
         raise MemoryError("growing the tree ran out of memory.")
+    del order
+    # The buffers shrunk in place to the nodes grown (realloc, no copy): a view would keep
+    # the whole (2 n - 1)-node buffer alive with the fitted tree (a hundred boosting stages
+    # of 15 nodes held 100 x 4 such buffers), a copy would double the peak.
+    arrays = [left, right, feat, thr, value, imp, nns, wnns]
+    for a in arrays:
+        a.resize((count, *a.shape[1:]), refcheck=False)
+    left, right, feat, thr, value, imp, nns, wnns = arrays
     return Tree(
-        children_left=left[:count].astype(np.intp, copy=False),
-        children_right=right[:count].astype(np.intp, copy=False),
-        feature=feat[:count].astype(np.intp, copy=False),
-        threshold=thr[:count].copy(),
-        value=value[:count].copy(),
-        impurity=imp[:count].copy(),
-        n_node_samples=nns[:count].astype(np.intp, copy=False),
-        weighted_n_node_samples=wnns[:count].copy(),
+        children_left=left.astype(np.intp, copy=False),
+        children_right=right.astype(np.intp, copy=False),
+        feature=feat.astype(np.intp, copy=False),
+        threshold=thr,
+        value=value,
+        impurity=imp,
+        n_node_samples=nns.astype(np.intp, copy=False),
+        weighted_n_node_samples=wnns,
         max_depth=int(depth[0]),
     )
 
