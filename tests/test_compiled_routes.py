@@ -245,10 +245,11 @@ def test_smo_solver_routes_agree(rng, monkeypatch, kind):
     np.testing.assert_allclose(small.intercept_, large.intercept_, rtol=0, atol=1e-8)
 
 
+@pytest.mark.parametrize("user_major", [True, False])
 @pytest.mark.parametrize("shuffle", ["users", "full", "none"])
 @pytest.mark.parametrize("biases", [True, False])
 @pytest.mark.parametrize("k", [3, 8, 10])
-def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k, shuffle):
+def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k, shuffle, user_major):
     # Plain SGD (batch_size=1): the compiled epoch (mathlearn._ext._sgdmf) and the Python loop
     # do the same IEEE operations in the same order (the dot product's fixed partial sums
     # included, for k below, at and past a multiple of 4), so they agree bit for bit; the
@@ -261,11 +262,15 @@ def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k, shuffle):
     if _ext.load("_sgdmf") is None:
         pytest.skip("_sgdmf not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
+    if not user_major:  # the ratings stored in no particular order
+        p = np.random.default_rng(3).permutation(r.nnz)
+        r = type(r)(r.users[p], r.items[p], r.values[p], r.user_ids, r.item_ids)
     kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
     kw["biases"], kw["shuffle"] = biases, shuffle
     compiled = SGDMatrixFactorization(k, **kw).fit(r)
     monkeypatch.setattr(sgd_module, "_compiled_epoch", lambda: None)
     monkeypatch.setattr(sgd_module, "_compiled_user_order", lambda: None)
+    monkeypatch.setattr(sgd_module, "_compiled_sse", lambda: None)
     loop = SGDMatrixFactorization(k, **kw).fit(r)
     for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_", "objective_"):
         np.testing.assert_array_equal(getattr(compiled, name), getattr(loop, name))

@@ -51,6 +51,30 @@ def test_sgd_batch_one_is_the_notes_update_rule():
     np.testing.assert_allclose(m.user_bias_, bu, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("biases", [True, False])
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_sgd_objective_is_the_documented_sum_at_the_fitted_factors(biases, batch_size):
+    # objective_[-1] against the formula evaluated directly (math.fsum, correctly rounded):
+    # the helper adds ~180 squares one after another, so its relative error is below
+    # 180 eps (a few 1e-14) plus the dot products' own rounding.
+    import math
+
+    r = _small(2)
+    lam = 0.05
+    m = SGDMatrixFactorization(5, regularization=lam, max_iter=3, biases=biases,
+                               batch_size=batch_size, random_state=1).fit(r)  # fmt: skip
+    P, Q, bu, bi = m.user_factors_, m.item_factors_, m.user_bias_, m.item_bias_
+    e = r.values - m.offset_ - bu[r.users] - bi[r.items] - np.sum(P[r.users] * Q[r.items], 1)
+    n_u, n_i = (
+        np.bincount(r.users, minlength=r.shape[0]),
+        np.bincount(r.items, minlength=r.shape[1]),
+    )
+    pen = math.fsum(n_u * (np.sum(P**2, 1) + bu**2)) + math.fsum(n_i * (np.sum(Q**2, 1) + bi**2))
+    expected = math.fsum(e**2) + lam * pen
+    assert m.objective_[-1] == pytest.approx(expected, rel=1e-12)
+    assert len(m.objective_) == 3
+
+
 def test_sgd_minibatch_reaches_the_als_objective():
     r = _small(1)
     lam = 0.05

@@ -38,7 +38,7 @@ ABI_VERSIONS = {
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,
-    "_sgdmf": 3,
+    "_sgdmf": 4,
     "_smo": 1,
 }
 

@@ -29,7 +29,7 @@ struct sgdmf_rating {
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sgdmf_abi_version(void) { return 3; }
+ML_EXPORT int sgdmf_abi_version(void) { return 4; }
 
 /* The visiting order of shuffle="users": the users' segments [indptr[u], indptr[u + 1]) of
  * src (the ratings' indices in user-major order) in the order user_order, each segment
@@ -51,6 +51,54 @@ ML_EXPORT void sgdmf_user_order(int64_t n_users, const int64_t *user_order,
         }
         c += n;
     }
+}
+
+/* The same order written as rating records: out[c] = records[the c-th index above], where
+ * records holds the ratings in user-major order (records[a] is rating src[a]). One pass
+ * builds the epoch's visiting sequence, without the index array and its gather. */
+ML_EXPORT void sgdmf_user_records(int64_t n_users, const int64_t *user_order,
+                                  const int64_t *indptr, const struct sgdmf_rating *records,
+                                  const int64_t *swap, struct sgdmf_rating *out) {
+    int64_t c = 0;
+    for (int64_t s = 0; s < n_users; ++s) {
+        int64_t u = user_order[s], lo = indptr[u], n = indptr[u + 1] - lo;
+        struct sgdmf_rating *o = out + c;
+        for (int64_t a = 0; a < n; ++a) o[a] = records[lo + a];
+        for (int64_t a = n - 1; a > 0; --a) {
+            int64_t b = swap[lo + a];
+            struct sgdmf_rating tmp = o[a];
+            o[a] = o[b];
+            o[b] = tmp;
+        }
+        c += n;
+    }
+}
+
+/* The sum of squared residuals sum_n e_n^2, e_n = r - mu - bu[u] - bi[i] - p . q (the
+ * epoch's residual, its dot product in the same fixed order), added sequentially over the
+ * ratings in the order given (bu, bi may be all zeros). */
+ML_EXPORT double sgdmf_sse(int64_t n_ratings, int64_t k, const int64_t *users,
+                           const int64_t *items, const double *values, const double *P,
+                           const double *Q, const double *bu, const double *bi, double mu) {
+    int64_t m = k - k % 4;
+    double total = 0.0;
+    for (int64_t n = 0; n < n_ratings; ++n) {
+        int64_t u = users[n], i = items[n];
+        const double *p = P + u * k, *q = Q + i * k;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int64_t f = 0;
+        for (; f < m; f += 4) {
+            s0 += p[f] * q[f];
+            s1 += p[f + 1] * q[f + 1];
+            s2 += p[f + 2] * q[f + 2];
+            s3 += p[f + 3] * q[f + 3];
+        }
+        for (; f < k; ++f) s0 += p[f] * q[f];
+        double dot = (s0 + s1) + (s2 + s3);
+        double e = values[n] - mu - bu[u] - bi[i] - dot;
+        total += e * e;
+    }
+    return total;
 }
 
 ML_EXPORT void sgdmf_epoch(int64_t n_ratings, int64_t k, const struct sgdmf_rating *ratings,
