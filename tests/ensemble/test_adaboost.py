@@ -118,3 +118,57 @@ def test_rounds_equal_stumps_fitted_by_their_public_fit():
         np.testing.assert_array_equal(est.classes_, ref.classes_)
         for name in ("feature", "threshold", "value", "n_node_samples"):
             np.testing.assert_array_equal(getattr(est.tree_, name), getattr(ref.tree_, name))
+
+
+class _RecordingTree(ClassifierMixin, BaseEstimator):
+    """A depth-2 tree (composition, so the ensemble calls ``fit`` with the weights) that
+    keeps the weights it was fitted with."""
+
+    seen: list = []
+
+    def fit(self, X, y, sample_weight):
+        type(self).seen.append(np.array(sample_weight, copy=True))
+        self.tree_ = DecisionTreeClassifier(max_depth=2).fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.tree_.classes_
+        return self
+
+    def predict(self, X):
+        return self.tree_.predict(X)
+
+
+@pytest.mark.parametrize("learning_rate", [1.0, 60.0])
+def test_sample_weights_are_the_weights_each_round_used(learning_rate):
+    # sample_weights_ is regenerated from one bit per sample and round: it must equal, bit
+    # for bit, the weights each learner was given, through the rescaling that very large
+    # alphas trigger (learning_rate 60: the weights pass 1e150 within a few rounds).
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((150, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 + 0.5 * rng.standard_normal(150) > 0.5).astype(int)
+    sw = rng.uniform(0.5, 2.0, 150)
+    _RecordingTree.seen = []
+    clf = AdaBoostClassifier(_RecordingTree(), n_estimators=12, learning_rate=learning_rate)
+    clf.fit(X, y, sample_weight=sw)
+    hist = clf.sample_weights_
+    assert hist.shape == (clf.n_estimators_ + 1, 150)
+    rounds = len(_RecordingTree.seen)
+    np.testing.assert_array_equal(hist[:rounds], np.array(_RecordingTree.seen))
+    if learning_rate > 1:
+        assert np.any(np.diff(hist.sum(axis=1)) < 0)  # a rescaling happened
+    with pytest.raises(AttributeError):
+        AdaBoostClassifier().sample_weights_
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_extreme_sample_weight_scales_give_the_same_committee(scale):
+    # epsilon and alpha depend on the weights' ratios only: sample weights scaled by 1e+-300
+    # give the same stumps and alphas (to rounding) and finite weights throughout.
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((120, 3))
+    y = (X[:, 0] - X[:, 2] + 0.4 * rng.standard_normal(120) > 0).astype(int)
+    sw = rng.uniform(0.5, 2.0, 120)
+    ref = AdaBoostClassifier(n_estimators=15).fit(X, y, sample_weight=sw)
+    got = AdaBoostClassifier(n_estimators=15).fit(X, y, sample_weight=scale * sw)
+    np.testing.assert_allclose(got.estimator_weights_, ref.estimator_weights_, rtol=1e-12)
+    np.testing.assert_array_equal(got.predict(X), ref.predict(X))
+    hist = got.sample_weights_
+    assert np.all(np.isfinite(hist)) and np.all(hist.sum(axis=1) > 0)

@@ -244,3 +244,21 @@ def test_constant_feature_and_identical_samples():
     np.testing.assert_array_equal(reg.feature_importances_, np.zeros(2))
     clf = GradientBoostingClassifier(n_estimators=3).fit(X, [0, 1] * 5)
     np.testing.assert_allclose(clf.predict_proba(X), 0.5)
+
+
+@pytest.mark.parametrize("exponent", [-996, 996])
+@pytest.mark.parametrize("model", [GradientBoostingClassifier, GradientBoostingRegressor])
+def test_extreme_sample_weight_scales_give_the_same_fit(model, exponent):
+    # Every weighted quantity of the fit is a ratio of weighted sums, so weights scaled by
+    # 2^e (about 1e+-300: exact) must give the same model bit for bit; their products
+    # overflowed or underflowed before (a different committee, silently).
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 3))
+    y = (X[:, 0] - X[:, 2] + 0.4 * rng.standard_normal(300) > 0).astype(int)
+    sw = rng.uniform(0.5, 2.0, 300)
+    kw = {"n_estimators": 20, "subsample": 0.8, "random_state": 0}
+    ref = model(**kw).fit(X, y, sample_weight=sw)
+    got = model(**kw).fit(X, y, sample_weight=np.ldexp(sw, exponent))
+    np.testing.assert_array_equal(got.predict(X), ref.predict(X))
+    np.testing.assert_array_equal(got.train_score_, ref.train_score_)
+    np.testing.assert_array_equal(got.oob_improvement_, ref.oob_improvement_)

@@ -237,6 +237,24 @@ def test_degenerate_data_give_single_leaf():
     np.testing.assert_allclose(reg.predict(X[:1]), [7.0])
 
 
+@pytest.mark.parametrize("exponent", [-996, -664, 664, 996])
+def test_extreme_sample_weight_scales_give_the_same_tree(exponent):
+    # The criteria depend on the weights' ratios only; at 1e+-200 their sums of squares
+    # overflow or underflow unless the weights are rescaled first (a wrong root split was
+    # chosen silently before). Weights scaled by 2^e (about 1e+-200 and 1e+-300: exact, so
+    # nothing may change) give the same tree bit for bit, weighted node counts times 2^e.
+    X, y, yr = _data(n=100)
+    sw = np.random.default_rng(4).uniform(0.5, 2.0, 100)
+    for model, target in ((DecisionTreeClassifier, y), (DecisionTreeRegressor, yr)):
+        ref = model(max_depth=3).fit(X, target, sample_weight=sw).tree_
+        got = model(max_depth=3).fit(X, target, sample_weight=np.ldexp(sw, exponent)).tree_
+        for name in ("feature", "threshold", "n_node_samples", "value", "impurity"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+        np.testing.assert_array_equal(
+            got.weighted_n_node_samples, np.ldexp(ref.weighted_n_node_samples, exponent)
+        )
+
+
 def test_extreme_scales():
     X, y, yr = _data(n=100)
     for scale, shift in [(1e-300, 0.0), (1e300, 0.0), (1.0, 1e12)]:

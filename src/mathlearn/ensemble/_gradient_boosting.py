@@ -136,6 +136,10 @@ class _BaseGradientBoosting(BaseEstimator):
     def _boost(self, X, y, w, loss, stratify):
         """Run the stages; ``y`` is already in the loss's units (indices or scaled values)."""
         rng = check_random_state(self.random_state)
+        # Every weighted quantity here is a ratio of weighted sums (weighted means, Newton
+        # steps, weight fractions), but weights far from 1 overflow or underflow their
+        # products: scale them by a power of two (exact) to a largest entry in [1/2, 1).
+        w = np.ldexp(w, -int(np.frexp(float(w.max()))[1])) if w.max() > 0 else w
         if self.n_iter_no_change is not None:
             X, X_val, y, y_val, w, w_val = self._split_validation(X, y, w, rng, stratify)
             if stratify and np.unique(y).shape[0] < loss.K + (loss.K == 1):

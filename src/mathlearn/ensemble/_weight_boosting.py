@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,6 +12,26 @@ from ..utils._param_validation import HasMethods, Interval
 from ..utils.validation import check_random_state, check_sample_weight, validate_data
 
 __all__ = ["AdaBoostClassifier"]
+
+
+def _reweight(w: np.ndarray, alpha: float, miss: np.ndarray) -> np.ndarray:
+    """``w_n exp(alpha I(miss_n))``, rescaled to sum 1 once its largest entry passes 1e150
+    (rescaling changes no epsilon; it keeps the weights finite).
+
+    Where ``max(w) exp(alpha)`` would overflow (a round with a tiny weighted error, or a
+    large ``learning_rate``, gives an ``alpha`` of hundreds), the same weights are formed
+    times ``exp(-alpha) / max(w)``, ``w_n / max(w) exp(-alpha I(not miss_n))``, and rescaled
+    to sum 1."""
+    top = float(w.max())
+    if top > 0.0 and math.log(top) + alpha > 700.0:
+        w = (w / top) * np.exp(-alpha * ~miss)
+        return w / w.sum()
+    w = w * np.exp(alpha * miss)
+    top = float(w.max())
+    if top > 1e150:
+        w = w / top  # first to at most 1, so that the sum of N of them cannot overflow
+        w = w / w.sum()
+    return w
 
 
 class AdaBoostClassifier(BaseClassifier):
@@ -37,7 +58,8 @@ class AdaBoostClassifier(BaseClassifier):
         Weighted error ``epsilon_m`` of each round.
     sample_weights_ : ndarray of shape (n_estimators_ + 1, n_samples)
         The unnormalised weights ``w^(m)`` before round ``m`` (row 0: the initial weights,
-        ``1/N`` times ``sample_weight``) and after the last round.
+        ``1/N`` times ``sample_weight``) and after the last round; regenerated on access
+        from what the fit keeps (the initial weights and one bit per sample and round).
     n_estimators_ : int
     classes_ : ndarray of shape (n_classes,)
 
@@ -70,8 +92,9 @@ class AdaBoostClassifier(BaseClassifier):
 
     Cost: ``M`` rounds, each a weighted fit of the learner and a prediction on the ``N``
     training points; with the default stump, ``O(D N log N)`` to sort the features and
-    ``O(D N K)`` to scan them per round. Memory: one learner's fit (``O(D N)`` for a stump)
-    and the ``M`` weight vectors kept in ``sample_weights_`` (``O(M N)``).
+    ``O(D N K)`` to scan them per round. Memory: one learner's fit (``O(D N)`` for a stump;
+    with the default stumps, the features' sort order, 4 bytes per entry, shared by the
+    rounds) and the weight history as ``M N`` bits.
 
     Examples
     --------
@@ -138,10 +161,10 @@ class AdaBoostClassifier(BaseClassifier):
             self.estimator if self.estimator is not None else DecisionTreeClassifier(max_depth=1)
         )
         estimators, alphas, errors = [], [], []
-        # w^(m) of every round, written in place (a list stacked at the end held it twice)
-        history = np.empty((self.n_estimators + 1, n))
-        history[0] = w
-        rows = 1
+        # The weight history is kept as what regenerates it exactly (see sample_weights_):
+        # the initial weights, and per round the misclassified samples as bits and whether
+        # the weights were updated. M x N floats would be 40 MB at 1e5 x 50 rounds.
+        w0, miss_bits, updated = w, [], []
         # Our trees are fitted without re-validating X and y each round, and all rounds
         # share one sort of the features (the rounds differ only in the weights).
         member = isinstance(base, DecisionTreeClassifier)
@@ -169,26 +192,45 @@ class AdaBoostClassifier(BaseClassifier):
                 break
             estimators.append(est)
             errors.append(eps)
+            miss_bits.append(np.packbits(miss))
             if eps <= 0.0:
                 alphas.append(1.0 + float(np.sum(alphas)))
-                history[rows] = w
-                rows += 1
+                updated.append(False)
                 break
             alpha = self.learning_rate * (np.log((1.0 - eps) / eps) + np.log(K - 1.0))
             alphas.append(alpha)
-            w = w * np.exp(alpha * miss)
-            # Rescaling does not change any epsilon; it keeps the weights finite.
-            if w.max() > 1e150:
-                w = w / w.sum()
-            history[rows] = w
-            rows += 1
+            updated.append(True)
+            w = _reweight(w, alpha, miss)
         self.estimators_ = estimators
         self.estimator_weights_ = np.asarray(alphas)
         self.estimator_errors_ = np.asarray(errors)
-        history.resize((rows, n), refcheck=False)  # in place: no copy
-        self.sample_weights_ = history
+        self._weight_history = (w0, np.array(miss_bits, dtype=np.uint8).reshape(len(alphas), -1),
+                                np.array(updated, dtype=bool))  # fmt: skip
         self.n_estimators_ = len(estimators)
         return self
+
+    @property
+    def sample_weights_(self) -> np.ndarray:
+        """ndarray of shape (n_estimators_ + 1, n_samples): the unnormalised weights
+        ``w^(m)`` before round ``m`` (row 0: the initial weights, ``1/N`` times
+        ``sample_weight``) and after the last round.
+
+        Regenerated on access from the initial weights, the rounds' ``alpha_m`` and their
+        misclassified samples (kept as bits), by the fit's own operations in the same order,
+        so the values are those the fit used, bit for bit.
+        """
+        try:
+            w, bits, updated = self._weight_history
+        except AttributeError:
+            raise AttributeError("sample_weights_ is set by fit") from None
+        n = w.shape[0]
+        out = np.empty((updated.shape[0] + 1, n))
+        out[0] = w
+        for m, (alpha, upd) in enumerate(zip(self.estimator_weights_, updated, strict=True)):
+            if upd:
+                w = _reweight(w, alpha, np.unpackbits(bits[m], count=n).astype(bool))
+            out[m + 1] = w
+        return out
 
     def _votes(self, X, n_rounds=None):
         K = self.classes_.shape[0]

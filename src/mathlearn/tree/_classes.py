@@ -58,6 +58,14 @@ class _BaseTree(BaseEstimator):
     def _grow(self, X, Y, sample_weight, criterion, presorted_order=None):
         n = X.shape[0]
         w = check_sample_weight(sample_weight, X)
+        # The split criteria depend on the weights' ratios only, but their sums of squares
+        # overflow or underflow for weights far from 1 (1e+-200 gave a wrong root split).
+        # Weights are grown at a power-of-two scale with largest entry in [1/2, 1), which is
+        # exact, and the tree's weighted counts are scaled back.
+        top = float(w.max()) if w.size else 0.0
+        exponent = int(np.frexp(top)[1]) if top > 0 else 0
+        if exponent:
+            w = np.ldexp(w, -exponent)
         mss = self.min_samples_split
         mss = mss if isinstance(mss, Integral) else max(2, ceil(mss * n))
         msl = self.min_samples_leaf
@@ -78,6 +86,8 @@ class _BaseTree(BaseEstimator):
             rng=check_random_state(self.random_state),
             presorted_order=presorted_order if self.splitter == "best" else None,
         )
+        if exponent:
+            tree.weighted_n_node_samples = np.ldexp(tree.weighted_n_node_samples, exponent)
         self._full_tree = tree
         return self
 
