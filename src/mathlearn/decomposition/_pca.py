@@ -370,7 +370,12 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             else:
                 s_all = np.sqrt(np.clip(w, 0.0, None))[: min(n, d)]
                 s = s_all[:rank]
-                Vt = (V[:, :rank].T @ X) / s[:, None]
+                # Only the axes that will be kept (all of them for a variance fraction,
+                # which is resolved later): a rank x D array for k of them is D x N memory
+                # spent on wide data.
+                rows = min(want, rank) if isinstance(want, int) else rank
+                Vt = V[:, :rows].T @ X
+                Vt /= s[:rows, None]
                 U = V[:, :rank]
         if solver == "covariance":
             w, V = np.linalg.eigh(C)
