@@ -168,7 +168,7 @@ class FactorAnalysis(
         wide = n < d
         with np.errstate(over="ignore", invalid="ignore"):  # checked just below
             if wide:
-                data = Xc / np.sqrt(n)
+                data = np.divide(Xc, np.sqrt(n), out=Xc)  # in place: one N x D array
                 self._var = np.einsum("ij,ij->j", data, data)
                 finite = bool(np.all(np.isfinite(self._var)))
             else:
@@ -176,10 +176,13 @@ class FactorAnalysis(
                 self._var = np.diag(data).copy()
                 finite = bool(np.all(np.isfinite(data)))
         if not finite:
+            with np.errstate(over="ignore", invalid="ignore"):
+                bad = float(np.max(np.abs(X - self.mean_)))
             raise ValueError(
                 "the sample covariance of X overflows float64 (entries of X up to "
-                f"{float(np.max(np.abs(Xc))):.3g} from their mean); rescale X."
+                f"{bad:.3g} from their mean); rescale X."
             )
+        del Xc  # the iteration needs only `data` (the wide route's is Xc itself, scaled)
         vmax = float(np.max(self._var))
         if not vmax >= np.finfo(float).tiny:
             raise ValueError(
