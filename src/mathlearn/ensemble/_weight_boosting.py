@@ -56,10 +56,11 @@ class AdaBoostClassifier(BaseClassifier):
         ``alpha_m``.
     estimator_errors_ : ndarray of shape (n_estimators_,)
         Weighted error ``epsilon_m`` of each round.
-    sample_weights_ : ndarray of shape (n_estimators_ + 1, n_samples)
-        The unnormalised weights ``w^(m)`` before round ``m`` (row 0: the initial weights,
-        ``1/N`` times ``sample_weight``) and after the last round; regenerated on access
-        from what the fit keeps (the initial weights and one bit per sample and round).
+    sample_weights_ : ndarray of shape (n_rounds + 1, n_samples)
+        ``n_rounds`` is ``n_estimators_``. The unnormalised weights ``w^(m)`` before round
+        ``m`` (row 0: the initial weights, ``1/N`` times ``sample_weight``) and after the
+        last round; regenerated on access from what the fit keeps (the initial weights and
+        one bit per sample and round).
     n_estimators_ : int
     classes_ : ndarray of shape (n_classes,)
 
@@ -211,9 +212,8 @@ class AdaBoostClassifier(BaseClassifier):
 
     @property
     def sample_weights_(self) -> np.ndarray:
-        """ndarray of shape (n_estimators_ + 1, n_samples): the unnormalised weights
-        ``w^(m)`` before round ``m`` (row 0: the initial weights, ``1/N`` times
-        ``sample_weight``) and after the last round.
+        """The unnormalised weights ``w^(m)`` before round ``m``, one row per round (row 0:
+        the initial weights, ``1/N`` times ``sample_weight``) and one after the last round.
 
         Regenerated on access from the initial weights, the rounds' ``alpha_m`` and their
         misclassified samples (kept as bits), by the fit's own operations in the same order,
