@@ -127,10 +127,15 @@ class RandomFourierFeatures(ComponentNamesMixin, TransformerMixin, BaseEstimator
         """The features ``m^{-1/2} [cos(X W), sin(X W)]``, shape (n_samples, 2 n_frequencies)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        P = X @ self.random_weights_
-        m = P.shape[1]
+        W = self.random_weights_
+        m = W.shape[1]
         out = np.empty((X.shape[0], 2 * m))
-        np.cos(P, out=out[:, :m])
-        np.sin(P, out=out[:, m:])
+        # The projections X W by blocks of about 256 kB: an N x m temporary would add half
+        # the output's size to the peak memory.
+        step = max(1, (1 << 15) // max(m, 1))
+        for s in range(0, X.shape[0], step):
+            P = X[s : s + step] @ W
+            np.cos(P, out=out[s : s + step, :m])
+            np.sin(P, out=out[s : s + step, m:])
         out *= 1.0 / np.sqrt(m)
         return out
