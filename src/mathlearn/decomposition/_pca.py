@@ -54,12 +54,20 @@ def randomized_range_svd(
     size = min(k + n_oversamples, n, d)
     Q = rng.standard_normal((d, size))
     for _ in range(n_iter):
-        Q = _lu_basis(X @ Q)
+        Q = _lu_basis(_tall_product(X, Q))
         Q = _lu_basis(X.T @ Q)
-    Q, _ = np.linalg.qr(X @ Q)
+    Q = sla.qr(_tall_product(X, Q), mode="economic", overwrite_a=True, check_finite=False)[0]
     B = Q.T @ X
     Uh, s, Vt = np.linalg.svd(B, full_matrices=False)
-    return (Q @ Uh)[:, :k], s[:k], Vt[:k]
+    U = Q @ Uh[:, :k]
+    return U, s[:k], Vt[:k]
+
+
+def _tall_product(X: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """``X Q`` (N x size) in column-major order, as ``(Q^T X^T)^T``: LAPACK factorises it in
+    place (``overwrite_a``), where a row-major product would be copied first; the tall
+    N x size blocks are the method's memory beyond X."""
+    return (Q.T @ X.T).T
 
 
 def _lu_basis(Y: np.ndarray) -> np.ndarray:
