@@ -31,6 +31,21 @@ struct sgdmf_rating {
 
 ML_EXPORT int sgdmf_abi_version(void) { return 4; }
 
+/* p . q in the fixed order described above (four sequential partial sums, the tail into
+ * the first, combined as (s0 + s1) + (s2 + s3)): the epoch and the objective share it. */
+static double dot_fixed(const double *p, const double *q, int64_t k) {
+    int64_t m = k - k % 4, f = 0;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (; f < m; f += 4) {
+        s0 += p[f] * q[f];
+        s1 += p[f + 1] * q[f + 1];
+        s2 += p[f + 2] * q[f + 2];
+        s3 += p[f + 3] * q[f + 3];
+    }
+    for (; f < k; ++f) s0 += p[f] * q[f];
+    return (s0 + s1) + (s2 + s3);
+}
+
 /* The visiting order of shuffle="users": the users' segments [indptr[u], indptr[u + 1]) of
  * src (the ratings' indices in user-major order) in the order user_order, each segment
  * shuffled by Fisher-Yates with the draws given: for a = n - 1 down to 1, the entries at
@@ -80,21 +95,10 @@ ML_EXPORT void sgdmf_user_records(int64_t n_users, const int64_t *user_order,
 ML_EXPORT double sgdmf_sse(int64_t n_ratings, int64_t k, const int64_t *users,
                            const int64_t *items, const double *values, const double *P,
                            const double *Q, const double *bu, const double *bi, double mu) {
-    int64_t m = k - k % 4;
     double total = 0.0;
     for (int64_t n = 0; n < n_ratings; ++n) {
         int64_t u = users[n], i = items[n];
-        const double *p = P + u * k, *q = Q + i * k;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        int64_t f = 0;
-        for (; f < m; f += 4) {
-            s0 += p[f] * q[f];
-            s1 += p[f + 1] * q[f + 1];
-            s2 += p[f + 2] * q[f + 2];
-            s3 += p[f + 3] * q[f + 3];
-        }
-        for (; f < k; ++f) s0 += p[f] * q[f];
-        double dot = (s0 + s1) + (s2 + s3);
+        double dot = dot_fixed(P + u * k, Q + i * k, k);
         double e = values[n] - mu - bu[u] - bi[i] - dot;
         total += e * e;
     }
@@ -104,26 +108,15 @@ ML_EXPORT double sgdmf_sse(int64_t n_ratings, int64_t k, const int64_t *users,
 ML_EXPORT void sgdmf_epoch(int64_t n_ratings, int64_t k, const struct sgdmf_rating *ratings,
                            double *P, double *Q, double *bu, double *bi, double mu, double lr,
                            double lam, int biases) {
-    int64_t m = k - k % 4;
     for (int64_t n = 0; n < n_ratings; ++n) {
         int64_t u = ratings[n].u, i = ratings[n].i;
         double *p = P + u * k, *q = Q + i * k;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        int64_t f = 0;
-        for (; f < m; f += 4) {
-            s0 += p[f] * q[f];
-            s1 += p[f + 1] * q[f + 1];
-            s2 += p[f + 2] * q[f + 2];
-            s3 += p[f + 3] * q[f + 3];
-        }
-        for (; f < k; ++f) s0 += p[f] * q[f];
-        double dot = (s0 + s1) + (s2 + s3);
-        double e = ratings[n].r - mu - bu[u] - bi[i] - dot;
+        double e = ratings[n].r - mu - bu[u] - bi[i] - dot_fixed(p, q, k);
         if (biases) {
             bu[u] += lr * (e - lam * bu[u]);
             bi[i] += lr * (e - lam * bi[i]);
         }
-        for (f = 0; f < k; ++f) {
+        for (int64_t f = 0; f < k; ++f) {
             double pf = p[f], qf = q[f];
             p[f] = pf + lr * (e * qf - lam * pf);
             q[f] = qf + lr * (e * pf - lam * qf);

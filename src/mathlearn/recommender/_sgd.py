@@ -16,18 +16,42 @@ from ..utils.validation import check_random_state
 from ._factor import FactorModel
 
 
-def _compiled_epoch():
-    """The compiled epoch of plain SGD (``mathlearn._ext._sgdmf``), typed, or None where it
-    was not built (the Python loop :func:`_python_epoch` then computes the same numbers)."""
+def _typed(name: str, restype, argtypes: list):
+    """The function ``name`` of the compiled helper ``mathlearn._ext._sgdmf`` with its
+    signature set, or None where the helper was not built."""
     lib = _ext.load("_sgdmf")
     if lib is None:
         return None
-    fn = lib.sgdmf_epoch
+    fn = getattr(lib, name)
     if fn.argtypes is None:
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 5
-        fn.argtypes += [ctypes.c_double] * 3 + [ctypes.c_int]
+        fn.restype, fn.argtypes = restype, argtypes
     return fn
+
+
+_I64, _PTR, _F64 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_double
+
+
+def _compiled_epoch():
+    """The compiled epoch of plain SGD, or None (the Python loop :func:`_python_epoch` then
+    computes the same numbers)."""
+    return _typed("sgdmf_epoch", None, [_I64, _I64] + [_PTR] * 5 + [_F64] * 3 + [ctypes.c_int])
+
+
+def _compiled_sse():
+    """The compiled sum of squared residuals, or None (:func:`_python_sse` then computes the
+    same number)."""
+    return _typed("sgdmf_sse", _F64, [_I64, _I64] + [_PTR] * 7 + [_F64])
+
+
+def _compiled_user_order():
+    """The compiled builder of the ``shuffle="users"`` order, or None
+    (:meth:`_VisitOrder._python_users` then builds the same order)."""
+    return _typed("sgdmf_user_order", None, [_I64] + [_PTR] * 5)
+
+
+def _compiled_user_records():
+    """The compiled builder of the ``shuffle="users"`` sequence of rating records, or None."""
+    return _typed("sgdmf_user_records", None, [_I64] + [_PTR] * 5)
 
 
 # The compiled kernel's rating record (``struct sgdmf_rating``).
@@ -64,20 +88,6 @@ def _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases
         Q[i] = qi + lr * (e * pu - lam * qi)
 
 
-def _compiled_sse():
-    """The compiled sum of squared residuals (``mathlearn._ext._sgdmf``), typed, or None where
-    it was not built (:func:`_python_sse` then computes the same number)."""
-    lib = _ext.load("_sgdmf")
-    if lib is None:
-        return None
-    fn = lib.sgdmf_sse
-    if fn.argtypes is None:
-        fn.restype = ctypes.c_double
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 7
-        fn.argtypes += [ctypes.c_double]
-    return fn
-
-
 def _python_sse(users, items, values, P, Q, bu, bi, mu) -> float:
     """``sum e^2`` with ``e = r - mu - b_u - c_i - p_u . q_i``: the compiled helper's
     arithmetic (the dot product's four fixed partial sums as in :func:`_dot`, the squares
@@ -111,33 +121,6 @@ def _radix_argsort(key: np.ndarray, n: int) -> np.ndarray:
         perm = perm[np.argsort(digit, kind="stable")]
         shift += 16
     return perm
-
-
-def _compiled_user_records():
-    """The compiled builder of the ``shuffle="users"`` sequence of rating records, typed, or
-    None where it was not built."""
-    lib = _ext.load("_sgdmf")
-    if lib is None:
-        return None
-    fn = lib.sgdmf_user_records
-    if fn.argtypes is None:
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 5
-    return fn
-
-
-def _compiled_user_order():
-    """The compiled builder of the ``shuffle="users"`` order (``mathlearn._ext._sgdmf``),
-    typed, or None where it was not built (:meth:`_VisitOrder._python_users` then builds
-    the same order)."""
-    lib = _ext.load("_sgdmf")
-    if lib is None:
-        return None
-    fn = lib.sgdmf_user_order
-    if fn.argtypes is None:
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 5
-    return fn
 
 
 class _VisitOrder:
