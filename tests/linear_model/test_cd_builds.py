@@ -11,38 +11,13 @@ only where the processor has AVX2. Needs GCC on x86-64 Linux and the C source.
 """
 
 import ctypes
-import platform
-import shutil
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mathlearn import _ext
+from .._c_builds import compile_builds, cpu_flags, skip_unless_buildable
 
-SOURCE = Path(_ext.__file__).resolve().parent / "_cd.c"
-
-pytestmark = pytest.mark.skipif(
-    not (
-        sys.platform.startswith("linux")
-        and platform.machine() == "x86_64"
-        and shutil.which("gcc")
-        and SOURCE.is_file()
-        and _ext.load("_cd") is not None
-    ),
-    reason="needs GCC on x86-64 Linux, the C source and the built mathlearn._ext._cd",
-)
-
-
-def _has_avx2():
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return " avx2" in flags
+pytestmark = skip_unless_buildable("_cd")
 
 
 def _bind(lib):
@@ -57,23 +32,11 @@ def _bind(lib):
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cd_builds")
     flags = {"O0": ["-O0"], "O3 baseline": ["-O3"]}
-    if _has_avx2():
+    if "avx2" in cpu_flags():
         flags["O3 avx2"] = ["-O3", "-mavx2"]
-
-    def compile_one(item):
-        name, extra = item
-        target = out / f"_cd_{name.replace(' ', '_')}.so"
-        cmd = ["gcc", "-std=c99", "-fPIC", "-shared", "-DML_NO_CLONES", *extra]
-        subprocess.run([*cmd, str(SOURCE), "-o", str(target), "-lm"], check=True, timeout=120)
-        return name, target
-
-    with ThreadPoolExecutor(len(flags)) as pool:
-        paths = dict(pool.map(compile_one, flags.items()))
-    libs = {name: _bind(ctypes.CDLL(str(path))) for name, path in paths.items()}
-    libs["installed"] = _bind(ctypes.CDLL(str(_ext.find("_cd"))))
-    return libs
+    libs = compile_builds("_cd", flags, tmp_path_factory.mktemp("cd_builds"))
+    return {name: _bind(lib) for name, lib in libs.items()}
 
 
 def _problem(n, m, seed):

@@ -11,66 +11,28 @@ Needs GCC on x86-64 Linux and the C source.
 """
 
 import ctypes
-import platform
-import shutil
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mathlearn import _ext
 
-SOURCE = Path(_ext.__file__).resolve().parent / "_rnn.c"
+from .._c_builds import compile_builds, cpu_flags, skip_unless_buildable
 
-pytestmark = pytest.mark.skipif(
-    not (
-        sys.platform.startswith("linux")
-        and platform.machine() == "x86_64"
-        and shutil.which("gcc")
-        and SOURCE.is_file()
-        and _ext.load("_rnn") is not None
-        and _ext.blas_pointer("sgemm") is not None
-    ),
-    reason="needs GCC on x86-64 Linux, the C source, the built mathlearn._ext._rnn and sgemm",
+pytestmark = skip_unless_buildable(
+    "_rnn", also=_ext.blas_pointer("sgemm") is not None, needs="BLAS's sgemm"
 )
-
-
-def _cpu_flags():
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    out = tmp_path_factory.mktemp("rnn_builds")
     flags = {"baseline": ["-O3"]}
-    cpu = _cpu_flags()
+    cpu = cpu_flags()
     if "avx2" in cpu:
         flags["avx2"] = ["-O3", "-mavx2"]
     if "avx512f" in cpu:
         flags["avx512f"] = ["-O3", "-mavx512f"]
-
-    def compile_one(item):
-        name, extra = item
-        target = out / f"_rnn_{name}.so"
-        cmd = ["gcc", "-std=c99", "-fPIC", "-shared", "-DML_NO_CLONES", *extra]
-        subprocess.run([*cmd, str(SOURCE), "-o", str(target), "-lm"], check=True, timeout=120)
-        return name, target
-
-    with ThreadPoolExecutor(len(flags)) as pool:
-        paths = dict(pool.map(compile_one, flags.items()))
-    libs = {name: ctypes.CDLL(str(path)) for name, path in paths.items()}
-    libs["installed"] = ctypes.CDLL(str(_ext.find("_rnn")))
-    return libs
+    return compile_builds("_rnn", flags, tmp_path_factory.mktemp("rnn_builds"))
 
 
 def _run_all(lib, seed):

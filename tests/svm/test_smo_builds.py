@@ -8,64 +8,29 @@ same dual coefficients, bit for bit. Needs GCC on x86-64 Linux and the C source.
 """
 
 import ctypes
-import platform
-import shutil
-import subprocess
-import sys
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mathlearn import _ext
 from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.svm import SVC, _smo
 
-SOURCE = Path(_ext.__file__).resolve().parent / "_smo.c"
+from .._c_builds import compile_builds, cpu_flags, skip_unless_buildable
 
-pytestmark = pytest.mark.skipif(
-    not (
-        sys.platform.startswith("linux")
-        and platform.machine() == "x86_64"
-        and shutil.which("gcc")
-        and SOURCE.is_file()
-        and _ext.load("_smo") is not None
-    ),
-    reason="needs GCC on x86-64 Linux, the C source and the built mathlearn._ext._smo",
-)
-
-
-def _has_avx2():
-    try:
-        return " avx2" in Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
+pytestmark = skip_unless_buildable("_smo")
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
-    out = tmp_path_factory.mktemp("smo_builds")
     flags = {"O0": ["-O0"], "O3 baseline": ["-O3"]}
-    if _has_avx2():
+    if "avx2" in cpu_flags():
         flags["O3 avx2"] = ["-O3", "-mavx2"]
-
-    def compile_one(item):
-        name, extra = item
-        target = out / f"_smo_{name.replace(' ', '_')}.so"
-        cmd = ["gcc", "-std=c99", "-fPIC", "-shared", "-DML_NO_CLONES", *extra]
-        subprocess.run([*cmd, str(SOURCE), "-o", str(target), "-lm"], check=True, timeout=120)
-        return name, target
-
-    with ThreadPoolExecutor(len(flags)) as pool:
-        paths = dict(pool.map(compile_one, flags.items()))
-    libs = {name: ctypes.CDLL(str(path)) for name, path in paths.items()}
-    libs["installed"] = ctypes.CDLL(str(_ext.find("_smo")))
+    libs = compile_builds("_smo", flags, tmp_path_factory.mktemp("smo_builds"))
+    kinds = {"i64": ctypes.c_int64, "ptr": ctypes.c_void_p, "f64": ctypes.c_double,
+             "int": ctypes.c_int}  # fmt: skip
     for lib in libs.values():
         lib.smo_solve.restype = ctypes.c_int
-        kinds = {"i64": ctypes.c_int64, "ptr": ctypes.c_void_p, "f64": ctypes.c_double,
-                 "int": ctypes.c_int}  # fmt: skip
         lib.smo_solve.argtypes = [kinds[kind] for _, kind in _smo._SIGNATURE]
     return libs
 
