@@ -29,7 +29,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 ABI_VERSIONS = {
     "_als": 3,
     "_cart": 5,
-    "_cd": 2,
+    "_cd": 3,
     "_hgb": 2,
     "_kdtree": 3,
     "_kmeans": 1,

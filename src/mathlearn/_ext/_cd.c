@@ -64,18 +64,29 @@
 #define ML_KERNEL ML_EXPORT
 #endif
 
-#define EPS 2.220446049250313e-16
-/* sweeps between two screenings of cd_residual */
-#define SCREEN_EVERY 10
+/* Every helper below is inlined into each exported version, so that each is compiled for
+ * that version's target: a helper left out of line (GCC does so with a large one called from
+ * two exports, as residual_cd is) would run the baseline build from inside the AVX2 version. */
+#if defined(__GNUC__)
+#define ML_INLINE static inline __attribute__((always_inline))
+#else
+#define ML_INLINE static inline
+#endif
 
-ML_EXPORT int cd_abi_version(void) { return 2; }
+#define EPS 2.220446049250313e-16
+/* sweeps between two screenings of cd_residual; after a screening that removed no feature
+ * the interval doubles (up to SCREEN_MAX), after one that removed some it starts again */
+#define SCREEN_EVERY 10
+#define SCREEN_MAX 1280
+
+ML_EXPORT int cd_abi_version(void) { return 3; }
 
 /* a . b with sixteen partial sums, s_k over the indices i = k (mod 16) of the unrolled part
  * (the remainder goes to s_0), combined pairwise in a fixed order. The order of every
  * addition is written here, so the compiler may keep the partial sums in SIMD registers (two
  * or four doubles per vector, enough independent sums to hide the adder's latency) without
  * reassociating anything: the result is the same in every build and on every CPU. */
-static inline double dot16(const double *restrict a, const double *restrict b, int64_t n) {
+ML_INLINE double dot16(const double *restrict a, const double *restrict b, int64_t n) {
     double s[16] = {0.0};
     int64_t i = 0;
     for (; i + 16 <= n; i += 16)
@@ -88,7 +99,7 @@ static inline double dot16(const double *restrict a, const double *restrict b, i
 
 /* r += c x, then z . r with the updated r: the operations of axpy followed by dot16, in
  * the same order, in one pass over r */
-static inline double axpy_dot16(double *restrict r, const double *restrict x, double c,
+ML_INLINE double axpy_dot16(double *restrict r, const double *restrict x, double c,
                                 const double *restrict z, int64_t n) {
     double s[16] = {0.0};
     int64_t i = 0;
@@ -109,11 +120,11 @@ static inline double axpy_dot16(double *restrict r, const double *restrict x, do
 }
 
 /* r += c x (element by element: the same at any vector width) */
-static inline void axpy(double *restrict r, const double *restrict x, double c, int64_t n) {
+ML_INLINE void axpy(double *restrict r, const double *restrict x, double c, int64_t n) {
     for (int64_t i = 0; i < n; ++i) r[i] += c * x[i];
 }
 
-static inline double gap_value(double r2, double ry, double l1, double dual_norm, double a) {
+ML_INLINE double gap_value(double r2, double ry, double l1, double dual_norm, double a) {
     double c = 1.0, gap = r2;
     if (dual_norm > a) {
         c = a / dual_norm;
@@ -122,14 +133,14 @@ static inline double gap_value(double r2, double ry, double l1, double dual_norm
     return gap + a * l1 - c * ry;
 }
 
-static inline double soft(double rho, double a, int positive) {
+ML_INLINE double soft(double rho, double a, int positive) {
     if (rho > a) return rho - a;
     if (rho < -a && !positive) return rho + a;
     return 0.0;
 }
 
 /* r = y - X w from scratch (X column-major, n x m), over the nonzero weights only */
-static inline void residual(int64_t n, int64_t m, const double *X, const double *y,
+ML_INLINE void residual(int64_t n, int64_t m, const double *X, const double *y,
                             const double *w, double *r) {
     memcpy(r, y, (size_t)n * sizeof(double));
     for (int64_t j = 0; j < m; ++j)
@@ -138,7 +149,7 @@ static inline void residual(int64_t n, int64_t m, const double *X, const double 
 
 /* Gap at r over the features idx[0..k) (q[t] = x_idx[t] . r - b w_idx[t], the augmented
  * inner product); l1 over all weights; the augmented residual adds b ||w||^2 to ||r||^2. */
-static inline double gap_over(int64_t n, int64_t m, const double *X, const double *y,
+ML_INLINE double gap_over(int64_t n, int64_t m, const double *X, const double *y,
                               const double *r, const double *w, const int64_t *idx, int64_t k,
                               double a, double b, int positive, double *q,
                               double *dual_norm_out) {
@@ -159,7 +170,7 @@ static inline double gap_over(int64_t n, int64_t m, const double *X, const doubl
 
 /* One cyclic sweep over the features idx[0..k); returns the largest weight change and sets
  * *w_max to the largest weight magnitude. */
-static inline double sweep(int64_t n, const double *X, const double *norms2, double *w,
+ML_INLINE double sweep(int64_t n, const double *X, const double *norms2, double *w,
                            double *r, const int64_t *idx, int64_t k, double a, double b,
                            int positive, double *w_max) {
     double d_w_max = 0.0, top = 0.0, pending = 0.0;
@@ -190,13 +201,13 @@ static inline double sweep(int64_t n, const double *X, const double *norms2, dou
 /* active holds 2 m integers: the kept features, then the working set (nonzero weights).
  * screen: bit 0 screens features, bit 1 sweeps the working set between full sweeps (for
  * warm starts along a path, where the support changes little). */
-static inline int64_t residual_cd(int64_t n, int64_t m, const double *X, const double *y,
+ML_INLINE int64_t residual_cd(int64_t n, int64_t m, const double *X, const double *y,
                                   const double *norms2, double *w, double a, double b,
                                   int64_t max_iter, double tol, int positive, int screen,
                                   double *r, double *q, int64_t *active, double *gap_out) {
     double yty = dot16(y, y, n);
     double tol_abs = tol * (yty > 1e-300 ? yty : 1e-300);
-    int64_t n_all = 0, n_active, n_iter = 0, since = 0, n_support = 0;
+    int64_t n_all = 0, n_active, n_iter = 0, since = 0, n_support = 0, every = SCREEN_EVERY;
     int64_t *support = active + m;
     int inner = 0;
     for (int64_t j = 0; j < m; ++j)
@@ -226,7 +237,7 @@ static inline int64_t residual_cd(int64_t n, int64_t m, const double *X, const d
             ++since;
             last = used >= (double)max_iter;
             int stop_test = w_max == 0.0 || d_w_max / w_max < tol || last;
-            do_check = stop_test || (screen && since >= SCREEN_EVERY);
+            do_check = stop_test || (screen && since >= every);
             if (!stop_test && screen) {
                 n_support = 0;
                 for (int64_t t = 0; t < n_active; ++t)
@@ -267,6 +278,12 @@ static inline int64_t residual_cd(int64_t n, int64_t m, const double *X, const d
                 w[j] = 0.0;
             }
         }
+        /* a gap evaluation costs about a sweep: while the gap is too large for the rule to
+         * remove anything, evaluate it less and less often */
+        if (kept == n_active)
+            every = every < SCREEN_MAX ? 2 * every : SCREEN_MAX;
+        else
+            every = SCREEN_EVERY;
         n_active = kept;
     }
     if (n_active < n_all && !(gap < tol_abs)) {
@@ -301,7 +318,7 @@ ML_KERNEL int64_t cd_residual_enet(int64_t n, int64_t m, const double *X, const 
 }
 
 /* q = Xty - G w, and qa[j] = |Xty_j| + sum_k |G_jk w_k| (the scale of q_j's rounding) */
-static inline void gram_q(int64_t m, const double *G, const double *Xty, const double *w,
+ML_INLINE void gram_q(int64_t m, const double *G, const double *Xty, const double *w,
                           double *q, double *qa) {
     for (int64_t j = 0; j < m; ++j) {
         q[j] = Xty[j];

@@ -19,7 +19,9 @@ Sweeps over the residual screen features by the gap safe rule (Fercoq, Gramfort 
 the ball of radius ``sqrt(2 G) / (N alpha)`` around the dual point of the current residual
 (``G`` the duality gap of the unscaled objective), so a feature with ``|x_j^T theta| +
 radius ||x_j|| < 1`` has a zero weight at the optimum and is dropped from later sweeps; the
-screening runs at every gap evaluation and every 10 sweeps. Along a path (warm starts,
+screening runs at every gap evaluation and every 10 sweeps, an interval that doubles (up to
+1 280 sweeps) after each screening that removes nothing, since a gap evaluation costs about
+as much as a sweep and cannot remove anything while the gap is large. Along a path (warm starts,
 a support that changes little) sweeps over the working set of nonzero weights run between
 full sweeps until those settle, each counted against ``max_iter`` as its share of a full
 sweep (a cold single fit sweeps every kept feature: there the working set can stall while
