@@ -87,3 +87,38 @@ def test_spectral_embedding_lanczos_route_matches_dense(rng):
     Q, _ = np.linalg.qr(emb)
     P = Q @ Q.T - V[:, 1:3] @ V[:, 1:3].T
     assert np.linalg.norm(P, 2) < tol / min(w[3] - w[2], w[1] - w[0])
+
+
+@pytest.mark.parametrize("sparse,dense", [(True, False), (True, True), (False, True)])
+def test_shift_invert_factorisation_and_its_fallback(rng, sparse, dense):
+    # L - sigma I is factorised without pivoting (SPD); where it is not positive definite
+    # (here a symmetric matrix with negative eigenvalues) the factorisation reports it and
+    # ARPACK's own pivoted LU is used instead: same eigenpairs either way.
+    from mathlearn.cluster._spectral import _SIGMA, _shift_invert, bottom_eigenpairs
+
+    n, k = 300, 4
+    A = sp.random(n, n, density=0.02, random_state=1)
+    W = (A + A.T).tocsr()
+    W.data[:] = 1.0
+    W = W + sp.diags(np.ones(n - 1), 1) + sp.diags(np.ones(n - 1), -1)
+    L = sp.csr_matrix(_lsym(W))
+    for M in (L, L - 0.5 * sp.identity(n)):
+        M = M if sparse else M.toarray()
+        op = _shift_invert(M, _SIGMA, dense)
+        full = M.toarray() if sparse else M
+        assert (op is None) == (np.linalg.eigvalsh(full)[0] < 0)
+        if op is not None:
+            b = rng.standard_normal(n)
+            x = op.matvec(b)
+            resid = full @ x - _SIGMA * x - b
+            assert np.linalg.norm(resid) < 1e-9 * np.linalg.norm(b) * np.linalg.norm(x)
+        vals, vecs = bottom_eigenpairs(M, k, np.random.default_rng(0), "arpack")
+        if op is not None:
+            _check(vals, vecs, full, k)
+        else:
+            # shift-invert finds the eigenvalues nearest sigma (here not the smallest)
+            w = np.linalg.eigvalsh(full)
+            near = np.sort(w[np.argsort(np.abs(w - _SIGMA))[:k]])
+            np.testing.assert_allclose(vals, near, rtol=0, atol=100 * n * 2.3e-16 * 2)
+            resid = full @ vecs - vecs * vals
+            assert np.abs(resid).max() < 100 * n * 2.3e-16 * 2

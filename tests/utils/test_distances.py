@@ -82,3 +82,20 @@ def test_bad_input():
         squared_distances(np.zeros((2, 2)), np.zeros((2, 3)))
     assert squared_distances(np.zeros((3, 2))).tolist() == [[0.0] * 3] * 3
     assert squared_distances(np.zeros((0, 2)), np.ones((2, 2))).shape == (0, 2)
+
+
+@pytest.mark.parametrize("chunk_size", [None, 7])
+def test_kneighbors_far_from_the_origin(chunk_size, rng):
+    # The points are scaled and centred once for every block of rows: far from the origin
+    # the neighbours and distances stay those of the unshifted points. Storing 1e8 + x
+    # already moves x by up to ulp(1e8) / 2 = 7.5e-9 per coordinate, so distances of order
+    # one agree to ~1e-8 relative (the expansion's own error, ~D eps, is far smaller).
+    base = rng.standard_normal((60, 5))
+    full = np.sqrt(_difference_form(base, base))
+    np.fill_diagonal(full, np.inf)
+    for offset in (0.0, 1e8):
+        dist, ind = kneighbors(offset + base, 4, chunk_size=chunk_size)
+        np.testing.assert_array_equal(ind, np.argsort(full, axis=1)[:, :4])
+        np.testing.assert_allclose(dist, np.sort(full, axis=1)[:, :4], rtol=1e-6)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        kneighbors(np.array([[0.0], [np.inf], [1.0]]), 1)

@@ -26,6 +26,15 @@ __all__ = ["SpectralClustering"]
 # densely (LAPACK); above it the bottom eigenpairs come from shift-invert Lanczos (ARPACK)
 # on the Laplacian as it is stored: a sparse LU for a k-NN graph, a dense LU for RBF.
 _DENSE_LIMIT = 500
+# The shift of the shift-invert Lanczos iteration: just below the spectrum's zero, so that
+# L - sigma I is positive definite (even for a disconnected graph) and the bottom
+# eigenvalues, mapped to 1 / (lambda - sigma), are far apart from the rest.
+_SIGMA = -1e-5
+# A sparse Laplacian with more than this fraction of its N^2 entries set is factorised
+# densely (up to this many points, 3.2 GB): from about 5% the sparse LU of a k-NN graph
+# costs as much as dense Cholesky and beyond it much more.
+_DENSE_FRACTION = 0.05
+_DENSE_FACTOR_MAX_N = 20_000
 
 
 def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
@@ -33,8 +42,10 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
 
     ``"arpack"``: shift-invert Lanczos, ``(L - sigma I)^{-1}`` with ``sigma = -1e-5`` (so the
     factorised matrix is positive definite even with the zero eigenvalues of a disconnected
-    graph), converged to machine precision (``tol=0``); the LU costs ``O(N^3 / 3)`` dense or
-    the fill-in of a sparse k-NN graph, each Lanczos step one pair of triangular solves.
+    graph), converged to machine precision (``tol=0``); ``L - sigma I`` is factorised as the
+    positive definite matrix it is (:func:`_shift_invert`): Cholesky, ``O(N^3 / 3)``, when
+    dense, an unpivoted sparse LU on a minimum-degree ordering (the fill of a sparse
+    Cholesky) for a k-NN graph; each Lanczos step is one pair of triangular solves.
     ``"dense"``: LAPACK ``eigh`` of the dense matrix, ``O(N^3)`` with a larger constant (a
     tridiagonal reduction). ``"auto"``: ARPACK above 500 points when ``m <= N / 10``.
     """
@@ -45,13 +56,64 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
         solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
     if solver == "arpack":
         L = sp.csc_matrix(L) if sp.issparse(L) else np.asarray(L)
+        # a dense graph (scikit-learn's default of N / 10 neighbours): its sparse factor
+        # fills in to a large part of N^2 at a sparse code's speed; dense Cholesky is
+        # cheaper (5 000 points, 500 neighbours: 1.3 s against 3.7-5.8 s)
+        dense = not sp.issparse(L) or (
+            L.nnz > _DENSE_FRACTION * n * n and n <= _DENSE_FACTOR_MAX_N
+        )
         v0 = rng.uniform(-1, 1, n)
-        vals, vecs = spla.eigsh(L, k=m, sigma=-1e-5, which="LM", v0=v0, tol=0.0)
+        op = _shift_invert(L, _SIGMA, dense)
+        vals, vecs = spla.eigsh(L, k=m, sigma=_SIGMA, which="LM", v0=v0, tol=0.0, OPinv=op)
         order = np.argsort(vals)
         return vals[order], vecs[:, order]
     if sp.issparse(L):
         L = L.toarray()
     return sla.eigh(L, subset_by_index=[0, m - 1])
+
+
+def _shift_invert(L, sigma: float, dense: bool):
+    """``(L - sigma I)^{-1}`` as a linear operator, from a factorisation that uses the
+    matrix's symmetry and definiteness; None where that fails (then ARPACK's own LU).
+
+    With ``L`` positive semidefinite and ``sigma < 0``, ``L - sigma I`` is symmetric positive
+    definite: Gaussian elimination needs no pivoting (its growth is bounded as Cholesky's),
+    so a sparse ``L`` is factorised with the pivots kept on the diagonal and a symmetric
+    fill-reducing ordering (minimum degree on ``A^T + A``, SuperLU's symmetric mode), and a
+    dense one (or a sparse one with ``dense``) by Cholesky, half the flops of LU, in one
+    ``N x N`` array. ARPACK's shift-invert mode only applies this operator, never ``L``.
+    Partial pivoting on a matrix this close to singular (``sigma = -1e-5``) instead leaves
+    the diagonal and multiplies the fill: at 10 000 points of a 10-NN graph, 0.81 s against
+    0.36 s for the whole eigensolve.
+    """
+    n = L.shape[0]
+    try:
+        if sp.issparse(L) and not dense:
+            A = sp.csc_matrix(L - sigma * sp.identity(n, format="csc"))
+            lu = spla.splu(
+                A,
+                permc_spec="MMD_AT_PLUS_A",
+                diag_pivot_thresh=0.0,
+                options={"SymmetricMode": True},
+            )
+            # pivots on the diagonal (the row order is the column order) and all positive:
+            # A = P^T L D L^T P with D > 0, positive definite; otherwise (elimination without
+            # pivoting is not stable for an indefinite matrix) leave it to ARPACK
+            if not (np.array_equal(lu.perm_r, lu.perm_c) and np.all(lu.U.diagonal() > 0)):
+                return None
+            solve = lu.solve
+        else:
+            A = L.toarray() if sp.issparse(L) else np.array(L, dtype=np.float64)
+            A.flat[:: n + 1] -= sigma
+            factor = sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+
+            def solve(b):
+                return sla.cho_solve(factor, b, check_finite=False)
+
+    except (RuntimeError, np.linalg.LinAlgError):
+        # not numerically positive definite (a zero pivot, or Cholesky fails)
+        return None
+    return spla.LinearOperator((n, n), matvec=solve, dtype=np.float64)
 
 
 def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str = "auto"):

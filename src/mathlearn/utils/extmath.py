@@ -164,18 +164,35 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
         Y = X
     if not (np.isfinite(X).all() and (same or np.isfinite(Y).all())):
         raise ValueError("squared_distances: X or Y contains NaN or infinity.")
-    zeros = np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype)
+    scaled = scaled_points(X, None if same else Y)
+    if scaled is None:
+        return np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype), 1.0
+    Xs, Ys, factor = scaled
+    return expanded_squared_distances(Xs, None if same else Ys), factor
+
+
+def scaled_points(
+    X: np.ndarray, Y: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """``(Xs, Ys, c)`` with ``x - y = c (xs - ys)`` for every pair: the points (finite)
+    scaled by a power of two ``c`` and shifted by a common offset, entries of order one.
+
+    ``None`` when every distance is 0 (no points, or all of them coincide). ``Ys`` is ``Xs``
+    when ``Y`` is None. The offset is ``X``'s mean in each coordinate whose offset exceeds
+    its spread (there the expansion ``||x||^2 + ||y||^2 - 2 x^T y`` would lose digits); a
+    coordinate already near the origin is left as it is, so that data such as a grid keep
+    exact squared distances (a shift that is not representable exactly would cost an ulp).
+    Either way ``|xs_j| <= 2 spread_j``, within a factor 4 of full centring.
+    """
+    same = Y is None
+    Y = X if Y is None else Y
     if X.size == 0 or Y.size == 0:
-        return zeros, 1.0
+        return None
     m = _max_abs(X) if same else max(_max_abs(X), _max_abs(Y))
     if m == 0.0:
-        return zeros, 1.0
+        return None
     s1 = _power_of_two_below(m)
     Xs = X / s1
-    # Centre each coordinate whose offset exceeds its spread (there the expansion would lose
-    # digits); a coordinate already near the origin is left as it is, so that data such as
-    # a grid keep exact squared distances (a shift that is not representable exactly would
-    # cost an ulp). Either way |x_j| <= 2 spread_j, within a factor 4 of full centring.
     mean = Xs.mean(axis=0)
     shift = np.where(np.abs(mean) > np.max(np.abs(Xs - mean), axis=0), mean, 0.0)
     Xs -= shift
@@ -184,12 +201,12 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
     if not same:
         spread = max(spread, _max_abs(Ys))
     if spread == 0.0:
-        return zeros, 1.0
+        return None
     s2 = _power_of_two_below(spread)
     Xs /= s2
     if not same:
         Ys /= s2
-    return expanded_squared_distances(Xs, None if same else Ys), s1 * s2
+    return Xs, Ys, s1 * s2
 
 
 def _max_abs(A: np.ndarray) -> float:

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .extmath import _scaled_squared_distances
+from .extmath import _RECOMPUTE, _expand, _recompute_near, scaled_points
 
 __all__ = [
     "cut",
@@ -141,11 +141,24 @@ def kneighbors(
         chunk_size = max(16, 2**16 // max(n, 1))
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
+    if not np.isfinite(X).all():
+        raise ValueError("kneighbors: X contains NaN or infinity.")
+    # Scaled and centred once (x_i - x_j = c (xs_i - xs_j), entries of order one): the
+    # distances sqrt(S) c stay finite even where their squares would overflow.
+    scaled = scaled_points(X)
+    if scaled is None:  # every point coincides
+        Xs, factor = np.zeros_like(X), 1.0
+    else:
+        Xs, _, factor = scaled
+    xn = np.einsum("ij,ij->i", Xs, Xs)
+    # the pairs whose expansion may have lost digits are recomputed from the differences
+    threshold = _RECOMPUTE * 2.0 * float(xn.max())
+    block = np.empty((min(chunk_size, n), n))
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
-        # Scaled squared distances (S, c) with d^2 = c^2 S: the distances sqrt(S) c stay
-        # finite even where their squares would overflow.
-        D, factor = _scaled_squared_distances(X[start:stop], X)
+        D = block[: stop - start]
+        _expand(Xs[start:stop], Xs, xn[start:stop], xn, out=D)
+        _recompute_near(D, Xs[start:stop], Xs, threshold)
         rows = np.arange(stop - start)
         D[rows, rows + start] = np.inf  # a point is not its own neighbour
         part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
