@@ -122,3 +122,23 @@ def test_shift_invert_factorisation_and_its_fallback(rng, sparse, dense):
             np.testing.assert_allclose(vals, near, rtol=0, atol=100 * n * 2.3e-16 * 2)
             resid = full @ vecs - vecs * vals
             assert np.abs(resid).max() < 100 * n * 2.3e-16 * 2
+
+
+@pytest.mark.parametrize("n", [7, 8])
+def test_packed_positions_match_lapack(n):
+    # the rectangular full packed layout against LAPACK's own conversion (dtrttf)
+    from scipy.linalg import lapack
+
+    from mathlearn.cluster._spectral import _packed_shifted, _rfp_position
+
+    A = np.arange(n * n, dtype=float).reshape(n, n)
+    A = np.tril(A) + np.tril(A, -1).T
+    ref, info = lapack.dtrttf(np.asfortranarray(A), transr="N", uplo="L")
+    assert info == 0
+    i, j = np.tril_indices(n)
+    packed = np.empty(n * (n + 1) // 2)
+    packed[_rfp_position(i, j, n)] = A[i, j]
+    np.testing.assert_array_equal(packed, ref)
+    shifted, _ = lapack.dtrttf(np.asfortranarray(A + 0.5 * np.eye(n)), transr="N", uplo="L")
+    np.testing.assert_array_equal(_packed_shifted(A, -0.5), shifted)
+    np.testing.assert_array_equal(_packed_shifted(sp.csr_matrix(A), -0.5), shifted)

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.linalg.lapack as lapack
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -31,9 +32,11 @@ _DENSE_LIMIT = 500
 # eigenvalues, mapped to 1 / (lambda - sigma), are far apart from the rest.
 _SIGMA = -1e-5
 # A sparse Laplacian with more than this fraction of its N^2 entries set is factorised
-# densely (up to this many points, 3.2 GB): from about 5% the sparse LU of a k-NN graph
-# costs as much as dense Cholesky and beyond it much more.
+# densely between these numbers of points (packed: 16 MB at 2 000, 1.6 GB at 20 000):
+# from about 5% the sparse LU of a k-NN graph costs as much as dense Cholesky and beyond it
+# much more.
 _DENSE_FRACTION = 0.05
+_DENSE_FACTOR_MIN_N = 2_000
 _DENSE_FACTOR_MAX_N = 20_000
 
 
@@ -55,15 +58,24 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
     if solver == "arpack" and m >= n - 1:
         solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
     if solver == "arpack":
-        L = sp.csc_matrix(L) if sp.issparse(L) else np.asarray(L)
+        # (no CSC copy of a sparse L: the factorisations below make their own matrices, and
+        # shift-invert ARPACK never multiplies by L)
+        L = L if sp.issparse(L) else np.asarray(L)
         # a dense graph (scikit-learn's default of N / 10 neighbours): its sparse factor
         # fills in to a large part of N^2 at a sparse code's speed; dense Cholesky is
         # cheaper (5 000 points, 500 neighbours: 1.3 s against 3.7-5.8 s)
-        dense = not sp.issparse(L) or (
-            L.nnz > _DENSE_FRACTION * n * n and n <= _DENSE_FACTOR_MAX_N
-        )
+        if not sp.issparse(L):
+            op = _shift_invert(L, _SIGMA, dense=True)
+        elif L.nnz <= _DENSE_FRACTION * n * n:
+            op = _shift_invert(L, _SIGMA, dense=False)
+        elif _DENSE_FACTOR_MIN_N <= n <= _DENSE_FACTOR_MAX_N:
+            op = _shift_invert(L, _SIGMA, dense=True)
+        else:
+            # a small dense graph (there ARPACK's pivoted sparse LU holds the least memory:
+            # 11.8 MB against 14.1 at 1 000 points, 100 neighbours), or one too large to be
+            # factorised densely
+            op = None
         v0 = rng.uniform(-1, 1, n)
-        op = _shift_invert(L, _SIGMA, dense)
         vals, vecs = spla.eigsh(L, k=m, sigma=_SIGMA, which="LM", v0=v0, tol=0.0, OPinv=op)
         order = np.argsort(vals)
         return vals[order], vecs[:, order]
@@ -80,8 +92,9 @@ def _shift_invert(L, sigma: float, dense: bool):
     definite: Gaussian elimination needs no pivoting (its growth is bounded as Cholesky's),
     so a sparse ``L`` is factorised with the pivots kept on the diagonal and a symmetric
     fill-reducing ordering (minimum degree on ``A^T + A``, SuperLU's symmetric mode), and a
-    dense one (or a sparse one with ``dense``) by Cholesky, half the flops of LU, in one
-    ``N x N`` array. ARPACK's shift-invert mode only applies this operator, never ``L``.
+    dense one (or a sparse one with ``dense``) by Cholesky, half the flops of LU, in the
+    rectangular full packed format (half an ``N x N`` array). ARPACK's shift-invert mode
+    only applies this operator, never ``L``.
     Partial pivoting on a matrix this close to singular (``sigma = -1e-5``) instead leaves
     the diagonal and multiplies the fill: at 10 000 points of a 10-NN graph, 0.81 s against
     0.36 s for the whole eigensolve.
@@ -103,17 +116,65 @@ def _shift_invert(L, sigma: float, dense: bool):
                 return None
             solve = lu.solve
         else:
-            A = L.toarray() if sp.issparse(L) else np.array(L, dtype=np.float64)
-            A.flat[:: n + 1] -= sigma
-            factor = sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+            packed = _packed_shifted(L, sigma)
+            packed, info = lapack.dpftrf(n, packed, transr="N", uplo="L", overwrite_a=1)
+            if info != 0:
+                return None  # a non-positive pivot: not positive definite
 
             def solve(b):
-                return sla.cho_solve(factor, b, check_finite=False)
+                x, _ = lapack.dpftrs(n, packed, b.reshape(n, -1), transr="N", uplo="L")
+                return x.reshape(b.shape)
 
     except (RuntimeError, np.linalg.LinAlgError):
-        # not numerically positive definite (a zero pivot, or Cholesky fails)
+        # not numerically positive definite (an exactly zero pivot)
         return None
     return spla.LinearOperator((n, n), matvec=solve, dtype=np.float64)
+
+
+def _rfp_position(i, j, n: int):
+    """Positions of the lower-triangle entries ``(i, j)``, ``i >= j``, of an ``n x n``
+    symmetric matrix in LAPACK's rectangular full packed format (``TRANSR="N"``,
+    ``UPLO="L"``): ``n (n + 1) / 2`` numbers, the leading ``k`` columns of the lower triangle
+    shifted down one row (``n`` even, ``k = n / 2``, leading dimension ``n + 1``) or not
+    (``n`` odd, ``k = (n + 1) / 2``, leading dimension ``n``), the trailing triangle
+    transposed into the space left above them."""
+    if n % 2 == 0:
+        k, lda, down, right = n // 2, n + 1, 1, 0
+    else:
+        k, lda, down, right = (n + 1) // 2, n, 0, 1
+    return np.where(j < k, j * lda + i + down, (i - k + right) * lda + (j - k))
+
+
+def _packed_shifted(L, sigma: float) -> np.ndarray:
+    """``L - sigma I`` (symmetric, dense or sparse) in rectangular full packed format: half
+    the memory of the square array, factorised by LAPACK's ``dpftrf`` at ``dpotrf``'s
+    speed. A sparse CSR ``L`` is brought to canonical form in place."""
+    n = L.shape[0]
+    if not sp.issparse(L):
+        # the lower triangle of L^T, an F-ordered view of C-ordered L (no copy)
+        L = np.asarray(L, dtype=np.float64)
+        src = L.T if L.flags.c_contiguous else np.asfortranarray(L)
+        packed, info = lapack.dtrttf(src, transr="N", uplo="L")
+        if info != 0:
+            raise np.linalg.LinAlgError("dtrttf failed")
+    else:
+        L = sp.csr_matrix(L)
+        # in place (the same matrix, its indices sorted and repeated entries summed): a copy
+        # would add the whole sparse matrix to the peak
+        L.sum_duplicates()
+        packed = np.zeros(n * (n + 1) // 2)
+        # by blocks of rows, so that the index arrays stay small
+        step = max(1, (1 << 15) // max(1, L.nnz // max(n, 1)))
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            lo, hi = L.indptr[start], L.indptr[stop]
+            rows = np.repeat(np.arange(start, stop), np.diff(L.indptr[start : stop + 1]))
+            cols = L.indices[lo:hi].astype(np.int64)
+            low = rows >= cols
+            packed[_rfp_position(rows[low], cols[low], n)] = L.data[lo:hi][low]
+    diag = np.arange(n)
+    packed[_rfp_position(diag, diag, n)] -= sigma
+    return packed
 
 
 def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str = "auto"):
