@@ -46,9 +46,11 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
     ``"arpack"``: shift-invert Lanczos, ``(L - sigma I)^{-1}`` with ``sigma = -1e-5`` (so the
     factorised matrix is positive definite even with the zero eigenvalues of a disconnected
     graph), converged to machine precision (``tol=0``); ``L - sigma I`` is factorised as the
-    positive definite matrix it is (:func:`_shift_invert`): Cholesky, ``O(N^3 / 3)``, when
-    dense, an unpivoted sparse LU on a minimum-degree ordering (the fill of a sparse
-    Cholesky) for a k-NN graph; each Lanczos step is one pair of triangular solves.
+    positive definite matrix it is (:func:`_shift_invert`): packed Cholesky, ``O(N^3 / 3)``
+    time and ``N^2 / 2`` memory, when dense or a graph over 5% full (from 2 000 points;
+    below, ARPACK's own sparse LU), an unpivoted sparse LU on a minimum-degree ordering
+    (the fill of a sparse Cholesky) for a sparse k-NN graph; each Lanczos step is one pair
+    of triangular solves.
     ``"dense"``: LAPACK ``eigh`` of the dense matrix, ``O(N^3)`` with a larger constant (a
     tridiagonal reduction). ``"auto"``: ARPACK above 500 points when ``m <= N / 10``.
     """
