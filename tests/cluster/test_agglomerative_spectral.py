@@ -288,3 +288,25 @@ def test_compiled_linkage_equals_the_numpy_route_bit_for_bit(method, kind, monke
     monkeypatch.setenv(_ext.DISABLE_ENV, "1")
     ref = linkage_tree(X, method)
     np.testing.assert_array_equal(Z, ref)
+
+
+def test_cut_matches_a_union_find_over_the_first_merges():
+    # _cut finds each leaf's root by pointer jumping in two 32-bit buffers; the reference
+    # follows parents one by one, then numbers the clusters by first appearance
+    from mathlearn.cluster._agglomerative import _cut
+
+    n = 300
+    X = np.random.default_rng(5).normal(size=(n, 4))
+    children = linkage_tree(X, "single")[:, :2].astype(np.intp)
+    for k in (1, 2, 7, n):
+        parent = list(range(2 * n - 1))
+        for i, (a, b) in enumerate(children[: n - k]):
+            parent[a] = parent[b] = n + i
+        roots = []
+        for leaf in range(n):
+            while parent[leaf] != leaf:
+                leaf = parent[leaf]
+            roots.append(leaf)
+        number = {}
+        expected = [number.setdefault(r, len(number)) for r in roots]
+        np.testing.assert_array_equal(_cut(children, n, k), expected)

@@ -122,6 +122,22 @@ def test_precomputed_and_multiclass_routes_agree(monkeypatch):
     np.testing.assert_array_equal(a.predict(K), b.predict(K))
 
 
+def test_precomputed_columns_are_read_in_place_whatever_the_cache():
+    # The compiled solver reads a precomputed matrix's columns in place (its rows: the
+    # validated matrix is exactly symmetric) instead of copying them into its cache; a cache
+    # of a few columns (evictions) must reach the very same machine as the default budget,
+    # and the NuSVC route, whose RBF Gram matrix is evaluated whole, as well.
+    X, y = _data("three")
+    K = _gram(SVC(kernel="linear"), X, X)
+    for make in (
+        lambda cs: SVC(kernel="precomputed", C=0.1, cache_size=cs),
+        lambda cs: NuSVC(nu=0.3, kernel="precomputed", cache_size=cs),
+    ):
+        a, b = make(200).fit(K, y), make(0.01).fit(K, y)
+        for key in ("dual_coef_", "intercept_", "support_", "n_iter_"):
+            np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
+
+
 def test_svr_routes_reach_the_same_dual_objective(monkeypatch):
     X, y = _data("regression")
     a, b = _fit_both(monkeypatch, lambda: SVR(tol=1e-10, C=3.0), X, y)

@@ -14,7 +14,8 @@
  * Kernel columns are evaluated here from the rows of X (linear, polynomial, RBF, sigmoid) or
  * read from a precomputed Gram matrix, and kept in a least-recently-used cache of whole
  * columns K[:, q] over the points, keyed by point (the two variables of a regression point
- * share theirs). Shrinking compacts the active set in order; cached columns stay valid.
+ * share theirs); a precomputed matrix's columns are its rows, read in place, not copied.
+ * Shrinking compacts the active set in order; cached columns stay valid.
  *
  * To rebuild the score of the variables set aside, the solver keeps, for every point q,
  *     H_q = sum over variables u at their upper bound of s_u C_u K(x_q, x_pt(u)),
@@ -48,7 +49,7 @@
 #define ML_CLONES
 #endif
 
-#define SMO_ABI_VERSION 1
+#define SMO_ABI_VERSION 2
 #define TAU 1e-12
 
 enum { K_PRECOMPUTED = 0, K_LINEAR = 1, K_POLY = 2, K_RBF = 3, K_SIGMOID = 4 };
@@ -196,7 +197,7 @@ static void cache_clear(Solver *S)
     int64_t q = S->head;
     while (q >= 0) {
         int64_t nx = S->next[q];
-        free(S->col[q]);
+        if (S->K.kind != K_PRECOMPUTED) free(S->col[q]);
         S->col[q] = NULL;
         S->prev[q] = S->next[q] = -1;
         q = nx;
@@ -213,7 +214,12 @@ static void cache_set_capacity(Solver *S)
     S->capacity = cap < 4.0 ? 4 : (cap > 1e15 ? (int64_t)1e15 : (int64_t)cap);
 }
 
-/* K[:, q] over all points, computed on a miss; NULL when out of memory. */
+/* K[:, q] over all points, computed on a miss; NULL when out of memory.
+ *
+ * A precomputed (symmetric) Gram matrix holds every column already, as its row q: the
+ * cache then stores no copy and hands out that row. It still keeps its list of the points
+ * it would hold, evicted alike, because rebuild_inactive chooses its route (and so the
+ * rounding of the rebuilt scores) from how many free columns are missing from the cache. */
 static double *cache_column(Solver *S, int64_t q)
 {
     double *c = S->col[q];
@@ -224,17 +230,21 @@ static double *cache_column(Solver *S, int64_t q)
         }
         return c;
     }
+    const int stored = S->K.kind == K_PRECOMPUTED;
     if (S->count >= S->capacity && S->tail >= 0) {
         int64_t victim = S->tail;
         c = S->col[victim];
         S->col[victim] = NULL;
         cache_unlink(S, victim);
         S->count--;
-    } else {
+    } else if (!stored) {
         c = (double *)malloc((size_t)S->n * sizeof(double));
         if (c == NULL) return NULL;
     }
-    kernel_column(&S->K, S->iwork, S->n, q, c);
+    if (stored) /* kernel_column's K_PRECOMPUTED case reads these entries */
+        c = (double *)(S->K.X + q * S->n);
+    else
+        kernel_column(&S->K, S->iwork, S->n, q, c);
     S->col[q] = c;
     cache_push_front(S, q);
     S->count++;

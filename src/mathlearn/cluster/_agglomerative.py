@@ -258,7 +258,8 @@ def _extreme_scale(X) -> float:
     Squared differences overflow beyond ~1e154 and underflow below ~1e-154; a power-of-two
     division is exact, and linkage heights scale with the data.
     """
-    m = float(np.max(np.abs(X))) if X.size else 0.0
+    # max |x| by two reductions: no |X| temporary (the size of the data)
+    m = max(float(X.max()), -float(X.min())) if X.size else 0.0
     if m == 0.0 or 2.0**-400 <= m <= 2.0**400:
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(m)[1]) - 1))
@@ -268,19 +269,26 @@ def _cut(children, n_leaves, n_clusters):
     """Labels after undoing the last ``n_clusters - 1`` merges (0..n_clusters-1 by first
     appearance in the data)."""
     n_merges = n_leaves - n_clusters
-    parent = np.arange(2 * n_leaves - 1)
-    for i in range(n_merges):
-        a, b = children[i]
-        parent[a] = parent[b] = n_leaves + i
-    # Pointer jumping: each leaf reaches the root of its subtree in O(log N) rounds.
-    top = parent
+    # node ids in 32 bits where they fit (half the memory of the pointer jumping)
+    dtype = np.int32 if 2 * n_leaves < 2**31 else np.intp
+    top = np.arange(2 * n_leaves - 1, dtype=dtype)
+    # each node's parent (a node merged at most once; the ids of new clusters increase)
+    ids = np.arange(n_leaves, n_leaves + n_merges, dtype=dtype)
+    top[children[:n_merges, 0]] = ids
+    top[children[:n_merges, 1]] = ids
+    del ids
+    # Pointer jumping: each leaf reaches the root of its subtree in O(log N) rounds, in two
+    # buffers used in turn.
+    nxt = np.empty_like(top)
     while True:
-        nxt = top[top]
+        np.take(top, top, out=nxt)
         if np.array_equal(nxt, top):
             break
-        top = nxt
-    root = top[:n_leaves]
+        top, nxt = nxt, top
+    root = top[:n_leaves].copy()
+    del top, nxt
     _, labels = np.unique(root, return_inverse=True)
+    del root
     # Relabel by order of first appearance so that labels do not depend on internal ids.
     first = np.full(labels.max() + 1, n_leaves)
     np.minimum.at(first, labels, np.arange(n_leaves))
