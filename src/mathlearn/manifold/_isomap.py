@@ -6,6 +6,7 @@ from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, shortest_path
 
 from ..base import (
@@ -18,7 +19,7 @@ from ..base import (
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
-from ..utils.graph import knn_graph
+from ..utils.graph import kneighbors
 from ..utils.validation import validate_data
 from ._mds import classical_mds
 
@@ -62,7 +63,7 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" §6.1 (slide 6:29): build the k-nearest-neighbour
-    graph with Euclidean edge lengths (:func:`mathlearn.utils.graph.knn_graph`), replace distances
+    graph with Euclidean edge lengths (:func:`mathlearn.utils.graph.kneighbors`), replace distances
     by graph geodesics, then run classical MDS (kernel PCA of ``-0.5 H G^2 H``). A disconnected
     graph has infinite geodesics (the pitfall the notes name): by default the components are joined
     by their shortest inter-component edges, or an error asks for more neighbours. New
@@ -133,7 +134,11 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         Xu = X / unit if unit != 1.0 else X
         self._center = Xu.mean(axis=0)
         Xc = Xu - self._center
-        G = knn_graph(Xc, nn, mode="distance")
+        # Each point's nn nearest as a directed graph: the shortest paths below follow an
+        # edge either way (the shorter where both are stored), so symmetrising first would
+        # only double the edges Dijkstra scans.
+        dist, ind = kneighbors(Xc, nn)
+        G = sp.csr_matrix((dist.ravel(), ind.ravel(), np.arange(0, n * nn + 1, nn)), (n, n))
         n_comp, labels = connected_components(G, directed=False)
         self.n_connected_components_ = int(n_comp)
         if n_comp > 1:
