@@ -199,13 +199,16 @@ class FactorAnalysis(
                 raise ValueError(f"noise_variance_init must be {d} positive finite numbers.")
         self.noise_variance_ = psi
         self._eta, self._fallback, self._accepted = 1.0, None, -np.inf
-        self._buf = np.empty_like(data) if wide else None
+        # the wide route's block of scaled columns (see _evaluate)
+        self._block_cols = max(16, (1 << 15) // n)
+        self._buf = np.empty((n, min(self._block_cols, d))) if wide else None
         result = em(EMSteps(self), data, max_iter=self.max_iter, tol=self.tol)
         # The fitted loadings are the best ones for the final Psi (one more W-step); a pending
         # over-relaxed proposal is checked there like any other.
         self.lower_bound_, posterior = self._e_step(data)
         self.components_ = self._best_loadings(posterior)
-        del self._var, self._floor, self._k, self._eta, self._fallback, self._accepted, self._buf
+        del self._var, self._floor, self._k, self._eta, self._fallback, self._accepted
+        del self._buf, self._block_cols
         self.lower_bounds_ = result.lower_bounds
         self.n_iter_ = result.n_iter
         self.converged_ = result.converged
@@ -257,15 +260,25 @@ class FactorAnalysis(
             sigma, V = top_eigh(St, k)
             trace = float(np.trace(St))
         else:
-            Xt = np.multiply(data, r, out=self._buf) if self._buf is not None else data * r
-            m = min(k, Xt.shape[0])
-            # The N x N Gram matrix by a symmetric rank-N update (half the products of a
-            # general matrix product), its upper triangle mirrored.
-            G = blas.dsyrk(1.0, Xt.T, trans=1)
+            n = data.shape[0]
+            m = min(k, n)
+            # The N x N Gram matrix of Xt = data Psi^-1/2, G = sum over blocks of columns
+            # of Xt_b Xt_b^T, each by a symmetric rank update (half the products of a
+            # general matrix product) into G's upper triangle, then mirrored: the scaled
+            # copy of the data is only ever one block (about 256 kB) large.
+            G = np.zeros((n, n), order="F")
+            step = max(1, self._block_cols)
+            for a in range(0, d, step):
+                Xb = np.multiply(
+                    data[:, a : a + step], r[a : a + step], out=self._buf[:, : min(step, d - a)]
+                )
+                G = blas.dsyrk(1.0, Xb.T, beta=1.0, c=G, trans=1, overwrite_c=1)
             G = np.triu(G) + np.triu(G, 1).T
             sigma, U = top_eigh(G, m)
             sigma = np.clip(sigma, 0.0, None)
-            V = Xt.T @ (U / np.sqrt(np.where(sigma > 0, sigma, 1.0)))
+            # V = Xt^T U Sigma^-1/2 = Psi^-1/2 (data^T U Sigma^-1/2)
+            V = data.T @ (U / np.sqrt(np.where(sigma > 0, sigma, 1.0)))
+            V *= r[:, None]
             # tr(Psi^-1 S): the column sums of squares of the data are the sample variances.
             trace = float(np.dot(r * r, self._var))
         keep = sigma > 1.0
