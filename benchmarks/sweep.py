@@ -23,7 +23,9 @@ Each case runs in its own process, so one case's thread pools and caches cannot 
 next. A size is skipped once one fit of either side at the previous size took longer than
 ``--budget`` seconds, and the number of timed repetitions is set by the slower side.
 ``--write`` replaces the sweep section of
-``benchmarks/RESULTS.md`` with the tables, the machine, the versions and the command.
+``benchmarks/RESULTS.md`` with the tables, the machine, the versions and the command;
+``--section NAME`` writes a section of that name instead, so that sweeps with other thread
+counts or sizes stand beside each other.
 
 Cases live in ``benchmarks/_sweep_cases.py`` for the first half of the library; any
 ``benchmarks/bench_<family>.py`` can add its own by defining ``SWEEP_CASES``, a list of
@@ -46,7 +48,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
-BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
+
+
+def markers(section: str = "") -> tuple[str, str]:
+    """The comment lines around a sweep's tables in RESULTS.md (one pair per section)."""
+    name = f"sweep-{section}" if section else "sweep"
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
 SIZES = [100, 1_000, 10_000, 100_000, 1_000_000]
 
 
@@ -297,14 +306,14 @@ def _format_case(name: str, threads: int, entry: dict) -> str:
     return f"{name} [{threads} thr] " + ", ".join(parts)
 
 
-def markdown(results: dict, command: str) -> str:
+def markdown(results: dict, command: str, section: str = "") -> str:
     import numpy
     import scipy
     import sklearn
 
     lines = [
-        BEGIN,
-        "## Size sweep (`sweep.py`)",
+        markers(section)[0],
+        "## Size sweep (`sweep.py`)" + (f", {section}" if section else ""),
         "",
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} "
         f"cores, Python {platform.python_version()}, NumPy {numpy.__version__}, SciPy "
@@ -347,15 +356,16 @@ def markdown(results: dict, command: str) -> str:
                     f"{head} {_fmt_time(r['ours'])} | {_fmt_time(r['peer'])} | "
                     f"{r['ratio']:.2f} | {rss} | {traced:.2f} |{tail}"
                 )
-    lines.append(END)
+    lines.append(markers(section)[1])
     return "\n".join(lines)
 
 
-def write_results(text: str) -> None:
+def write_results(text: str, section: str = "") -> None:
+    begin, end = markers(section)
     old = RESULTS.read_text()
-    if BEGIN in old and END in old:
-        head, rest = old.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         new = head + text + tail
     else:
         new = old.rstrip() + "\n\n" + text + "\n"
@@ -376,16 +386,22 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--section",
+        default="",
+        help="write into RESULTS.md's sweep section of this name (kept beside the others)",
+    )
     args = parser.parse_args(argv)
     if args.list:
         for c in all_cases():
             print(f"{c.family:24s} {c.name}")
         return 0
     results = run(args)
-    text = markdown(results, "python benchmarks/sweep.py " + " ".join(argv or sys.argv[1:]))
+    command = "python benchmarks/sweep.py " + " ".join(argv or sys.argv[1:])
+    text = markdown(results, command, args.section)
     print(text)
     if args.write:
-        write_results(text)
+        write_results(text, args.section)
     return 0
 
 
