@@ -367,3 +367,39 @@ def test_flat_trainer_divergence_names_the_parameter():
         for _ in range(5):
             trainer.step((1e3 * X).astype(np.float32), y[:, None].astype(np.float32))
     assert all(np.all(np.isfinite(v)) for v in net.parameters().values())
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_run_epoch_on_rows_and_float64_data_follows_the_copies(flat):
+    # The MLPs hand run_epoch their float64 X (and, with early stopping, the training row
+    # numbers) instead of a float32 copy of the training rows: the batches, and so the
+    # whole training path, must be those of the copies.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((83, 5))
+    y = np.tanh(X[:, :2] @ np.array([1.5, -2.0]))[:, None] + 0.1 * rng.standard_normal((83, 1))
+    rows = rng.permutation(83)[:61]
+
+    def trained(data, **kw):
+        net = nn.Sequential(
+            nn.Linear(5, 7, random_state=1, dtype=np.float32),
+            nn.ReLU(),
+            nn.Linear(7, 1, random_state=2, dtype=np.float32),
+        )
+        tr = nn.Trainer(
+            net, nn.mse_loss, optim.adam(0.01), batch_size=16, random_state=4, flat=flat
+        )
+        losses = [tr.run_epoch(*data, **kw) for _ in range(3)]
+        return losses, net.parameters()
+
+    ref_loss, ref = trained((X[rows].astype(np.float32), y[rows].astype(np.float32)))
+    loss, got = trained((X, y), rows=rows)
+    assert loss == ref_loss
+    for k in ref:
+        assert got[k].dtype == np.float32
+        np.testing.assert_array_equal(got[k], ref[k])
+    # The whole of X, cast per batch, against its float32 copy.
+    ref_loss, ref = trained((X.astype(np.float32), y.astype(np.float32)))
+    loss, got = trained((X, y))
+    assert loss == ref_loss
+    for k in ref:
+        np.testing.assert_array_equal(got[k], ref[k])

@@ -42,20 +42,31 @@ _ACTIVATIONS = {
     "gelu": nn.GELU,
 }
 _F32_MAX = float(np.finfo(np.float32).max)
-# Rows per block of MLPRegressor's residual pass are chosen so that the widest layer's
-# activations hold about this many doubles (512 KiB).
+_OVERFLOW_MESSAGE = (
+    "the network's output overflowed for some rows of X: they lie far outside the range of "
+    "the training data. Rescale them as the training data were."
+)
+# MLPRegressor's mean squared training residual is summed over groups of rows in which the
+# widest layer holds about this many doubles (512 KiB)...
 _RESIDUAL_BLOCK_DOUBLES = 1 << 16
+# ... and each group's rows are run through the network in blocks whose widest activations
+# hold at most this many doubles (128 KiB, under glibc's smallest threshold for serving an
+# allocation by mmap: such blocks reuse memory already resident instead of mapping fresh
+# pages). Float32 copies are also made a block of this size at a time.
+_FORWARD_BLOCK_DOUBLES = 1 << 14
 
 
-def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
-    """``X`` in float32, refusing data that float32 cannot carry.
+def _check_float32(X: np.ndarray, name: str = "X") -> None:
+    """Refuse data that float32, which the network computes in, cannot carry.
 
     Entries beyond float32's range would become infinite. Data far from the origin relative
     to their spread (a column at ``1e8 +- 1``) would lose their variation to float32's
-    rounding (relative ``6e-8``): that is refused too, with the advice to centre them.
+    rounding (relative ``6e-8``): that is refused too, with the advice to centre them. No
+    float32 copy of ``X`` is made: the training casts one minibatch at a time (the same
+    values as the rows of a whole float32 copy).
     """
     if X.size == 0:
-        return X.astype(np.float32)
+        return
     hi, lo = X.max(axis=0), X.min(axis=0)
     big = float(max(hi.max(), -lo.min()))
     if big > 1e30:
@@ -64,7 +75,6 @@ def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
             f"(largest {_F32_MAX:.3g}) and its activations would overflow. Rescale the "
             "features (for example with StandardScaler)."
         )
-    X32 = X.astype(np.float32)
     n = X.shape[0]
     if n > 1:
         # Only columns that can fail are checked exactly: rounding to float32 moves an entry
@@ -76,8 +86,9 @@ def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
         suspect = (width > 0) & (absmax * 2.0**-23 + 2.0**-149 > 1e-3 * width / np.sqrt(2.0 * n))
         cols = np.flatnonzero(suspect)
         if cols.size:
-            spread = X[:, cols].std(axis=0)
-            err = np.max(np.abs(X32[:, cols] - X[:, cols]), axis=0)
+            Xc = X[:, cols]
+            spread = Xc.std(axis=0)
+            err = np.max(np.abs(Xc.astype(np.float32) - Xc), axis=0)
             lost = np.flatnonzero((spread > 0) & (err > 1e-3 * spread))
             if lost.size:
                 i = int(lost[0])
@@ -88,7 +99,21 @@ def _to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
                     "cannot resolve that variation. Centre and scale the features (for "
                     "example with StandardScaler)."
                 )
-    return X32
+
+
+def _float32_rounded(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``X`` (or its ``rows``) rounded to float32 and held in float64, a block at a time.
+
+    The values the float32 network sees, for the float64 passes (L-BFGS, the validation
+    score), without a float32 copy, or a gathered float64 copy, of the whole beside it.
+    """
+    n = X.shape[0] if rows is None else len(rows)
+    out = np.empty((n, *X.shape[1:]), dtype=np.float64)
+    step = max(1, _FORWARD_BLOCK_DOUBLES // max(1, int(np.prod(X.shape[1:]))))
+    for a in range(0, n, step):
+        part = X[a : a + step] if rows is None else X[rows[a : a + step]]
+        out[a : a + step] = part.astype(np.float32)
+    return out
 
 
 class _BaseMLP(BaseEstimator):
@@ -266,16 +291,29 @@ class _BaseMLP(BaseEstimator):
         Predictions are computed in float64 (the float32 weights promoted): the result then
         does not depend, beyond float64 rounding, on how the rows are batched.
         """
-        module = self.module_
-        module.eval()
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = np.asarray(module(np.asarray(X, dtype=np.float64)))
+        self.module_.eval()
+        out = self._eval_pass(np.asarray(X, dtype=np.float64))
         if not np.all(np.isfinite(out)):
-            raise ValueError(
-                "the network's output overflowed for some rows of X: they lie far outside "
-                "the range of the training data. Rescale them as the training data were."
-            )
+            raise ValueError(_OVERFLOW_MESSAGE)
         return out
+
+    def _eval_pass(self, x: np.ndarray) -> np.ndarray:
+        """The layers of the network (already in evaluation mode) applied to float64 ``x``.
+
+        One by one, as the Sequential would apply them, except that a ReLU overwrites the
+        activations a Linear has just made (``np.maximum`` in place: the same values)
+        instead of holding a second array of them.
+        """
+        owned = False
+        with np.errstate(over="ignore", invalid="ignore"):
+            for layer in self.module_:
+                if owned and type(layer) is nn.ReLU:
+                    np.maximum(x, 0, out=x)
+                    continue
+                y = layer(x)
+                owned = isinstance(layer, nn.Linear) or (owned and y is x)
+                x = y
+        return np.asarray(x)
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "module_")
@@ -290,10 +328,17 @@ class _BaseMLP(BaseEstimator):
 
     def _fit(self, X, y, incremental: bool = False):
         first = not (incremental and hasattr(self, "module_"))
+        # float32 data are kept as they are, anything else is made float64; either way no
+        # float32 copy of X is made: the training casts each minibatch on its own.
         X, y = validate_data(
-            self, X, y, dtype=np.float64, reset=first, multi_output=not self._is_classifier()
+            self,
+            X,
+            y,
+            dtype=[np.float64, np.float32],
+            reset=first,
+            multi_output=not self._is_classifier(),
         )
-        X = _to_float32(X)
+        _check_float32(X)
         target = self._prepare_targets(y, incremental=not first)
         rng = check_random_state(self.random_state) if first else self._rng
         if first:
@@ -322,13 +367,16 @@ class _BaseMLP(BaseEstimator):
 
     def _fit_stochastic(self, X, target, incremental):
         early = self.early_stopping and not incremental
-        X_val = y_val = None
+        X_val = y_val = rows = None
+        n = len(X)
         if early:
             stratify = target if self._is_classifier() else None
             try:
-                X, X_val, target, y_val = train_test_split(
-                    X,
-                    target,
+                # The split depends only on the number of samples, the strata and the seed:
+                # splitting the row numbers gives the rows that splitting the data would,
+                # and the training rows are then read from X in place.
+                rows, val_rows = train_test_split(
+                    np.arange(n),
                     test_size=self.validation_fraction,
                     random_state=int(self._rng.integers(2**31 - 1)),
                     stratify=stratify,
@@ -336,15 +384,16 @@ class _BaseMLP(BaseEstimator):
             except ValueError as exc:
                 raise ValueError(
                     f"early_stopping: cannot hold out validation_fraction="
-                    f"{self.validation_fraction} of {len(X)} samples ({exc})."
+                    f"{self.validation_fraction} of {n} samples ({exc})."
                 ) from None
-            if len(X_val) < 2:
+            if len(val_rows) < 2:
                 raise ValueError(
                     f"early_stopping: validation_fraction={self.validation_fraction} leaves "
-                    f"{len(X_val)} validation sample(s) out of {len(X) + len(X_val)}; at least "
-                    "2 are needed."
+                    f"{len(val_rows)} validation sample(s) out of {n}; at least 2 are needed."
                 )
-        n = len(X)
+            X_val = _float32_rounded(X, val_rows)
+            y_val = target[val_rows]
+            n = len(rows)
         trainer = Trainer(
             self.module_,
             self._loss,
@@ -362,7 +411,7 @@ class _BaseMLP(BaseEstimator):
         n_epochs = 1 if incremental else self.max_iter
         best_params = None
         for _ in range(n_epochs):
-            loss = trainer.run_epoch(X, target)
+            loss = trainer.run_epoch(X, target, rows=rows)
             self.n_iter_ += 1
             self.t_ += n
             self.loss_curve_.append(loss)
@@ -412,7 +461,7 @@ class _BaseMLP(BaseEstimator):
     def _fit_lbfgs(self, X, target):
         # L-BFGS needs exact line searches: the network is trained (and kept) in float64.
         module = self.module_.astype(np.float64)
-        X = X.astype(np.float64)
+        X = _float32_rounded(X)
         if target.dtype.kind == "f":
             target = target.astype(np.float64)
         n = len(X)
@@ -588,8 +637,11 @@ class MLPClassifier(_BaseMLP, BaseClassifier):
     Cost per epoch: a forward and a backward pass over the ``N`` samples, ``O(N W)`` with
     ``W`` the number of weights (``sum_l H_(l-1) H_l``, ``H_0 = D``, the last layer the
     classes), as matrix products on minibatches; memory ``O(W)`` for the weights and the
-    optimiser's moments, ``O(B sum_l H_l)`` for one minibatch's activations, and the
-    float32 copy of ``X`` (``N D``).
+    optimiser's moments, ``O(B sum_l H_l)`` for one minibatch's activations, and ``O(N)``
+    for the targets and the shuffled order. ``X`` is read in place (copied only when it is
+    neither float64 nor float32): each minibatch is cast to float32 on its own, and early stopping
+    keeps its validation rows (``N D`` times ``validation_fraction``), not a copy of the
+    training rows. ``lbfgs`` trains on a float64 copy of ``X``.
 
     Examples
     --------
@@ -697,11 +749,11 @@ class MLPClassifier(_BaseMLP, BaseClassifier):
             self.classes_ = np.unique(np.asarray(classes))
             if len(self.classes_) < 2:
                 raise ValueError("partial_fit needs at least 2 classes.")
-            X, y = validate_data(self, X, y, dtype=np.float64, reset=True)
-            X32 = _to_float32(X)
+            X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=True)
+            _check_float32(X)
             target = self._prepare_targets(y, incremental=True)
             rng = check_random_state(self.random_state)
-            self.module_ = self._build(X32.shape[1], self.n_outputs_, rng)
+            self.module_ = self._build(X.shape[1], self.n_outputs_, rng)
             self._rng = rng
             self.n_layers_ = len(self._hidden_sizes()) + 2
             self.loss_curve_ = []
@@ -711,7 +763,7 @@ class MLPClassifier(_BaseMLP, BaseClassifier):
             self._no_improvement_count = 0
             self._lr = [float(self.learning_rate_init)]
             self.validation_scores_ = self.best_validation_score_ = None
-            self._fit_stochastic(X32, target, incremental=True)
+            self._fit_stochastic(X, target, incremental=True)
             self._set_public_weights()
             return self
         if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -881,15 +933,29 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         if self.tau is not None:
             self.noise_variance_ = 1.0 / float(self.tau)
             return
-        # The mean squared training residual, a block of rows at a time: the forward pass
+        # The mean squared training residual, a group of rows at a time: the forward pass
         # of all N rows at once held N x (widest layer) doubles, many times the training's
-        # own memory. ``_forward`` does not depend on the batching.
+        # own memory. Each group's residuals are gathered from forward passes over smaller
+        # blocks (a multiple of 8 rows: the BLAS kernels then give every row the bits it gets
+        # in the whole group) and summed as one array, so that the sum keeps its order.
         width = max([X.shape[1], Y.shape[1], *self._hidden_sizes()])
-        step = max(1, _RESIDUAL_BLOCK_DOUBLES // width)
+        group = max(1, _RESIDUAL_BLOCK_DOUBLES // width)
+        block = max(1, _FORWARD_BLOCK_DOUBLES // width)
+        if block > 8:
+            block -= block % 8
+        r = np.empty((min(group, X.shape[0]), Y.shape[1]))
         ss = 0.0
-        for a in range(0, X.shape[0], step):
-            r = self._forward(X[a : a + step]) - Y[a : a + step]
-            ss += float(np.sum(r * r))
+        self.module_.eval()
+        for a in range(0, X.shape[0], group):
+            m = min(group, X.shape[0] - a)
+            for b in range(0, m, block):
+                c = min(b + block, m)
+                f = self._eval_pass(np.asarray(X[a + b : a + c], dtype=np.float64))
+                np.subtract(f, Y[a + b : a + c], out=r[b:c])
+            rg = r[:m]
+            if not np.all(np.isfinite(rg)):  # Y is finite: the output overflowed
+                raise ValueError(_OVERFLOW_MESSAGE)
+            ss += float(np.sum(rg * rg))
         self.noise_variance_ = ss / Y.size
 
     @_fit_context
@@ -911,7 +977,7 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         if hasattr(self, "module_"):
             del self.module_
         self._fit(X, y)
-        Xv = validate_data(self, X, dtype=np.float64, reset=False)
+        Xv = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         self._finish(Xv, np.asarray(y, dtype=np.float64).reshape(len(Xv), -1))
         return self
 
@@ -934,7 +1000,7 @@ class MLPRegressor(RegressorMixin, _BaseMLP):
         if self.solver == "lbfgs":
             raise AttributeError("partial_fit is not available for solver='lbfgs'.")
         self._fit(X, y, incremental=True)
-        Xv = validate_data(self, X, dtype=np.float64, reset=False)
+        Xv = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         self._finish(Xv, np.asarray(y, dtype=np.float64).reshape(len(Xv), -1))
         return self
 

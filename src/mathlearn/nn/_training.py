@@ -367,30 +367,48 @@ class Trainer:
         self.n_steps += 1
         return value
 
-    def run_epoch(self, X: Any, y: Any = None) -> float:
+    def run_epoch(self, X: Any, y: Any = None, *, rows: Any = None) -> float:
         """One pass over ``(X, y)`` in minibatches; returns the mean loss per sample.
 
         Parameters
         ----------
         X : ndarray of shape (n_samples, ...)
-            Inputs, already of the network's dtype.
+            Inputs. Floating inputs of another dtype than the network's are cast one
+            minibatch at a time (a float64 ``X`` for a float32 network needs no float32
+            copy; the batches hold the same values as the rows of one).
         y : ndarray or None
-            Targets; ``None`` trains on ``loss(output, X)`` (autoencoders).
+            Targets; ``None`` trains on ``loss(output, X)`` (autoencoders). Floating
+            targets are cast to the network's dtype the same way.
+        rows : ndarray of int, optional
+            Train on these rows of ``X`` and ``y`` only, in this order before shuffling:
+            the same batches as on ``X[rows]`` and ``y[rows]``, without those copies.
 
         Returns
         -------
         float
             The batch losses averaged with weights the batch sizes.
         """
-        n = len(X)
+        n = len(X) if rows is None else len(rows)
         bs = n if self.batch_size is None else min(int(self.batch_size), n)
         order = self.rng.permutation(n) if self.shuffle else np.arange(n)
+        if rows is not None:
+            order = np.asarray(rows)[order]
+        dtype = self._dtype()
+        cast_x = np.asarray(X).dtype.kind == "f" and np.asarray(X).dtype != dtype
+        cast_y = y is not None and np.asarray(y).dtype.kind == "f" and np.asarray(y).dtype != dtype
         self.module.train()
         total = 0.0
         for start in range(0, n, bs):
             idx = order[start : start + bs]
             xb = np.take(X, idx, axis=0)
-            yb = xb if y is None else np.take(y, idx, axis=0)
+            if cast_x:
+                xb = xb.astype(dtype)
+            if y is None:
+                yb = xb
+            else:
+                yb = np.take(y, idx, axis=0)
+                if cast_y:
+                    yb = yb.astype(dtype)
             total += self.step(xb, yb) * len(idx)
         return total / n
 
