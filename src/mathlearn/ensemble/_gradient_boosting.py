@@ -76,7 +76,10 @@ _NOTES = """
     Cost: the features are sorted once for all stages (``O(D N log N)``); each of the ``M``
     stages (``K`` trees per stage for ``K > 2`` classes) grows a depth-``h`` tree by scanning
     and partitioning the presorted columns, ``O(h D N)``, plus ``O(N)`` for the gradients and
-    the leaf values. Memory ``O(D N)`` for the sorted columns and ``O(N K)`` for ``F``.
+    the leaf values. Memory ``O(D N)`` for the sorted columns, which every stage's tree
+    reads without copying them (it is grown level by level, see
+    :func:`mathlearn.tree._tree.build_tree`; with ``max_features`` below ``D`` each tree
+    partitions a copy), and ``O(N K)`` for ``F``.
 """
 
 

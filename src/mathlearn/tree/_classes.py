@@ -55,7 +55,7 @@ class _BaseTree(BaseEstimator):
             return min(int(mf), n_features)
         return max(1, int(mf * n_features))
 
-    def _grow(self, X, Y, sample_weight, criterion, presorted_order=None):
+    def _grow(self, X, Y, sample_weight, criterion, presorted_order=None, n_classes=None):
         n = X.shape[0]
         w = check_sample_weight(sample_weight, X)
         # The split criteria depend on the weights' ratios only, but their sums of squares
@@ -85,6 +85,7 @@ class _BaseTree(BaseEstimator):
             min_impurity_decrease=self.min_impurity_decrease,
             rng=check_random_state(self.random_state),
             presorted_order=presorted_order if self.splitter == "best" else None,
+            n_classes=n_classes,
         )
         if exponent:
             tree.weighted_n_node_samples = np.ldexp(tree.weighted_n_node_samples, exponent)
@@ -347,9 +348,10 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
         return self._grow_classes(X, y_idx, sample_weight, presorted_order)
 
     def _grow_classes(self, X, y_idx, sample_weight, presorted_order=None):
-        Y = np.eye(self.classes_.shape[0])[y_idx]
+        # The class indices stand for the one-hot matrix (see build_tree).
         crit = "gini" if self.criterion == "gini" else "entropy"
-        return self._grow(X, Y, sample_weight, crit, presorted_order)._prune()
+        K = self.classes_.shape[0]
+        return self._grow(X, y_idx, sample_weight, crit, presorted_order, K)._prune()
 
     def predict_proba(self, X) -> np.ndarray:
         """Class proportions of each sample's leaf, shape (n_samples, n_classes)."""
