@@ -320,3 +320,72 @@ def test_levels_route_in_boosting_keeps_the_rounds(monkeypatch):
         for s, t in zip(ta, tb, strict=True):
             _identical_trees(s, t)
         np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize(
+    "criterion, splitter, max_features",
+    [
+        ("gini", "best", 7),
+        ("entropy", "best", 3),
+        ("squared_error", "best", 7),
+        ("gini", "random", 3),
+        ("squared_error", "random", 7),
+    ],
+)
+def test_rows_route_grows_the_tree_of_the_copied_rows(layout, criterion, splitter, max_features):
+    """``rows`` (a bootstrap sample's ids, read in place) against the same rows copied out
+    of ``X``: the same tree bit for bit, random draws included (the helpers' sums and
+    streams do not see the rows left out)."""
+    X, y, w = _levels_data(layout, 3)
+    rng = np.random.default_rng(5)
+    counts = np.bincount(rng.integers(0, X.shape[0], X.shape[0]), minlength=X.shape[0])
+    rows = np.flatnonzero(counts)
+    wr = counts[rows] * w[rows]
+    if criterion == "squared_error":
+        Y, n_classes = np.sin(X[rows, 0] * 3 + X[rows, 1])[:, None], None
+    else:
+        Y, n_classes = y[rows], 3
+    kw = dict(
+        criterion=criterion,
+        splitter=splitter,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=2,
+        min_weight_leaf=0.0,
+        max_features=max_features,
+        min_impurity_decrease=0.0,
+        n_classes=n_classes,
+    )
+    copied = _tree.build_tree(X[rows], Y, wr, rng=np.random.default_rng(1), **kw)
+    kept = X.copy()
+    in_place = _tree.build_tree(X, Y, wr, rng=np.random.default_rng(1), rows=rows, **kw)
+    np.testing.assert_array_equal(X, kept)
+    _identical_trees(in_place, copied)
+    assert in_place.node_count > 10
+
+
+def test_bagging_members_read_their_rows_in_place(monkeypatch):
+    """A forest's members fitted on their bootstrap rows read in place equal the members
+    fitted on the copied rows (the route the members of a feature-subsampling bagging
+    take), and the out-of-bag bookkeeping is unchanged by the compact counts."""
+    from mathlearn.ensemble import RandomForestRegressor
+
+    X, y = make_regression(400, 6, noise=5.0, random_state=3)
+    a = RandomForestRegressor(8, random_state=0, oob_score=True).fit(X, y)
+    assert all(c.dtype == np.uint8 for c in a._counts)
+    calls = []
+    original = _tree.build_tree
+
+    def copied_rows(X, Y, w, rows=None, **kw):
+        calls.append(rows is not None)
+        return original(X if rows is None else X[rows], Y, w, **kw)
+
+    monkeypatch.setattr(_tree, "build_tree", copied_rows)
+    monkeypatch.setattr("mathlearn.tree._classes.build_tree", copied_rows)
+    b = RandomForestRegressor(8, random_state=0, oob_score=True).fit(X, y)
+    assert any(calls)
+    for s, t in zip(a.estimators_, b.estimators_, strict=True):
+        _identical_trees(s.tree_, t.tree_)
+    assert a.oob_score_ == b.oob_score_
+    np.testing.assert_array_equal(a.oob_prediction_, b.oob_prediction_)

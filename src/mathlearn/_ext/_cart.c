@@ -3,7 +3,10 @@
  *
  * Layout: entry (sample s, feature f) of X is X[s * sx + f * sf] (the caller's array as it is,
  * row- or column-major: no copy); order (d x n, 32-bit: at most 2^31 - 1 samples) holds,
- * for every feature f, sample ids sorted by x_f. A node owns the positions [start, end) of
+ * for every feature f, sample ids sorted by x_f. The tree may be grown on n of the n_data
+ * samples of X, Yw and w (a bootstrap sample, without copying its rows of X): order then
+ * holds those ids only, and the other samples' rows of Yw and w must be zero (they enter
+ * only the total weight, where adding +0.0 changes nothing). A node owns the positions [start, end) of
  * every row of order: its samples, sorted by each feature. Splitting a node partitions each
  * row's segment stably (left samples first), so the children's segments stay sorted.
  *
@@ -31,7 +34,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 6; }
+ML_EXPORT int cart_abi_version(void) { return 7; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -101,7 +104,7 @@ typedef struct {
  * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
  * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
 ML_EXPORT int64_t cart_grow(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -118,7 +121,7 @@ ML_EXPORT int64_t cart_grow(
     int64_t *feats = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
     int64_t *perm = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
     unsigned char *nonconst = malloc(d > 0 ? d : 1);
-    unsigned char *go = calloc(n > 0 ? n : 1, 1);
+    unsigned char *go = calloc(n_data > 0 ? n_data : 1, 1);
     int32_t *tmp = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
     Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
     int64_t node_count = 0, sp = 0, c, f, i, k, d_part;
@@ -131,9 +134,9 @@ ML_EXPORT int64_t cart_grow(
     }
     *depth_reached = 0;
     if (crit == CRIT_SQUARED) {
-        for (i = 0; i < n; i++) W_total += w[i];
+        for (i = 0; i < n_data; i++) W_total += w[i];
     } else {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n_data; i++)
             for (c = 0; c < C; c++) W_total += Yw[i * C + c];
     }
     if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;
@@ -323,10 +326,10 @@ done:
  * The candidate features are the first max_features non-constant ones of a random order of
  * all features (all non-constant features, in index order, when max_features >= d), as in
  * the NumPy route (tree/_tree.py, _grow_numpy); the node ranges are computed only for the
- * features examined. ``buf`` is n doubles of workspace. Same outputs and return value as
- * cart_grow. */
+ * features examined. ``buf`` is n doubles of workspace. ``idx`` may list n of n_data
+ * samples, as cart_grow's order. Same outputs and return value as cart_grow. */
 ML_EXPORT int64_t cart_grow_random(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -365,9 +368,9 @@ ML_EXPORT int64_t cart_grow_random(
         wp[i] = w[idx[i]];
     }
     if (crit == CRIT_SQUARED) {
-        for (i = 0; i < n; i++) W_total += w[i];
+        for (i = 0; i < n_data; i++) W_total += w[i];
     } else {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n_data; i++)
             for (c = 0; c < C; c++) W_total += Yw[i * C + c];
     }
     if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;

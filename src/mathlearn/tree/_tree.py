@@ -299,6 +299,7 @@ def build_tree(
     rng: np.random.Generator,
     presorted_order: np.ndarray | None = None,
     n_classes: int | None = None,
+    rows: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth first.
 
@@ -309,8 +310,13 @@ def build_tree(
     class, or ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
     :func:`presort` of ``X`` (or ``np.argsort(X, axis=0, kind="stable")``) when the caller
     grows many trees on one ``X`` (boosting), so it is computed once; it is not modified.
+    ``rows`` (increasing ids, no ``presorted_order``) grows the tree on ``X[rows]``, with
+    ``Y`` and ``w`` given for those rows only, reading ``X`` in place (a bootstrap sample's
+    rows are not copied); the tree is the one grown on ``X[rows]``.
     """
-    n = X.shape[0]
+    if rows is not None and (_cart_lib() is None or rows.shape[0] == 0):
+        X, rows = X[rows], None
+    n = X.shape[0] if rows is None else rows.shape[0]
     # The compiled "best" splitter keeps sample ids in 32 bits (half the memory of the
     # sorted columns); more samples than that take the NumPy route.
     compiled = 0 < n and (splitter == "random" or n < _INT32_LIMIT) and _cart_lib() is not None
@@ -332,6 +338,7 @@ def build_tree(
         rng=rng,
         presorted_order=presorted_order,
         **({} if n_classes is None or not compiled else {"n_classes": n_classes}),
+        **({} if rows is None else {"rows": rows}),
     )
 
 
@@ -353,13 +360,23 @@ def presort(X: np.ndarray) -> np.ndarray:
     return out.T
 
 
+def _presort_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """:func:`presort` of ``X[rows]`` (feature-major, 32-bit) holding the ids ``rows[i]``
+    instead of the positions ``i``, formed one column at a time (``rows`` increasing, so
+    ties keep the order of the ids as the stable sort of ``X[rows]`` keeps positions)."""
+    out = np.empty((X.shape[1], rows.shape[0]), dtype=np.int32)
+    for j in range(X.shape[1]):
+        out[j] = rows[np.argsort(X[rows, j], kind="stable")]
+    return out
+
+
 def _cart_lib():
     lib = _load_ext("_cart")
     if lib is not None and not getattr(lib, "_typed", False):
         i64, f64 = ctypes.c_int64, ctypes.c_double
         ptr = ctypes.c_void_p
         lib.cart_grow.restype = i64
-        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int]
+        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64, ctypes.c_int]
         lib.cart_grow.argtypes += [i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
@@ -391,15 +408,19 @@ def _grow_compiled(
     rng,
     presorted_order,
     n_classes=None,
+    rows=None,
 ) -> Tree:
     """:func:`build_tree` grown by ``_ext._cart``: ``cart_grow`` on presorted features for
     the "best" splitter, ``cart_grow_random`` on one array of sample ids for "random", and
     ``cart_grow_levels`` for the "best" splitter on a caller's presorted order (shared by an
     ensemble's trees) when every feature is a candidate and the depth is limited: it grows
     the same tree level by level reading the order without writing it, so the order is not
-    copied for each tree (a copy was ``4 N D`` bytes per tree: 8 MB at 1e5 x 20)."""
+    copied for each tree (a copy was ``4 N D`` bytes per tree: 8 MB at 1e5 x 20). With
+    ``rows``, the helpers grow the tree on those rows of ``X`` read in place: their order
+    lists the ids ``rows``, and ``Yw``, ``w`` get zero rows for the others."""
     lib = _cart_lib()
-    n, d = X.shape
+    n_data, d = X.shape
+    n = n_data if rows is None else rows.shape[0]
     levels = (
         splitter == "best"
         and presorted_order is not None
@@ -420,15 +441,23 @@ def _grow_compiled(
         Yw = np.zeros((n, n_classes))
         Yw[np.arange(n), Y] = w
     C = n_classes if Yw is None else Yw.shape[1]
+    if rows is not None:  # the tree's rows of Yw and w at their ids, zero elsewhere
+        assert Yw is not None and presorted_order is None
+        Yw_all, w_all = np.zeros((n_data, C)), np.zeros(n_data)
+        Yw_all[rows], w_all[rows] = Yw, w
+        Yw, w = Yw_all, w_all
+        rows = np.ascontiguousarray(rows, dtype=np.int32 if n_data < _INT32_LIMIT else np.intp)
     # The helper reads X through its strides: no transposed copy (an N x D array per tree).
     if X.dtype != np.float64 or not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X, dtype=np.float64)
-    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n)
+    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n_data)
     if levels:
         # Read only: the caller's feature-major 32-bit order as it is (presort's layout).
         order = np.ascontiguousarray(presorted_order.T, dtype=np.int32)
     elif splitter == "random":
-        order = np.arange(n, dtype=np.int64)
+        order = np.arange(n, dtype=np.int64) if rows is None else rows.astype(np.int64)
+    elif rows is not None:
+        order = _presort_rows(X, rows)
     elif presorted_order is None:
         order = presort(X).T  # feature-major, C-contiguous, 32-bit
     else:  # the helper partitions it in place: a copy of the caller's
@@ -483,6 +512,7 @@ def _grow_compiled(
             w.ctypes.data,
             order.ctypes.data,
             n,
+            n_data,
             d,
             C,
             _CRITERIA[criterion],
