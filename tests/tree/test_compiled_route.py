@@ -286,17 +286,19 @@ def test_levels_route_grows_cart_grows_tree(monkeypatch, layout, criterion, k, p
 
     monkeypatch.setattr(_tree, "_cart_lib", Spy)
     for Y, n_classes in Ys:
-        order = _tree.presort(X)
-        kept = order.copy()
         calls.clear()
         reference = _tree.build_tree(X, Y, w, n_classes=n_classes, **kw)
         assert "cart_grow" in calls and "cart_grow_levels" not in calls
-        calls.clear()
-        shared = _tree.build_tree(X, Y, w, n_classes=n_classes, presorted_order=order, **kw)
-        assert "cart_grow_levels" in calls
-        np.testing.assert_array_equal(order, kept)
-        _identical_trees(shared, reference)
-        assert shared.node_count > 1
+        for compact in (False, True):  # 32- and 16-bit ids
+            order = _tree.presort(X, compact=compact)
+            assert order.dtype == (np.uint16 if compact else np.int32)
+            kept = order.copy()
+            calls.clear()
+            shared = _tree.build_tree(X, Y, w, n_classes=n_classes, presorted_order=order, **kw)
+            assert "cart_grow_levels" in calls
+            np.testing.assert_array_equal(order, kept)
+            _identical_trees(shared, reference)
+            assert shared.node_count > 1
 
 
 def test_levels_route_in_boosting_keeps_the_rounds(monkeypatch):
@@ -389,3 +391,14 @@ def test_bagging_members_read_their_rows_in_place(monkeypatch):
         _identical_trees(s.tree_, t.tree_)
     assert a.oob_score_ == b.oob_score_
     np.testing.assert_array_equal(a.oob_prediction_, b.oob_prediction_)
+
+
+def test_compact_presort_is_the_stable_argsort():
+    """16-bit ids up to 65536 samples (the largest id 65535), 32-bit beyond; the same
+    order as NumPy's stable argsort either way, and the same as the default presort."""
+    rng = np.random.default_rng(0)
+    for n in (65536, 65537):
+        X = rng.integers(0, 50, (n, 2)).astype(float)  # many ties
+        order = _tree.presort(X, compact=True)
+        assert order.dtype == (np.uint16 if n <= 65536 else np.int32)
+        np.testing.assert_array_equal(order, np.argsort(X, axis=0, kind="stable"))

@@ -34,7 +34,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 7; }
+ML_EXPORT int cart_abi_version(void) { return 8; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -594,36 +594,41 @@ static inline void run2_step(Run2 *r, double xs, double a0, double a1, double ws
     r->xlo = xs;
 }
 
-/* The "best" splitter grown level by level on a presorted order that is only read, so
- * that the trees of an ensemble (boosting's stages, AdaBoost's rounds) share one order and
- * none copies it. ``order`` (d x n, 32-bit, row f the stable argsort of x_f) is never
- * written: ``node_of`` (n entries) holds the level's node of every sample (-1 once its node
- * is a leaf), and one pass over each row of order visits every node's samples in the order
- * that cart_grow's partitioned segment of that row would list them (a stable partition
- * keeps the presorted order of a node's samples). Every sum is therefore formed by the
- * same operations in the same order as in cart_grow, and the tree is the same bit for bit:
- * a node's statistics and its children's are summed over row 0, the split scan of feature
- * f accumulates each node's prefix sums over row f, and ties go to the first feature, then
- * the first position. (cart_grow skips features constant in a node; here they are scanned,
- * but a constant feature has no threshold, so the outcome is the same.) Only for
- * max_features >= d (no feature draws, whose random stream follows cart_grow's pre-order)
- * and a finite max_depth (at most 2^max_depth nodes per level, whose states are held at
- * once). Nodes are numbered in pre-order at the end, as cart_grow numbers them.
+/* The "best" splitter grown level by level on a presorted order that is only read, so that
+ * the trees of an ensemble (boosting's stages, AdaBoost's rounds) share one order and none
+ * copies it. ``order_ids`` (d x n, row f the stable argsort of x_f; 32-bit ids, or 16-bit
+ * with order16 when n <= 65536) is never written: ``node_of`` (n entries) holds the level's
+ * node of every sample (-1 once its node is a leaf), and one pass over each row of order
+ * visits every node's samples in the order that cart_grow's partitioned segment of that row
+ * would list them (a stable partition keeps the presorted order of a node's samples). Every
+ * sum is therefore formed by the same operations in the same order as in cart_grow, and the
+ * tree is the same bit for bit: a node's statistics and its children's are summed over row
+ * 0, the split scan of feature f accumulates each node's prefix sums over row f, and ties
+ * go to the first feature, then the first position. (cart_grow skips features constant in a
+ * node; here they are scanned, but a constant feature has no threshold, so the outcome is
+ * the same.) Only for max_features >= d (no feature draws, whose random stream follows
+ * cart_grow's pre-order) and a finite max_depth (at most 2^max_depth nodes per level, whose
+ * states are held at once). Nodes are numbered in pre-order at the end, as cart_grow
+ * numbers them.
  *
  * Cost per level: one pass over the d rows of order, O(d n C); memory O(n) beyond order,
  * plus O(2^max_depth C) for the nodes.
  *
  * Classification may pass ``yidx`` (n class indices) and ``w`` instead of ``Yw``: sample i
  * then adds w_i to its class and +0.0 to the others, which is its row of Yw (w_i times a
- * one-hot row), without the n x C array. Yw is then unused (may be NULL). Same outputs and return value as cart_grow. */
+ * one-hot row), without the n x C array. Yw is then unused (may be NULL). Same outputs and
+ * return value as cart_grow. */
 ML_EXPORT int64_t cart_grow_levels(
     const double *X, int64_t sx, int64_t sf, const double *Yw, const int32_t *yidx, const double *w,
-    const int32_t *order, int64_t n, int64_t d, int64_t C, int crit, int64_t max_depth,
+    const void *order_ids, int order16, int64_t n, int64_t d, int64_t C, int crit, int64_t max_depth,
     int64_t min_samples_split, int64_t min_samples_leaf, double min_weight_leaf,
     double min_impurity_decrease, int64_t max_nodes, int64_t *left, int64_t *right,
     int64_t *feature, double *threshold, double *value, double *impurity_out,
     int64_t *n_node_samples, double *weighted_n, int64_t *depth_reached) {
     const double EPS = 2.220446049250313e-16;
+    /* the order's ids: 32-bit, or 16-bit (order16, n <= 65536: half the shared order) */
+    const int32_t *order32 = order16 ? NULL : (const int32_t *)order_ids;
+    const uint16_t *order16p = order16 ? (const uint16_t *)order_ids : NULL;
     int64_t V = crit == CRIT_SQUARED ? 1 : C;
     int64_t width = (int64_t)1 << (max_depth < 30 ? max_depth : 30); /* nodes per level, at most */
     int32_t *node_of = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
@@ -650,6 +655,8 @@ ML_EXPORT int64_t cart_grow_levels(
     /* Sample s's row of Yw added to acc; with class indices, the row w_s e_{y_s} formed on
      * the fly (w_s at its class, +0.0 elsewhere: every entry updated, as with Yw, rather
      * than one entry at a data-dependent address, which stalls the next read of acc). */
+    /* Entry i of row f of the order (the width test is the same for every entry). */
+#define ID(f, i) (order16 ? (int64_t)order16p[(f) * n + (i)] : (int64_t)order32[(f) * n + (i)])
 #define ADD_ROW(acc, s)                                                        \
     do {                                                                       \
         if (yidx) {                                                            \
@@ -678,7 +685,7 @@ ML_EXPORT int64_t cart_grow_levels(
     for (c = 0; c < C; c++) stat[c] = 0.0;
     Wl[0] = 0.0;
     for (i = 0; i < n; i++) {
-        int64_t s = order[i];
+        int64_t s = ID(0, i);
         node_of[s] = 0;
         ADD_ROW(stat, s);
         if (crit == CRIT_SQUARED) Wl[0] += w[s];
@@ -729,7 +736,6 @@ ML_EXPORT int64_t cart_grow_levels(
                 if (pos[t] >= 0) t1 = t;
             }
             for (f = 0; f < d; f++) {
-                const int32_t *o = order + f * n;
                 const double *x = X + f * sf;
                 if (n_split == 1) {
                     Run2 r = run[t1];
@@ -738,7 +744,7 @@ ML_EXPORT int64_t cart_grow_levels(
                     r.s0 = r.s1 = r.wl = r.xlo = 0.0;
                     r.p = 0;
                     for (i = 0; i < n; i++) {
-                        int64_t s = o[i];
+                        int64_t s = ID(f, i);
                         double a0, a1, ws = w[s];
                         if (node_of[s] < 0) continue;
                         if (yidx) {
@@ -758,7 +764,7 @@ ML_EXPORT int64_t cart_grow_levels(
                         run[t].p = 0;
                     }
                     for (i = 0; i < n; i++) {
-                        int64_t s = o[i];
+                        int64_t s = ID(f, i);
                         double a0, a1, ws = w[s];
                         t = node_of[s];
                         if (t < 0) continue;
@@ -791,14 +797,13 @@ ML_EXPORT int64_t cart_grow_levels(
             sl = sL + t1 * C;
             tot = stat + t1 * C;
             for (f = 0; f < d; f++) {
-                const int32_t *o = order + f * n;
                 const double *x = X + f * sf;
                 double wl = 0.0, xlo = 0.0, bs = bscore[t1];
                 int64_t p = 0, bfeat = bf[t1];
                 double bt = bthr[t1];
                 for (c = 0; c < C; c++) sl[c] = 0.0;
                 for (i = 0; i < n; i++) {
-                    int64_t s = o[i];
+                    int64_t s = ID(f, i);
                     double xs;
                     if (node_of[s] < 0) continue;
                     xs = x[s * sx];
@@ -835,7 +840,6 @@ ML_EXPORT int64_t cart_grow_levels(
                 bthr[t1] = bt;
             }
         } else for (f = 0; f < d; f++) {
-            const int32_t *o = order + f * n;
             const double *x = X + f * sf;
             for (t = 0; t < n_level; t++) {
                 if (pos[t] < 0) continue;
@@ -844,7 +848,7 @@ ML_EXPORT int64_t cart_grow_levels(
                 for (c = 0; c < C; c++) sL[t * C + c] = 0.0;
             }
             for (i = 0; i < n; i++) {
-                int64_t s = o[i], p;
+                int64_t s = ID(f, i), p;
                 double xs;
                 t = node_of[s];
                 if (t < 0) continue;
@@ -894,7 +898,7 @@ ML_EXPORT int64_t cart_grow_levels(
             ncnt[t] = 0;
         }
         for (i = 0; i < n; i++) {
-            int64_t s = order[i], k;
+            int64_t s = ID(0, i), k;
             t = node_of[s];
             if (t < 0) continue;
             if (bf[t] < 0) {
@@ -975,6 +979,7 @@ ML_EXPORT int64_t cart_grow_levels(
         for (c = 0; c < V; c++) value[q * V + c] = b_val[i * V + c];
     }
 #undef ADD_ROW
+#undef ID
 done:
     free(node_of);
     free(b_left);

@@ -156,7 +156,7 @@ class _BaseGradientBoosting(BaseEstimator):
         msl = self._resolve_int(self.min_samples_leaf, n)
         mss = max(2, self._resolve_int(self.min_samples_split, n))
         self.max_features_ = self._max_features(d)
-        full_order = presort(X) if self.subsample >= 1.0 else None
+        full_order = presort(X, compact=True) if self.subsample >= 1.0 else None
         n_inbag = max(1, int(self.subsample * n))
         do_oob = self.subsample < 1.0
         trees = []

@@ -173,7 +173,7 @@ class AdaBoostClassifier(BaseClassifier):
         if member:
             base._validate_params()
             if base.splitter == "best":
-                order = presort(X)
+                order = presort(X, compact=True)
         for m in range(self.n_estimators):
             est = clone(base)
             if "random_state" in est.get_params(deep=False):
