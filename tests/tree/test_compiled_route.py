@@ -209,3 +209,196 @@ def test_random_splitter_compiled_accuracy_beside_numpy_route(monkeypatch):
     d = acc["compiled"].mean() - acc["numpy"].mean()
     se = np.sqrt((acc["compiled"].var(ddof=1) + acc["numpy"].var(ddof=1)) / 15)
     assert abs(d) <= 4 * se + 1e-12
+
+
+def _identical_trees(a, b):
+    for name in (
+        "children_left",
+        "children_right",
+        "feature",
+        "threshold",
+        "value",
+        "impurity",
+        "n_node_samples",
+        "weighted_n_node_samples",
+    ):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), name  # same bits
+    assert a.max_depth == b.max_depth
+
+
+def _levels_data(layout, k):
+    X, y = make_classification(700, 7, n_classes=k, n_informative=5, random_state=11)
+    X = np.round(X, 1)  # many ties
+    X[:, 4] = 2.5  # a constant feature
+    X = np.vstack([X, X[:60]])  # duplicated rows
+    y = np.concatenate([y, y[:60]])
+    y[::11] = (y[::11] + 1) % k  # a duplicate with another label
+    w = np.random.default_rng(3).uniform(0.2, 3.0, X.shape[0])
+    w[::19] = 0.0
+    return (np.asfortranarray(X) if layout == "F" else X), y, w
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize(
+    "criterion, k",
+    [("gini", 2), ("gini", 3), ("entropy", 2), ("entropy", 3), ("squared_error", 2)],
+)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"max_depth": 1},
+        {"max_depth": 3},
+        {"max_depth": 6, "min_samples_leaf": 4, "min_samples_split": 15},
+        {"max_depth": 4, "min_impurity_decrease": 2e-3},
+        {"max_depth": 5, "min_weight_leaf": 30.0},
+    ],
+)
+def test_levels_route_grows_cart_grows_tree(monkeypatch, layout, criterion, k, params):
+    """``cart_grow_levels`` (a shared presorted order, read only, level by level) against
+    ``cart_grow`` (a private order partitioned depth first): the same tree, bit for bit, by
+    the same sums in the same order; classes given as indices or as one-hot rows alike. The
+    shared order is left as it was."""
+    X, y, w = _levels_data(layout, k)
+    kw = dict(
+        criterion=criterion,
+        splitter="best",
+        min_samples_split=params.get("min_samples_split", 2),
+        min_samples_leaf=params.get("min_samples_leaf", 1),
+        min_weight_leaf=params.get("min_weight_leaf", 0.0),
+        max_features=X.shape[1],
+        min_impurity_decrease=params.get("min_impurity_decrease", 0.0),
+        rng=np.random.default_rng(0),
+        max_depth=params["max_depth"],
+    )
+    if criterion == "squared_error":
+        Ys = [(np.sin(X[:, 0] * 3 + X[:, 1])[:, None], None)]
+    else:
+        Ys = [(y, k), (np.eye(k)[y], None)]
+    calls = []
+    lib = _tree._cart_lib()
+
+    class Spy:  # records which helper functions are called
+        def __getattr__(self, name):
+            calls.append(name)
+            return getattr(lib, name)
+
+    monkeypatch.setattr(_tree, "_cart_lib", Spy)
+    for Y, n_classes in Ys:
+        calls.clear()
+        reference = _tree.build_tree(X, Y, w, n_classes=n_classes, **kw)
+        assert "cart_grow" in calls and "cart_grow_levels" not in calls
+        for compact in (False, True):  # 32- and 16-bit ids
+            order = _tree.presort(X, compact=compact)
+            assert order.dtype == (np.uint16 if compact else np.int32)
+            kept = order.copy()
+            calls.clear()
+            shared = _tree.build_tree(X, Y, w, n_classes=n_classes, presorted_order=order, **kw)
+            assert "cart_grow_levels" in calls
+            np.testing.assert_array_equal(order, kept)
+            _identical_trees(shared, reference)
+            assert shared.node_count > 1
+
+
+def test_levels_route_in_boosting_keeps_the_rounds(monkeypatch):
+    """AdaBoost's stumps and gradient boosting's depth-3 trees grown on the shared order are
+    those grown on a private copy of it (the depth-first helper, reached here by letting the
+    level route decline every tree)."""
+    from mathlearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier
+
+    X, y = make_classification(600, 8, n_informative=5, flip_y=0.1, random_state=2)
+    models = [
+        lambda: AdaBoostClassifier(n_estimators=15, random_state=0),
+        lambda: GradientBoostingClassifier(n_estimators=15, random_state=0),
+    ]
+    fitted = [m().fit(X, y) for m in models]
+    monkeypatch.setattr(_tree, "_LEVELS_MAX_DEPTH", 0)
+    for make, a in zip(models, fitted, strict=True):
+        b = make().fit(X, y)
+        ta = [getattr(t, "tree_", t) for t in np.ravel(a.estimators_)]
+        tb = [getattr(t, "tree_", t) for t in np.ravel(b.estimators_)]
+        assert len(ta) == len(tb)
+        for s, t in zip(ta, tb, strict=True):
+            _identical_trees(s, t)
+        np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize(
+    "criterion, splitter, max_features",
+    [
+        ("gini", "best", 7),
+        ("entropy", "best", 3),
+        ("squared_error", "best", 7),
+        ("gini", "random", 3),
+        ("squared_error", "random", 7),
+    ],
+)
+def test_rows_route_grows_the_tree_of_the_copied_rows(layout, criterion, splitter, max_features):
+    """``rows`` (a bootstrap sample's ids, read in place) against the same rows copied out
+    of ``X``: the same tree bit for bit, random draws included (the helpers' sums and
+    streams do not see the rows left out)."""
+    X, y, w = _levels_data(layout, 3)
+    rng = np.random.default_rng(5)
+    counts = np.bincount(rng.integers(0, X.shape[0], X.shape[0]), minlength=X.shape[0])
+    rows = np.flatnonzero(counts)
+    wr = counts[rows] * w[rows]
+    if criterion == "squared_error":
+        Y, n_classes = np.sin(X[rows, 0] * 3 + X[rows, 1])[:, None], None
+    else:
+        Y, n_classes = y[rows], 3
+    kw = dict(
+        criterion=criterion,
+        splitter=splitter,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=2,
+        min_weight_leaf=0.0,
+        max_features=max_features,
+        min_impurity_decrease=0.0,
+        n_classes=n_classes,
+    )
+    copied = _tree.build_tree(X[rows], Y, wr, rng=np.random.default_rng(1), **kw)
+    kept = X.copy()
+    in_place = _tree.build_tree(X, Y, wr, rng=np.random.default_rng(1), rows=rows, **kw)
+    np.testing.assert_array_equal(X, kept)
+    _identical_trees(in_place, copied)
+    assert in_place.node_count > 10
+
+
+def test_bagging_members_read_their_rows_in_place(monkeypatch):
+    """A forest's members fitted on their bootstrap rows read in place equal the members
+    fitted on the copied rows (the route the members of a feature-subsampling bagging
+    take), and the out-of-bag bookkeeping is unchanged by the compact counts."""
+    from mathlearn.ensemble import RandomForestRegressor
+
+    X, y = make_regression(400, 6, noise=5.0, random_state=3)
+    a = RandomForestRegressor(8, random_state=0, oob_score=True).fit(X, y)
+    assert all(c.dtype == np.uint8 for c in a._counts)
+    calls = []
+    original = _tree.build_tree
+
+    def copied_rows(X, Y, w, rows=None, **kw):
+        calls.append(rows is not None)
+        return original(X if rows is None else X[rows], Y, w, **kw)
+
+    monkeypatch.setattr(_tree, "build_tree", copied_rows)
+    monkeypatch.setattr("mathlearn.tree._classes.build_tree", copied_rows)
+    b = RandomForestRegressor(8, random_state=0, oob_score=True).fit(X, y)
+    assert any(calls)
+    for s, t in zip(a.estimators_, b.estimators_, strict=True):
+        _identical_trees(s.tree_, t.tree_)
+    assert a.oob_score_ == b.oob_score_
+    np.testing.assert_array_equal(a.oob_prediction_, b.oob_prediction_)
+
+
+def test_compact_presort_is_the_stable_argsort():
+    """16-bit ids up to 65536 samples (the largest id 65535), 32-bit beyond; the same
+    order as NumPy's stable argsort either way, and the same as the default presort."""
+    rng = np.random.default_rng(0)
+    for n in (65536, 65537):
+        X = rng.integers(0, 50, (n, 2)).astype(float)  # many ties
+        order = _tree.presort(X, compact=True)
+        assert order.dtype == (np.uint16 if n <= 65536 else np.int32)
+        np.testing.assert_array_equal(order, np.argsort(X, axis=0, kind="stable"))

@@ -3,7 +3,10 @@
  *
  * Layout: entry (sample s, feature f) of X is X[s * sx + f * sf] (the caller's array as it is,
  * row- or column-major: no copy); order (d x n, 32-bit: at most 2^31 - 1 samples) holds,
- * for every feature f, sample ids sorted by x_f. A node owns the positions [start, end) of
+ * for every feature f, sample ids sorted by x_f. The tree may be grown on n of the n_data
+ * samples of X, Yw and w (a bootstrap sample, without copying its rows of X): order then
+ * holds those ids only, and the other samples' rows of Yw and w must be zero (they enter
+ * only the total weight, where adding +0.0 changes nothing). A node owns the positions [start, end) of
  * every row of order: its samples, sorted by each feature. Splitting a node partitions each
  * row's segment stably (left samples first), so the children's segments stay sorted.
  *
@@ -31,7 +34,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 5; }
+ML_EXPORT int cart_abi_version(void) { return 8; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -101,7 +104,7 @@ typedef struct {
  * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
  * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
 ML_EXPORT int64_t cart_grow(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -118,7 +121,7 @@ ML_EXPORT int64_t cart_grow(
     int64_t *feats = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
     int64_t *perm = malloc(sizeof(int64_t) * (d > 0 ? d : 1));
     unsigned char *nonconst = malloc(d > 0 ? d : 1);
-    unsigned char *go = calloc(n > 0 ? n : 1, 1);
+    unsigned char *go = calloc(n_data > 0 ? n_data : 1, 1);
     int32_t *tmp = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
     Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
     int64_t node_count = 0, sp = 0, c, f, i, k, d_part;
@@ -131,9 +134,9 @@ ML_EXPORT int64_t cart_grow(
     }
     *depth_reached = 0;
     if (crit == CRIT_SQUARED) {
-        for (i = 0; i < n; i++) W_total += w[i];
+        for (i = 0; i < n_data; i++) W_total += w[i];
     } else {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n_data; i++)
             for (c = 0; c < C; c++) W_total += Yw[i * C + c];
     }
     if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;
@@ -323,10 +326,10 @@ done:
  * The candidate features are the first max_features non-constant ones of a random order of
  * all features (all non-constant features, in index order, when max_features >= d), as in
  * the NumPy route (tree/_tree.py, _grow_numpy); the node ranges are computed only for the
- * features examined. ``buf`` is n doubles of workspace. Same outputs and return value as
- * cart_grow. */
+ * features examined. ``buf`` is n doubles of workspace. ``idx`` may list n of n_data
+ * samples, as cart_grow's order. Same outputs and return value as cart_grow. */
 ML_EXPORT int64_t cart_grow_random(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t d,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
     int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
@@ -365,9 +368,9 @@ ML_EXPORT int64_t cart_grow_random(
         wp[i] = w[idx[i]];
     }
     if (crit == CRIT_SQUARED) {
-        for (i = 0; i < n; i++) W_total += w[i];
+        for (i = 0; i < n_data; i++) W_total += w[i];
     } else {
-        for (i = 0; i < n; i++)
+        for (i = 0; i < n_data; i++)
             for (c = 0; c < C; c++) W_total += Yw[i * C + c];
     }
     if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;
@@ -532,6 +535,482 @@ done:
     free(tmp);
     free(go);
     free(stack);
+    return node_count;
+}
+
+/* One node's running state along a sorted row, for two statistics (binary classes, or the
+ * squared error's (w y, w y^2)): the prefix sums s0, s1, the left weight wl, the count p and
+ * the previous value xlo, and the best split so far. */
+typedef struct {
+    double s0, s1, wl, xlo, bs, bt;
+    int64_t p, bf;
+} Run2;
+
+/* The next sample (value xs, statistics a0, a1, weight ws) of a node with totals tot0, tot1,
+ * weight W and nn samples: the split between the previous sample and this one is scored,
+ * then the sample joins the left sums. Operations and their order are cart_grow's for C = 2
+ * (impurity()/proxy() unrolled: their sums start from 0.0, and 0.0 + v = v for the
+ * non-negative v there, so the unrolled forms have the same bits). */
+static inline void run2_step(Run2 *r, double xs, double a0, double a1, double ws, double W,
+                             double tot0, double tot1, int64_t nn, int crit,
+                             int64_t min_samples_leaf, double min_weight_leaf, int64_t f) {
+    int64_t p = r->p;
+    double xlo = r->xlo, wl = r->wl, s0 = r->s0, s1 = r->s1;
+    if (p > 0 && xs > xlo && p >= min_samples_leaf && nn - p >= min_samples_leaf) {
+        double WR = W - wl;
+        if (wl > 0.0 && WR > 0.0 && wl >= min_weight_leaf && WR >= min_weight_leaf) {
+            double r0 = tot0 - s0, r1 = tot1 - s1, score;
+            if (crit == CRIT_SQUARED) {
+                score = s0 * s0 / wl + r0 * r0 / WR;
+            } else {
+                if (r0 < 0.0) r0 = 0.0;
+                if (r1 < 0.0) r1 = 0.0;
+                if (crit == CRIT_GINI) {
+                    score = (s0 * s0 + s1 * s1) / wl + (r0 * r0 + r1 * r1) / WR;
+                } else {
+                    double l2[2], q2[2];
+                    l2[0] = s0;
+                    l2[1] = s1;
+                    q2[0] = r0;
+                    q2[1] = r1;
+                    score = proxy(l2, wl, q2, WR, 2, crit);
+                }
+            }
+            if (score > r->bs) {
+                double thr = xlo / 2.0 + xs / 2.0;
+                if (thr == xs || !isfinite(thr)) thr = xlo;
+                r->bs = score;
+                r->bf = f;
+                r->bt = thr;
+            }
+        }
+    }
+    s0 += a0;
+    s1 += a1;
+    r->s0 = s0;
+    r->s1 = s1;
+    r->wl = crit == CRIT_SQUARED ? wl + ws : s0 + s1;
+    r->p = p + 1;
+    r->xlo = xs;
+}
+
+/* The "best" splitter grown level by level on a presorted order that is only read, so that
+ * the trees of an ensemble (boosting's stages, AdaBoost's rounds) share one order and none
+ * copies it. ``order_ids`` (d x n, row f the stable argsort of x_f; 32-bit ids, or 16-bit
+ * with order16 when n <= 65536) is never written: ``node_of`` (n entries) holds the level's
+ * node of every sample (-1 once its node is a leaf), and one pass over each row of order
+ * visits every node's samples in the order that cart_grow's partitioned segment of that row
+ * would list them (a stable partition keeps the presorted order of a node's samples). Every
+ * sum is therefore formed by the same operations in the same order as in cart_grow, and the
+ * tree is the same bit for bit: a node's statistics and its children's are summed over row
+ * 0, the split scan of feature f accumulates each node's prefix sums over row f, and ties
+ * go to the first feature, then the first position. (cart_grow skips features constant in a
+ * node; here they are scanned, but a constant feature has no threshold, so the outcome is
+ * the same.) Only for max_features >= d (no feature draws, whose random stream follows
+ * cart_grow's pre-order) and a finite max_depth (at most 2^max_depth nodes per level, whose
+ * states are held at once). Nodes are numbered in pre-order at the end, as cart_grow
+ * numbers them.
+ *
+ * Cost per level: one pass over the d rows of order, O(d n C); memory O(n) beyond order,
+ * plus O(2^max_depth C) for the nodes.
+ *
+ * Classification may pass ``yidx`` (n class indices) and ``w`` instead of ``Yw``: sample i
+ * then adds w_i to its class and +0.0 to the others, which is its row of Yw (w_i times a
+ * one-hot row), without the n x C array. Yw is then unused (may be NULL). Same outputs and
+ * return value as cart_grow. */
+ML_EXPORT int64_t cart_grow_levels(
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const int32_t *yidx, const double *w,
+    const void *order_ids, int order16, int64_t n, int64_t d, int64_t C, int crit, int64_t max_depth,
+    int64_t min_samples_split, int64_t min_samples_leaf, double min_weight_leaf,
+    double min_impurity_decrease, int64_t max_nodes, int64_t *left, int64_t *right,
+    int64_t *feature, double *threshold, double *value, double *impurity_out,
+    int64_t *n_node_samples, double *weighted_n, int64_t *depth_reached) {
+    const double EPS = 2.220446049250313e-16;
+    /* the order's ids: 32-bit, or 16-bit (order16, n <= 65536: half the shared order) */
+    const int32_t *order32 = order16 ? NULL : (const int32_t *)order_ids;
+    const uint16_t *order16p = order16 ? (const uint16_t *)order_ids : NULL;
+    int64_t V = crit == CRIT_SQUARED ? 1 : C;
+    int64_t width = (int64_t)1 << (max_depth < 30 ? max_depth : 30); /* nodes per level, at most */
+    int32_t *node_of = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
+    /* per node of the tree, in breadth-first order (b_ ids) */
+    int64_t *b_left = malloc(sizeof(int64_t) * max_nodes), *b_right = malloc(sizeof(int64_t) * max_nodes);
+    int64_t *b_feat = malloc(sizeof(int64_t) * max_nodes), *b_nn = malloc(sizeof(int64_t) * max_nodes);
+    double *b_thr = malloc(sizeof(double) * max_nodes), *b_imp = malloc(sizeof(double) * max_nodes);
+    double *b_W = malloc(sizeof(double) * max_nodes), *b_val = malloc(sizeof(double) * max_nodes * V);
+    int64_t *pre = malloc(sizeof(int64_t) * max_nodes), *dfs = malloc(sizeof(int64_t) * max_nodes);
+    /* per node of the current level (level-local index t) and of the next (2t, 2t + 1) */
+    double *stat = malloc(sizeof(double) * width * C), *nstat = malloc(sizeof(double) * 2 * width * C);
+    double *Wl = malloc(sizeof(double) * width), *nW = malloc(sizeof(double) * 2 * width);
+    int64_t *cnt = malloc(sizeof(int64_t) * width), *ncnt = malloc(sizeof(int64_t) * 2 * width);
+    int64_t *id = malloc(sizeof(int64_t) * width), *nid = malloc(sizeof(int64_t) * 2 * width);
+    double *sL = malloc(sizeof(double) * width * C), *WL = malloc(sizeof(double) * width);
+    int64_t *pos = malloc(sizeof(int64_t) * width), *bf = malloc(sizeof(int64_t) * width);
+    double *xprev = malloc(sizeof(double) * width), *bscore = malloc(sizeof(double) * width);
+    double *bthr = malloc(sizeof(double) * width), *imp = malloc(sizeof(double) * width);
+    double *sR = malloc(sizeof(double) * C);
+    int32_t *remap = malloc(sizeof(int32_t) * 2 * width);
+    Run2 *run = malloc(sizeof(Run2) * width);
+    int64_t node_count = 0, n_level = 1, depth = 0, c, f, i, t, sp;
+    double W_total = 0.0;
+    /* Sample s's row of Yw added to acc; with class indices, the row w_s e_{y_s} formed on
+     * the fly (w_s at its class, +0.0 elsewhere: every entry updated, as with Yw, rather
+     * than one entry at a data-dependent address, which stalls the next read of acc). */
+    /* Entry i of row f of the order (the width test is the same for every entry). */
+#define ID(f, i) (order16 ? (int64_t)order16p[(f) * n + (i)] : (int64_t)order32[(f) * n + (i)])
+#define ADD_ROW(acc, s)                                                        \
+    do {                                                                       \
+        if (yidx) {                                                            \
+            int64_t yc_ = yidx[s];                                             \
+            double ws_ = w[s];                                                 \
+            for (c = 0; c < C; c++) (acc)[c] += ws_ * (double)(c == yc_);      \
+        } else                                                                 \
+            for (c = 0; c < C; c++) (acc)[c] += Yw[(s) * C + c];               \
+    } while (0)
+    if (!node_of || !b_left || !b_right || !b_feat || !b_nn || !b_thr || !b_imp || !b_W ||
+        !b_val || !pre || !dfs || !stat || !nstat || !Wl || !nW || !cnt || !ncnt || !id ||
+        !nid || !sL || !WL || !pos || !bf || !xprev || !bscore || !bthr || !imp || !sR ||
+        !remap || !run || max_nodes < 1) {
+        node_count = -1;
+        goto done;
+    }
+    *depth_reached = 0;
+    if (crit == CRIT_SQUARED || yidx) {
+        for (i = 0; i < n; i++) W_total += w[i];
+    } else {
+        for (i = 0; i < n; i++)
+            for (c = 0; c < C; c++) W_total += Yw[i * C + c];
+    }
+    if (min_samples_split < 2 * min_samples_leaf) min_samples_split = 2 * min_samples_leaf;
+    /* The root: its statistics over row 0. */
+    for (c = 0; c < C; c++) stat[c] = 0.0;
+    Wl[0] = 0.0;
+    for (i = 0; i < n; i++) {
+        int64_t s = ID(0, i);
+        node_of[s] = 0;
+        ADD_ROW(stat, s);
+        if (crit == CRIT_SQUARED) Wl[0] += w[s];
+    }
+    if (crit != CRIT_SQUARED)
+        for (c = 0; c < C; c++) Wl[0] += stat[c];
+    cnt[0] = n;
+    id[0] = node_count++;
+    b_left[0] = b_right[0] = -1;
+    while (n_level > 0) {
+        int64_t n_split = 0, n_next = 0;
+        /* Each node of the level: its outputs, and whether it is a leaf. */
+        for (t = 0; t < n_level; t++) {
+            int64_t b = id[t];
+            double W = Wl[t];
+            imp[t] = impurity(stat + t * C, W, (int)C, crit);
+            b_left[b] = b_right[b] = -1;
+            b_feat[b] = -2;
+            b_thr[b] = -2.0;
+            b_imp[b] = imp[t];
+            b_nn[b] = cnt[t];
+            b_W[b] = W;
+            for (c = 0; c < V; c++) b_val[b * V + c] = stat[t * C + c] / W;
+            bf[t] = -1;
+            bscore[t] = -INFINITY;
+            bthr[t] = 0.0;
+            if (depth >= max_depth || cnt[t] < min_samples_split ||
+                cnt[t] < 2 * min_samples_leaf || W < 2 * min_weight_leaf || imp[t] <= EPS)
+                pos[t] = -1; /* a leaf: its samples are skipped below */
+            else {
+                pos[t] = 0;
+                n_split++;
+            }
+        }
+        if (depth > *depth_reached) *depth_reached = depth;
+        if (n_split == 0) break;
+        for (i = 0; i < n; i++) /* samples of leaves leave the tree */
+            if (node_of[i] >= 0 && pos[node_of[i]] < 0) node_of[i] = -1;
+        /* The split scan: feature by feature, every node's prefix sums along row f. Two
+         * statistics: run2_step on each node's Run2 (one node to split, every root and all of
+         * a stump's scan: a local one, held in registers). */
+        if (C == 2) {
+            int64_t t1 = 0;
+            for (t = 0; t < n_level; t++) {
+                run[t].bs = -INFINITY;
+                run[t].bt = 0.0;
+                run[t].bf = -1;
+                if (pos[t] >= 0) t1 = t;
+            }
+            for (f = 0; f < d; f++) {
+                const double *x = X + f * sf;
+                if (n_split == 1) {
+                    Run2 r = run[t1];
+                    double W = Wl[t1], tot0 = stat[2 * t1], tot1 = stat[2 * t1 + 1];
+                    int64_t nn = cnt[t1];
+                    r.s0 = r.s1 = r.wl = r.xlo = 0.0;
+                    r.p = 0;
+                    for (i = 0; i < n; i++) {
+                        int64_t s = ID(f, i);
+                        double a0, a1, ws = w[s];
+                        if (node_of[s] < 0) continue;
+                        if (yidx) {
+                            a0 = ws * (double)(yidx[s] == 0);
+                            a1 = ws * (double)(yidx[s] == 1);
+                        } else {
+                            a0 = Yw[2 * s];
+                            a1 = Yw[2 * s + 1];
+                        }
+                        run2_step(&r, x[s * sx], a0, a1, ws, W, tot0, tot1, nn, crit,
+                                  min_samples_leaf, min_weight_leaf, f);
+                    }
+                    run[t1] = r;
+                } else {
+                    for (t = 0; t < n_level; t++) {
+                        run[t].s0 = run[t].s1 = run[t].wl = run[t].xlo = 0.0;
+                        run[t].p = 0;
+                    }
+                    for (i = 0; i < n; i++) {
+                        int64_t s = ID(f, i);
+                        double a0, a1, ws = w[s];
+                        t = node_of[s];
+                        if (t < 0) continue;
+                        if (yidx) {
+                            a0 = ws * (double)(yidx[s] == 0);
+                            a1 = ws * (double)(yidx[s] == 1);
+                        } else {
+                            a0 = Yw[2 * s];
+                            a1 = Yw[2 * s + 1];
+                        }
+                        run2_step(run + t, x[s * sx], a0, a1, ws, Wl[t], stat[2 * t],
+                                  stat[2 * t + 1], cnt[t], crit, min_samples_leaf,
+                                  min_weight_leaf, f);
+                    }
+                }
+            }
+            for (t = 0; t < n_level; t++) {
+                bscore[t] = run[t].bs;
+                bthr[t] = run[t].bt;
+                bf[t] = pos[t] < 0 ? -1 : run[t].bf;
+            }
+        } else
+        /* Otherwise per-node arrays; with one node to split, its running state in locals. */
+        if (n_split == 1) {
+            int64_t t1 = 0, nn;
+            double W, *sl, *tot;
+            while (pos[t1] < 0) t1++;
+            nn = cnt[t1];
+            W = Wl[t1];
+            sl = sL + t1 * C;
+            tot = stat + t1 * C;
+            for (f = 0; f < d; f++) {
+                const double *x = X + f * sf;
+                double wl = 0.0, xlo = 0.0, bs = bscore[t1];
+                int64_t p = 0, bfeat = bf[t1];
+                double bt = bthr[t1];
+                for (c = 0; c < C; c++) sl[c] = 0.0;
+                for (i = 0; i < n; i++) {
+                    int64_t s = ID(f, i);
+                    double xs;
+                    if (node_of[s] < 0) continue;
+                    xs = x[s * sx];
+                    if (p > 0 && xs > xlo && p >= min_samples_leaf && nn - p >= min_samples_leaf) {
+                        double WR = W - wl, score;
+                        if (wl > 0.0 && WR > 0.0 && wl >= min_weight_leaf && WR >= min_weight_leaf) {
+                            for (c = 0; c < C; c++) {
+                                sR[c] = tot[c] - sl[c];
+                                if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
+                            }
+                            score = proxy(sl, wl, sR, WR, (int)C, crit);
+                            if (score > bs) {
+                                double thr = xlo / 2.0 + xs / 2.0;
+                                if (thr == xs || !isfinite(thr)) thr = xlo;
+                                bs = score;
+                                bfeat = f;
+                                bt = thr;
+                            }
+                        }
+                    }
+                    ADD_ROW(sl, s);
+                    if (crit == CRIT_SQUARED) {
+                        wl += w[s];
+                    } else {
+                        double acc = 0.0;
+                        for (c = 0; c < C; c++) acc += sl[c];
+                        wl = acc;
+                    }
+                    p++;
+                    xlo = xs;
+                }
+                bscore[t1] = bs;
+                bf[t1] = bfeat;
+                bthr[t1] = bt;
+            }
+        } else for (f = 0; f < d; f++) {
+            const double *x = X + f * sf;
+            for (t = 0; t < n_level; t++) {
+                if (pos[t] < 0) continue;
+                pos[t] = 0;
+                WL[t] = 0.0;
+                for (c = 0; c < C; c++) sL[t * C + c] = 0.0;
+            }
+            for (i = 0; i < n; i++) {
+                int64_t s = ID(f, i), p;
+                double xs;
+                t = node_of[s];
+                if (t < 0) continue;
+                xs = x[s * sx];
+                p = pos[t];
+                if (p > 0) { /* the split between the node's previous sample and s */
+                    double xlo = xprev[t], W = Wl[t], wl = WL[t], WR, score;
+                    const double *sl = sL + t * C, *tot = stat + t * C;
+                    if (xs > xlo && p >= min_samples_leaf && cnt[t] - p >= min_samples_leaf) {
+                        WR = W - wl;
+                        if (wl > 0.0 && WR > 0.0 && wl >= min_weight_leaf && WR >= min_weight_leaf) {
+                            for (c = 0; c < C; c++) {
+                                sR[c] = tot[c] - sl[c];
+                                if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
+                            }
+                            score = proxy(sl, wl, sR, WR, (int)C, crit);
+                            if (score > bscore[t]) {
+                                double thr = xlo / 2.0 + xs / 2.0;
+                                if (thr == xs || !isfinite(thr)) thr = xlo;
+                                bscore[t] = score;
+                                bf[t] = f;
+                                bthr[t] = thr;
+                            }
+                        }
+                    }
+                }
+                {
+                    double *sl = sL + t * C;
+                    ADD_ROW(sl, s);
+                    if (crit == CRIT_SQUARED) {
+                        WL[t] += w[s];
+                    } else {
+                        double acc = 0.0;
+                        for (c = 0; c < C; c++) acc += sl[c];
+                        WL[t] = acc;
+                    }
+                }
+                pos[t] = p + 1;
+                xprev[t] = xs;
+            }
+        }
+        /* The children's statistics over row 0 (as cart_grow sums them), each sample sent
+         * to 2t (left) or 2t + 1 (right). */
+        for (t = 0; t < 2 * n_level; t++) {
+            for (c = 0; c < C; c++) nstat[t * C + c] = 0.0;
+            nW[t] = 0.0;
+            ncnt[t] = 0;
+        }
+        for (i = 0; i < n; i++) {
+            int64_t s = ID(0, i), k;
+            t = node_of[s];
+            if (t < 0) continue;
+            if (bf[t] < 0) {
+                node_of[s] = -1;
+                continue;
+            }
+            k = 2 * t + !(X[s * sx + bf[t] * sf] <= bthr[t]);
+            node_of[s] = (int32_t)k;
+            ncnt[k]++;
+            ADD_ROW(nstat + k * C, s);
+            if (crit == CRIT_SQUARED) nW[k] += w[s];
+        }
+        for (t = 0; t < n_level; t++) {
+            double W = Wl[t], WLs, WRs, iL, iR, improvement;
+            int64_t k;
+            remap[2 * t] = remap[2 * t + 1] = -1;
+            if (bf[t] < 0) continue;
+            if (crit != CRIT_SQUARED) {
+                for (k = 2 * t; k <= 2 * t + 1; k++)
+                    for (c = 0; c < C; c++) nW[k] += nstat[k * C + c];
+            }
+            WLs = nW[2 * t];
+            WRs = nW[2 * t + 1];
+            iL = impurity(nstat + 2 * t * C, WLs, (int)C, crit);
+            iR = impurity(nstat + (2 * t + 1) * C, WRs, (int)C, crit);
+            improvement = (W / W_total) * (imp[t] - WLs / W * iL - WRs / W * iR);
+            if (improvement + EPS < min_impurity_decrease) continue;
+            if (node_count + 2 > max_nodes) {
+                node_count = -1;
+                goto done;
+            }
+            b_feat[id[t]] = bf[t];
+            b_thr[id[t]] = bthr[t];
+            for (k = 2 * t; k <= 2 * t + 1; k++) {
+                int64_t j = n_next++;
+                remap[k] = (int32_t)j;
+                nid[j] = node_count++;
+                for (c = 0; c < C; c++) sL[j * C + c] = nstat[k * C + c];
+                WL[j] = nW[k];
+                pos[j] = ncnt[k];
+            }
+            b_left[id[t]] = nid[n_next - 2];
+            b_right[id[t]] = nid[n_next - 1];
+        }
+        for (i = 0; i < n; i++)
+            if (node_of[i] >= 0) node_of[i] = remap[node_of[i]];
+        /* The next level's nodes become the level's. */
+        for (t = 0; t < n_next; t++) {
+            for (c = 0; c < C; c++) stat[t * C + c] = sL[t * C + c];
+            Wl[t] = WL[t];
+            cnt[t] = pos[t];
+            id[t] = nid[t];
+        }
+        n_level = n_next;
+        depth++;
+    }
+    /* Pre-order numbering (a node, its left subtree, its right subtree) and the outputs. */
+    sp = 0;
+    dfs[sp++] = 0;
+    t = 0;
+    while (sp > 0) {
+        int64_t b = dfs[--sp];
+        pre[b] = t++;
+        if (b_left[b] >= 0) {
+            dfs[sp++] = b_right[b];
+            dfs[sp++] = b_left[b];
+        }
+    }
+    for (i = 0; i < node_count; i++) {
+        int64_t q = pre[i];
+        left[q] = b_left[i] >= 0 ? pre[b_left[i]] : -1;
+        right[q] = b_right[i] >= 0 ? pre[b_right[i]] : -1;
+        feature[q] = b_feat[i];
+        threshold[q] = b_thr[i];
+        impurity_out[q] = b_imp[i];
+        n_node_samples[q] = b_nn[i];
+        weighted_n[q] = b_W[i];
+        for (c = 0; c < V; c++) value[q * V + c] = b_val[i * V + c];
+    }
+#undef ADD_ROW
+#undef ID
+done:
+    free(node_of);
+    free(b_left);
+    free(b_right);
+    free(b_feat);
+    free(b_nn);
+    free(b_thr);
+    free(b_imp);
+    free(b_W);
+    free(b_val);
+    free(pre);
+    free(dfs);
+    free(stat);
+    free(nstat);
+    free(Wl);
+    free(nW);
+    free(cnt);
+    free(ncnt);
+    free(id);
+    free(nid);
+    free(sL);
+    free(WL);
+    free(pos);
+    free(bf);
+    free(xprev);
+    free(bscore);
+    free(bthr);
+    free(imp);
+    free(sR);
+    free(remap);
+    free(run);
     return node_count;
 }
 

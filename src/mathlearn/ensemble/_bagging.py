@@ -32,13 +32,17 @@ def _fit_one(estimator, X, y, counts, sample_weight, feats, supports_weight, che
     """
     keep = counts > 0
     everything = bool(keep.all())
-    if feats is not None:
-        Xk = X[np.ix_(keep, feats)]
-    else:
-        Xk = X if everything else X[keep]
     if supports_weight:
         w = counts * sample_weight if everything else counts[keep] * sample_weight[keep]
         yk = y if everything else y[keep]
+        if checked and feats is None:
+            # Our trees read the bootstrap sample's rows of X in place (no N x D copy).
+            rows = None if everything else np.flatnonzero(keep)
+            return estimator._fit_member(X, yk, w, rows=rows)
+        if feats is not None:
+            Xk = X[np.ix_(keep, feats)]
+        else:
+            Xk = X if everything else X[keep]
         if checked:
             return estimator._fit_member(Xk, yk, w)
         return estimator.fit(Xk, yk, sample_weight=w)
@@ -74,7 +78,9 @@ class _BaseBagging(BaseEstimator):
             else:
                 c = np.zeros(n_samples, dtype=np.int64)
                 c[rng.choice(n_samples, min(n_draw, n_samples), replace=False)] = 1
-            counts.append(c)
+            # Kept for the out-of-bag bookkeeping: in the smallest unsigned type that holds
+            # them (one byte per sample and member, not eight, unless some count passes 255).
+            counts.append(c.astype(np.min_scalar_type(int(c.max()))))
             feats.append(
                 None if n_feat == n_features else np.sort(rng.choice(n_features, n_feat, False))
             )
@@ -170,7 +176,9 @@ class BaggingClassifier(BaseClassifier, _BaseBagging):
 
     Cost: ``L`` fits of the member on about ``0.632 N`` distinct samples (weighted by their
     counts) plus ``O(L N)`` for the draws; memory: one member's fit and the copy of its
-    sample (``O(N D)``) at a time per job, plus the fitted members.
+    sample (``O(N D)``) at a time per job (our trees with every feature read the sample's
+    rows of ``X`` in place: no copy), the fitted members, and the bootstrap counts (``L N``
+    bytes).
 
     Examples
     --------

@@ -110,7 +110,8 @@ class RandomForestClassifier(_ForestMixin, BaggingClassifier):
     Cost: ``L`` trees, each ``O(D N log N)`` to sort its bootstrap sample's features plus
     ``O(m N C)`` per level for the split search over ``m`` features (``C`` classes) and
     ``O(D N)`` to partition them; memory ``O(D N)`` per tree being grown (``n_jobs`` at
-    once) and ``O(N C)`` per fitted tree for its nodes.
+    once: the sort order of its bootstrap sample, 4 bytes per entry; the sample's rows of
+    ``X`` are read in place, not copied) and ``O(N C)`` per fitted tree for its nodes.
 
     Examples
     --------

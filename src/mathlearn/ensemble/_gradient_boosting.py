@@ -76,7 +76,10 @@ _NOTES = """
     Cost: the features are sorted once for all stages (``O(D N log N)``); each of the ``M``
     stages (``K`` trees per stage for ``K > 2`` classes) grows a depth-``h`` tree by scanning
     and partitioning the presorted columns, ``O(h D N)``, plus ``O(N)`` for the gradients and
-    the leaf values. Memory ``O(D N)`` for the sorted columns and ``O(N K)`` for ``F``.
+    the leaf values. Memory ``O(D N)`` for the sorted columns, which every stage's tree
+    reads without copying them (it is grown level by level, see
+    :func:`mathlearn.tree._tree.build_tree`; with ``max_features`` below ``D`` each tree
+    partitions a copy), and ``O(N K)`` for ``F``.
 """
 
 
@@ -153,7 +156,7 @@ class _BaseGradientBoosting(BaseEstimator):
         msl = self._resolve_int(self.min_samples_leaf, n)
         mss = max(2, self._resolve_int(self.min_samples_split, n))
         self.max_features_ = self._max_features(d)
-        full_order = presort(X) if self.subsample >= 1.0 else None
+        full_order = presort(X, compact=True) if self.subsample >= 1.0 else None
         n_inbag = max(1, int(self.subsample * n))
         do_oob = self.subsample < 1.0
         trees = []

@@ -93,9 +93,9 @@ class AdaBoostClassifier(BaseClassifier):
 
     Cost: ``M`` rounds, each a weighted fit of the learner and a prediction on the ``N``
     training points; with the default stump, ``O(D N log N)`` to sort the features and
-    ``O(D N K)`` to scan them per round. Memory: one learner's fit (``O(D N)`` for a stump;
-    with the default stumps, the features' sort order, 4 bytes per entry, shared by the
-    rounds) and the weight history as ``M N`` bits.
+    ``O(D N K)`` to scan them per round. Memory: one learner's fit and the weight history
+    as ``M N`` bits; with the default stumps, the features' sort order (4 bytes per entry)
+    is made once and read by every round without a copy, so a round adds ``O(N)``.
 
     Examples
     --------
@@ -173,7 +173,7 @@ class AdaBoostClassifier(BaseClassifier):
         if member:
             base._validate_params()
             if base.splitter == "best":
-                order = presort(X)
+                order = presort(X, compact=True)
         for m in range(self.n_estimators):
             est = clone(base)
             if "random_state" in est.get_params(deep=False):

@@ -55,9 +55,12 @@ class _BaseTree(BaseEstimator):
             return min(int(mf), n_features)
         return max(1, int(mf * n_features))
 
-    def _grow(self, X, Y, sample_weight, criterion, presorted_order=None):
-        n = X.shape[0]
-        w = check_sample_weight(sample_weight, X)
+    def _grow(
+        self, X, Y, sample_weight, criterion, presorted_order=None, n_classes=None, rows=None
+    ):
+        # ``rows``: the tree is grown on X[rows] (Y and sample_weight given for those rows).
+        n = X.shape[0] if rows is None else rows.shape[0]
+        w = check_sample_weight(sample_weight, X if rows is None else rows)
         # The split criteria depend on the weights' ratios only, but their sums of squares
         # overflow or underflow for weights far from 1 (1e+-200 gave a wrong root split).
         # Weights are grown at a power-of-two scale with largest entry in [1/2, 1), which is
@@ -85,6 +88,8 @@ class _BaseTree(BaseEstimator):
             min_impurity_decrease=self.min_impurity_decrease,
             rng=check_random_state(self.random_state),
             presorted_order=presorted_order if self.splitter == "best" else None,
+            n_classes=n_classes,
+            rows=rows,
         )
         if exponent:
             tree.weighted_n_node_samples = np.ldexp(tree.weighted_n_node_samples, exponent)
@@ -95,20 +100,22 @@ class _BaseTree(BaseEstimator):
         self.tree_ = prune_tree(self._full_tree, self.ccp_alpha)
         return self
 
-    def _fit_member(self, X, y, sample_weight=None, presorted_order=None):
+    def _fit_member(self, X, y, sample_weight=None, presorted_order=None, rows=None):
         """Fit as a member of an ensemble that has validated everything already.
 
         ``X``: a float64 array of shape (n, d) without NaN or inf; ``y``: class indices
         ``0 .. K-1`` (classifier) or numeric targets of shape (n,) (regressor);
         ``sample_weight``: None or a finite non-negative (n,) array; ``presorted_order``:
         None or ``np.argsort(X, axis=0, kind="stable")``, for an ensemble that grows many
-        trees on the same ``X`` (boosting). The hyperparameters are not checked here: the
+        trees on the same ``X`` (boosting); ``rows``: None, or increasing row ids, to fit
+        on ``X[rows]`` without copying it (``y`` and ``sample_weight`` are then given for
+        those rows only: a bootstrap sample). The hyperparameters are not checked here: the
         ensemble checks them once for all its members, which share them. Gives the same
         tree as :meth:`fit` on the same arrays, without its per-call validation and label
         encoding (a forest fits hundreds of trees).
         """
         self.n_features_in_ = X.shape[1]
-        return self._fit_checked(X, y, sample_weight, presorted_order)
+        return self._fit_checked(X, y, sample_weight, presorted_order, rows)
 
     def _validate_X_predict(self, X):
         return validate_data(self, X, dtype=np.float64, reset=False)
@@ -339,17 +346,18 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
         y_idx = self._encode_labels(y, min_classes=1)
         return self._grow_classes(X, y_idx, sample_weight)
 
-    def _fit_checked(self, X, y, sample_weight, presorted_order=None):
+    def _fit_checked(self, X, y, sample_weight, presorted_order=None, rows=None):
         # ``y`` holds class indices: the classes are those present, as ``fit`` would find.
         present = np.bincount(y) > 0
         self.classes_ = np.flatnonzero(present)
         y_idx = y if present.all() else (np.cumsum(present) - 1)[y]
-        return self._grow_classes(X, y_idx, sample_weight, presorted_order)
+        return self._grow_classes(X, y_idx, sample_weight, presorted_order, rows)
 
-    def _grow_classes(self, X, y_idx, sample_weight, presorted_order=None):
-        Y = np.eye(self.classes_.shape[0])[y_idx]
+    def _grow_classes(self, X, y_idx, sample_weight, presorted_order=None, rows=None):
+        # The class indices stand for the one-hot matrix (see build_tree).
         crit = "gini" if self.criterion == "gini" else "entropy"
-        return self._grow(X, Y, sample_weight, crit, presorted_order)._prune()
+        K = self.classes_.shape[0]
+        return self._grow(X, y_idx, sample_weight, crit, presorted_order, K, rows)._prune()
 
     def predict_proba(self, X) -> np.ndarray:
         """Class proportions of each sample's leaf, shape (n_samples, n_classes)."""
@@ -470,7 +478,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
         return self._fit_checked(X, y, sample_weight)
 
-    def _fit_checked(self, X, y, sample_weight, presorted_order=None):
+    def _fit_checked(self, X, y, sample_weight, presorted_order=None, rows=None):
         y = y.astype(np.float64)
         # Centre and scale y so the sums of w y^2 neither overflow nor cancel (data far from
         # the origin); the tree is invariant to this affine map, values and variances are
@@ -478,9 +486,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         shift = float(np.median(y))
         scale = float(np.max(np.abs(y - shift)))
         scale = scale if scale > 0 else 1.0
-        self._grow(
-            X, ((y - shift) / scale)[:, None], sample_weight, "squared_error", presorted_order
-        )
+        Y = ((y - shift) / scale)[:, None]
+        self._grow(X, Y, sample_weight, "squared_error", presorted_order, rows=rows)
         tree = self._full_tree
         tree.value = tree.value * scale + shift
         tree.impurity = tree.impurity * scale**2

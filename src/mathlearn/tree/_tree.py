@@ -30,8 +30,14 @@ candidate features from different random streams. The "random" splitter (extreme
 randomised trees: one threshold per candidate feature, drawn uniformly in the node's range)
 presorts nothing; the same helper grows it on one array of sample ids partitioned in place,
 ``O(N max_features)`` per tree level, with its own random stream for the features and
-thresholds (the NumPy route draws from ``rng``). The helper reads ``X`` through its strides,
-so it is never copied. Prediction (:meth:`Tree.apply`) is one compiled descent per
+thresholds (the NumPy route draws from ``rng``). An ensemble that grows many depth-limited
+trees on one ``X`` with every feature a candidate (AdaBoost's stumps, gradient boosting's
+trees) shares one presorted order, which the helper then only reads: it grows the tree level
+by level, one pass over each sorted column per level visiting every node's samples in the
+order the partitioned column would hold them (a stable partition keeps the presorted order),
+so the sums, and the tree, are those of the depth-first route bit for bit, with ``O(N)``
+memory per tree instead of a copy of the ``D x N`` order. The helper reads ``X`` through
+its strides, so it is never copied. Prediction (:meth:`Tree.apply`) is one compiled descent per
 row in the same helper, with the level-by-level NumPy descent as its fallback.
 """
 
@@ -292,19 +298,30 @@ def build_tree(
     min_impurity_decrease: float,
     rng: np.random.Generator,
     presorted_order: np.ndarray | None = None,
+    n_classes: int | None = None,
+    rows: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree depth first.
 
     ``Y`` is the one-hot class matrix (classification) or the column ``y`` (regression);
-    ``w`` the sample weights. The node statistics are ``sum_i w_i Y_i`` per class, or
-    ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
+    with ``n_classes`` given, ``Y`` is instead the vector of class indices ``0 ..
+    n_classes - 1``, which stands for its one-hot matrix (the compiled routes need no such
+    matrix). ``w`` are the sample weights. The node statistics are ``sum_i w_i Y_i`` per
+    class, or ``(sum w y, sum w y^2)`` for the squared error. ``presorted_order`` may pass
     :func:`presort` of ``X`` (or ``np.argsort(X, axis=0, kind="stable")``) when the caller
-    grows many trees on one ``X`` (boosting), so it is computed once.
+    grows many trees on one ``X`` (boosting), so it is computed once; it is not modified.
+    ``rows`` (increasing ids, no ``presorted_order``) grows the tree on ``X[rows]``, with
+    ``Y`` and ``w`` given for those rows only, reading ``X`` in place (a bootstrap sample's
+    rows are not copied); the tree is the one grown on ``X[rows]``.
     """
-    n = X.shape[0]
+    if rows is not None and (_cart_lib() is None or rows.shape[0] == 0):
+        X, rows = X[rows], None
+    n = X.shape[0] if rows is None else rows.shape[0]
     # The compiled "best" splitter keeps sample ids in 32 bits (half the memory of the
     # sorted columns); more samples than that take the NumPy route.
     compiled = 0 < n and (splitter == "random" or n < _INT32_LIMIT) and _cart_lib() is not None
+    if n_classes is not None and not compiled:
+        Y = np.eye(n_classes)[Y]
     grow: Callable[..., Tree] = _grow_compiled if compiled else _grow_numpy
     return grow(
         X,
@@ -320,22 +337,43 @@ def build_tree(
         min_impurity_decrease=min_impurity_decrease,
         rng=rng,
         presorted_order=presorted_order,
+        **({} if n_classes is None or not compiled else {"n_classes": n_classes}),
+        **({} if rows is None else {"rows": rows}),
     )
 
 
 _CRITERIA = {"gini": 0, "entropy": 1, "log_loss": 1, "squared_error": 2}
 _INT32_LIMIT = 2**31
+_UINT16_LIMIT = 2**16
+# Deepest tree grown level by level on a shared presorted order (cart_grow_levels holds the
+# states of a level's nodes, at most 2^depth, at once).
+_LEVELS_MAX_DEPTH = 16
 
 
-def presort(X: np.ndarray) -> np.ndarray:
+def presort(X: np.ndarray, compact: bool = False) -> np.ndarray:
     """``np.argsort(X, axis=0, kind="stable")`` with 32-bit indices where they suffice,
     sorted one column at a time into a feature-major array (the layout the compiled grower
-    partitions), returned as its (n_samples, n_features) transpose."""
+    partitions), returned as its (n_samples, n_features) transpose.
+
+    ``compact``: 16-bit indices where they suffice (at most 65536 samples), for an order
+    that an ensemble's trees share and only read (the level route of ``_grow_compiled``
+    reads them as they are; the other routes widen a copy), half the memory."""
     n, d = X.shape
-    out = np.empty((d, n), dtype=np.int32 if n < _INT32_LIMIT else np.intp)
+    dtype = np.int32 if n < _INT32_LIMIT else np.intp
+    out = np.empty((d, n), dtype=np.uint16 if compact and n <= _UINT16_LIMIT else dtype)
     for j in range(d):
         out[j] = np.argsort(X[:, j], kind="stable")
     return out.T
+
+
+def _presort_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """:func:`presort` of ``X[rows]`` (feature-major, 32-bit) holding the ids ``rows[i]``
+    instead of the positions ``i``, formed one column at a time (``rows`` increasing, so
+    ties keep the order of the ids as the stable sort of ``X[rows]`` keeps positions)."""
+    out = np.empty((X.shape[1], rows.shape[0]), dtype=np.int32)
+    for j in range(X.shape[1]):
+        out[j] = rows[np.argsort(X[rows, j], kind="stable")]
+    return out
 
 
 def _cart_lib():
@@ -344,12 +382,17 @@ def _cart_lib():
         i64, f64 = ctypes.c_int64, ctypes.c_double
         ptr = ctypes.c_void_p
         lib.cart_grow.restype = i64
-        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, ctypes.c_int]
+        lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64, ctypes.c_int]
         lib.cart_grow.argtypes += [i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
         lib.cart_grow.argtypes += [ptr] * 9
         lib.cart_grow_random.restype = i64
         lib.cart_grow_random.argtypes = lib.cart_grow.argtypes
+        lib.cart_grow_levels.restype = i64
+        lib.cart_grow_levels.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ctypes.c_int]
+        lib.cart_grow_levels.argtypes += [i64, i64, i64]
+        lib.cart_grow_levels.argtypes += [ctypes.c_int, i64, i64, i64, f64, f64, i64]
+        lib.cart_grow_levels.argtypes += [ptr] * 9
         lib.cart_apply.restype = None
         lib.cart_apply.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr]
         lib._typed = True
@@ -371,30 +414,62 @@ def _grow_compiled(
     min_impurity_decrease,
     rng,
     presorted_order,
+    n_classes=None,
+    rows=None,
 ) -> Tree:
     """:func:`build_tree` grown by ``_ext._cart``: ``cart_grow`` on presorted features for
-    the "best" splitter, ``cart_grow_random`` on one array of sample ids for "random"."""
+    the "best" splitter, ``cart_grow_random`` on one array of sample ids for "random", and
+    ``cart_grow_levels`` for the "best" splitter on a caller's presorted order (shared by an
+    ensemble's trees) when every feature is a candidate and the depth is limited: it grows
+    the same tree level by level reading the order without writing it, so the order is not
+    copied for each tree (a copy was ``4 N D`` bytes per tree: 8 MB at 1e5 x 20). With
+    ``rows``, the helpers grow the tree on those rows of ``X`` read in place: their order
+    lists the ids ``rows``, and ``Yw``, ``w`` get zero rows for the others."""
     lib = _cart_lib()
-    n, d = X.shape
+    n_data, d = X.shape
+    n = n_data if rows is None else rows.shape[0]
+    levels = (
+        splitter == "best"
+        and presorted_order is not None
+        and max_features >= d
+        and max_depth is not None
+        and max_depth <= _LEVELS_MAX_DEPTH
+    )
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    yidx = None
     if criterion == "squared_error":
         Yw = np.column_stack([w * Y[:, 0], w * Y[:, 0] ** 2])
-    else:
+    elif n_classes is None:
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
-    C = Yw.shape[1]
+    elif levels:  # the helper adds w_i to class Y_i itself: no n x C array
+        yidx = np.ascontiguousarray(Y, dtype=np.int32)
+        Yw = None
+    else:  # w_i at class Y_i, 0 elsewhere: the entries of one-hot(Y) * w, without one-hot(Y)
+        Yw = np.zeros((n, n_classes))
+        Yw[np.arange(n), Y] = w
+    C = n_classes if Yw is None else Yw.shape[1]
+    if rows is not None:  # the tree's rows of Yw and w at their ids, zero elsewhere
+        assert Yw is not None and presorted_order is None
+        Yw_all, w_all = np.zeros((n_data, C)), np.zeros(n_data)
+        Yw_all[rows], w_all[rows] = Yw, w
+        Yw, w = Yw_all, w_all
+        rows = np.ascontiguousarray(rows, dtype=np.int32 if n_data < _INT32_LIMIT else np.intp)
     # The helper reads X through its strides: no transposed copy (an N x D array per tree).
     if X.dtype != np.float64 or not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X, dtype=np.float64)
-    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n)
-    if splitter == "random":
-        grow = lib.cart_grow_random
-        order = np.arange(n, dtype=np.int64)
-    else:
-        grow = lib.cart_grow
-        if presorted_order is None:
-            order = presort(X).T  # feature-major, C-contiguous, 32-bit
-        else:  # the helper partitions it in place: a copy of the caller's
-            order = np.array(presorted_order.T, dtype=np.int32, order="C")
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    sx, sf = (d, 1) if X.flags.c_contiguous else (1, n_data)
+    if levels:
+        # Read only: the caller's feature-major 32- or 16-bit order as it is (presort's).
+        wide = np.int32 if presorted_order.dtype != np.uint16 else np.uint16
+        order = np.ascontiguousarray(presorted_order.T, dtype=wide)
+    elif splitter == "random":
+        order = np.arange(n, dtype=np.int64) if rows is None else rows.astype(np.int64)
+    elif rows is not None:
+        order = _presort_rows(X, rows)
+    elif presorted_order is None:
+        order = presort(X).T  # feature-major, C-contiguous, 32-bit
+    else:  # the helper partitions it in place: a copy of the caller's
+        order = np.array(presorted_order.T, dtype=np.int32, order="C")
     seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
     # A binary tree with non-empty leaves has at most 2 n - 1 nodes, and at most
     # 2^(depth + 1) - 1 below a depth limit (15 for boosting's depth-3 trees).
@@ -412,35 +487,54 @@ def _grow_compiled(
     wnns = np.empty(m)
     depth = np.zeros(1, dtype=np.int64)
     max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
-    count = grow(
-        X.ctypes.data,
-        sx,
-        sf,
-        Yw.ctypes.data,
-        w.ctypes.data,
-        order.ctypes.data,
-        n,
-        d,
-        C,
-        _CRITERIA[criterion],
-        max_depth,
-        int(min_samples_split),
-        int(min_samples_leaf),
-        float(min_weight_leaf),
-        int(max_features),
-        float(min_impurity_decrease),
-        seed,
-        m,
-        left.ctypes.data,
-        right.ctypes.data,
-        feat.ctypes.data,
-        thr.ctypes.data,
-        value.ctypes.data,
-        imp.ctypes.data,
-        nns.ctypes.data,
-        wnns.ctypes.data,
-        depth.ctypes.data,
-    )
+    outputs = [a.ctypes.data for a in (left, right, feat, thr, value, imp, nns, wnns, depth)]
+    if levels:
+        count = lib.cart_grow_levels(
+            X.ctypes.data,
+            sx,
+            sf,
+            None if Yw is None else Yw.ctypes.data,
+            None if yidx is None else yidx.ctypes.data,
+            w.ctypes.data,
+            order.ctypes.data,
+            int(order.dtype == np.uint16),
+            n,
+            d,
+            C,
+            _CRITERIA[criterion],
+            max_depth,
+            int(min_samples_split),
+            int(min_samples_leaf),
+            float(min_weight_leaf),
+            float(min_impurity_decrease),
+            m,
+            *outputs,
+        )
+    else:
+        assert Yw is not None  # class indices are only passed to cart_grow_levels
+        grow = lib.cart_grow_random if splitter == "random" else lib.cart_grow
+        count = grow(
+            X.ctypes.data,
+            sx,
+            sf,
+            Yw.ctypes.data,
+            w.ctypes.data,
+            order.ctypes.data,
+            n,
+            n_data,
+            d,
+            C,
+            _CRITERIA[criterion],
+            max_depth,
+            int(min_samples_split),
+            int(min_samples_leaf),
+            float(min_weight_leaf),
+            int(max_features),
+            float(min_impurity_decrease),
+            seed,
+            m,
+            *outputs,
+        )
     if count < 0:
         raise MemoryError("growing the tree ran out of memory.")
     del order
