@@ -18,6 +18,18 @@ from mathlearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, _tree
 
 pytestmark = pytest.mark.skipif(_tree._cart_lib() is None, reason="_cart not built")
 
+# the arrays that make up a fitted tree (mathlearn.tree._tree.Tree's constructor arguments)
+_TREE_ARRAYS = (
+    "children_left",
+    "children_right",
+    "feature",
+    "threshold",
+    "value",
+    "impurity",
+    "n_node_samples",
+    "weighted_n_node_samples",
+)
+
 
 def _numpy_route(monkeypatch):
     monkeypatch.setattr(_tree, "_cart_lib", lambda: None)
@@ -124,21 +136,7 @@ def test_compiled_apply_equals_numpy_descent(monkeypatch):
     monkeypatch.setattr(_tree, "_cart_lib", lambda: None)
     np.testing.assert_array_equal(
         compiled,
-        _tree.Tree(
-            **{
-                f: getattr(tree, f)
-                for f in (
-                    "children_left",
-                    "children_right",
-                    "feature",
-                    "threshold",
-                    "value",
-                    "impurity",
-                    "n_node_samples",
-                    "weighted_n_node_samples",
-                )
-            }
-        ).apply(Xq),
+        _tree.Tree(**{f: getattr(tree, f) for f in _TREE_ARRAYS}).apply(Xq),
     )
 
 
@@ -212,16 +210,7 @@ def test_random_splitter_compiled_accuracy_beside_numpy_route(monkeypatch):
 
 
 def _identical_trees(a, b):
-    for name in (
-        "children_left",
-        "children_right",
-        "feature",
-        "threshold",
-        "value",
-        "impurity",
-        "n_node_samples",
-        "weighted_n_node_samples",
-    ):
+    for name in _TREE_ARRAYS:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and x.shape == y.shape, name
         assert np.array_equal(x.view(np.uint8), y.view(np.uint8)), name  # same bits

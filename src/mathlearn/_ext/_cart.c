@@ -95,6 +95,27 @@ static double proxy(const double *sL, double WL, const double *sR, double WR, in
     }
 }
 
+/* The proxy score of a split from the left child's statistics: the right child's are the
+ * node's totals minus the left's (for class counts, a negative rounding residue of a class
+ * absent from the right child is cleared). sR is scratch of C numbers. */
+static inline double split_score(const double *total, const double *sL, double WL, double WR,
+                                 double *sR, int64_t C, int crit) {
+    int64_t c;
+    for (c = 0; c < C; c++) {
+        sR[c] = total[c] - sL[c];
+        if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
+    }
+    return proxy(sL, WL, sR, WR, (int)C, crit);
+}
+
+/* The threshold between two consecutive distinct values xlo < xhi: their midpoint, or xlo
+ * where the midpoint rounds to xhi or overflows. */
+static inline double midpoint(double xlo, double xhi) {
+    double thr = xlo / 2.0 + xhi / 2.0;
+    if (thr == xhi || !isfinite(thr)) thr = xlo;
+    return thr;
+}
+
 typedef struct {
     int64_t start, end, depth, parent;
     int is_left;
@@ -222,15 +243,9 @@ ML_EXPORT int64_t cart_grow(
                 WR = W - WL;
                 if (!(WL > 0.0) || !(WR > 0.0) || WL < min_weight_leaf || WR < min_weight_leaf)
                     continue;
-                for (c = 0; c < C; c++) {
-                    sR[c] = total[c] - sL[c];
-                    /* a class absent from the right child: clear the rounding residue */
-                    if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
-                }
-                score = proxy(sL, WL, sR, WR, (int)C, crit);
+                score = split_score(total, sL, WL, WR, sR, C, crit);
                 if (score > best_score) {
-                    double thr = xlo / 2.0 + xhi / 2.0;
-                    if (thr == xhi || !isfinite(thr)) thr = xlo;
+                    double thr = midpoint(xlo, xhi);
                     best_score = score;
                     best_f = feats[k];
                     best_p = pos;
@@ -460,11 +475,7 @@ ML_EXPORT int64_t cart_grow_random(
             if (nL < min_samples_leaf || nn - nL < min_samples_leaf || !(WL > 0.0) ||
                 !(WR > 0.0) || WL < min_weight_leaf || WR < min_weight_leaf)
                 continue;
-            for (c = 0; c < C; c++) {
-                sR[c] = stat[c] - sL[c];
-                if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
-            }
-            score = proxy(sL, WL, sR, WR, (int)C, crit);
+            score = split_score(stat, sL, WL, WR, sR, C, crit);
             if (score > best_score) {
                 best_score = score;
                 best_f = f;
@@ -577,8 +588,7 @@ static inline void run2_step(Run2 *r, double xs, double a0, double a1, double ws
                 }
             }
             if (score > r->bs) {
-                double thr = xlo / 2.0 + xs / 2.0;
-                if (thr == xs || !isfinite(thr)) thr = xlo;
+                double thr = midpoint(xlo, xs);
                 r->bs = score;
                 r->bf = f;
                 r->bt = thr;
@@ -810,14 +820,9 @@ ML_EXPORT int64_t cart_grow_levels(
                     if (p > 0 && xs > xlo && p >= min_samples_leaf && nn - p >= min_samples_leaf) {
                         double WR = W - wl, score;
                         if (wl > 0.0 && WR > 0.0 && wl >= min_weight_leaf && WR >= min_weight_leaf) {
-                            for (c = 0; c < C; c++) {
-                                sR[c] = tot[c] - sl[c];
-                                if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
-                            }
-                            score = proxy(sl, wl, sR, WR, (int)C, crit);
+                            score = split_score(tot, sl, wl, WR, sR, C, crit);
                             if (score > bs) {
-                                double thr = xlo / 2.0 + xs / 2.0;
-                                if (thr == xs || !isfinite(thr)) thr = xlo;
+                                double thr = midpoint(xlo, xs);
                                 bs = score;
                                 bfeat = f;
                                 bt = thr;
@@ -860,14 +865,9 @@ ML_EXPORT int64_t cart_grow_levels(
                     if (xs > xlo && p >= min_samples_leaf && cnt[t] - p >= min_samples_leaf) {
                         WR = W - wl;
                         if (wl > 0.0 && WR > 0.0 && wl >= min_weight_leaf && WR >= min_weight_leaf) {
-                            for (c = 0; c < C; c++) {
-                                sR[c] = tot[c] - sl[c];
-                                if (crit != CRIT_SQUARED && sR[c] < 0.0) sR[c] = 0.0;
-                            }
-                            score = proxy(sl, wl, sR, WR, (int)C, crit);
+                            score = split_score(tot, sl, wl, WR, sR, C, crit);
                             if (score > bscore[t]) {
-                                double thr = xlo / 2.0 + xs / 2.0;
-                                if (thr == xs || !isfinite(thr)) thr = xlo;
+                                double thr = midpoint(xlo, xs);
                                 bscore[t] = score;
                                 bf[t] = f;
                                 bthr[t] = thr;
