@@ -138,3 +138,17 @@ def test_bad_input(rng):
     W_neg = np.array([[0.0, -1.0, 1.0], [-1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
     with pytest.raises(ValueError, match="negative entries"):
         SpectralEmbedding(n_components=1, affinity="precomputed").fit(W_neg)
+
+
+def test_isomap_repeated_points_geodesics_match_sklearn():
+    # Repeated points are 0 apart: the directed k-NN graph keeps those zero-length edges
+    # (as scikit-learn's does), so the graph stays one component and the geodesics agree.
+    # Each geodesic is a sum of at most N edge lengths, each with a relative error of a few
+    # eps: 1e-12 relative is far above that and far below any real difference.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    X = np.vstack([X, X[:10], X[:3]])
+    ours = Isomap(n_neighbors=5).fit(X)
+    ref = SkIsomap(n_neighbors=5).fit(X)
+    assert ours.n_connected_components_ == 1
+    np.testing.assert_allclose(ours.dist_matrix_, ref.dist_matrix_, rtol=1e-12, atol=1e-12)

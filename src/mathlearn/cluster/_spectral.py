@@ -25,7 +25,8 @@ __all__ = ["SpectralClustering"]
 
 # Below this many points (or for many eigenvectors) the Laplacian is eigendecomposed
 # densely (LAPACK); above it the bottom eigenpairs come from shift-invert Lanczos (ARPACK)
-# on the Laplacian as it is stored: a sparse LU for a k-NN graph, a dense LU for RBF.
+# on the Laplacian as it is stored, factorised by _shift_invert (a sparse LU with diagonal
+# pivots for a k-NN graph, packed Cholesky for RBF or a dense graph).
 _DENSE_LIMIT = 500
 # The shift of the shift-invert Lanczos iteration: just below the spectrum's zero, so that
 # L - sigma I is positive definite (even for a disconnected graph) and the bottom
