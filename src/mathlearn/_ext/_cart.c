@@ -116,6 +116,20 @@ static inline double midpoint(double xlo, double xhi) {
     return thr;
 }
 
+/* Sample s's row of a two-column Yw for cart_grow_levels' two-statistic scan, or, given
+ * class indices yidx (two classes), that row formed on the fly: its weight ws at its class,
+ * +0.0 at the other. */
+static inline void two_stats(const int32_t *yidx, const double *Yw, double ws, int64_t s,
+                             double *a0, double *a1) {
+    if (yidx) {
+        *a0 = ws * (double)(yidx[s] == 0);
+        *a1 = ws * (double)(yidx[s] == 1);
+    } else {
+        *a0 = Yw[2 * s];
+        *a1 = Yw[2 * s + 1];
+    }
+}
+
 typedef struct {
     int64_t start, end, depth, parent;
     int is_left;
@@ -662,11 +676,11 @@ ML_EXPORT int64_t cart_grow_levels(
     Run2 *run = malloc(sizeof(Run2) * width);
     int64_t node_count = 0, n_level = 1, depth = 0, c, f, i, t, sp;
     double W_total = 0.0;
+    /* Entry i of row f of the order (the width test is the same for every entry). */
+#define ID(f, i) (order16 ? (int64_t)order16p[(f) * n + (i)] : (int64_t)order32[(f) * n + (i)])
     /* Sample s's row of Yw added to acc; with class indices, the row w_s e_{y_s} formed on
      * the fly (w_s at its class, +0.0 elsewhere: every entry updated, as with Yw, rather
      * than one entry at a data-dependent address, which stalls the next read of acc). */
-    /* Entry i of row f of the order (the width test is the same for every entry). */
-#define ID(f, i) (order16 ? (int64_t)order16p[(f) * n + (i)] : (int64_t)order32[(f) * n + (i)])
 #define ADD_ROW(acc, s)                                                        \
     do {                                                                       \
         if (yidx) {                                                            \
@@ -757,13 +771,7 @@ ML_EXPORT int64_t cart_grow_levels(
                         int64_t s = ID(f, i);
                         double a0, a1, ws = w[s];
                         if (node_of[s] < 0) continue;
-                        if (yidx) {
-                            a0 = ws * (double)(yidx[s] == 0);
-                            a1 = ws * (double)(yidx[s] == 1);
-                        } else {
-                            a0 = Yw[2 * s];
-                            a1 = Yw[2 * s + 1];
-                        }
+                        two_stats(yidx, Yw, ws, s, &a0, &a1);
                         run2_step(&r, x[s * sx], a0, a1, ws, W, tot0, tot1, nn, crit,
                                   min_samples_leaf, min_weight_leaf, f);
                     }
@@ -778,13 +786,7 @@ ML_EXPORT int64_t cart_grow_levels(
                         double a0, a1, ws = w[s];
                         t = node_of[s];
                         if (t < 0) continue;
-                        if (yidx) {
-                            a0 = ws * (double)(yidx[s] == 0);
-                            a1 = ws * (double)(yidx[s] == 1);
-                        } else {
-                            a0 = Yw[2 * s];
-                            a1 = Yw[2 * s + 1];
-                        }
+                        two_stats(yidx, Yw, ws, s, &a0, &a1);
                         run2_step(run + t, x[s * sx], a0, a1, ws, Wl[t], stat[2 * t],
                                   stat[2 * t + 1], cnt[t], crit, min_samples_leaf,
                                   min_weight_leaf, f);
