@@ -164,14 +164,14 @@ def _scaled_squared_distances(X: np.ndarray, Y: np.ndarray | None) -> tuple[np.n
         Y = X
     if not (np.isfinite(X).all() and (same or np.isfinite(Y).all())):
         raise ValueError("squared_distances: X or Y contains NaN or infinity.")
-    scaled = scaled_points(X, None if same else Y)
+    scaled = _scaled_points(X, None if same else Y)
     if scaled is None:
         return np.zeros((X.shape[0], Y.shape[0]), dtype=X.dtype), 1.0
     Xs, Ys, factor = scaled
     return expanded_squared_distances(Xs, None if same else Ys), factor
 
 
-def scaled_points(
+def _scaled_points(
     X: np.ndarray, Y: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(Xs, Ys, c)`` with ``x - y = c (xs - ys)`` for every pair: the points (finite)

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .extmath import _RECOMPUTE, _expand, _recompute_near, scaled_points
+from .extmath import _RECOMPUTE, _expand, _recompute_near, _scaled_points
 
 __all__ = [
     "cut",
@@ -153,7 +153,7 @@ def kneighbors(
         raise ValueError("kneighbors: X contains NaN or infinity.")
     # Scaled and centred once (x_i - x_j = c (xs_i - xs_j), entries of order one): the
     # distances sqrt(S) c stay finite even where their squares would overflow.
-    scaled = scaled_points(X)
+    scaled = _scaled_points(X)
     if scaled is None:  # every point coincides
         Xs, factor = np.zeros_like(X), 1.0
     else:
