@@ -19,6 +19,13 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
 * the log–log slope of our fit time against N over the sizes from 1e3 up (the empirical
   exponent that the docstrings' complexity statements are checked against).
 
+With more than one thread, each timed fit starts after ``--settle`` seconds of sleep (0.3 by
+default): NumPy's and SciPy's wheels each carry an OpenBLAS with its own thread pool, whose
+workers spin for about 0.1 s after a job, and on a machine with no more cores than threads a
+pool left spinning by one side's last call slows the other side's next one by a scheduler tick
+or more. The pause lets both pools go idle, so each side is timed with the machine to itself;
+the switches inside one fit are still timed.
+
 Each case runs in its own process, so one case's thread pools and caches cannot slow the
 next. A size is skipped once one fit of either side at the previous size took longer than
 ``--budget`` seconds, and the number of timed repetitions is set by the slower side.
@@ -89,8 +96,12 @@ def all_cases() -> list:
     return cases
 
 
-def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bool) -> list:
-    """Body of the child process: time one case at every size (threads already fixed)."""
+def _run_case_in_child(
+    case_name: str, sizes: list[int], budget: float, wide: bool, settle: float = 0.0
+) -> list:
+    """Body of the child process: time one case at every size (threads already fixed).
+
+    ``settle`` seconds of sleep precede each timed fit (see ``--settle``)."""
     import gc
     import statistics
     import tracemalloc
@@ -122,6 +133,8 @@ def _run_case_in_child(case_name: str, sizes: list[int], budget: float, wide: bo
         for _ in range(repeats):
             for fn, acc in ((ours, t_ours), (peer, t_peer)):
                 gc.collect()
+                if settle:
+                    time.sleep(settle)
                 t0 = time.perf_counter()
                 fn()
                 acc.append(time.perf_counter() - t0)
@@ -257,7 +270,8 @@ def run(args) -> dict:
             code = (
                 f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep; "
                 f"print(json.dumps(sweep._run_case_in_child({case.name!r}, {sizes!r}, "
-                f"{args.budget!r}, {not args.no_wide!r})))"
+                f"{args.budget!r}, {not args.no_wide!r}, "
+                f"{_settle(args.settle, threads)!r})))"
             )
             out = subprocess.run(
                 [sys.executable, "-c", code],
@@ -291,6 +305,13 @@ def _rss_ratio(r: dict) -> str | None:
         return None
     # growths below one page are below what the counter resolves
     return f"{max(a, 4096) / max(b, 4096):.2f}"
+
+
+def _settle(settle: float | None, threads: int) -> float:
+    """The pause before each timed fit: ``--settle``, else 0.3 s with more than one thread."""
+    if settle is not None:
+        return settle
+    return 0.3 if threads > 1 else 0.0
 
 
 def _format_case(name: str, threads: int, entry: dict) -> str:
@@ -379,6 +400,12 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", nargs="*", default=[])
     parser.add_argument("--max-n", type=int, default=1_000_000)
     parser.add_argument("--budget", type=float, default=20.0)
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=None,
+        help="seconds of sleep before each timed fit (default 0.3 with more than one thread)",
+    )
     parser.add_argument("--no-wide", action="store_true")
     parser.add_argument("--no-first-call", action="store_true")
     parser.add_argument(

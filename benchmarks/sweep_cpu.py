@@ -9,6 +9,11 @@ thread's time. Each repetition times one fit of ours and one of the peer, in alt
 order, after a warm-up fit of each; the script prints min and median of each side and of the
 per-repetition ratio.
 
+``--wall`` times the wall clock (``time.perf_counter``) instead, for runs with more than one
+BLAS thread, where process time would add up the threads; ``--settle S`` sleeps ``S`` seconds
+before each timed fit, so that the thread pools the other side left spinning have gone idle
+(see ``sweep.py``'s ``--settle``).
+
 ``--before PATH`` also times the case's ``ours`` with ``PATH`` (another checkout's ``src``)
 imported in a second process, alternating with the peer there, so a change can be compared
 against the code it replaces on the same machine at the same time.
@@ -29,8 +34,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def measure(name: str, shape: tuple[int, int], reps: int) -> dict:
-    """CPU seconds of ``reps`` alternating fits of the case ``name`` at ``shape``."""
+def measure(
+    name: str, shape: tuple[int, int], reps: int, wall: bool = False, settle: float = 0.0
+) -> dict:
+    """CPU (or wall-clock) seconds of ``reps`` alternating fits of the case ``name``."""
     import warnings
 
     warnings.simplefilter("ignore")
@@ -42,14 +49,17 @@ def measure(name: str, shape: tuple[int, int], reps: int) -> dict:
     ours, peer = case.ours(*data), case.peer(*data)
     ours()
     peer()
+    clock = time.perf_counter if wall else time.process_time
     t_ours, t_peer, ratios = [], [], []
     for i in range(reps):
         pair = ((ours, t_ours), (peer, t_peer))
         for fn, acc in pair if i % 2 == 0 else pair[::-1]:
             gc.collect()
-            t0 = time.process_time()
+            if settle:
+                time.sleep(settle)
+            t0 = clock()
             fn()
-            acc.append(time.process_time() - t0)
+            acc.append(clock() - t0)
         ratios.append(t_ours[-1] / max(t_peer[-1], 1e-9))
     return {
         "ours": [min(t_ours), statistics.median(t_ours)],
@@ -59,13 +69,16 @@ def measure(name: str, shape: tuple[int, int], reps: int) -> dict:
     }
 
 
-def _child(src: str | None, name: str, shape: tuple[int, int], reps: int) -> dict:
+def _child(
+    src: str | None, name: str, shape: tuple[int, int], reps: int, wall: bool, settle: float
+) -> dict:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = src
     code = (
         f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep_cpu; "
-        f"print(json.dumps(sweep_cpu.measure({name!r}, {shape!r}, {reps!r})))"
+        f"print(json.dumps(sweep_cpu.measure({name!r}, {shape!r}, {reps!r}, {wall!r}, "
+        f"{settle!r})))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=HERE
@@ -81,6 +94,8 @@ def main(argv=None) -> int:
     parser.add_argument("shapes", nargs="+", help="NxD, e.g. 10000x20")
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--before", default=None, help="src directory of the code to compare")
+    parser.add_argument("--wall", action="store_true", help="time the wall clock, not CPU time")
+    parser.add_argument("--settle", type=float, default=0.0, help="seconds of sleep before a fit")
     args = parser.parse_args(argv)
     for text in args.shapes:
         n, d = (int(v) for v in text.lower().split("x"))
@@ -88,7 +103,7 @@ def main(argv=None) -> int:
         if args.before:
             sides = [("before", args.before), *sides]
         for label, src in sides:
-            r = _child(src, args.case, (n, d), args.reps)
+            r = _child(src, args.case, (n, d), args.reps, args.wall, args.settle)
             print(
                 f"{args.case} {n}x{d} {label}: ours min/med {r['ours'][0] * 1e3:.2f}/"
                 f"{r['ours'][1] * 1e3:.2f} ms, peer {r['peer'][0] * 1e3:.2f}/"

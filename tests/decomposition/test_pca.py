@@ -267,17 +267,20 @@ def test_ppca_score_gram_route_and_model_selection(rng):
     assert search.best_params_ == ref_search.best_params_ == {"n_components": 3}
 
 
+@pytest.mark.parametrize("shape", [(3000, 40), (40, 3000)])
 @pytest.mark.parametrize("n_iter", [1, 4, 20])
-def test_randomized_power_iterations_resolve_a_gapped_spectrum(rng, n_iter):
+def test_randomized_power_iterations_resolve_a_gapped_spectrum(rng, n_iter, shape):
     # X = U diag(s) V^T with a gap after the third singular value, about 10^-2. The range
     # finder's error after q power passes is of order (s_14 / s_3)^(2q+1) (Halko, Martinsson
     # & Tropp 2011, Cor. 10.10, with k + p = 13 samples; s_14 ~ 0.024), about 3e-8 for q = 1, so
     # the LU-normalised passes must give the exact top singular values and axes to rounding,
-    # however many passes (a badly scaled basis would lose digits as q grows).
-    n, d = 3000, 40
-    U, _ = np.linalg.qr(rng.normal(size=(n, d)))
-    V, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    s = np.r_[[10.0, 9.0, 8.0], np.geomspace(0.08, 1e-3, d - 3)]
+    # however many passes (a badly scaled basis would lose digits as q grows). Wide data
+    # (N < D) take the transposed route, X^T = V S U^T, with the same guarantee.
+    n, d = shape
+    r = min(n, d)
+    U, _ = np.linalg.qr(rng.normal(size=(n, r)))
+    V, _ = np.linalg.qr(rng.normal(size=(d, r)))
+    s = np.r_[[10.0, 9.0, 8.0], np.geomspace(0.08, 1e-3, r - 3)]
     X = (U * s) @ V.T
     X -= X.mean(axis=0)  # PCA centres; take the exact spectrum of the centred data
     s_ref = np.linalg.svd(X, compute_uv=False)[:3]

@@ -26,6 +26,7 @@ from ..utils._param_validation import (
     validate_parameter_constraints,
 )
 from ..utils._rowscale import InUnits, centred_linear_map, check_log_density, unit_of
+from ..utils._threads import matmul_beside_scipy
 from ..utils.validation import assert_all_finite, check_random_state, validate_data
 from ._base import flip_rows
 
@@ -47,27 +48,37 @@ def randomized_range_svd(
     of it, so the intermediate passes use the permuted unit-lower-trapezoidal factor ``P L``
     of a partially pivoted LU (``Y = P L U`` spans the same space as ``Y``; ``|L_ij| <= 1``
     keeps the scale bounded), about half the work of a Householder QR with its explicit
-    ``Q``. The last pass, whose basis enters ``Q^T X``, is a thin QR.
+    ``Q``. The last pass, whose basis enters ``Q^T X``, is a thin QR. Wide data (``N < D``)
+    are handled as ``X^T = V S U^T``, so that the exact SVD is of a ``(k + p) x N`` matrix.
     """
     rng = check_random_state(rng)
+    if X.shape[0] < X.shape[1]:
+        V, s, Ut = randomized_range_svd(
+            X.T, k, n_oversamples=n_oversamples, n_iter=n_iter, rng=rng
+        )
+        return Ut.T, s, V.T
     n, d = X.shape
     size = min(k + n_oversamples, n, d)
     Q = rng.standard_normal((d, size))
+    # With BLAS threads, every product on SciPy's BLAS like the LU and QR factorisations
+    # between them: the passes alternate product and factorisation, and a switch between
+    # NumPy's and SciPy's OpenBLAS thread pools can stall for a scheduler tick (scipy_matmul).
+    mm = matmul_beside_scipy()
     for _ in range(n_iter):
-        Q = _lu_basis(_tall_product(X, Q))
-        Q = _lu_basis(X.T @ Q)
-    Q = sla.qr(_tall_product(X, Q), mode="economic", overwrite_a=True, check_finite=False)[0]
-    B = Q.T @ X
-    Uh, s, Vt = np.linalg.svd(B, full_matrices=False)
-    U = Q @ Uh[:, :k]
+        Q = _lu_basis(_tall_product(X, Q, mm))
+        Q = _lu_basis(mm(X.T, Q))
+    Q = sla.qr(_tall_product(X, Q, mm), mode="economic", overwrite_a=True, check_finite=False)[0]
+    B = mm(Q.T, X)
+    Uh, s, Vt = sla.svd(B, full_matrices=False, check_finite=False)
+    U = mm(Q, Uh[:, :k])
     return U, s[:k], Vt[:k]
 
 
-def _tall_product(X: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """``X Q`` (N x size) in column-major order, as ``(Q^T X^T)^T``: LAPACK factorises it in
-    place (``overwrite_a``), where a row-major product would be copied first; the tall
-    N x size blocks are the method's memory beyond X."""
-    return (Q.T @ X.T).T
+def _tall_product(X: np.ndarray, Q: np.ndarray, mm) -> np.ndarray:
+    """``X Q`` (N x size) in column-major order, as ``(Q^T X^T)^T`` (``mm`` the product):
+    LAPACK factorises it in place (``overwrite_a``), where a row-major product would be
+    copied first; the tall N x size blocks are the method's memory beyond X."""
+    return mm(Q.T, X.T).T
 
 
 def _lu_basis(Y: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from ..base import (
 )
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
+from ..utils._threads import matmul_beside_scipy
 from ..utils.linalg import cho_solve, cholesky
 from ..utils.validation import check_sample_weight, validate_data
 
@@ -199,6 +200,9 @@ class _MultinomialObjective:
         self._zy = np.empty(n)  # Z_{y_i} - m
         self._u = np.empty(n)  # work buffer
         self._theta = None  # the θ whose softmax parts the buffers hold
+        # the two products on SciPy's BLAS where BLAS threads: the solvers' own vector work
+        # runs on SciPy's thread pool, and a switch between pools can stall (scipy_matmul)
+        self._matmul = matmul_beside_scipy()
 
     def n_params(self):
         return self.K * self.Dp
@@ -226,7 +230,7 @@ class _MultinomialObjective:
         if self._theta is not None and np.array_equal(theta, self._theta):
             return self._P, self._s, self._zy
         W, b = self._unpack(theta)
-        P = np.dot(np.ascontiguousarray(W), self.X.T, out=self._P)
+        P = self._matmul(W, self.X.T, out=self._P)
         if b is not None:
             P += b[:, None]
         m = np.max(P, axis=0, out=self._s)
@@ -262,9 +266,9 @@ class _MultinomialObjective:
         Rf[self._yflat] -= self.sw
         G = np.empty((self.K, self.Dp))
         if self.fit_intercept:
-            G[:, : self.D] = R @ self.X
+            G[:, : self.D] = self._matmul(R, self.X)
         else:
-            np.dot(R, self.X, out=G)
+            self._matmul(R, self.X, out=G)
         G[:, : self.D] += self.alpha * W
         if self.alpha == 0.0 and self.identify:
             G[:, : self.D] += W.sum(axis=0)
@@ -630,10 +634,12 @@ class LogisticRegression(InformationCriterionMixin, BaseClassifier):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         # ‖X‖_F² bounds every sum over samples of a product of two features (Cauchy-Schwarz):
-        # one BLAS pass over X (it is +inf once entries pass ~1e154).
-        flat = X.ravel(order="K")
+        # one pass over X (it is +inf once entries pass ~1e154). einsum, not a BLAS dot: from
+        # 10 000 entries OpenBLAS's dot wakes NumPy's thread pool, and on a machine with as
+        # many cores as threads that stalls for a scheduler tick or two (4-8 ms) while the
+        # pool of SciPy's own OpenBLAS, busy in the previous fit's L-BFGS-B, still spins.
         with np.errstate(over="ignore"):
-            norm = math.sqrt(float(flat @ flat)) if X.size else 0.0
+            norm = math.sqrt(float(np.einsum("ij,ij->", X, X))) if X.size else 0.0
         if not norm <= _MAX_NORM_X:
             raise ValueError(
                 f"X has a Frobenius norm of {norm:.3g}; the Hessian's sums of products of "
