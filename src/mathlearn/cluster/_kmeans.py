@@ -18,6 +18,7 @@ from ..base import (
 )
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..utils._backend import is_dask
+from ..utils._columns import column_extremes, column_means
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight, validate_data
@@ -193,8 +194,9 @@ def _check_finite_range(X):
 
     Returns the column minima and maxima (reused by :class:`_Frame`).
     """
-    lo = X.min(axis=0) if X.size else np.zeros(X.shape[1])
-    hi = X.max(axis=0) if X.size else np.zeros(X.shape[1])
+    if not X.size:
+        return np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    hi, lo = column_extremes(X)
     spread = hi - lo
     if not np.all(np.isfinite(spread)):
         raise ValueError(
@@ -288,13 +290,13 @@ class _Frame:
 
     def __init__(self, X, col_range=None, *, materialize: bool = True):
         if col_range is None:
-            col_range = (X.min(axis=0), X.max(axis=0)) if X.size else (np.zeros(0),) * 2
+            col_range = column_extremes(X)[::-1] if X.size else (np.zeros(0),) * 2
         lo, hi = col_range
         s = _power_of_two_scale(lo, hi)
         self.s = s if not 2.0**-400 <= s <= 2.0**400 else 1.0
         self._source = X
         Xs = X / self.s if self.s != 1.0 else X
-        self.mean = Xs.mean(axis=0)
+        self.mean = column_means(Xs)
         if self.s == 1.0:
             # max |x - m| over a column is max(hi - m, m - lo): rounding is monotonic, so
             # these are the largest entries of Xc exactly, without another pass over it.

@@ -99,13 +99,9 @@ def scipy_matmul(A, B, out=None):
     return out
 
 
-def _numpy_matmul(A, B, out=None):
-    return np.matmul(A, B, out=out)
-
-
 def matmul_beside_scipy():
     """The matrix product for code that alternates products with SciPy's LAPACK or runs
     inside a loop that SciPy drives (an optimiser's objective): :func:`scipy_matmul` when
     BLAS may use more than one thread, NumPy's ``matmul`` otherwise (one thread has no pool
     to switch, and NumPy's newer OpenBLAS was measured up to 15% faster on such products)."""
-    return scipy_matmul if blas_threads() > 1 else _numpy_matmul
+    return scipy_matmul if blas_threads() > 1 else np.matmul
