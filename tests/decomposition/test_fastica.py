@@ -114,3 +114,33 @@ def test_d_larger_than_n_whitens_through_the_gram_matrix(mixture, rng):
     assert_permutation(abs_corr(ica.transform(X), S), 1e-2)
     with pytest.raises(ValueError, match="collinear"):
         FastICA(n_components=4).fit(X)
+
+
+def test_wide_gram_route_of_the_spectrum_matches_the_svd(rng):
+    # centred_spectrum(rows=k) on wide data takes the N x N Gram matrix: its eigenvalues are
+    # those of the covariance, each to about (N + D) eps w_1 (forming G, then eigh), and each
+    # row of V^T is u_i^T X_c / sqrt(N w_i), within about (N + D) eps w_1 / gap_i of the
+    # singular vector (Davis-Kahan), gap_i the distance from w_i to its neighbours.
+    from mathlearn.decomposition._base import centred_spectrum, right_singular
+
+    n, d, k = 60, 500, 5
+    X = rng.normal(size=(n, d)) * np.linspace(1.0, 3.0, d)
+    Xc = X - X.mean(axis=0)
+    w, Vt = centred_spectrum(Xc, lambda w: w[k - 1], rows=k)
+    s, Vt_ref = right_singular(Xc)
+    w_ref = s**2 / n
+    assert w.shape == (n,) and Vt.shape == (k, d)
+    eps = np.finfo(float).eps
+    np.testing.assert_allclose(w, w_ref, rtol=0, atol=10 * (n + d) * eps * w_ref[0])
+    gaps = np.minimum(np.abs(w_ref[:k] - w_ref[1 : k + 1]), np.r_[np.inf, np.diff(-w_ref[:k])])
+    signs = np.sign(np.sum(Vt * Vt_ref[:k], axis=1))
+    angle = np.linalg.norm(Vt * signs[:, None] - Vt_ref[:k], axis=1)  # ~ sin of the angle
+    assert np.all(angle <= 10 * (n + d) * eps * w_ref[0] / gaps)
+    np.testing.assert_allclose(
+        Vt @ Vt.T, np.eye(k), atol=10 * (n + d) * eps * w_ref[0] / w_ref[k - 1]
+    )
+    # a needed eigenvalue below w_1 / 1e4 sends it to the SVD: the rows then are all of V^T
+    X[:, :] = rng.normal(size=(n, 1)) * rng.normal(size=(1, d)) * 1e3 + rng.normal(size=(n, d))
+    Xc = X - X.mean(axis=0)
+    w, Vt = centred_spectrum(Xc, lambda w: w[k - 1], rows=k)
+    assert Vt.shape == (n, d)

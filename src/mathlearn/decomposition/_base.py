@@ -66,7 +66,9 @@ def _eigenpairs_ok(A, w, V, k) -> bool:
 COVARIANCE_ROUTE_MAX_RATIO = 1e4
 
 
-def centred_spectrum(Xc: np.ndarray, needed) -> tuple[np.ndarray, np.ndarray]:
+def centred_spectrum(
+    Xc: np.ndarray, needed, rows: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Eigenvalues (decreasing) of the ``1/N`` covariance of centred ``X_c``, and ``V^T``.
 
     Cheap route first (``N >= D``): the eigendecomposition of ``X_c^T X_c / N``. The
@@ -75,12 +77,29 @@ def centred_spectrum(Xc: np.ndarray, needed) -> tuple[np.ndarray, np.ndarray]:
     whitening); when it is below ``lambda_max / COVARIANCE_ROUTE_MAX_RATIO`` the
     covariance route has lost too many digits, and the spectrum comes from the singular
     values of ``X_c`` (:func:`right_singular`) instead. Returns ``min(N, D)`` values.
+
+    ``rows``: only the first ``rows`` rows of ``V^T`` are needed. Wide data (``N < D``)
+    then take the Gram route, the eigendecomposition of ``X_c X_c^T / N = U diag(w) U^T``
+    (the same nonzero eigenvalues, ``N x N``: about a third of the work of the SVD of the
+    ``N x D`` matrix), with ``V^T``'s rows ``u_i^T X_c / sqrt(N w_i)``, accurate where
+    ``w_i`` is within ``COVARIANCE_ROUTE_MAX_RATIO`` of ``w_1``, the test applied to the
+    needed quantity as on the covariance route.
     """
     n, d = Xc.shape
     if n >= d:
         w, V = np.linalg.eigh(Xc.T @ Xc / n)
         w, Vt = w[::-1], V[:, ::-1].T
         if w[0] > 0 and needed(w) * COVARIANCE_ROUTE_MAX_RATIO >= w[0]:
+            return w, Vt
+    elif rows is not None and rows <= n:
+        w, U = np.linalg.eigh(Xc @ Xc.T / n)
+        w, U = w[::-1], U[:, ::-1]
+        if (
+            w[0] > 0
+            and w[rows - 1] * COVARIANCE_ROUTE_MAX_RATIO >= w[0]
+            and needed(w) * COVARIANCE_ROUTE_MAX_RATIO >= w[0]
+        ):
+            Vt = (U[:, :rows].T @ Xc) / np.sqrt(n * w[:rows])[:, None]
             return w, Vt
     s, Vt = right_singular(Xc)
     return s**2 / n, Vt

@@ -176,7 +176,7 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
             # The covariance's eigendecomposition resolves its eigenvalues only to eps * lambda_max
             # and would call data with one feature in large units collinear; centred_spectrum then
             # takes the singular values of X_c (accurate to eps * s_max) instead.
-            lam, Vt = centred_spectrum(Xc, lambda w: w[k - 1] if k <= w.size else 0.0)
+            lam, Vt = centred_spectrum(Xc, lambda w: w[k - 1] if k <= w.size else 0.0, rows=k)
             sv = np.sqrt(np.clip(lam, 0.0, None) * n)
             if k > sv.size or sv[k - 1] <= sv[0] * max(n, d) * np.finfo(X.dtype).eps:
                 raise ValueError(

@@ -65,7 +65,10 @@ def randomized_range_svd(
     # NumPy's and SciPy's OpenBLAS thread pools can stall for a scheduler tick (scipy_matmul).
     mm = matmul_beside_scipy()
     for _ in range(n_iter):
-        Q = _lu_basis(_tall_product(X, Q, mm))
+        # (X Q in row-major order: SciPy's LU of a row-major block, copied inside, was
+        # measured 5% faster over product and factorisation than the column-major product
+        # factorised in place)
+        Q = _lu_basis(mm(X, Q))
         Q = _lu_basis(mm(X.T, Q))
     Q = sla.qr(_tall_product(X, Q, mm), mode="economic", overwrite_a=True, check_finite=False)[0]
     B = mm(Q.T, X)
