@@ -90,3 +90,17 @@ def test_cholesky_batched_and_cho_solve_batched(rng):
         cholesky_batched(np.full((1, 2, 2), np.nan))
     with pytest.raises(ValueError, match="square"):
         cholesky_batched(np.ones((2, 2, 3)))
+
+
+@pytest.mark.parametrize("n", [1, 5, 256, 300, 700])
+def test_symmetrize_in_place_is_the_expression_bit_for_bit(n):
+    # Each mirrored pair is averaged once as 0.5 * (a_ij + a_ji); addition commutes in
+    # floating point, so the tiles give exactly 0.5 * (A + A^T), at sizes below, equal to and
+    # between multiples of the tile.
+    from mathlearn.utils.linalg import symmetrize_in_place
+
+    A = np.random.default_rng(n).normal(size=(n, n))
+    expected = 0.5 * (A + A.T)
+    assert symmetrize_in_place(A) is A
+    np.testing.assert_array_equal(A, expected)
+    np.testing.assert_array_equal(A, A.T)

@@ -16,7 +16,7 @@ from ..exceptions import ConvergenceWarning
 from ..optim import lbfgs
 from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, validate_parameter_constraints
-from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky
+from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky, symmetrize_in_place
 from ..utils.validation import check_random_state, validate_data
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
@@ -104,16 +104,22 @@ class _Spectrum:
         return self.Vt.T @ (beta * self.s * self.c / (alpha + beta * self.s2))
 
     def posterior_cov(self, alpha, beta):
-        """``S_N = (alpha I + beta Phi^T Phi)^{-1}`` and ``S_N^{-1}`` from the spectrum."""
+        """``S_N = (alpha I + beta Phi^T Phi)^{-1}`` and ``S_N^{-1}`` from the spectrum.
+
+        Two ``D x D`` arrays and nothing else of that size: with ``n_zero`` directions
+        orthogonal to the data (``N < D``), where the prior alone covers them,
+        ``S_N = V diag(1 / d) V^T + (I - V V^T) / alpha = I / alpha - V diag(beta s^2 /
+        (alpha d)) V^T`` (``d = alpha + beta s^2``) is one product and a diagonal."""
         denom = alpha + beta * self.s2
         V = self.Vt.T
-        cov = (V / denom) @ self.Vt
-        P = (V * (beta * self.s2)) @ self.Vt
         if self.n_zero:
-            # the prior alone covers the directions orthogonal to the data
-            cov += (np.eye(self.m) - V @ self.Vt) / alpha
+            cov = (V * (-beta * self.s2 / (alpha * denom))) @ self.Vt
+            cov[np.diag_indices(self.m)] += 1.0 / alpha
+        else:
+            cov = (V / denom) @ self.Vt
+        P = (V * (beta * self.s2)) @ self.Vt
         P[np.diag_indices(self.m)] += alpha
-        return 0.5 * (cov + cov.T), P
+        return symmetrize_in_place(cov), P
 
 
 def _spectrum(X, x_offset, t, n_eff) -> _Spectrum:
@@ -142,7 +148,8 @@ def _spectrum(X, x_offset, t, n_eff) -> _Spectrum:
         qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
         Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
         return _Spectrum(n_eff, m, s, Ur.T @ qt[:m], float(qt[m:] @ qt[m:]), Vt)
-    U, s, Vt = sla.svd(Phi, full_matrices=False, check_finite=False)
+    # (the centred copy is the SVD's work array: no second copy of the N x D data)
+    U, s, Vt = sla.svd(Phi, full_matrices=False, check_finite=False, overwrite_a=True)
     return _Spectrum(n_eff, m, s, U.T @ t, 0.0, Vt)
 
 
@@ -549,8 +556,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
                 self.noise_precision_ = float(beta * h * h)
                 self.coef_ = coef * a
                 self.intercept_ = offset / h
-                self.coef_cov_ = (cov * a) * a if np.any(cov) else cov
-                self._posterior_precision = (P * b) * b
+                if np.any(cov):  # scaled in place: no further D x D arrays
+                    cov *= a
+                    cov *= a
+                self.coef_cov_ = cov
+                P *= b
+                P *= b
+                self._posterior_precision = P
                 self.log_evidence_ = float(log_ev + prep.sw_sum * np.log(h))
             except FloatingPointError:
                 x_max, y_max = sizes()

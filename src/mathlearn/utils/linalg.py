@@ -33,6 +33,7 @@ __all__ = [
     "solve_psd",
     "solve_psd_batched",
     "solve_triangular",
+    "symmetrize_in_place",
 ]
 
 solve_triangular = sla.solve_triangular
@@ -153,6 +154,26 @@ def cholesky(
     raise np.linalg.LinAlgError(
         f"{name} is not positive definite, even with {eps / growth:.3g} added to its diagonal."
     )
+
+
+def symmetrize_in_place(A: np.ndarray, tile: int = 256) -> np.ndarray:
+    """``A <- (A + A^T) / 2`` without a temporary of ``A``'s size; returns ``A``.
+
+    Square tiles of ``tile`` rows: each pair of mirrored tiles is averaged once (the same
+    ``0.5 * (a_ij + a_ji)`` as the expression, bit for bit, since addition commutes) and
+    written to both places, so the extra memory is one tile rather than two ``N x N`` arrays.
+    """
+    n = A.shape[0]
+    for i in range(0, n, tile):
+        rows = slice(i, min(n, i + tile))
+        T = A[rows, rows]
+        T[...] = 0.5 * (T + T.T)
+        for j in range(0, i, tile):
+            cols = slice(j, j + tile)
+            avg = 0.5 * (A[rows, cols] + A[cols, rows].T)
+            A[rows, cols] = avg
+            A[cols, rows] = avg.T
+    return A
 
 
 def cho_solve(L: np.ndarray, B: ArrayLike) -> np.ndarray:
