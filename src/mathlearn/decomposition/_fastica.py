@@ -101,6 +101,13 @@ class FastICA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     followed by decorrelation (symmetric, ``W <- (W W^T)^{-1/2} W``, or deflation). Sources are
     identified up to order, sign and scale.
 
+    Complexity: the whitening costs ``O(N D min(N, D))`` time: the eigendecomposition of the
+    ``D x D`` covariance when ``N >= D``, of the ``N x N`` Gram matrix ``X_c X_c^T`` when
+    ``N < D`` (its top eigenvectors give the whitened data directly), and the SVD of ``X_c``
+    where the kept eigenvalues fall below ``1e-4`` of the largest and the squared route would
+    not resolve them. Each fixed-point iteration costs ``O(N k^2)``. Memory: the centred copy
+    of ``X`` (``N D``) and ``O(min(N, D)^2)`` besides.
+
     Examples
     --------
     >>> import numpy as np

@@ -162,6 +162,25 @@ def symmetrize_in_place(A: np.ndarray, tile: int = 256) -> np.ndarray:
     Square tiles of ``tile`` rows: each pair of mirrored tiles is averaged once (the same
     ``0.5 * (a_ij + a_ji)`` as the expression, bit for bit, since addition commutes) and
     written to both places, so the extra memory is one tile rather than two ``N x N`` arrays.
+
+    Parameters
+    ----------
+    A : ndarray of shape (N, N)
+        Overwritten with its symmetric part.
+    tile : int, default=256
+        Rows (and columns) of a tile.
+
+    Returns
+    -------
+    ndarray
+        ``A`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> symmetrize_in_place(np.array([[1.0, 2.0], [4.0, 3.0]]))
+    array([[1., 3.],
+           [3., 3.]])
     """
     n = A.shape[0]
     for i in range(0, n, tile):
