@@ -152,7 +152,11 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         "Mathematics for Inference and Machine Learning" §2.1.4.3, eq. 2.58; PRML §12.1.3): ``y =
         Lambda^{-1/2} U^T (x - mean)``.
     svd_solver : {"auto", "full", "gram", "covariance", "randomized"}, default="auto"
-        ``"full"``: thin SVD of the centred ``(N, D)`` data (LAPACK ``gesdd``).
+        ``"full"``: thin SVD of the centred ``(N, D)`` data (LAPACK ``gesdd``); ``fit`` on
+        tall data (``N > D``), which needs no left vectors, takes the SVD of the triangular
+        factor of ``X_c = Q R`` instead (the same singular values and right vectors to the
+        same backward error, in ``2 N D^2`` operations and no ``N x D`` factor besides the
+        centred copy, factorised in place).
         ``"gram"``: eigendecomposition of the ``N x N`` Gram matrix ``X_c X_c^T`` and
         ``U = X_c^T V Lambda^{-1/2}`` (Imperial "Mathematics for Inference and Machine Learning"
         §2.1.4.3, Lemma 1 and Algorithm 1): ``O(N^2 D)`` time and no ``D x D`` matrix, the route
@@ -317,7 +321,7 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
     @_fit_context
     def fit(self, X, y=None):
         """Fit the principal axes to ``X`` of shape (n_samples, n_features); returns self."""
-        self._fit(X)
+        self._fit(X, need_u=False)
         return self
 
     @_fit_context
@@ -331,7 +335,9 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         )
         return Z
 
-    def _fit(self, X):
+    def _fit(self, X, need_u=True):
+        """Fit; returns ``(U, s)`` (``U`` None where the solver did not form it, always
+        when ``need_u`` is false)."""
         if is_dask(X):
             return self._fit_dask(X)
         # finiteness is checked below, by a pass that the fit needs anyway where it can be
@@ -371,7 +377,9 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         if solver == "covariance":
             C, shift = _scatter(X, mean, sumsq)
         else:
-            X = X - mean
+            # (column-major where the full solver factorises it in place without U)
+            order = "F" if solver == "full" and not need_u and n > d else "C"
+            X = np.subtract(X, mean, out=np.empty(X.shape, dtype=X.dtype, order=order))
             shift = X.mean(axis=0)
             X -= shift
         self.mean_ = mean + shift
@@ -404,6 +412,15 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             s_all = np.sqrt(np.clip(w[::-1], 0.0, None))[: min(n, d)]
             s = s_all
             Vt = V[:, ::-1].T[: min(n, d)]
+        elif solver == "full" and not need_u and n > d:
+            # fit() needs no U: the SVD of the triangular factor of X_c = Q R has the
+            # singular values and right vectors of X_c to the same backward error, without
+            # forming the N x D factors Q and U (LAPACK's gesdd would, at about three times
+            # the cost on tall data)
+            geqrf = sla.get_lapack_funcs("geqrf", (X,))
+            R = np.triu(geqrf(X, overwrite_a=True)[0][:d])
+            _, s, Vt = sla.svd(R, full_matrices=False, check_finite=False, lapack_driver="gesdd")
+            s_all = s
         elif solver == "full":
             U, s, Vt = sla.svd(
                 X,
