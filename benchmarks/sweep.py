@@ -348,7 +348,13 @@ def markdown(results: dict, command: str, section: str = "") -> str:
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
         " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
-        "our time in N from 1e3 up.",
+        "our time in N from 1e3 up."
+        + (
+            " With more than one thread each timed fit follows a pause (`--settle`, 0.3 s by"
+            " default) in which both sides' BLAS thread pools go idle."
+            if any(threads > 1 for _, threads in results)
+            else ""
+        ),
     ]
     families = sorted({e["family"] for e in results.values()})
     for family in families:
