@@ -336,8 +336,8 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         return Z
 
     def _fit(self, X, need_u=True):
-        """Fit; returns ``(U, s)`` (``U`` None where the solver did not form it, always
-        when ``need_u`` is false)."""
+        """Fit; returns ``(U, s)``, ``U`` None where the solver did not form it
+        (``need_u`` false lets the full solver skip it on tall data)."""
         if is_dask(X):
             return self._fit_dask(X)
         # finiteness is checked below, by a pass that the fit needs anyway where it can be
