@@ -327,7 +327,7 @@ def _format_case(name: str, threads: int, entry: dict) -> str:
     return f"{name} [{threads} thr] " + ", ".join(parts)
 
 
-def markdown(results: dict, command: str, section: str = "") -> str:
+def markdown(results: dict, command: str, section: str = "", settle: float | None = None) -> str:
     import numpy
     import scipy
     import sklearn
@@ -349,11 +349,11 @@ def markdown(results: dict, command: str, section: str = "") -> str:
         " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
         "our time in N from 1e3 up."
-        + (
-            " With more than one thread each timed fit follows a pause (`--settle`, 0.3 s by"
-            " default) in which both sides' BLAS thread pools go idle."
-            if any(threads > 1 for _, threads in results)
-            else ""
+        + "".join(
+            f" At {threads} threads each timed fit follows a {_settle(settle, threads):g} s"
+            " pause (`--settle`) in which both sides' BLAS thread pools go idle."
+            for threads in sorted({t for _, t in results})
+            if _settle(settle, threads) > 0
         ),
     ]
     families = sorted({e["family"] for e in results.values()})
@@ -431,7 +431,7 @@ def main(argv=None) -> int:
         return 0
     results = run(args)
     command = "python benchmarks/sweep.py " + " ".join(argv or sys.argv[1:])
-    text = markdown(results, command, args.section)
+    text = markdown(results, command, args.section, args.settle)
     print(text)
     if args.write:
         write_results(text, args.section)
