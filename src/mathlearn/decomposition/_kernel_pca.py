@@ -117,6 +117,10 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     ``g`` is centred with the training column means and grand mean. Training projections are ``V
     Lambda^{1/2}``. With the linear kernel the projections equal PCA's (PRML §12.3).
 
+    Complexity: the Gram matrix costs ``O(N^2 D)`` time and ``N x N`` memory; the dense
+    eigensolver ``O(N^3)``, Lanczos (``"arpack"``) ``O(N^2 k)`` per restart for ``k``
+    components; ``transform`` of ``M`` points ``O(M N (D + k))``.
+
     The pre-image (``inverse_transform``) is learned as in Bakir, Weston & Schoelkopf (2004):
     kernel ridge regression from the projections back to ``X``, with the same kernel on the
     projections, ``X^ = k(Z, Z_fit) (k(Z_fit, Z_fit) + alpha I)^{-1} X_fit``.

@@ -301,6 +301,12 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     of two first; a fit whose precisions or covariance are then outside float64 raises an error
     that says so.
 
+    Complexity (isotropic prior): the factorisation costs ``O(N M^2 + M^3)`` time for
+    ``N >= M`` (``O(N^2 M)`` for wide designs, by the SVD), each evidence step ``O(M)``,
+    the refined posterior mean ``O((N + M) M^2)`` per refinement step and the posterior
+    covariance ``O(M^2 min(N, M))``; memory: the centred design (``N M``, wide designs
+    only), the ``M x M`` covariance and precision and ``O(min(N, M) M)`` for the spectrum.
+
     General Gaussian prior ``w ~ N(m_0, S_0)`` (Imperial "Mathematics for Inference and
     Machine Learning" §1.8.2, eq. 1.213–1.215; PRML §3.3.1, eq. 3.49–3.51):
     ``S_N^{-1} = S_0^{-1} + beta Phi^T Phi``, ``m_N = S_N (S_0^{-1} m_0 + beta Phi^T t)``.

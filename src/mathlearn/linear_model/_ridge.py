@@ -74,6 +74,9 @@ class Ridge(LinearModel):
     "Introduction to Machine Learning" slide 2:15) and recovered as ``w_0 = mean(y) - mean(X) w``.
     The SPD system is solved by Cholesky on the smaller side, never by an inverse.
 
+    Complexity: ``O(N D^2 + D^3)`` time and ``D x D`` memory on the primal side (``N >= D``),
+    ``O(N^2 D + N^3)`` time and ``N x N`` memory on the dual side, besides the data.
+
     Examples
     --------
     >>> import numpy as np
