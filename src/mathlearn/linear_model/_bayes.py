@@ -78,24 +78,36 @@ class _Spectrum:
     def __init__(self, n, m, s, c, rss_out, Vt):
         self.n, self.m = n, m
         self.s, self.s2, self.c = s, s * s, c
+        self.c2, self.sc2 = c * c, np.square(s * c)
         self.rss_out = rss_out
         self.Vt = Vt
         self.n_zero = m - s.shape[0]  # directions with no data (N < M): eigenvalue 0
 
+    def stats(self, alpha, beta):
+        """``(gamma, m_N^T m_N, ||t - Phi m_N||^2, d)`` at ``(alpha, beta)``, ``d = alpha +
+        beta s^2``.
+
+        With ``w = 1 / d``: ``gamma = beta sum s^2 w``, ``m_N^T m_N = beta^2 sum (s c)^2 w^2``
+        and the residual ``rss_out + alpha^2 sum c^2 w^2``, sums of positive terms (no
+        cancellation), six array operations; the fixed point calls this a few dozen times
+        per fit, where NumPy's dispatch, not the O(M) arithmetic, is the cost.
+        """
+        d = self.s2 * beta
+        d += alpha
+        w = 1.0 / d
+        w2 = w * w
+        gamma = beta * float(self.s2 @ w)
+        mm = beta * beta * float(self.sc2 @ w2)
+        rss = self.rss_out + alpha * alpha * float(self.c2 @ w2)
+        return gamma, mm, rss, d
+
     def terms(self, alpha, beta):
         """``(ln p(t), gamma, m_N^T m_N, ||t - Phi m_N||^2)`` at ``(alpha, beta)``."""
-        # (array methods rather than NumPy's functions: the same reductions without the
-        # dispatch, which dominates at these sizes; this runs a few dozen times per fit)
-        denom = alpha + beta * self.s2
-        mu = beta * self.s * self.c / denom  # posterior mean in the right singular basis
-        mm = float(mu @ mu)
-        e = alpha * self.c / denom
-        rss = self.rss_out + float(np.square(e, out=e).sum())
-        gamma = float((beta * self.s2 / denom).sum())
+        gamma, mm, rss, d = self.stats(alpha, beta)
         log_alpha = np.log(alpha)
         log_ev = log_evidence(
             self.n, beta, rss, alpha * mm, self.m * log_alpha,
-            float(np.log(denom).sum()) + self.n_zero * log_alpha,
+            float(np.log(d).sum()) + self.n_zero * log_alpha,
         )  # fmt: skip
         return log_ev, gamma, mm, rss
 
@@ -752,13 +764,13 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
 
     def _fixed_point(self, spec, alpha, beta, fix_alpha, fix_beta):
         """MacKay/Bishop updates from one starting point; O(M) per step."""
-        alpha = float(np.clip(alpha, _PREC_MIN, _PREC_MAX))
-        beta = float(np.clip(beta, _PREC_MIN, _PREC_MAX))
+        alpha = min(max(float(alpha), _PREC_MIN), _PREC_MAX)
+        beta = min(max(float(beta), _PREC_MIN), _PREC_MAX)
         converged = fix_alpha and fix_beta
         n_iter = 0
         for it in range(1, int(self.max_iter) + 1):
             n_iter = it
-            _, gamma, mm, rss = spec.terms(alpha, beta)
+            gamma, mm, rss, _ = spec.stats(alpha, beta)
             new_alpha = alpha if fix_alpha else _clipped_ratio(gamma, mm)
             new_beta = beta if fix_beta else _clipped_ratio(spec.n - gamma, rss)
             done = abs(new_alpha - alpha) <= self.tol * alpha and (

@@ -365,9 +365,11 @@ def validate_parameter_constraints(constraints: dict, params: dict, caller_name:
         entry = constraints[name]
         if isinstance(entry, str) and entry == "no_validation":
             continue
-        objs = [make_constraint(c) for c in entry]
-        if any(c.is_satisfied_by(value) for c in objs):
+        # (built lazily: the first satisfied constraint ends the check, and a fit pays this
+        # for each hyperparameter)
+        if any(make_constraint(c).is_satisfied_by(value) for c in entry):
             continue
+        objs = [make_constraint(c) for c in entry]
         raise InvalidParameterError(
             f"The {name!r} parameter of {caller_name} must be {_describe(objs)}. "
             f"Got {value!r} instead."
