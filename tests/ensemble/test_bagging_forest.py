@@ -27,7 +27,7 @@ def test_t24_bootstrap_unique_fraction():
     clf.fit(X, X[:, 0])
     u = np.array([len(s) for s in clf.estimators_samples_])
     assert all(np.all((s >= 0) & (s < n)) for s in clf.estimators_samples_)
-    assert all(c.sum() == n for c in clf._counts)
+    assert all(c.sum() == n for c in clf._bootstrap_counts())
     # Exact mean and variance of the number of distinct items in N draws from N.
     q1, q2 = (1 - 1 / n) ** n, (1 - 2 / n) ** n
     mean = n * (1 - q1)
@@ -37,6 +37,41 @@ def test_t24_bootstrap_unique_fraction():
     assert abs(mean / n - (1 - np.exp(-1))) < 1e-3
 
 
+@pytest.mark.parametrize("seed", [0, "generator"])
+def test_bootstraps_drawn_again_are_the_fits_draws(seed):
+    """The members' bootstraps are not stored but drawn again from the generator's state at
+    the start of ``fit``: they must be the draws each member was fitted on, in the order a
+    single pass draws them (each member's sample, then its features; the members' seeds
+    after all of them), also when ``random_state`` is a Generator that the fit advances."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((50, 6))
+    y = X[:, 0] + 0.1 * rng.standard_normal(50)
+    state = np.random.default_rng(11) if seed == "generator" else seed
+    ref = np.random.default_rng(11) if seed == "generator" else np.random.default_rng(seed)
+    ens = BaggingRegressor(
+        LinearRegression(), n_estimators=7, max_features=0.5, random_state=state
+    ).fit(X, y)
+    counts, feats = [], []
+    for _ in range(7):
+        counts.append(np.bincount(ref.integers(0, 50, 50), minlength=50))
+        feats.append(np.sort(ref.choice(6, 3, False)))
+    ref.integers(0, np.iinfo(np.int32).max, 7)  # the members' seeds come last
+    for got, want in zip(ens._bootstrap_counts(), counts, strict=True):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(ens.estimators_features_, feats, strict=True):
+        np.testing.assert_array_equal(got, want)
+    if seed == "generator":  # the fit advanced the caller's generator past the same draws
+        assert state.integers(0, 2**62) == ref.integers(0, 2**62)
+    for got, want in zip(ens.estimators_samples_, counts, strict=True):
+        np.testing.assert_array_equal(got, np.flatnonzero(want))
+    # each member is the fit on its own bootstrap (repeated rows, its features)
+    for est, c, f in zip(ens.estimators_, counts, feats, strict=True):
+        rep = np.repeat(np.arange(50), c)
+        np.testing.assert_allclose(
+            est.coef_, LinearRegression().fit(X[np.ix_(rep, f)], y[rep]).coef_, rtol=1e-12
+        )
+
+
 def test_oob_matches_brute_force():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((120, 4))
@@ -44,7 +79,7 @@ def test_oob_matches_brute_force():
     clf = RandomForestClassifier(n_estimators=15, oob_score=True, random_state=0).fit(X, y)
     acc = np.zeros((120, 2))
     cnt = np.zeros(120)
-    for est, c in zip(clf.estimators_, clf._counts, strict=True):
+    for est, c in zip(clf.estimators_, clf._bootstrap_counts(), strict=True):
         m = c == 0
         proba = np.zeros((m.sum(), 2))
         proba[:, est.classes_] = est.predict_proba(X[m])
@@ -143,7 +178,8 @@ def test_members_equal_trees_fitted_by_their_public_fit(Ensemble, params):
     target = y if hasattr(Ensemble, "predict_proba") else X[:, 1] + y
     ens = Ensemble(random_state=0, **params).fit(X, target)
     missing = 0
-    for est, c, f in zip(ens.estimators_, ens._counts, ens.estimators_features_, strict=True):
+    members = zip(ens.estimators_, ens._bootstrap_counts(), ens.estimators_features_, strict=True)
+    for est, c, f in members:
         keep = c > 0
         ref = clone(est).fit(X[np.ix_(keep, f)], target[keep], sample_weight=c[keep])
         if hasattr(est, "classes_"):

@@ -64,27 +64,36 @@ class _BaseBagging(BaseEstimator):
     def _make_estimator(self, seed):  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _draws(self, n_samples, n_features, rng):
-        """Counts of each sample in each member's bootstrap, and each member's features."""
+    def _draws(self, n_samples, n_features, rng, counts=True):
+        """Each member's bootstrap (counts of each sample) and features, one member at a time,
+        in the order they are drawn from ``rng`` (``counts=False``: the same draws, the
+        counts not formed, ``None`` in their place)."""
         ms = self._max_samples()
         n_draw = ms if isinstance(ms, Integral) else max(1, round(ms * n_samples))
         mf = getattr(self, "max_features_bag", 1.0)
         n_feat = mf if isinstance(mf, Integral) else max(1, round(mf * n_features))
         n_feat = min(n_feat, n_features)
-        counts, feats = [], []
         for _ in range(self.n_estimators):
+            c = None
             if self.bootstrap:
-                c = np.bincount(rng.integers(0, n_samples, n_draw), minlength=n_samples)
+                drawn = rng.integers(0, n_samples, n_draw)
+                if counts:
+                    c = np.bincount(drawn, minlength=n_samples)
             else:
-                c = np.zeros(n_samples, dtype=np.int64)
-                c[rng.choice(n_samples, min(n_draw, n_samples), replace=False)] = 1
-            # Kept for the out-of-bag bookkeeping: in the smallest unsigned type that holds
-            # them (one byte per sample and member, not eight, unless some count passes 255).
-            counts.append(c.astype(np.min_scalar_type(int(c.max()))))
-            feats.append(
-                None if n_feat == n_features else np.sort(rng.choice(n_features, n_feat, False))
-            )
-        return counts, feats
+                drawn = rng.choice(n_samples, min(n_draw, n_samples), replace=False)
+                if counts:
+                    c = np.zeros(n_samples, dtype=np.int64)
+                    c[drawn] = 1
+            f = None if n_feat == n_features else np.sort(rng.choice(n_features, n_feat, False))
+            yield c, f
+
+    def _replayed_draws(self):
+        """The fitted members' bootstraps and features, drawn again from the generator's
+        state at the start of ``fit`` (kept instead of an ``N``-length array per member)."""
+        kind, state, n_samples, n_features = self._draw_start
+        rng = np.random.Generator(kind())
+        rng.bit_generator.state = state
+        return self._draws(n_samples, n_features, rng)
 
     def _max_samples(self):
         return 1.0
@@ -93,7 +102,18 @@ class _BaseBagging(BaseEstimator):
         n_samples, n_features = X.shape
         sample_weight = check_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
-        counts, feats = self._draws(n_samples, n_features, rng)
+        # The bootstrap counts (N per member) are drawn again one member at a time as the
+        # members are fitted, and again for the out-of-bag bookkeeping, from the generator's
+        # state here: holding every member's counts cost N bytes or more per member for the
+        # whole fit and after it (2 MB for 20 members at N = 1e5). This first pass only
+        # advances the generator to the members' seeds, as drawing them all did.
+        self._draw_start = (
+            type(rng.bit_generator),
+            rng.bit_generator.state,
+            n_samples,
+            n_features,
+        )
+        feats = [f for _, f in self._draws(n_samples, n_features, rng, counts=False)]
         seeds = rng.integers(0, np.iinfo(np.int32).max, self.n_estimators)
         members = [self._make_estimator(int(s)) for s in seeds]
         supports = _supports_sample_weight(members[0])
@@ -108,21 +128,24 @@ class _BaseBagging(BaseEstimator):
             members[0]._validate_params()
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_fit_one)(m, X, y, c, sample_weight, f, supports, checked)
-            for m, c, f in zip(members, counts, feats, strict=True)
+            for m, (c, f) in zip(members, self._replayed_draws(), strict=True)
         )
-        self._counts = counts
         self.estimators_features_ = [np.arange(n_features) if f is None else f for f in feats]
         return self
+
+    def _bootstrap_counts(self) -> list[np.ndarray]:
+        """Each member's count of each training sample in its bootstrap."""
+        return [c for c, _ in self._replayed_draws()]
 
     @property
     def estimators_samples_(self) -> list[np.ndarray]:
         """Indices of the distinct training samples each member was fitted on."""
         check_is_fitted(self)
-        return [np.flatnonzero(c) for c in self._counts]
+        return [np.flatnonzero(c) for c, _ in self._replayed_draws()]
 
     def _oob_mask(self) -> np.ndarray:
         """(n_estimators, n_samples): sample left out of the member's bootstrap."""
-        return np.array([c == 0 for c in self._counts])
+        return np.array([c == 0 for c, _ in self._replayed_draws()])
 
 
 class BaggingClassifier(BaseClassifier, _BaseBagging):
