@@ -116,6 +116,7 @@ Y_CASES = {
     "objects": np.array([1.0, 2, 3, 4, 5, 6], dtype=object),
     "column": Y[:, None],
     "two columns": np.c_[Y, Y],
+    "no columns": Y[:, None][:, :0],
     "short": Y[:5],
     "list": Y.tolist(),
     "none": None,

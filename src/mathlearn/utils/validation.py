@@ -136,7 +136,7 @@ def _plain_target(y, n: int, params: dict) -> bool:
     """True when ``check_X_y``'s validation of ``y`` would return ``y``'s values unchanged."""
     if type(y) is not np.ndarray or y.shape[0] != n or y.dtype.kind not in "fiub":
         return False
-    if y.ndim != 1 and not (params.get("multi_output", False) and y.ndim == 2):
+    if y.ndim != 1 and not (params.get("multi_output", False) and y.ndim == 2 and y.shape[1]):
         return False
     return y.dtype.kind != "f" or _finite_sum(y)
 
