@@ -15,7 +15,7 @@ from sklearn.utils import check_array as sk_check_array
 from sklearn.utils.validation import validate_data as sk_validate_data
 
 from mathlearn.base import BaseEstimator
-from mathlearn.utils.validation import check_array, validate_data
+from mathlearn.utils.validation import all_finite, check_array, validate_data
 
 
 class _Est(BaseEstimator):
@@ -174,3 +174,31 @@ def test_param_names_read_once_per_class():
     assert Sub()._get_param_names() == ["a", "b"]
     assert Sub().get_params() == {"a": 1, "b": 2}
     assert _Est().get_params() == {"a": 1}
+
+
+def _last_nan(a):
+    a[-1, -1] = np.nan
+    return a
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        X64,
+        X_NAN,
+        X_INF,
+        X_HUGE,  # the sum overflows: the entries are tested
+        np.r_[X_HUGE.ravel(), np.inf],
+        np.r_[X_HUGE.ravel(), -X_HUGE.ravel()],  # +-1e308 pairs: a finite sum could mislead
+        np.array([np.inf, -np.inf]),  # the sum is NaN
+        np.full((3000, 700), 1e305),  # the sum overflows; several blocks of rows
+        _last_nan(np.full((3000, 700), 1e305)),  # ... and a NaN in the last block
+        np.ones((0, 4)),
+        np.float64(3.0),
+        X64.reshape(2, 3, 3),
+        np.arange(12).reshape(3, 4),
+    ],
+    ids=range(13),
+)
+def test_all_finite_as_numpy(a):
+    assert all_finite(a) == bool(np.isfinite(a).all())

@@ -19,7 +19,7 @@ from ..kernels import Kernel, get_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
 from ..utils.linalg import solve_psd
-from ..utils.validation import check_random_state, validate_data
+from ..utils.validation import all_finite, check_random_state, validate_data
 from ._base import flip_rows, top_eigh
 
 __all__ = ["KernelPCA"]
@@ -218,7 +218,7 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         else:
             with np.errstate(over="ignore", invalid="ignore"):
                 K = self.kernel_(X, Y)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError(
                 f"the kernel matrix of X under {self.kernel_ or self.kernel!r} is not finite "
                 f"(entries of X up to {np.max(np.abs(X)):.3g} overflow it); rescale X or "

@@ -19,7 +19,7 @@ from ..kernels import KERNEL_NAMES, Kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cholesky
-from ..utils.validation import validate_data
+from ..utils.validation import all_finite, validate_data
 
 __all__ = ["KernelFisherDiscriminant"]
 
@@ -171,7 +171,7 @@ class KernelFisherDiscriminant(ComponentNamesMixin, TransformerMixin, BaseClassi
         )
         with np.errstate(over="ignore", invalid="ignore"):
             K = self.kernel_(X)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError("the kernel matrix is not finite (overflow): rescale X.")
         N = X.shape[0]
         counts = np.bincount(y_idx, minlength=C).astype(float)

@@ -12,7 +12,7 @@ from ..kernels import KERNEL_NAMES, Kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
-from ..utils.validation import check_sample_weight, check_symmetric_psd, validate_data
+from ..utils.validation import all_finite, check_sample_weight, check_symmetric_psd, validate_data
 
 __all__ = ["KernelRidge"]
 
@@ -140,7 +140,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             return np.array(X, dtype=float)
         with np.errstate(over="ignore", invalid="ignore"):
             K = self.kernel_(X, Y)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError("the kernel matrix is not finite (overflow): rescale X.")
         return K
 

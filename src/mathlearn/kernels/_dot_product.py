@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from ..utils.validation import all_finite
 from ._base import Kernel, _check_real, _grad_buffer, _Spec
 
 __all__ = ["DotProduct", "Exponential", "Linear", "Polynomial", "Sigmoid"]
@@ -168,7 +169,7 @@ class Polynomial(Kernel):
         K *= float(self.gamma)
         K += float(self.coef0)
         K = K**self.degree
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError(
                 "the polynomial kernel overflowed (|gamma x^T y + coef0|^degree > 1e308); "
                 "rescale X or lower gamma/degree."
@@ -219,7 +220,7 @@ class Exponential(Kernel):
         A *= float(self.gamma)
         with np.errstate(over="ignore"):
             K = np.exp(A)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError(
                 "the exponential kernel overflowed (gamma x^T y > 709); rescale X or lower gamma."
             )

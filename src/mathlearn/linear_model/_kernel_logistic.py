@@ -27,7 +27,7 @@ from ..kernels import KERNEL_NAMES, Kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.linalg import cho_solve, cholesky
-from ..utils.validation import check_sample_weight, check_symmetric_psd, validate_data
+from ..utils.validation import all_finite, check_sample_weight, check_symmetric_psd, validate_data
 from ._logistic import _BinaryObjective, _lbfgs, _MultinomialObjective, _newton
 
 __all__ = ["KernelLogisticRegression"]
@@ -291,7 +291,7 @@ class KernelLogisticRegression(BaseClassifier):
             return X
         with np.errstate(over="ignore", invalid="ignore"):
             K = self.kernel_(X, Y)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError("the kernel matrix is not finite (overflow): rescale X.")
         return K
 

@@ -13,7 +13,7 @@ from ..kernels import KERNEL_NAMES, Kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
-from ..utils.validation import check_array, validate_data
+from ..utils.validation import all_finite, check_array, validate_data
 
 __all__ = ["LaplacianRLS"]
 
@@ -200,7 +200,7 @@ class LaplacianRLS(RegressorMixin, BaseEstimator):
         )
         with np.errstate(over="ignore", invalid="ignore"):
             K = self.kernel_(Z)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError("the kernel matrix is not finite (overflow): rescale X.")
         Y = np.asarray(y, dtype=float).reshape(n, -1)
         rhs = np.zeros((N, Y.shape[1]))

@@ -7,7 +7,7 @@ from scipy.spatial.distance import pdist
 
 from ..kernels import RBF, Kernel, get_kernel
 from ..utils._param_validation import validate_params
-from ..utils.validation import check_array
+from ..utils.validation import all_finite, check_array
 
 __all__ = ["median_heuristic"]
 
@@ -88,7 +88,7 @@ def resolve_kernel(kernel, *samples) -> Kernel:
 def gram(kernel: Kernel, X, Y=None) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         K = kernel(X, Y)
-    if not np.all(np.isfinite(K)):
+    if not all_finite(K):
         raise ValueError("the kernel matrix is not finite (overflow): rescale the data.")
     return K
 

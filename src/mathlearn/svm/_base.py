@@ -12,7 +12,7 @@ from ..kernels import Kernel, get_kernel
 from ..kernels._get_kernel import build_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.extmath import squared_distances
-from ..utils.validation import check_symmetric_psd, validate_data
+from ..utils.validation import all_finite, check_symmetric_psd, validate_data
 from ._smo import KernelSpec
 
 
@@ -109,7 +109,7 @@ class _BaseKernelSVM(BaseEstimator):
                     f"the kernel callable returned shape {K.shape}; expected "
                     f"{(A.shape[0], B.shape[0])}."
                 )
-            if not np.all(np.isfinite(K)):
+            if not all_finite(K):
                 raise ValueError("the kernel callable returned NaN or infinity.")
             return K
 

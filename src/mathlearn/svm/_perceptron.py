@@ -12,7 +12,7 @@ from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, get_kernel
 from ..linear_model._perceptron import perceptron_epochs
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import check_random_state, validate_data
+from ..utils.validation import all_finite, check_random_state, validate_data
 
 __all__ = ["KernelPerceptron"]
 
@@ -138,7 +138,7 @@ class KernelPerceptron(BaseClassifier):
         n = X.shape[0]
         with np.errstate(over="ignore", invalid="ignore"):
             K = self._gram(X)
-        if not np.all(np.isfinite(K)):
+        if not all_finite(K):
             raise ValueError(
                 "KernelPerceptron: the kernel matrix of these data overflows float64 (largest "
                 f"|x| = {np.max(np.abs(X)):.3g}); rescale the features."

@@ -243,7 +243,11 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
         D = _expand(X, X, xn, xn)
         # the diagonal is set to 0 below: keep it out of the recomputation
         np.fill_diagonal(D, np.inf)
-        _recompute_near(D, X, X, threshold)
+        # by blocks of rows: the comparison's boolean mask is a block's, not N x N (100 MB
+        # at N = 1e4); the same entries are recomputed, each by the same arithmetic
+        step = max(1, _BLOCK // D.shape[1])
+        for start in range(0, D.shape[0], step):
+            _recompute_near(D[start : start + step], X[start : start + step], X, threshold)
         np.fill_diagonal(D, 0.0)
         return D
     n, m = X.shape[0], Ys.shape[0]
