@@ -116,10 +116,11 @@ def kneighbors(
     n_neighbors : int
         Neighbours per point, in ``[1, N - 1]``; a point is not its own neighbour.
     chunk_size : int or None, default=None
-        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^16 / N``
-        (at least 16), so a block of distances stays near 512 KB and the peak memory of
-        the search is a few MB (larger blocks save little time: the cost is the ``O(N^2)``
-        partial sorts). Time ``O(N^2 D)``.
+        Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^15 / N``
+        (at least 16), so a block of distances (and the partial sort's indices) stays near
+        256 KB and the peak memory of the search is about a MB (larger blocks save no time:
+        the cost is the ``O(N^2)`` partial sorts; 2^16 / N measured the same). Time
+        ``O(N^2 D)``.
 
     Returns
     -------
@@ -146,7 +147,7 @@ def kneighbors(
         if tree_result is not None:
             return tree_result
     if chunk_size is None:
-        chunk_size = max(16, 2**16 // max(n, 1))
+        chunk_size = max(16, 2**15 // max(n, 1))
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     if not np.isfinite(X).all():
