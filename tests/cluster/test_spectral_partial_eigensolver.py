@@ -142,3 +142,19 @@ def test_packed_positions_match_lapack(n):
     shifted, _ = lapack.dtrttf(np.asfortranarray(A + 0.5 * np.eye(n)), transr="N", uplo="L")
     np.testing.assert_array_equal(_packed_shifted(A, -0.5), shifted)
     np.testing.assert_array_equal(_packed_shifted(sp.csr_matrix(A), -0.5), shifted)
+
+
+def test_known_laplacian_skips_only_the_pivot_check():
+    # A Laplacian built from non-negative weights is positive semidefinite by construction:
+    # its factorisation's pivots are not read (that materialised SuperLU's U factor), and
+    # the eigenpairs are the same bits as with the check.
+    from mathlearn.cluster._spectral import bottom_eigenpairs
+    from mathlearn.utils.graph import knn_graph, laplacian
+
+    X = np.random.default_rng(3).standard_normal((700, 3))
+    L, _ = laplacian(knn_graph(X, 8), "symmetric")
+    checked = bottom_eigenpairs(L, 4, np.random.default_rng(0), "arpack")
+    trusted = bottom_eigenpairs(L, 4, np.random.default_rng(0), "arpack", laplacian=True)
+    for a, b in zip(checked, trusted, strict=True):
+        np.testing.assert_array_equal(a, b)
+    _check(*trusted, L.toarray(), 4)

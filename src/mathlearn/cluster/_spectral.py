@@ -33,27 +33,34 @@ _DENSE_LIMIT = 500
 # eigenvalues, mapped to 1 / (lambda - sigma), are far apart from the rest.
 _SIGMA = -1e-5
 # A sparse Laplacian with more than this fraction of its N^2 entries set is factorised
-# densely between these numbers of points (packed: 16 MB at 2 000, 1.6 GB at 20 000):
+# densely between these numbers of points (packed: 7.8 MB at 1 400, 1.6 GB at 20 000):
 # from about 5% the sparse LU of a k-NN graph costs as much as dense Cholesky and beyond it
-# much more.
+# much more. Below 1 400 points ARPACK's pivoted LU holds less memory than the packed
+# factor (SpectralEmbedding, N / 10 neighbours: 11.5 against 14.1 MB at 1 000 points, the
+# peer 10.6; from 1 300 points the packed factor is under the peer's peak, 18.2 against
+# 18.8 MB, and 2.5 times faster than ARPACK's LU: 0.38 against 0.91 of the peer's time).
 _DENSE_FRACTION = 0.05
-_DENSE_FACTOR_MIN_N = 2_000
+_DENSE_FACTOR_MIN_N = 1_400
 _DENSE_FACTOR_MAX_N = 20_000
 
 
-def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
+def bottom_eigenpairs(L, m: int, rng, solver: str = "auto", laplacian: bool = False):
     """The ``m`` smallest eigenpairs of a symmetric PSD Laplacian ``L`` (dense or sparse).
 
     ``"arpack"``: shift-invert Lanczos, ``(L - sigma I)^{-1}`` with ``sigma = -1e-5`` (so the
     factorised matrix is positive definite even with the zero eigenvalues of a disconnected
     graph), converged to machine precision (``tol=0``); ``L - sigma I`` is factorised as the
     positive definite matrix it is (:func:`_shift_invert`): packed Cholesky, ``O(N^3 / 3)``
-    time and ``N^2 / 2`` memory, when dense or a graph over 5% full (from 2 000 points;
+    time and ``N^2 / 2`` memory, when dense or a graph over 5% full (from 1 400 points;
     below, ARPACK's own sparse LU), an unpivoted sparse LU on a minimum-degree ordering
     (the fill of a sparse Cholesky) for a sparse k-NN graph; each Lanczos step is one pair
     of triangular solves.
     ``"dense"``: LAPACK ``eigh`` of the dense matrix, ``O(N^3)`` with a larger constant (a
     tridiagonal reduction). ``"auto"``: ARPACK above 500 points when ``m <= N / 10``.
+    ``laplacian=True``: ``L`` was built by :func:`mathlearn.utils.graph.laplacian` from
+    symmetric non-negative weights, so it is positive semidefinite by construction (its
+    computed eigenvalues are above ``-O(eps ||L||)``, far from ``sigma``) and the sparse
+    factorisation's pivots need no sign check (see :func:`_shift_invert`).
     """
     n = L.shape[0]
     if solver == "auto":
@@ -70,13 +77,12 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
         if not sp.issparse(L):
             op = _shift_invert(L, _SIGMA, dense=True)
         elif L.nnz <= _DENSE_FRACTION * n * n:
-            op = _shift_invert(L, _SIGMA, dense=False)
+            op = _shift_invert(L, _SIGMA, dense=False, known_psd=laplacian)
         elif _DENSE_FACTOR_MIN_N <= n <= _DENSE_FACTOR_MAX_N:
             op = _shift_invert(L, _SIGMA, dense=True)
         else:
-            # a small dense graph (there ARPACK's pivoted sparse LU holds the least memory:
-            # 11.8 MB against 14.1 at 1 000 points, 100 neighbours), or one too large to be
-            # factorised densely
+            # a small dense graph (there ARPACK's pivoted sparse LU holds the least memory,
+            # see _DENSE_FACTOR_MIN_N), or one too large to be factorised densely
             op = None
         v0 = rng.uniform(-1, 1, n)
         vals, vecs = spla.eigsh(L, k=m, sigma=_SIGMA, which="LM", v0=v0, tol=0.0, OPinv=op)
@@ -87,7 +93,7 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto"):
     return sla.eigh(L, subset_by_index=[0, m - 1])
 
 
-def _shift_invert(L, sigma: float, dense: bool):
+def _shift_invert(L, sigma: float, dense: bool, known_psd: bool = False):
     """``(L - sigma I)^{-1}`` as a linear operator, from a factorisation that uses the
     matrix's symmetry and definiteness; None where that fails (then ARPACK's own LU).
 
@@ -97,7 +103,10 @@ def _shift_invert(L, sigma: float, dense: bool):
     fill-reducing ordering (minimum degree on ``A^T + A``, SuperLU's symmetric mode), and a
     dense one (or a sparse one with ``dense``) by Cholesky, half the flops of LU, in the
     rectangular full packed format (half an ``N x N`` array). ARPACK's shift-invert mode
-    only applies this operator, never ``L``.
+    only applies this operator, never ``L``. A sparse factorisation's pivots are checked to
+    be positive (else ``None``) unless ``known_psd``: reading them materialises SuperLU's
+    ``U`` factor, half the factorisation's memory again (0.57 MB at 1 000 points of a
+    10-NN graph, the largest array of a spectral clustering there).
     Partial pivoting on a matrix this close to singular (``sigma = -1e-5``) instead leaves
     the diagonal and multiplies the fill: at 10 000 points of a 10-NN graph, 0.81 s against
     0.36 s for the whole eigensolve.
@@ -115,7 +124,9 @@ def _shift_invert(L, sigma: float, dense: bool):
             # pivots on the diagonal (the row order is the column order) and all positive:
             # A = P^T L D L^T P with D > 0, positive definite; otherwise (elimination without
             # pivoting is not stable for an indefinite matrix) leave it to ARPACK
-            if not (np.array_equal(lu.perm_r, lu.perm_c) and np.all(lu.U.diagonal() > 0)):
+            if not np.array_equal(lu.perm_r, lu.perm_c):
+                return None
+            if not known_psd and not np.all(lu.U.diagonal() > 0):
                 return None
             solve = lu.solve
         else:
@@ -194,7 +205,7 @@ def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str
     """
     lap_kind = "symmetric" if kind == "random_walk" else kind
     L, deg = laplacian(W, lap_kind)
-    vals, vecs = bottom_eigenpairs(L, n_components, rng, solver)
+    vals, vecs = bottom_eigenpairs(L, n_components, rng, solver, laplacian=True)
     if kind == "random_walk":
         vecs = vecs / np.sqrt(deg)[:, None]
     return vals, vecs

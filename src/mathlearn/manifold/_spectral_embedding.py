@@ -171,7 +171,7 @@ class SpectralEmbedding(BaseEstimator):
         first = int(bool(self.drop_first))
         m = k + first
         # Shift-invert Lanczos above 500 points for few vectors, dense LAPACK otherwise.
-        w, V = bottom_eigenpairs(L, m, np.random.default_rng(0))
+        w, V = bottom_eigenpairs(L, m, np.random.default_rng(0), laplacian=True)
         w, V = w[first:], V[:, first:]
         if self.laplacian == "random_walk":
             V = V / np.sqrt(deg)[:, None]
