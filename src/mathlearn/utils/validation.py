@@ -1,10 +1,14 @@
 """Input validation at the library's boundary.
 
 Arrays are validated with scikit-learn's public helpers (``check_array``, ``validate_data``),
-which already reject NaN/inf, wrong dimensionality and empty input with clear messages. This
-module adds the checks that scikit-learn lacks: symmetric positive (semi-)definite matrices,
-positive scalars, probability vectors, sample weights, and a ``check_random_state`` that
-accepts NumPy's ``Generator`` as well as ``RandomState``.
+which already reject NaN/inf, wrong dimensionality and empty input with clear messages; the
+two are wrapped here so that a plain float ``ndarray`` needing no conversion is answered
+directly, without their generic dispatch (everything else, and every failed check, still
+goes to scikit-learn's functions and their messages). This module adds the checks that
+scikit-learn lacks: symmetric positive (semi-)definite matrices, positive scalars,
+probability vectors, sample weights, finiteness of large arrays without a temporary
+(``all_finite``), and a ``check_random_state`` that accepts NumPy's ``Generator`` as well as
+``RandomState``.
 
 Hyperparameters are not checked here but declared: see
 :mod:`mathlearn.utils._param_validation` and ``mathlearn.base._fit_context``.
