@@ -136,13 +136,16 @@ class _BaseGradientBoosting(BaseEstimator):
                 f"{self.validation_fraction} of {X.shape[0]} samples: {exc}"
             ) from exc
 
-    def _boost(self, X, y, w, loss, stratify):
-        """Run the stages; ``y`` is already in the loss's units (indices or scaled values)."""
+    def _boost(self, X, y, w, loss, stratify, own_w=False):
+        """Run the stages; ``y`` is already in the loss's units (indices or scaled values).
+        ``own_w``: ``w`` was made by the fit (no caller's array), so it is scaled in place."""
         rng = check_random_state(self.random_state)
         # Every weighted quantity here is a ratio of weighted sums (weighted means, Newton
         # steps, weight fractions), but weights far from 1 overflow or underflow their
         # products: scale them by a power of two (exact) to a largest entry in [1/2, 1).
-        w = np.ldexp(w, -int(np.frexp(float(w.max()))[1])) if w.max() > 0 else w
+        e = -int(np.frexp(float(w.max()))[1]) if w.max() > 0 else 0
+        if e:
+            w = np.ldexp(w, e, out=w if own_w else None)
         if self.n_iter_no_change is not None:
             X, X_val, y, y_val, w, w_val = self._split_validation(X, y, w, rng, stratify)
             if stratify and np.unique(y).shape[0] < loss.K + (loss.K == 1):
@@ -434,7 +437,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
-        y = y.astype(np.float64)
+        y = y.astype(np.float64, copy=False)  # (never written: y / scale below is new)
         w = check_sample_weight(sample_weight, X)
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; nothing to fit.")
@@ -442,7 +445,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         top = float(np.max(np.abs(y)))
         scale = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
         loss = self._make_loss()
-        self._boost(X, y / scale, w, loss, stratify=False)
+        self._boost(X, y / scale, w, loss, stratify=False, own_w=sample_weight is None)
         self.init_ = self.init_ * scale
         for tree in self.estimators_.ravel():
             tree.value = tree.value * scale
@@ -613,9 +616,18 @@ class GradientBoostingClassifier(BaseClassifier, _BaseGradientBoosting):
                 f"{self.classes_[~present].tolist()} have none."
             )
         if K == 2:
-            self._boost(X, y_idx.astype(np.float64), w, L.BinomialLoss(), stratify=True)
+            self._boost(
+                X,
+                y_idx.astype(np.float64),
+                w,
+                L.BinomialLoss(),
+                stratify=True,
+                own_w=sample_weight is None,
+            )
         else:
-            self._boost(X, y_idx, w, L.MultinomialLoss(K), stratify=True)
+            self._boost(
+                X, y_idx, w, L.MultinomialLoss(K), stratify=True, own_w=sample_weight is None
+            )
         return self
 
     def _joint_log_likelihood(self, X):

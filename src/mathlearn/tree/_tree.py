@@ -366,6 +366,17 @@ def presort(X: np.ndarray, compact: bool = False) -> np.ndarray:
     return out.T
 
 
+def _weighted_moments(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``[w y, w y^2]`` as an ``(n, 2)`` array, written in place: the same products as
+    ``np.column_stack([w * y, w * y ** 2])`` (``y ** 2`` is ``y * y``, and a product rounds
+    the same in either order), without its three ``n``-length temporaries (2.4 MB at 1e5)."""
+    out = np.empty((y.shape[0], 2))
+    np.multiply(w, y, out=out[:, 0])
+    np.multiply(y, y, out=out[:, 1])
+    out[:, 1] *= w
+    return out
+
+
 def _presort_rows(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """:func:`presort` of ``X[rows]`` (feature-major, 32-bit) holding the ids ``rows[i]``
     instead of the positions ``i``, formed one column at a time (``rows`` increasing, so
@@ -438,7 +449,7 @@ def _grow_compiled(
     w = np.ascontiguousarray(w, dtype=np.float64)
     yidx = None
     if criterion == "squared_error":
-        Yw = np.column_stack([w * Y[:, 0], w * Y[:, 0] ** 2])
+        Yw = _weighted_moments(Y[:, 0], w)
     elif n_classes is None:
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
     elif levels:  # the helper adds w_i to class Y_i itself: no n x C array
