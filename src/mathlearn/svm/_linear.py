@@ -28,7 +28,11 @@ class _LinearGram:
         return self.Z[rows] @ self.Z[cols].T
 
     def columns_over(self, rows):
-        Zr = np.ascontiguousarray(self.Z[rows])
+        n = self.Z.shape[0]
+        if self.Z.flags.c_contiguous and rows.shape[0] == n and np.array_equal(rows, np.arange(n)):
+            Zr = self.Z  # every row in order (the solver's start): Z itself, not an N x D copy
+        else:
+            Zr = np.ascontiguousarray(self.Z[rows])
         return lambda point: Zr @ self.Z[point]
 
 
@@ -247,7 +251,8 @@ class LinearSVC(BaseClassifier):
             else:
                 cost = self.C * sw * np.where(y_idx == c, cw[c], 1.0)
             if use_dual:
-                W[k], it, ok = self._dual(Z, t, cost)
+                # (Z is the fit's own array when it has the intercept column appended)
+                W[k], it, ok = self._dual(Z, t, cost, own_z=bool(self.fit_intercept))
             else:
                 W[k], it, ok = _primal_newton(Z, t, cost, self.tol, self.max_iter)
             n_iter, converged = max(n_iter, it), converged and ok
@@ -267,9 +272,20 @@ class LinearSVC(BaseClassifier):
         self.n_iter_ = n_iter
         return self
 
-    def _dual(self, Z, t, cost):
-        n = Z.shape[0]
-        Zt = Z * t[:, None]  # Q = (t z)(t z)^T
+    def _dual(self, Z, t, cost, own_z=False):
+        """The dual by SMO on ``Q = (t z)(t z)^T``. ``own_z``: ``Z`` is the fit's own array,
+        so its rows' signs are flipped in place (exact, ``t = +-1``) and restored after,
+        instead of an ``N x D`` copy."""
+        if not own_z:
+            return self._dual_on(Z * t[:, None], cost)
+        Z *= t[:, None]
+        try:
+            return self._dual_on(Z, cost)
+        finally:
+            Z *= t[:, None]
+
+    def _dual_on(self, Zt, cost):
+        n = Zt.shape[0]
         if self.loss == "hinge":
             gram, upper = _LinearGram(Zt), cost
             kdiag = np.einsum("ij,ij->i", Zt, Zt)
