@@ -102,6 +102,12 @@ class GaussianProcessClassifier(BaseClassifier):
     and its gradient are Rasmussen and Williams' (eq. 3.32, Alg. 5.1); the notes do not give
     them. Class probabilities are not in the notes either (see ``proba_method``).
 
+    Complexity: each Newton step of the mode search costs ``O(N^3)`` (the Cholesky factor of
+    ``B``), a few to a few dozen steps per hyperparameter value; the approximate log marginal
+    likelihood's gradient adds ``O(N^3 + P N^2)`` for ``P`` hyperparameters; memory
+    ``O(P N^2)`` for the kernel and its gradient. Prediction of ``M`` points: ``O(M N D)`` for
+    the kernel rows and ``O(M N^2)`` for the latent variances.
+
     Examples
     --------
     >>> import numpy as np

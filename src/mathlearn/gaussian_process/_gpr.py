@@ -151,6 +151,13 @@ class GaussianProcessRegressor(ProbabilisticRegressorMixin, RegressorMixin, Base
     ``kappa (K + lambda I)^{-1} y`` is kernel ridge regression with ``alpha = lambda``
     (:class:`mathlearn.kernel_ridge.KernelRidge`), and ``lambda = sigma^2`` is the plain GP.
 
+    Complexity: each evaluation of the log marginal likelihood and its gradient costs
+    ``O(N^2 D)`` for the kernel, ``O(N^3)`` for the Cholesky factor and ``K^{-1}``, and
+    ``O(P N^2)`` for the traces of ``P`` hyperparameters; memory ``O(P N^2)`` (the kernel's
+    gradient, ``P`` matrices ``N x N``). The optimiser makes a few dozen evaluations per start
+    (``1 + n_restarts`` starts). Prediction of ``M`` points: ``O(M N D)`` for the kernel
+    rows, ``O(M N)`` for the mean, ``O(M N^2)`` for the variances.
+
     Examples
     --------
     >>> import numpy as np
