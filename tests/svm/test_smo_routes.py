@@ -126,7 +126,7 @@ def test_precomputed_columns_are_read_in_place_whatever_the_cache():
     # The compiled solver reads a precomputed matrix's columns in place (its rows: the
     # validated matrix is exactly symmetric) instead of copying them into its cache; a cache
     # of a few columns (evictions) must reach the very same machine as the default budget,
-    # and the NuSVC route, whose RBF Gram matrix is evaluated whole, as well.
+    # and the NuSVC route, whose start touches a fraction nu of the columns, as well.
     X, y = _data("three")
     K = _gram(SVC(kernel="linear"), X, X)
     for make in (

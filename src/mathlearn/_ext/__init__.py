@@ -39,7 +39,7 @@ ABI_VERSIONS = {
     "_rnn": 2,
     "_sgd": 1,
     "_sgdmf": 4,
-    "_smo": 2,
+    "_smo": 3,
 }
 
 REQUIRE_ENV = "MATHLEARN_REQUIRE_EXT"

@@ -17,6 +17,12 @@
  * share theirs); a precomputed matrix's columns are its rows, read in place, not copied.
  * Shrinking compacts the active set in order; cached columns stay valid.
  *
+ * With `single` set (the caller decides, from a rounding bound, that it cannot matter against
+ * tol), evaluated columns are stored rounded to single precision, half the bytes, as libsvm
+ * stores its own; every kernel value the solver uses is then the rounded one (the diagonal,
+ * the columns, the rebuild's kernel rows and the start's), so the iterations are exactly
+ * those of the problem with the rounded matrix, computed in double precision.
+ *
  * To rebuild the score of the variables set aside, the solver keeps, for every point q,
  *     H_q = sum over variables u at their upper bound of s_u C_u K(x_q, x_pt(u)),
  * updated from the (cached) column of a variable that reaches or leaves its upper bound; a
@@ -49,7 +55,7 @@
 #define ML_CLONES
 #endif
 
-#define SMO_ABI_VERSION 2
+#define SMO_ABI_VERSION 3
 #define TAU 1e-12
 
 enum { K_PRECOMPUTED = 0, K_LINEAR = 1, K_POLY = 2, K_RBF = 3, K_SIGMOID = 4 };
@@ -151,8 +157,10 @@ typedef struct {
     int64_t *pt;
     unsigned char *up, *low;
 
-    /* column cache keyed by point: LRU list through prev/next, columns K[:, q] of length n */
-    double **col;
+    /* column cache keyed by point: LRU list through prev/next, columns K[:, q] of length n,
+     * of doubles, or of floats when single (never for a precomputed matrix) */
+    void **col;
+    int single;
     int64_t *prev, *next;
     int64_t head, tail, count, capacity;
     double budget;
@@ -173,6 +181,15 @@ static void set_flags(Solver *S, int64_t k)
         S->low[k] = a < c;
     }
 }
+
+/* Entry q of a cached column, and a kernel value as the solver uses it (rounded to single
+ * precision when the columns are stored so). */
+static inline double kval(const void *col, int single, int64_t q)
+{
+    return single ? (double)((const float *)col)[q] : ((const double *)col)[q];
+}
+
+static inline double kround(int single, double v) { return single ? (double)(float)v : v; }
 
 static void cache_unlink(Solver *S, int64_t q)
 {
@@ -208,7 +225,7 @@ static void cache_clear(Solver *S)
 
 static void cache_set_capacity(Solver *S)
 {
-    double per = 8.0 * (double)S->n;
+    double per = (S->single ? 4.0 : 8.0) * (double)S->n;
     double cap = floor(S->budget / per);
     /* Four columns at least: a step holds up to three (two candidates for i, one j). */
     S->capacity = cap < 4.0 ? 4 : (cap > 1e15 ? (int64_t)1e15 : (int64_t)cap);
@@ -220,9 +237,9 @@ static void cache_set_capacity(Solver *S)
  * cache then stores no copy and hands out that row. It still keeps its list of the points
  * it would hold, evicted alike, because rebuild_inactive chooses its route (and so the
  * rounding of the rebuilt scores) from how many free columns are missing from the cache. */
-static double *cache_column(Solver *S, int64_t q)
+static const void *cache_column(Solver *S, int64_t q)
 {
-    double *c = S->col[q];
+    void *c = S->col[q];
     if (c != NULL) {
         if (S->head != q) {
             cache_unlink(S, q);
@@ -238,13 +255,18 @@ static double *cache_column(Solver *S, int64_t q)
         cache_unlink(S, victim);
         S->count--;
     } else if (!stored) {
-        c = (double *)malloc((size_t)S->n * sizeof(double));
+        c = malloc((size_t)S->n * (S->single ? sizeof(float) : sizeof(double)));
         if (c == NULL) return NULL;
     }
-    if (stored) /* kernel_column's K_PRECOMPUTED case reads these entries */
-        c = (double *)(S->K.X + q * S->n);
-    else
-        kernel_column(&S->K, S->iwork, S->n, q, c);
+    if (stored) { /* kernel_column's K_PRECOMPUTED case reads these entries */
+        c = (void *)(S->K.X + q * S->n);
+    } else if (S->single) {
+        kernel_column(&S->K, S->iwork, S->n, q, S->work);
+        float *f = (float *)c;
+        for (int64_t r = 0; r < S->n; r++) f[r] = (float)S->work[r];
+    } else {
+        kernel_column(&S->K, S->iwork, S->n, q, (double *)c);
+    }
     S->col[q] = c;
     cache_push_front(S, q);
     S->count++;
@@ -261,7 +283,7 @@ static void activate_all(Solver *S)
         S->sc[t] = S->score[t];
         S->s[t] = S->sign[t];
         S->c[t] = S->upper[t];
-        S->dg[t] = S->kdiag[S->index[t]];
+        S->dg[t] = kround(S->single, S->kdiag[S->index[t]]);
         S->pt[t] = S->index[t];
         set_flags(S, t);
     }
@@ -318,19 +340,20 @@ static int rebuild_inactive(Solver *S)
     }
     if ((double)missing * (double)n <= (double)nr * (double)nf) {
         for (int64_t f = 0; f < nf; f++) {
-            const double *col = cache_column(S, F[f]);
+            const void *col = cache_column(S, F[f]);
             if (col == NULL) {
                 status = ERR_MEMORY;
                 goto done;
             }
             const double w = wf[F[f]];
-            for (int64_t k = 0; k < nr; k++) sum[R[k]] += w * col[R[k]];
+            const int single = S->single;
+            for (int64_t k = 0; k < nr; k++) sum[R[k]] += w * kval(col, single, R[k]);
         }
     } else {
         for (int64_t k = 0; k < nr; k++) {
             kernel_column(&S->K, F, nf, R[k], S->work);
             double acc = 0.0;
-            for (int64_t f = 0; f < nf; f++) acc += S->work[f] * wf[F[f]];
+            for (int64_t f = 0; f < nf; f++) acc += kround(S->single, S->work[f]) * wf[F[f]];
             sum[R[k]] = acc;
         }
     }
@@ -351,10 +374,11 @@ done:
 }
 
 /* A variable reached (coef = s C) or left (coef = -s C) its upper bound; col = K[:, pt]. */
-static void update_H(Solver *S, double coef, const double *col)
+static void update_H(Solver *S, double coef, const void *col)
 {
     double *H = S->H;
-    for (int64_t q = 0; q < S->n; q++) H[q] += coef * col[q];
+    const int single = S->single;
+    for (int64_t q = 0; q < S->n; q++) H[q] += coef * kval(col, single, q);
 }
 
 /* The shrinking rule of the NumPy route: keep[k] for the active variables; returns the
@@ -427,8 +451,8 @@ static int compact(Solver *S, const unsigned char *keep)
 
 /* Second-order working-set selection; returns 1 with (i, j, column of pt(i)) or 0 when the
  * KKT gap is below tol (or nothing can move). *gap gets the largest group gap (-inf if none). */
-static int select_pair(Solver *S, double tol, int64_t *out_i, int64_t *out_j, double **out_col,
-                       double *gap, int *error)
+static int select_pair(Solver *S, double tol, int64_t *out_i, int64_t *out_j,
+                       const void **out_col, double *gap, int *error)
 {
     const int64_t na = S->na;
     const int n_groups = S->per_sign ? 2 : 1;
@@ -467,11 +491,12 @@ static int select_pair(Solver *S, double tol, int64_t *out_i, int64_t *out_j, do
         if (i < 0 || !isfinite(gmin[g])) continue;
         if (gmax[g] - gmin[g] > *gap) *gap = gmax[g] - gmin[g];
         if (gmax[g] - gmin[g] < tol) continue;
-        double *ki = cache_column(S, S->pt[i]);
+        const void *ki = cache_column(S, S->pt[i]);
         if (ki == NULL) {
             *error = ERR_MEMORY;
             return 0;
         }
+        const int single = S->single;
         const double gm = gmax[g], di = S->dg[i];
         int64_t j = -1;
         double bestg = -INFINITY;
@@ -481,7 +506,7 @@ static int select_pair(Solver *S, double tol, int64_t *out_i, int64_t *out_j, do
             if (S->per_sign && (S->s[t] > 0 ? 0 : 1) != g) continue;
             const double b = gm - S->sc[t];
             if (!(b > 0)) continue;
-            double curv = ki[pt[t]] * -2.0;
+            double curv = kval(ki, single, pt[t]) * -2.0;
             curv += S->dg[t];
             curv += di;
             if (curv <= 0) curv = TAU;
@@ -550,8 +575,9 @@ static int initial_scores(Solver *S)
             if (w[q] == 0.0 && hw[q] == 0.0) continue;
             kernel_column(&S->K, S->iwork, n, q, S->work);
             for (int64_t r = 0; r < n; r++) {
-                sum[r] += S->work[r] * w[q];
-                S->H[r] += S->work[r] * hw[q];
+                const double k = kround(S->single, S->work[r]);
+                sum[r] += k * w[q];
+                S->H[r] += k * hw[q];
             }
         }
     }
@@ -563,13 +589,16 @@ static int initial_scores(Solver *S)
 }
 
 /* The entry point. alpha: in, a feasible start; out, the solution. score: out, -s G over all
- * variables. X: n x d rows (or the n x n Gram matrix for kind 0). Returns 0, or a negative
- * error code (-1 memory, -2 kernel overflow, -3 bad argument). */
+ * variables. X: n x d rows (or the n x n Gram matrix for kind 0). start_score and start_H:
+ * the start's scores (l) and H (n), when the caller has computed them (by matrix products,
+ * with the kernel values rounded as `single` says); NULL: computed here. Returns 0, or a
+ * negative error code (-1 memory, -2 kernel overflow, -3 bad argument). */
 ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double *sign,
                         const double *p, const double *upper, const double *kdiag, double *alpha,
                         double *score, int kind, int64_t d, const double *X, const double *norms,
                         double gamma, double coef0, int degree, int per_sign, double tol,
-                        int64_t max_iter, double cache_bytes, int shrinking, int64_t *n_iter_out,
+                        int64_t max_iter, double cache_bytes, int shrinking, int single,
+                        const double *start_score, const double *start_H, int64_t *n_iter_out,
                         int *converged_out, double *gap_out)
 {
     Solver S;
@@ -594,6 +623,7 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
     S.score = score;
     S.per_sign = per_sign;
     S.budget = cache_bytes;
+    S.single = single && kind != K_PRECOMPUTED;
     S.head = S.tail = -1;
 
     const size_t L = (size_t)l, N = (size_t)n;
@@ -607,7 +637,7 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
     S.pt = (int64_t *)malloc(L * sizeof(int64_t));
     S.up = (unsigned char *)malloc(L);
     S.low = (unsigned char *)malloc(L);
-    S.col = (double **)calloc(N, sizeof(double *));
+    S.col = (void **)calloc(N, sizeof(void *));
     S.prev = (int64_t *)malloc(N * sizeof(int64_t));
     S.next = (int64_t *)malloc(N * sizeof(int64_t));
     S.work = (double *)malloc(N * sizeof(double));
@@ -629,8 +659,13 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         }
     }
     cache_set_capacity(&S);
-    status = initial_scores(&S);
-    if (status != OK) goto done;
+    if (start_score != NULL && start_H != NULL) {
+        memcpy(S.score, start_score, L * sizeof(double));
+        memcpy(S.H, start_H, N * sizeof(double));
+    } else {
+        status = initial_scores(&S);
+        if (status != OK) goto done;
+    }
     activate_all(&S);
 
     const int64_t shrink_every = l < 1000 ? l : 1000;
@@ -668,7 +703,7 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
             }
         }
         int64_t i = -1, j = -1;
-        double *ki = NULL;
+        const void *ki = NULL;
         int error = OK;
         int found = select_pair(&S, tol, &i, &j, &ki, &gap, &error);
         if (error == OK && S.K.overflow) error = ERR_OVERFLOW;
@@ -694,7 +729,8 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         const double si = S.s[i], sj = S.s[j], ai = S.a[i], aj = S.a[j];
         const double ci_up = S.c[i], cj_up = S.c[j];
         const int64_t *pt = S.pt;
-        double curv = S.dg[i] + S.dg[j] - 2.0 * ki[pt[j]];
+        const int single = S.single;
+        double curv = S.dg[i] + S.dg[j] - 2.0 * kval(ki, single, pt[j]);
         if (!(curv > 0)) curv = TAU;
         double step = (S.sc[i] - S.sc[j]) / curv;
         const double hi_i = si > 0 ? ci_up - ai : ai;
@@ -711,14 +747,15 @@ ML_EXPORT int smo_solve(int64_t l, int64_t n, const int64_t *index, const double
         const double dj = (new_j - aj) * sj;
         S.a[i] = new_i;
         S.a[j] = new_j;
-        double *kj = cache_column(&S, S.pt[j]);
+        const void *kj = cache_column(&S, S.pt[j]);
         if (kj == NULL || S.K.overflow) {
             status = kj == NULL ? ERR_MEMORY : ERR_OVERFLOW;
             break;
         }
         const int64_t na = S.na;
         double *sc = S.sc;
-        for (int64_t t = 0; t < na; t++) sc[t] -= ki[pt[t]] * di + kj[pt[t]] * dj;
+        for (int64_t t = 0; t < na; t++)
+            sc[t] -= kval(ki, single, pt[t]) * di + kval(kj, single, pt[t]) * dj;
         set_flags(&S, i);
         set_flags(&S, j);
         /* H follows the variables that reached or left their upper bound. */
