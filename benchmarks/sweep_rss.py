@@ -10,6 +10,13 @@ small fit is made first (first-call allocations), the data are made, the peak re
 set size is reset (``/proc/self/clear_refs``, value 5), one fit runs, and the figure is
 ``VmHWM`` minus the ``VmRSS`` just before the fit. The minimum over ``--runs`` processes is
 reported (page-granular, so sizes below about 0.1 MB are noise).
+
+``--warm-same`` makes the unmeasured fit one of the measured shape instead, as the sweep's
+memory child does: one-time allocations on code paths that a 50-row fit does not reach
+(ARPACK and LAPACK buffers for a spectral embedding, which takes dense LAPACK below 500
+points) then stay out of the figure. Use it with the sweep's allocator settings
+(``MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072``): with glibc's defaults the
+measured fit reuses the pages the first one freed.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ warnings.simplefilter("ignore")
 sys.path.insert(0, {here!r})
 from _sweep_cases import find_case
 case = find_case({name!r})
-getattr(case, {side!r})(*case.data(50, {d}))()
+getattr(case, {side!r})(*case.data({warm_n}, {d}))()
 fit = getattr(case, {side!r})(*case.data({n}, {d}))
 gc.collect()
 
@@ -45,9 +52,10 @@ print(status("VmHWM:") - base)
 """
 
 
-def peak_kib(name: str, side: str, n: int, d: int) -> int:
+def peak_kib(name: str, side: str, n: int, d: int, warm_same: bool = False) -> int:
     """kB of resident memory one fit adds, in a fresh process."""
-    code = _CHILD.format(here=str(HERE), name=name, side=side, n=n, d=d)
+    warm_n = n if warm_same else 50
+    code = _CHILD.format(here=str(HERE), name=name, side=side, n=n, d=d, warm_n=warm_n)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=HERE)
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
@@ -59,11 +67,14 @@ def main(argv=None) -> int:
     parser.add_argument("case")
     parser.add_argument("shapes", nargs="+", help="NxD")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--warm-same", action="store_true", help="warm up with a fit of the measured shape"
+    )
     args = parser.parse_args(argv)
     for shape in args.shapes:
         n, d = (int(v) for v in shape.split("x"))
         mb = [
-            min(peak_kib(args.case, side, n, d) for _ in range(args.runs)) / 1024
+            min(peak_kib(args.case, side, n, d, args.warm_same) for _ in range(args.runs)) / 1024
             for side in ("ours", "peer")
         ]
         print(

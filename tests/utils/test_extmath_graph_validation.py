@@ -75,6 +75,21 @@ def test_knn_graph_symmetric_and_laplacian_errors(rng):
         laplacian(-np.ones((2, 2)))
 
 
+@pytest.mark.parametrize("mutual", [False, True])
+def test_knn_graph_arrays_hold_exactly_its_entries(rng, mutual):
+    # The union (or intersection) of the k-NN relation and its transpose, and nothing more:
+    # no buffer sized for both directions' entries kept behind the arrays.
+    X = rng.standard_normal((200, 2))
+    G = knn_graph(X, 20, mutual=mutual)
+    for a in (G.data, G.indices):
+        assert a.base is None and a.shape[0] == G.nnz
+    _, ind = kneighbors(X, 20)
+    A = np.zeros((200, 200), dtype=bool)
+    A[np.repeat(np.arange(200), 20), ind.ravel()] = True
+    expected = (A & A.T) if mutual else (A | A.T)
+    np.testing.assert_array_equal(G.toarray() != 0, expected)
+
+
 def test_semidefinite_threshold_is_relative_to_the_diagonal():
     # A rank-deficient Gram matrix computed in floating point has eigenvalues of order
     # -n eps max|K_ii| where exact arithmetic gives 0: accepted at any scale. An eigenvalue of

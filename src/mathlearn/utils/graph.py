@@ -240,9 +240,24 @@ def knn_graph(
     # CSR directly (row i holds its n_neighbors entries): no row-index array, no COO
     indptr = np.arange(0, n * n_neighbors + 1, n_neighbors)
     W = sp.csr_matrix((vals, ind.ravel(), indptr), shape=(n, n))
-    if mutual:
-        return W.minimum(W.T).tocsr()
-    return W.maximum(W.T).tocsr()
+    S = W.minimum(W.T) if mutual else W.maximum(W.T)
+    del W
+    return _compact(S.tocsr())
+
+
+def _compact(S: sp.csr_matrix) -> sp.csr_matrix:
+    """``S`` with arrays of exactly ``nnz`` entries.
+
+    SciPy's element-wise binary operations allocate room for ``A.nnz + B.nnz`` entries and
+    keep views of those buffers unless fewer than half are used: a symmetrised k-NN graph
+    would hold nearly twice its size (0.9 MB more at 1 000 points and 100 neighbours).
+    """
+    nnz = S.nnz
+    if S.data.base is not None or S.data.shape[0] != nnz:
+        S.data = np.array(S.data[:nnz])
+    if S.indices.base is not None or S.indices.shape[0] != nnz:
+        S.indices = np.array(S.indices[:nnz])
+    return S
 
 
 def epsilon_graph(X: ArrayLike, eps: float, *, mode: str = "connectivity") -> sp.csr_matrix:
