@@ -104,6 +104,16 @@ class DPMeans(ClusterMixin, BaseEstimator):
     disappears once every point has opened or joined another cluster. Points are visited in
     the order given, so the result depends on that order, as in the notes.
 
+    Complexity: a pass costs ``O(N K D)`` time, with ``N`` samples, ``D`` features and ``K``
+    the number of clusters at the end of the pass: the nearest of the current centres by the
+    k-means assignment kernel (BLAS products over blocks of rows, ``O(N K D)``), then
+    ``O((N - i) D)`` for each cluster opened at point ``i`` (only the later points are
+    compared with the new centre), then ``O(N D)`` for the means and the inertia; ``T``
+    passes cost ``O(T N K D)``. Memory: the centred copy of ``X`` (``N D``), a difference
+    temporary of at most ``N x D`` while a cluster opens, and ``O(N + K D)`` for the labels,
+    distances and centres; no ``N x K`` array is formed. ``predict`` of ``M`` rows costs
+    ``O(M K D)`` time and ``O(M D)`` memory (the rows taken about the centres' mean).
+
     Examples
     --------
     >>> import numpy as np

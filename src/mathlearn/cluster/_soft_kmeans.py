@@ -109,6 +109,16 @@ class SoftKMeans(ClusterMixin, DensityMixin, BaseEstimator):
     the centroid update, and EM is Lloyd's k-means (the notes' remark after eq. 5.18; PRML
     §9.3.2). The log-likelihood never decreases (:func:`~mathlearn.mixture.em`).
 
+    Complexity: with ``N`` samples, ``D`` features and ``K`` components, an EM iteration
+    costs ``O(N K D)`` time: the squared distances to the means (one BLAS product) in the
+    E-step and the product ``Q^T X`` in the M-step; the k-means++ seeding costs ``O(N K D)``
+    per start, so ``n_init`` starts of ``T`` iterations each cost ``O(n_init T N K D)``.
+    Memory: a few ``N x K`` arrays (distances, log-joint, log-responsibilities and their
+    exponentials), an ``N x D`` temporary (the centred or rescaled copy of ``X`` made by the
+    range check, the seeding and each distance computation), and ``O(K D)`` parameters.
+    ``predict``, ``predict_proba`` and ``score_samples`` of ``M`` rows cost ``O(M K D)`` time
+    and ``O(M K)`` memory.
+
     Examples
     --------
     >>> import numpy as np

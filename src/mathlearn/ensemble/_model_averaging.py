@@ -63,6 +63,13 @@ class BayesianModelAveraging(RegressorMixin, BaseEstimator):
     spread). The weights are computed as ``exp(log p_k - logsumexp)`` so evidences of any
     magnitude are safe.
 
+    Complexity: with ``C`` candidate settings, ``fit`` costs ``C`` fits of the estimator on
+    all ``N`` rows (each then read for its ``log_evidence_``) and ``O(C)`` for the posterior;
+    all ``C`` fitted models are kept. ``predict`` of ``M`` rows costs one ``predict`` of
+    every candidate with a non-zero posterior weight (at most ``C``) and ``O(C M)`` for the
+    weighted sum, in ``O(M)`` memory; with ``return_std=True`` the candidates' means and
+    standard deviations are held as two ``C x M`` arrays.
+
     Examples
     --------
     >>> from sklearn.pipeline import make_pipeline

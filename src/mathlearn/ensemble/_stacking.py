@@ -178,6 +178,16 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     __doc__ += (
         _NOTES
         + """
+    Complexity: with ``N`` samples, ``D`` features, ``M`` base models and ``K`` folds,
+    ``fit`` costs ``M (K + 1)`` fits of base models (``K`` on the rows outside each fold,
+    one refit on all ``N`` rows) and ``M K`` predictions of the held-out folds (``N`` rows
+    per model in all), then one fit of the final model on ``N`` rows of ``M`` columns
+    (``M + D`` with ``passthrough``). Memory: the ``N x M`` out-of-fold predictions (plus
+    ``N x D`` with ``passthrough``), a copy of each fold's training rows while it is fitted,
+    and, as fitted state, the ``M`` refitted base models and the final model (the fold
+    models are dropped). ``predict`` of ``P`` rows costs one ``predict`` of each base model
+    on the ``P`` rows and one of the final model on the ``P x M`` stacked features.
+
     Examples
     --------
     >>> from sklearn.datasets import load_diabetes
@@ -280,6 +290,18 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     __doc__ += (
         _NOTES
         + """
+    Complexity: with ``N`` samples, ``D`` features, ``M`` base models, ``K`` folds and ``C``
+    classes, ``fit`` costs ``M (K + 1)`` fits of base models (``K`` on the rows outside each
+    stratified fold, one refit on all ``N`` rows) and ``M K`` calls of their stack method on
+    the held-out folds (``N`` rows per model in all), then one fit of the final model on
+    ``N`` rows of ``Q`` columns: ``Q = M`` for two classes, up to ``M C`` otherwise (``C``
+    probabilities or scores per model), plus ``D`` with ``passthrough``. Memory: the
+    ``N x Q`` out-of-fold features (plus ``N x D`` with ``passthrough``), a copy of each
+    fold's training rows while it is fitted, and, as fitted state, the ``M`` refitted base
+    models and the final model (the fold models are dropped). Prediction of ``P`` rows costs
+    one call of each base model's stack method on the ``P`` rows and one of the final model
+    on the ``P x Q`` stacked features.
+
     Examples
     --------
     >>> from sklearn.datasets import load_iris

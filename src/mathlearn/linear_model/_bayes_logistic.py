@@ -103,6 +103,20 @@ class BayesianLogisticRegression(BaseClassifier):
     -----
     See the module docstring for the model, the predictive and the evidence update.
 
+    Complexity: for ``N`` samples and ``P`` weights (``D`` features, plus one with an
+    intercept), each Newton step of the mode search costs ``O(N P^2)`` for the Hessian ``H``
+    (a weighted product ``X~^T X~`` of the ``N x P`` design ``X~``) and ``O(P^3)`` for its
+    solve, plus ``O(N P)`` per log-joint evaluation of the line search; a few steps reach the
+    mode. The Cholesky factor of ``H``, its inverse and the posterior add ``O(P^3)``. With
+    ``prior_precision=None`` each of the ``T`` evidence iterations repeats a warm-started mode
+    search (often of zero or one step) and adds ``O(N P^2 + P^3)`` for the leverages
+    ``x~_i^T H^{-1} x~_i`` of the rows ``x~_i`` of ``X~``, so ``fit`` costs
+    ``O((I + T) (N P^2 + P^3))`` for ``I`` Newton steps in all. Memory
+    ``O(N P + P^2)``: the design matrix with its intercept column, its weighted copy for the
+    Hessian, the ``P x N`` array behind the leverages, and ``P x P`` matrices. Prediction of
+    ``M`` points costs ``O(M P^2)`` for the latent variances (``O(M P)`` memory), and
+    ``predictive="mc"`` adds ``O(M n_mc_samples)`` time in blocks of 4096 points.
+
     Examples
     --------
     >>> import numpy as np

@@ -83,6 +83,13 @@ class LeastSquaresClassifier(BaseClassifier):
     ``ŷ(x) = W̃^T x̃`` (shape (n, K); for two classes ``ŷ_1 - ŷ_0``); ``predict_proba`` is not
     offered, as the outputs are not probabilities.
 
+    Complexity: for ``N`` samples, ``D`` features and ``K`` classes, ``fit`` costs
+    ``O(N D^2 + N D K)`` time when ``N >= D`` (``O(N^2 (D + K))`` otherwise): the pivoted QR
+    factorisation of the ``N x (D + 1)`` design and ``Q^T T`` for the ``N x K`` one-hot
+    targets ``T``. Memory ``O(N (D + K))``: the design with its bias column, the thin ``Q``
+    factor and ``T``; the fitted state is ``K (D + 1)`` numbers. Prediction of ``M`` points
+    costs ``O(M D K)``.
+
     Examples
     --------
     >>> import numpy as np

@@ -115,6 +115,15 @@ class MDS(BaseEstimator):
     PCA scores (up to sign). The embedding ``Z = V_p Lambda_p^{1/2}`` minimises the strain
     ``||Z Z^T - K~||_F`` among rank-``p`` Gram matrices.
 
+    Complexity: for ``N`` samples with ``D`` features, the squared distances cost
+    ``O(N^2 D)`` time (BLAS, over blocks of rows; ``O(N^2)`` to check a precomputed matrix)
+    and the double centring ``O(N^2)``. The top ``p`` eigenpairs cost ``O(N^2)`` per
+    Lanczos product (ARPACK, for ``N >= 500`` and ``p <= N / 10``; a few dozen products for
+    small ``p``) and ``O(N^3)`` otherwise (dense tridiagonal reduction). Memory: the
+    ``N x N`` matrix of squared distances, centred in place (precomputed input also holds a
+    few ``N x N`` temporaries during its checks), plus ``O(N p)`` for the eigenvectors and
+    the embedding. There is no out-of-sample ``transform``.
+
     Examples
     --------
     >>> import numpy as np

@@ -104,6 +104,19 @@ class SStressMDS(BaseEstimator):
     --------
     MDS : classical (Torgerson) scaling, the starting point.
 
+    Notes
+    -----
+    Complexity: for ``N`` samples with ``D`` features and ``k`` components, the squared
+    dissimilarities cost ``O(N^2 D)`` time (``O(N^2)`` for precomputed ones) and the
+    classical-MDS start ``O(N^2)`` per Lanczos product or ``O(N^3)`` dense (see
+    :class:`MDS`). Each evaluation of the stress and its gradient then costs ``O(N^2 k)``
+    (the Gram matrix ``Z Z^T``, the residuals ``E`` and the product ``E Z``), with about one
+    to a few evaluations per L-BFGS iteration, so ``O(T N^2 k)`` for ``T`` iterations.
+    Memory: the ``N x N`` squared dissimilarities, a copy of them for the start, and a few
+    ``N x N`` temporaries per evaluation (the Gram matrix, ``E``, ``E * E``), plus ``O(N k)``
+    for the embedding and L-BFGS's 10 correction pairs. There is no out-of-sample
+    ``transform``.
+
     Examples
     --------
     >>> import numpy as np

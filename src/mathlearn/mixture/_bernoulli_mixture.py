@@ -79,6 +79,15 @@ class BernoulliMixture(_BaseMixture):
       ``mu_kd = (sum_n r_nk x_nd + alpha) / (N_k + 2 alpha)``, the maximiser of the expected
       complete-data log-likelihood plus the log prior (eq. 5.15 with this component family).
 
+    Complexity: with ``N`` samples, ``D`` features and ``K`` components, an EM iteration
+    costs ``O(N K D)`` time: the E-step's products ``X log(mu)^T`` and
+    ``(1 - X) log(1 - mu)^T`` and the M-step's ``r^T X``; ``n_init`` starts of ``T``
+    iterations each cost ``O(n_init T N K D)``, plus a k-means fit per start for
+    ``init_params="kmeans"``. Memory: the binarised copy of ``X`` (``N D``), the ``N x D``
+    temporary ``1 - X`` in each E-step, a few ``N x K`` arrays (log-probabilities,
+    responsibilities) and ``O(K D)`` parameters. ``predict``, ``predict_proba`` and
+    ``score_samples`` of ``M`` rows cost ``O(M K D)`` time and ``O(M (D + K))`` memory.
+
     Examples
     --------
     >>> import numpy as np

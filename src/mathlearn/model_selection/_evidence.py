@@ -80,6 +80,11 @@ class BayesianModelSelection(RegressorMixin, BaseEstimator):
     linear regression, eq. 1.201–1.207 (§1.7.5). With hyperparameters estimated by evidence
     maximisation the criterion is the type-II maximum likelihood of each model.
 
+    Complexity: with ``C`` candidate settings, ``fit`` costs ``C`` fits of the estimator on
+    all ``N`` rows (each then read for its ``log_evidence_``) and ``O(C)`` for the posterior.
+    All ``C`` fitted models are held until ``fit`` ends; only the MAP model is kept.
+    ``predict`` costs one ``predict`` of the MAP model.
+
     Examples
     --------
     >>> from sklearn.pipeline import make_pipeline

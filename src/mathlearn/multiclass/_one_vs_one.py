@@ -59,7 +59,17 @@ class OneVsOneClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     where ``v_k`` counts the wins. The added term lies in ``(-1/3, 1/3)``, so it only orders
     classes with equal votes. This is ``decision_function``; ``predict`` takes its argmax.
-    Training costs ``K(K-1)/2`` fits on ``2N/K`` samples each on balanced data.
+
+    Complexity: with ``N`` samples, ``D`` features and ``K`` classes of sizes ``N_k``,
+    ``fit`` costs ``K(K-1)/2`` fits of the base estimator, the one for ``(i, j)`` on the
+    ``N_i + N_j`` rows of those two classes (``2N/K`` on balanced data); the rows fitted
+    add up to ``(K - 1) N``, so for a base estimator linear in its rows ``fit`` costs about
+    ``K - 1`` fits on all ``N`` rows. Each pair's rows are copied while it is fitted
+    (``(N_i + N_j) D`` memory), and the ``K(K-1)/2`` fitted estimators are kept.
+    ``predict`` and ``decision_function`` of ``M`` rows cost, for each of the ``K(K-1)/2``
+    estimators, one ``predict`` and one score (``decision_function``, else
+    ``predict_proba``) on all ``M`` rows, plus ``O(M K^2)`` for the votes, in two
+    ``M x K`` arrays (votes and confidences).
 
     Examples
     --------

@@ -51,6 +51,13 @@ class OneVsRestClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     are not a joint model; a multinomial model such as softmax regression gives calibrated
     multi-class probabilities).
 
+    Complexity: with ``N`` samples and ``K`` classes, ``fit`` costs ``K`` fits of the base
+    estimator on all ``N`` rows (one for two classes), all sharing ``X`` (each gets only a
+    new vector of ``N`` 0/1 labels); the ``K`` fitted estimators are kept. ``predict``,
+    ``decision_function`` and ``predict_proba`` of ``M`` rows cost one score per estimator
+    (``decision_function``, else ``predict_proba``; ``predict_proba`` itself for
+    ``predict_proba``) on all ``M`` rows, and hold the ``M x K`` matrix of scores.
+
     Examples
     --------
     >>> import numpy as np

@@ -57,6 +57,17 @@ class KMeansPrototypeClassifier(ClassifierMixin, BaseEstimator):
     of its nearest prototype, ``y(x) = label(argmin_r |x - mu_r|)`` (ties: the prototype
     listed first, i.e. the smaller class).
 
+    Complexity: for ``N`` samples, ``D`` features, ``K`` classes and ``R`` prototypes per
+    class, ``fit`` costs ``O(N D log N)`` to find each class's distinct rows (a sort) plus,
+    for every class of more than ``R`` distinct points, ``n_init`` k-means runs: ``O(N_k R D
+    log R)`` for the k-means++ seeding and ``O(N_k R D)`` per Lloyd iteration on the class's
+    ``N_k`` points, so ``O(n_init I N R D)`` over all classes for ``I`` iterations per run
+    (``O(N D)`` for the class means when ``R = 1``). Memory ``O(N D)`` beyond ``X`` (the
+    class's rows, their distinct rows, k-means' centred copy); the fitted state is the
+    ``K R x D`` prototypes. ``predict`` of ``M`` points costs ``O(M K R D)`` time (BLAS
+    distances to every prototype) and ``O(M D)`` memory (a rescaled copy of the queries) plus
+    blocks of about ``2^21`` distances.
+
     Examples
     --------
     >>> import numpy as np

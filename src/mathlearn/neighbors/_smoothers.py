@@ -172,6 +172,14 @@ class NadarayaWatson(_SmootherBase):
     given the average of its nearest training points (a choice: the local average is
     undefined there).
 
+    Complexity: ``fit`` only validates and stores the ``N`` training points of ``D``
+    features, ``O(N D)`` time; the validated ``X`` and ``y`` are the fitted state. ``predict`` of
+    ``M`` queries costs ``O(M N D)`` time (the coordinate differences to every training point;
+    the kernel weights and the weighted sums add ``O(M N)``). Queries are processed in chunks
+    of ``max(1, 2^20 / (N D))``, so memory is ``O(max(N D, 2^20))``: the chunk's differences
+    (about ``2^20`` entries, or ``N x D`` for a single query) and its squared distances and
+    weights, plus ``O(N D)`` for the recentred training data.
+
     Examples
     --------
     >>> import numpy as np
@@ -250,6 +258,15 @@ class LocallyWeightedRegression(_SmootherBase):
     weighted mean with weights relative to the nearest point. Centre and spread are formed in
     units of a power of two (data near ``1e300`` do not overflow); a local system that is
     singular to working precision raises an error rather than returning a non-finite value.
+
+    Complexity: ``fit`` stores the ``N`` training points of ``D`` features and computes their
+    centre and spread, ``O(N D)`` time. ``predict`` of ``M`` queries costs
+    ``O(M N D^2 + M D^3)`` time: for each query ``O(N D)`` for the kernel weights,
+    ``O(N D^2)`` for its ``(1 + D) x (1 + D)`` weighted normal equations and ``O(D^3)`` for
+    their Cholesky solve. Queries are processed in chunks of ``max(1, 2^20 / (N D))``; memory
+    is ``O(N D^2 + max(N D, 2^20))``: the ``N x (1 + D)^2`` table of products
+    ``phi(x_i) phi(x_i)^T`` (rebuilt for each chunk), the chunk's coordinate differences and
+    weights, and its ``(1 + D) x (1 + D)`` systems.
 
     Examples
     --------

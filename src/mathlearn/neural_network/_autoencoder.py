@@ -125,6 +125,17 @@ class Autoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     determined only up to an invertible ``n_components x n_components`` map, the subspace
     is unique when the eigenvalues are distinct).
 
+    Complexity (``N`` samples, ``D`` features, ``k = n_components``, hidden widths
+    ``h_1, ..., h_L``, ``P = D h_1 + h_1 h_2 + ... + h_L k`` weights in the encoder and as
+    many in the decoder, ``B = batch_size``): an Adam epoch costs ``O(N P)`` time (forward and
+    backward pass of every sample, one ``O(P)`` Adam update per minibatch), so ``O(E N P)``
+    for ``E`` epochs; an L-BFGS iteration costs ``O(N P)`` per loss-and-gradient evaluation of
+    the full batch. Memory beyond ``X``: its standardised ``N x D`` copy, ``O(P)`` for the
+    weights and Adam's two moments, and the activations of one minibatch,
+    ``O(B (D + h_1 + ... + h_L + k))``; L-BFGS holds those of all ``N`` samples and 10
+    correction pairs of length ``2 P`` instead. ``transform`` and ``inverse_transform`` cost
+    ``O(M P)`` for ``M`` samples (in batches of 1 024).
+
     See Also
     --------
     mathlearn.decomposition.PCA : The optimal linear autoencoder in closed form.

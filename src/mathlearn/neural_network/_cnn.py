@@ -98,6 +98,18 @@ class CNNClassifier(BaseClassifier):
     convolution/pooling VJPs of :mod:`mathlearn.autodiff` (im2col and one matrix product).
     Images are centred per channel and divided by one overall standard deviation.
 
+    Complexity (``N`` images of ``C_0`` channels, ``k = kernel_size``, ``L`` convolutional
+    blocks, block ``l`` mapping ``C_{l-1}`` to ``C_l`` channels on an ``H_l x W_l`` image that
+    its 2 x 2 pooling halves, dense widths ``h_1, ..., h_J`` after the flattened
+    ``F = C_L H_{L+1} W_{L+1}`` features, ``K`` classes, ``B = batch_size``): a forward pass
+    costs ``Q = sum_l k^2 C_{l-1} C_l H_l W_l + F h_1 + h_1 h_2 + ... + h_J K`` multiply-adds
+    per image (im2col and one matrix product per convolution), the backward pass about twice
+    that, so an epoch costs ``O(N Q)`` time and ``E`` epochs ``O(E N Q)``: linear in the
+    number of images and of pixels. Memory beyond ``X``: its standardised float32 copy
+    (``N C_0 H_1 W_1`` entries), the weights with Adam's two moments, and for one minibatch
+    the im2col matrices and activations, ``O(B sum_l (k^2 C_{l-1} + C_l) H_l W_l)``.
+    Prediction of ``M`` images costs ``O(M Q)``, in batches of 1 024.
+
     See Also
     --------
     mathlearn.nn.Conv2d : The layer.

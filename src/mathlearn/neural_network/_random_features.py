@@ -121,6 +121,14 @@ class RandomFeatureClassifier(_RandomBody, BaseClassifier):
     ``W_l ~ N(0, 1/h_{l-1})``, ``b_l ~ U(-1, 1)``, ``phi(x) = x_{L-1}``, then Newton logistic
     regression on ``phi`` (Stuttgart §4, neural random features).
 
+    Complexity (``N`` samples, ``D`` features, hidden widths ``h_1, ..., h_L``, ``H = h_L``
+    features ``phi``, ``K`` classes, ``Q = 1`` for two classes and ``K`` otherwise): the random
+    layers cost ``O(N (D h_1 + h_1 h_2 + ... + h_{L-1} H))`` time, once; each Newton step of
+    the output layer costs ``O(N (Q H)^2 + (Q H)^3)`` (the Hessian and its Cholesky factor),
+    at most ``max_iter`` steps. Memory beyond ``X``: the ``N x H`` features and one hidden
+    layer's activations during the pass, the ``(Q H) x (Q H)`` Hessian and a weighted copy of
+    the features. Prediction of ``M`` samples: ``O(M (D h_1 + ... + h_{L-1} H + K H))``.
+
     Examples
     --------
     >>> import numpy as np
@@ -210,6 +218,19 @@ class RandomFeatureRegressor(RegressorMixin, _RandomBody):
     See Also
     --------
     RandomFeatureClassifier : The same body with a logistic output layer.
+
+    Notes
+    -----
+    ``W_l ~ N(0, 1/h_{l-1})``, ``b_l ~ U(-1, 1)``, ``phi(x) = x_{L-1}``, then ridge regression
+    on ``phi`` (Stuttgart §4, neural random features).
+
+    Complexity (``N`` samples, ``D`` features, hidden widths ``h_1, ..., h_L``, ``H = h_L``
+    features ``phi``): the random layers cost ``O(N (D h_1 + h_1 h_2 + ... + h_{L-1} H))``
+    time; the ridge output layer ``O(N H^2 + H^3)`` when ``N >= H`` (the ``H x H`` normal
+    equations), ``O(N^2 H + N^3)`` otherwise (the ``N x N`` dual system). Memory beyond ``X``:
+    ``O(N H)`` for the features (and one hidden layer's activations during the pass) and the
+    ``min(N, H) x min(N, H)`` system. Prediction of ``M`` samples:
+    ``O(M (D h_1 + ... + h_{L-1} H + H))``.
 
     Examples
     --------

@@ -196,6 +196,17 @@ class RecurrentClassifier(_RecurrentBase, BaseClassifier):
     Learning", §2.3, LSTM and GRU), trained by backpropagation through time on the softmax
     cross-entropy.
 
+    Complexity (``N`` sequences of ``T`` steps of ``D`` features, ``H = hidden_size``, ``G``
+    gate blocks, 4 for the LSTM, 3 for the GRU and 1 for the Elman RNN, ``K`` classes,
+    ``B = batch_size``): an epoch costs ``O(N T G H (D + H) + N H K)`` time, the input and
+    recurrent products of every step forward and backward through time, so ``E`` epochs cost
+    ``E`` times that: linear in ``N`` and ``T``, quadratic in ``H``. Memory beyond ``X``: its
+    standardised copies with the mask (float64 and float32, ``N T (D + 1)`` entries each),
+    the ``O(G H (D + H) + H K)`` weights with Adam's two moments, and what
+    backpropagation through time keeps of one minibatch, the states and gates of every step,
+    ``O(B T G H)``. Prediction of ``M`` sequences: ``O(M T G H (D + H) + M H K)``, in batches of
+    1 024.
+
     See Also
     --------
     RecurrentRegressor : The same network with a squared loss.
@@ -375,6 +386,13 @@ class RecurrentRegressor(RegressorMixin, _RecurrentBase):
     Notes
     -----
     As :class:`RecurrentClassifier`, with the squared loss on the standardised target.
+
+    Complexity as for :class:`RecurrentClassifier` with one output: for ``N`` sequences of
+    ``T`` steps of ``D`` features, ``H = hidden_size`` and ``G`` gate blocks (4, 3 or 1 for
+    the LSTM, GRU or RNN), an epoch costs ``O(N T G H (D + H))`` time; memory ``O(N T D)`` for
+    the standardised copies of ``X`` plus ``O(B T G H)`` kept for backpropagation through
+    time on a minibatch of ``B = batch_size`` sequences. Prediction of ``M`` sequences:
+    ``O(M T G H (D + H))``.
 
     See Also
     --------

@@ -207,6 +207,18 @@ class VariationalAutoencoder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
     Gaussian likelihood; :meth:`elbo` and :meth:`iwae_bound` report densities in the
     original units.
 
+    Complexity (``N`` samples, ``D`` features, ``d_z = n_components``, hidden widths
+    ``h_1, ..., h_L``, ``P = D h_1 + h_1 h_2 + ... + h_L d_z``, the order of the number of
+    weights of the encoder (``2 d_z`` outputs) and of the decoder, ``k = n_importance_samples``,
+    ``B = batch_size``): an epoch costs ``O(N (1 + k) P)`` time, one encoder pass and ``k``
+    decoder passes per sample, forward and backward, so ``E`` epochs cost ``E`` times that.
+    Memory beyond ``X``: its standardised float32 copy (``N x D``), ``O(P)`` for the weights
+    and Adam's two moments, and the activations of one minibatch,
+    ``O(k B (D + h_1 + ... + h_L + d_z))``. ``transform`` and ``inverse_transform`` of ``M``
+    samples cost ``O(M P)``; ``elbo`` and ``iwae_bound`` with ``S`` draws cost ``O(S M P)``,
+    and ``iwae_bound`` holds ``O(S M (D + h_1 + ... + h_L))`` activations (all ``M`` samples
+    at once).
+
     See Also
     --------
     Autoencoder : The deterministic version.

@@ -55,6 +55,13 @@ class PolynomialBasis(TransformerMixin, BaseEstimator):
     conditioned for large degree or inputs far from zero; ``LinearRegression`` in this library
     refines its solution so that it stays accurate on such designs.
 
+    Complexity: for ``N`` samples, ``D`` features and degree ``K`` there are
+    ``M = (D + K)! / (D! K!)`` monomials (one fewer without the bias). ``fit`` costs
+    ``O(N D)`` to validate ``X`` and ``O(M D)`` time and memory for the ``M x D`` exponent
+    table ``powers_`` (built by a Python loop over the monomials). ``transform`` costs
+    ``O(N M min(K, D) + M D)`` time, each column being a product of at most ``min(K, D)``
+    powers (``O(N M)`` for one feature), and ``O(N M)`` memory for the output.
+
     Examples
     --------
     >>> import numpy as np

@@ -126,6 +126,14 @@ class GaussianBasis(TransformerMixin, BaseEstimator):
     c||^2 / 2)`` with a width parameter in the demos and the
     "all training inputs as centres plus bias" special case); PRML eq. 3.4.
 
+    Complexity: with ``N`` samples, ``D`` features and ``M`` centres, ``fit`` costs ``O(N D)``
+    to place the centres; the default width, when it is the median nearest-neighbour distance
+    (several features, or given centres), adds ``O(M^2 D)`` time and ``O(M^2)`` memory (one
+    ``M x M`` distance matrix), which is ``O(N^2 D)`` time and ``O(N^2)`` memory for
+    ``centres="data"`` (``M = N``). The fitted state is the ``M x D`` centres. ``transform``
+    of ``N`` points costs ``O(N M D)`` time and ``O(N M)`` memory (the output and the
+    squared distances behind it).
+
     Examples
     --------
     >>> import numpy as np
@@ -236,6 +244,12 @@ class SigmoidBasis(_PerFeatureBasis):
     PRML eq. 3.5, the sigmoidal basis of PRML §3.1; the
     logistic function is evaluated stably (``scipy.special.expit``).
 
+    Complexity: with ``N`` samples, ``D`` features and ``C`` centres per feature, ``fit``
+    costs ``O(N D)`` (each feature's training range) and keeps the ``C x D`` centres;
+    ``transform`` costs ``O(N C D) = O(N M)`` time for the ``M = C D`` (plus bias) outputs,
+    and ``O(N M)`` memory: the per-feature ``N x C`` blocks and their concatenation, about
+    twice the output at the peak.
+
     Examples
     --------
     >>> import numpy as np
@@ -311,6 +325,12 @@ class FourierBasis(_PerFeatureBasis):
     A truncated Fourier series ``f(x) = a_0 + sum_k a_k cos(2 pi k x / P) + b_k sin(...)``
     fitted as a linear-in-parameters model (Stuttgart "Introduction to Machine Learning" slide 2:6:
     any fixed feature map).
+
+    Complexity: with ``N`` samples, ``D`` features and ``F`` frequencies, ``fit`` costs
+    ``O(N D)`` (each feature's training range) and keeps ``D`` periods; ``transform`` costs
+    ``O(N F D) = O(N M)`` time (one cosine and one sine per harmonic) for the ``M = 2 F D``
+    (plus bias) outputs, and ``O(N M)`` memory: the per-feature ``N x 2F`` blocks and their
+    concatenation, about twice the output at the peak.
 
     Examples
     --------
@@ -391,6 +411,12 @@ class PiecewiseConstantBasis(_PerFeatureBasis):
     -----
     Stuttgart "Introduction to Machine Learning" slide 2:8, piece-wise constant features.
 
+    Complexity: with ``N`` samples, ``D`` features and ``K`` knots per feature, ``fit`` costs
+    ``O(N D + D K log K)`` (training ranges, sorting the knots) and keeps the ``K x D``
+    knots; ``transform`` costs ``O(N D log K)`` for the binary searches plus ``O(N M)`` to
+    write the ``M = D (K + 1)`` (plus bias) outputs, in ``O(N M)`` memory (the per-feature
+    blocks and their concatenation).
+
     Examples
     --------
     >>> import numpy as np
@@ -468,6 +494,13 @@ class PiecewiseLinearBasis(_PerFeatureBasis):
     Notes
     -----
     Stuttgart "Introduction to Machine Learning" slides 2:8–2:9.
+
+    Complexity: with ``N`` samples, ``D`` features and ``K`` knots per feature, ``fit`` costs
+    ``O(N D + D K log K)`` (training ranges, sorting the knots) and keeps the ``K x D``
+    knots. ``transform`` costs ``O(N M)`` time and memory for the ``M`` (plus bias) outputs:
+    ``M = D (K + 1)`` hinges evaluated directly when ``continuous=True``; ``M = 2 D (K + 1)``
+    written after ``O(N D log K)`` binary searches otherwise (the per-feature blocks and their
+    concatenation held at the peak).
 
     Examples
     --------

@@ -93,6 +93,12 @@ class StandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     data of magnitude ``1e300`` (whose squares overflow) or ``1e-300`` (whose squares
     underflow), and data far from the origin, keep full accuracy.
 
+    Complexity: for ``N`` samples and ``D`` features ``fit`` costs ``O(N D)`` time (a few
+    passes over the columns) and ``O(N D)`` memory beyond ``X``: the centred copy, the copy
+    divided by each column's largest magnitude and one temporary for its squares; the fitted
+    state is ``2 D`` numbers. ``transform`` and ``inverse_transform`` cost ``O(N D)`` time and
+    return a new ``N x D`` array.
+
     Examples
     --------
     >>> import numpy as np
@@ -204,6 +210,16 @@ class Whitening(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``W = L^{-1}`` for ``S = L L^T``. All three satisfy ``W S W^T = I``; they differ by a
     rotation. ``U`` and ``Lambda`` come from the SVD of the centred data and ``L`` from its
     QR factorisation (PRML §12.1.3).
+
+    Complexity: for ``N`` samples and ``D`` features ``fit`` costs ``O(N D^2 + D^3)`` time:
+    ``O(N D)`` for the mean and scales; ``O(N D min(N, D))`` for the singular values of the
+    scaled, centred data (the rank test); with ``eps = 0`` (which needs ``N > D``) the thin
+    SVD (``"pca"``, ``"zca"``) or the QR factor and the singular values (``"cholesky"``) of
+    the centred data, ``O(N D^2)``; with ``eps > 0`` the covariance ``O(N D^2)`` and its
+    eigendecomposition ``O(D^3)``; and ``O(D^3)`` for the triangular inverse or the ZCA
+    rotation. Memory ``O(N D + D^2)``: a few ``N x D`` arrays (the centred data, its scaled
+    copy, the SVD's ``N x D`` left factor) and the ``D x D`` matrices. ``transform`` and
+    ``inverse_transform`` cost ``O(N D^2)`` time and return a new ``N x D`` array.
 
     Examples
     --------

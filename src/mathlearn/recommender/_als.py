@@ -186,10 +186,12 @@ class ALS(FactorModel):
     Unknown users or items at prediction time get mu plus the known side's learned bias.
 
     Cost of a sweep, with N ratings, m = n_users + n_items rows and k' = k + 1 with biases
-    (k without): ``"cg"`` takes about 2 (cg_steps + 1) N k' multiply-adds (each row's
-    factor rows gathered once, every product two matrix-vector products on them; the
-    squared error of the objective is carried through the CG steps, not recomputed);
-    ``"cholesky"`` about N k'^2 / 2 + m k'^3 / 3. Memory: the factors (m k'), the ratings
+    (k without), half of it for the users' rows and half for the items': ``"cg"`` takes
+    about 4 (cg_steps + 1) N k' multiply-adds (each row's factor rows gathered once, every
+    product two matrix-vector products on them; the squared error of the objective is
+    carried through the CG steps, not recomputed); ``"cholesky"`` about N k'^2 + m k'^3 / 3
+    (a row with n ratings forms the upper triangle of its normal matrix, n k'^2 / 2, and
+    factorises it). Memory: the factors (m k'), the ratings
     in both orientations (2 N values and indices), one target per rating, and scratch of
     k'^2 + (k' + 2) n_max numbers (n_max the longest row): never a dense users x items
     matrix. CG is the default because, on synthetic rank-32 ratings (5 000 x 1 000 with

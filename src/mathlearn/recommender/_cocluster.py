@@ -73,6 +73,17 @@ class CoClustering(RecommenderBase):
     offsets to the block means. The prediction for (u, i) is mu_{r_u c_i}; similar items are
     those whose clusters have the closest mean profiles over the user clusters.
 
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings and ``K_r`` user and
+    ``K_c`` item clusters, a round costs ``O(N + (U + I) K_r K_c)``: every user's sums and
+    counts over the item clusters by a sparse product (``O(N)``, densified to ``U x K_c``),
+    every user's cost for every user cluster by dense products (``O(U K_r K_c)``), then the
+    items likewise (``O(N + I K_r K_c)``) and the block sums (``O(N)``); a fit runs at most
+    ``max_iter`` rounds (fewer once the labels stop changing) for each of the ``n_init``
+    starts. Memory: the ratings and their 0/1 pattern in both orientations (``O(N)``) and
+    ``O((U + I)(K_r + K_c))`` for the dense per-cluster sums, counts, costs and one-hot
+    labels. ``predict`` is a table look-up, ``O(1)`` per pair; ``recommend`` costs ``O(I)``,
+    ``similar_items`` ``O(I K_r)``.
+
     See Also
     --------
     ALS : a continuous low-rank model of the same matrix.
@@ -236,6 +247,18 @@ class SpectralCoClustering(CoClustering):
     partitioning" (KDD 2001). Biclustering as in the Oxford "Advanced Topics in Statistical
     Machine Learning" §6.6, found here by a graph cut instead of the block likelihood.
     Users or items without ratings have degree 0 and are refused.
+
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, ``K`` clusters and
+    ``l = ceil(log2 K)``, the degrees and ``A_n`` cost ``O(N)``; ARPACK finds the ``l + 1``
+    singular triplets as eigenvectors of the smaller of ``A_n^T A_n`` and ``A_n A_n^T``
+    (never formed), at ``O(N + m c)`` per application of that operator (two sparse products
+    and the Lanczos orthogonalisation; ``m = min(U, I)``, ``c = max(2 l + 3, 20)`` Lanczos
+    vectors) times the number of applications, which the spectral gap sets, plus
+    ``O(N l + (U + I) l^2)`` to finish; k-means on the ``(U + I) x l`` embedding costs
+    ``O(n_init t (U + I) K l)`` for ``t`` Lloyd iterations per start, and the block means
+    ``O(N + K^2)``. Memory: ``O(N)`` for the copies of the matrix (``A_n``, the 0/1
+    pattern), ``m c`` for the Lanczos basis and ``O((U + I) l)`` for the embedding and
+    k-means. Predictions cost as in :class:`CoClustering`.
 
     See Also
     --------

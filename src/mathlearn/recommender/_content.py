@@ -79,6 +79,16 @@ class ContentBased(FactorModel):
     ratings get zero coefficients, i.e. the prediction mu. Features are needed for the ids of
     the ratings; ids absent from the ratings get the fallback of :meth:`predict`.
 
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings and ``D`` features,
+    ``fit`` with item features solves one ridge problem per user, its ``D x D`` normal
+    matrix accumulated from the feature rows of its ratings and Cholesky-factorised:
+    ``O(N D^2 + U D^3)`` time (with user features, one per item: ``O(N D^2 + I D^3)``),
+    after a sort of the ratings by user and by item (``O(N log N)`` at most). Memory: the
+    learned coefficients (``U D``, or ``I D``), the features, kept as the other side's
+    factors, the ratings in both orientations (``O(N)``) and per-row scratch of
+    ``D^2 + (D + 1) n_max`` numbers (``n_max`` the longest row). ``predict`` costs ``O(D)``
+    per pair, ``recommend`` ``O(I D)``.
+
     See Also
     --------
     ALS : learns both sides' vectors by alternating these regressions.

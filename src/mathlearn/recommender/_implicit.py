@@ -210,6 +210,19 @@ class ImplicitALS(FactorModel):
     offset, e.g. an item's interaction rate for an unknown user, which ranks items by
     popularity).
 
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed pairs and rank ``k``, a sweep
+    with ``solver="cg"`` costs ``O(s (N k + (U + I) k^2))`` for ``s = cg_steps + 1``
+    products per row (each two matrix-vector products with the row's gathered item or user
+    factors, ``2 n k`` multiply-adds for a row with ``n`` entries, plus the shared ``k x k``
+    Gram term, ``k^2``), and ``O((U + I) k^2)`` for the Gram matrices ``X^T X``, ``Y^T Y``
+    and the objective; with ``solver="cholesky"``, ``O(N k^2 + (U + I) k^3)`` (each row's
+    normal matrix formed and factorised) plus ``O(N k)`` for the objective. A fit runs
+    ``max_iter`` sweeps (fewer with ``tol > 0``). The unobserved pairs enter only through
+    the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``), the
+    pairs in both orientations with their weights and confidences (``O(N)``), and per-row
+    scratch of ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row). ``predict`` costs
+    ``O(k)`` per pair, ``recommend`` ``O(I k)``.
+
     See Also
     --------
     ALS : explicit ratings, squared error on the observed entries only.

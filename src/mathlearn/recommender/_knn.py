@@ -156,6 +156,20 @@ class UserKNN(_KNNBase):
     item (or the kept similarities are all 0) the prediction is rbar_u. Unknown users get
     the global mean plus the item's mean offset, unknown items the user's mean.
 
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, ``m_i`` the ratings of
+    item ``i`` and ``P`` the number of user pairs with a co-rated item
+    (``P <= min(U^2, sum_i m_i^2)``), ``fit`` forms the pairs' co-rating counts, numerators
+    and sums of squares by three sparse products, ``O(sum_i m_i^2)``, then reads each pair's
+    values back from those products, whose rows are not sorted, by scanning the row:
+    ``O(sum_u d_u^2)``, with ``d_u`` the number of users sharing an item with user ``u``
+    (at most ``U P``; this dominates once most user pairs share an item). Memory:
+    ``O(N + P)`` (the products and ``similarity_``, ``P`` entries each). Scoring a user
+    (``recommend``, and ``predict`` once per distinct user among its pairs) gathers the
+    ratings of the user's neighbours, ``E = sum_v n_v`` entries over the users ``v`` with a
+    defined similarity to it (``n_v`` the ratings of ``v``), and sorts them:
+    ``O(E log E + I)`` time, ``O(E + I)`` memory. The first ``similar_items`` call computes
+    the item-item similarities, at the cost of :class:`ItemKNN`'s ``fit``.
+
     See Also
     --------
     ItemKNN : the item-based counterpart.
@@ -257,6 +271,18 @@ class ItemKNN(_KNNBase):
     filtering recommendation algorithms" (WWW 2001). Ties in kappa go to the smaller item
     index; with no usable neighbour the prediction is rbar_i. Unknown items get the global
     mean plus the user's mean offset, unknown users the item's mean.
+
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, ``n_u`` the ratings of
+    user ``u`` and ``P`` the number of item pairs rated by a common user
+    (``P <= min(I^2, sum_u n_u^2)``), ``fit`` forms the pairs' co-rating counts, numerators
+    and sums of squares by three sparse products, ``O(sum_u n_u^2)``, then reads each pair's
+    values back from those products, whose rows are not sorted, by scanning the row:
+    ``O(sum_i d_i^2)``, with ``d_i`` the number of items sharing a user with item ``i``
+    (at most ``I P``; this dominates once most item pairs share a user). Memory:
+    ``O(N + P)`` (the products and ``similarity_``, ``P`` entries each). Scoring a user
+    (``recommend``, and ``predict`` once per distinct user among its pairs) gathers the
+    similarity rows of the items ``j`` the user rated, ``E <= sum_j d_j`` entries, and sorts
+    them: ``O(E log E + I)`` time, ``O(E + I)`` memory; ``similar_items`` costs ``O(I)``.
 
     See Also
     --------

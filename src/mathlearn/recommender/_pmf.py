@@ -38,7 +38,9 @@ class ProbabilisticMatrixFactorization(FactorModel):
     + lambda_i ||Q||_F^2]``, with ``lambda_u = sigma^2 / sigma_u^2`` and
     ``lambda_i = sigma^2 / sigma_i^2``,
 
-    the ALS objective (6.7); it is minimised by alternating the exact ridge solves.
+    the ALS objective (6.7); it is minimised by alternating over the users' and the items'
+    ridge problems, each lowered by three conjugate-gradient steps per sweep (the default
+    ``"cg"`` solver of :class:`ALS`).
 
     Parameters
     ----------
@@ -86,6 +88,16 @@ class ProbabilisticMatrixFactorization(FactorModel):
     the identification lambda_phi = sigma_y^2 / sigma_phi^2, lambda_psi = sigma_y^2 /
     sigma_psi^2. R. Salakhutdinov and A. Mnih, "Probabilistic matrix factorization" (NIPS
     2007). Unknown ids: mu plus the other side's mean offset.
+
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings and rank ``k``, a sweep
+    runs three conjugate-gradient steps on every user's and every item's ridge problem from
+    its current value (each step two matrix-vector products with the row's gathered factors):
+    about ``16 N k`` multiply-adds plus ``O((U + I) k)``, so ``O(T N k)`` for ``T`` sweeps
+    (at most ``max_iter``; ``tol`` stops them earlier), after a sort of the ratings by user
+    and by item (``O(N log N)`` at most). Memory: the factors (``(U + I) k``), the ratings in
+    both orientations and one target per rating (``O(N)``), and per-row scratch of
+    ``(k + 2) n_max`` numbers (``n_max`` the longest row); never a ``U x I`` array.
+    ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
 
     See Also
     --------
@@ -247,10 +259,22 @@ class BayesianProbabilisticMatrixFactorization(FactorModel):
     ``W_0*^{-1} = W_0^{-1} + N S + beta_0 N / (beta_0 + N) (mu_0 - pbar)(mu_0 - pbar)^T``
     (pbar and S the mean and covariance of the user vectors; the paper's equation (14)), the
     conjugate update of :class:`~mathlearn.distributions.NormalWishartModel`. The noise
-    variance stays fixed. Memory grows as n_samples (n_users + n_items) k. Unknown ids: mu
-    plus the other side's mean offset, with standard deviation
-    ``sqrt(sigma^2 + k sigma_u^2 sigma_i^2)`` (the fixed prior's predictive) when the user
-    or item is unknown.
+    variance stays fixed. Unknown ids: mu plus the other side's mean offset, with standard
+    deviation ``sqrt(sigma^2 + k sigma_u^2 sigma_i^2)`` (the fixed prior's predictive) when
+    the user or item is unknown.
+
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, rank ``k`` and
+    ``S = n_samples``, a Gibbs sweep forms every user's ``k x k`` conditional precision from
+    the item factors of its ratings (``O(N k^2)`` in all, stacked products on padded blocks
+    of rows of similar length), factorises it and solves with it (``O(U k^3)``), draws the
+    users' hyperparameters (``O(U k^2 + k^3)``), then does the same for the items:
+    ``O(N k^2 + (U + I) k^3)`` per sweep, for ``burn_in + S`` sweeps. Memory: the kept
+    draws, ``S (U + I) k`` numbers (and ``S k^2`` for the hyperparameters), the ratings and
+    the padded blocks' positions and column indices in both orientations (``O(N)``), and
+    scratch for one block of rows at a time (its gathered factors, about 2 MB, and its rows'
+    ``k x k`` precisions and factors, at most ``2^18 k`` numbers each, reached by rows with
+    one rating). Predictions average over the draws: ``O(S k)`` per pair, with ``O(S M)``
+    memory for ``M`` pairs; ``recommend`` costs ``O(S I k)``.
 
     See Also
     --------

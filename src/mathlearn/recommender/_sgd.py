@@ -286,10 +286,21 @@ class SGDMatrixFactorization(FactorModel):
     and 4.5 M ratings; the stored, user-major order was within 3e-4 too), while a 3-epoch
     fit at 4.5 M ratings took about 0.55 of the CPU time of the uniformly random order's
     (2.6 s against 4.7 s, loaded machine). It is therefore the default for plain SGD.
-    Memory: the factors, two copies of the ratings as 16-byte records (in stored order and
-    in the epoch's visiting order, the latter rewritten in place every epoch), and the
-    order's random draws (N 8-byte integers). The objective (``monitor_objective``) is one
-    sequential pass over the stored ratings, about a fifth of an epoch's time.
+    The objective (``monitor_objective``) is one sequential pass over the stored ratings,
+    about a fifth of an epoch's time.
+
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings and rank ``k``, an
+    epoch costs ``O(N k)`` for the updates, ``O(N)`` to draw the visiting order and, when
+    the objective is evaluated, ``O(N k + (U + I) k)``: ``O(T N k)`` for ``T`` epochs
+    (``max_iter``, fewer with ``tol > 0``). Memory: the factors and biases
+    (``(U + I)(k + 1)``) and ``O(N)`` besides. For plain SGD that is two copies of the
+    ratings as 16-byte records (in stored order and in the epoch's visiting order, the
+    latter rewritten in place every epoch) and the order's random draws and bounds (8-byte
+    integers per rating), about 60 bytes per rating in all (24 more, a user-major copy of
+    the records and its permutation, for ratings not stored user by user); for
+    mini-batches, the epoch's permutation (``N`` 8-byte integers) and ``O(batch_size k)``
+    per batch.
+    ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
 
     See Also
     --------

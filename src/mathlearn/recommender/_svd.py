@@ -58,6 +58,17 @@ class TruncatedSVDRecommender(FactorModel):
     them with the baseline is the "PureSVD" recommender of P. Cremonesi, Y. Koren, R. Turrin,
     "Performance of recommender algorithms on top-N recommendation tasks" (RecSys 2010).
 
+    Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings and rank ``k``, the
+    baseline costs ``O(N)`` and the sparse residual matrix ``R`` ``O(N log N)`` at most (its
+    conversion to CSR); ARPACK finds the ``k`` leading eigenvectors of the smaller of
+    ``R^T R`` and ``R R^T`` (never formed) at ``O(N + m c)`` per application of that
+    operator (two sparse products and the Lanczos orthogonalisation; ``m = min(U, I)``,
+    ``c = max(2 k + 1, 20)`` Lanczos vectors) times the number of applications, which the
+    gaps between the leading singular values set, plus ``O(N k + (U + I) k^2)`` to form the
+    factors. Memory: ``R`` (``O(N)``), the Lanczos basis (``m c``) and the factors
+    (``(U + I) k``); never a dense ``U x I`` array. ``predict`` costs ``O(k)`` per pair,
+    ``recommend`` ``O(I k)``.
+
     See Also
     --------
     ALS : minimises the squared error on the observed entries only.

@@ -139,6 +139,17 @@ class LinearChainCRF(BaseClassifier):
     ``predict_proba``, since the most probable sequence need not take the most probable label
     at every position.
 
+    Complexity (``N`` positions in all, ``D`` features, ``K`` labels): each L-BFGS evaluation
+    of the objective and its gradient costs ``O(N D K)`` for the unary scores and their
+    gradient and ``O(N K^2)`` for the forward and backward recursions and the pair marginals,
+    at most ``max_iter`` iterations (a few evaluations each). The chains of one length
+    advance together, so the Python loop takes one vectorised step per position of each
+    distinct length, whatever the number of chains. Memory beyond ``X``: ``O(N K)`` for the
+    unary scores, ``alpha``, ``beta`` and the node marginals, the pair marginals of the chains
+    of one length at a time (``O(N K^2)`` at worst), and 10 L-BFGS correction pairs of
+    ``K D + K + K^2`` parameters. ``predict`` costs ``O(N D K + N K^2)`` (Viterbi, one sequence
+    at a time), ``predict_marginals`` and ``log_partition`` as one evaluation.
+
     Examples
     --------
     >>> import numpy as np

@@ -56,6 +56,14 @@ class KernelPerceptron(BaseClassifier):
     :class:`mathlearn.linear_model.Perceptron` (tested). Training uses the ``N x N`` Gram
     matrix.
 
+    Complexity (``N`` samples, ``D`` features, ``C`` one-vs-rest problems, ``C = 1`` for two
+    classes, ``E`` epochs): the Gram matrix costs ``O(N^2 D)`` time, once; an epoch costs
+    ``O(N^2)``, a row of the Gram matrix times the coefficients for each sample visited
+    (margins by blocks, plus at most one block of 64 rows after each mistake), so training
+    costs ``O(N^2 D + C E N^2)``. Memory: the ``N x N`` Gram matrix (and ``N x N``
+    temporaries while it is formed) and the ``C x N`` coefficients; ``X_fit_`` is kept.
+    Prediction of ``M`` samples: ``O(M N (D + C))`` time and an ``M x N`` kernel matrix.
+
     See Also
     --------
     mathlearn.linear_model.Perceptron : the primal rule.
