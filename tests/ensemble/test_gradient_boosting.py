@@ -194,13 +194,21 @@ def test_integer_weights_equal_repeated_rows(reg_data):
 
 
 def test_target_scale_equivariance(reg_data):
-    """Multiplying y by a power of two multiplies every prediction by it, exactly."""
+    """Multiplying y by a power of two multiplies every prediction by it, exactly, and the
+    training losses by its square (its first power for the absolute and quantile losses)
+    where that is a float:
+    targets of moderate size are used unscaled (2^300), extreme ones are divided by a power
+    of two first (2^+-900), and both give the same fit."""
     X, y = reg_data
-    for loss in ("squared_error", "huber"):
-        ref = GradientBoostingRegressor(loss=loss, n_estimators=5).fit(X, y).predict(X)
-        for s in (2.0**900, 2.0**-900):
-            got = GradientBoostingRegressor(loss=loss, n_estimators=5).fit(X, y * s).predict(X)
-            np.testing.assert_array_equal(got, ref * s)
+    for loss in ("squared_error", "huber", "absolute_error", "quantile"):
+        kw = dict(loss=loss, n_estimators=5, subsample=0.7, random_state=0)
+        ref = GradientBoostingRegressor(**kw).fit(X, y)
+        power = 1 if loss in ("absolute_error", "quantile") else 2
+        for s in (2.0**300, 2.0**900, 2.0**-900):
+            got = GradientBoostingRegressor(**kw).fit(X, y * s)
+            np.testing.assert_array_equal(got.predict(X), ref.predict(X) * s)
+            if s == 2.0**300:  # (the square of the others leaves the float range)
+                np.testing.assert_array_equal(got.train_score_, ref.train_score_ * s**power)
 
 
 def test_shrinkage_and_subsample_reduce_training_loss(reg_data):

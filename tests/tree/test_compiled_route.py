@@ -247,7 +247,8 @@ def _levels_data(layout, k):
 def test_levels_route_grows_cart_grows_tree(monkeypatch, layout, criterion, k, params):
     """``cart_grow_levels`` (a shared presorted order, read only, level by level) against
     ``cart_grow`` (a private order partitioned depth first): the same tree, bit for bit, by
-    the same sums in the same order; classes given as indices or as one-hot rows alike. The
+    the same sums in the same order; classes given as indices or as one-hot rows alike, and
+    squared-error targets as ``y`` and ``w`` (the helper forms ``[w y, w y^2]`` itself). The
     shared order is left as it was."""
     X, y, w = _levels_data(layout, k)
     kw = dict(

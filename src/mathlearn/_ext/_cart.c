@@ -34,7 +34,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 8; }
+ML_EXPORT int cart_abi_version(void) { return 9; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -116,14 +116,19 @@ static inline double midpoint(double xlo, double xhi) {
     return thr;
 }
 
-/* Sample s's row of a two-column Yw for cart_grow_levels' two-statistic scan, or, given
- * class indices yidx (two classes), that row formed on the fly: its weight ws at its class,
- * +0.0 at the other. */
-static inline void two_stats(const int32_t *yidx, const double *Yw, double ws, int64_t s,
-                             double *a0, double *a1) {
+/* Sample s's row of a two-column Yw for cart_grow_levels' two-statistic scan, or that row
+ * formed on the fly: given class indices yidx (two classes), its weight ws at its class,
+ * +0.0 at the other; given the targets yv (squared error), [ws y_s, (y_s y_s) ws], the
+ * products the caller's Yw would hold. */
+static inline void two_stats(const int32_t *yidx, const double *yv, const double *Yw, double ws,
+                             int64_t s, double *a0, double *a1) {
     if (yidx) {
         *a0 = ws * (double)(yidx[s] == 0);
         *a1 = ws * (double)(yidx[s] == 1);
+    } else if (yv) {
+        const double ys = yv[s];
+        *a0 = ws * ys;
+        *a1 = (ys * ys) * ws;
     } else {
         *a0 = Yw[2 * s];
         *a1 = Yw[2 * s + 1];
@@ -640,11 +645,14 @@ static inline void run2_step(Run2 *r, double xs, double a0, double a1, double ws
  *
  * Classification may pass ``yidx`` (n class indices) and ``w`` instead of ``Yw``: sample i
  * then adds w_i to its class and +0.0 to the others, which is its row of Yw (w_i times a
- * one-hot row), without the n x C array. Yw is then unused (may be NULL). Same outputs and
+ * one-hot row), without the n x C array. Yw is then unused (may be NULL). The squared
+ * error may likewise pass its targets ``yv`` (n) and ``w`` instead of the n x 2 ``Yw``: the
+ * row [w_i y_i, (y_i y_i) w_i] is formed on the fly, the same products. Same outputs and
  * return value as cart_grow. */
 ML_EXPORT int64_t cart_grow_levels(
-    const double *X, int64_t sx, int64_t sf, const double *Yw, const int32_t *yidx, const double *w,
-    const void *order_ids, int order16, int64_t n, int64_t d, int64_t C, int crit, int64_t max_depth,
+    const double *X, int64_t sx, int64_t sf, const double *Yw, const int32_t *yidx,
+    const double *yv, const double *w, const void *order_ids, int order16, int64_t n, int64_t d,
+    int64_t C, int crit, int64_t max_depth,
     int64_t min_samples_split, int64_t min_samples_leaf, double min_weight_leaf,
     double min_impurity_decrease, int64_t max_nodes, int64_t *left, int64_t *right,
     int64_t *feature, double *threshold, double *value, double *impurity_out,
@@ -687,6 +695,10 @@ ML_EXPORT int64_t cart_grow_levels(
             int64_t yc_ = yidx[s];                                             \
             double ws_ = w[s];                                                 \
             for (c = 0; c < C; c++) (acc)[c] += ws_ * (double)(c == yc_);      \
+        } else if (yv) {                                                       \
+            double ys_ = yv[s], ws_ = w[s];                                    \
+            (acc)[0] += ws_ * ys_;                                             \
+            (acc)[1] += (ys_ * ys_) * ws_;                                     \
         } else                                                                 \
             for (c = 0; c < C; c++) (acc)[c] += Yw[(s) * C + c];               \
     } while (0)
@@ -771,7 +783,7 @@ ML_EXPORT int64_t cart_grow_levels(
                         int64_t s = ID(f, i);
                         double a0, a1, ws = w[s];
                         if (node_of[s] < 0) continue;
-                        two_stats(yidx, Yw, ws, s, &a0, &a1);
+                        two_stats(yidx, yv, Yw, ws, s, &a0, &a1);
                         run2_step(&r, x[s * sx], a0, a1, ws, W, tot0, tot1, nn, crit,
                                   min_samples_leaf, min_weight_leaf, f);
                     }
@@ -786,7 +798,7 @@ ML_EXPORT int64_t cart_grow_levels(
                         double a0, a1, ws = w[s];
                         t = node_of[s];
                         if (t < 0) continue;
-                        two_stats(yidx, Yw, ws, s, &a0, &a1);
+                        two_stats(yidx, yv, Yw, ws, s, &a0, &a1);
                         run2_step(run + t, x[s * sx], a0, a1, ws, Wl[t], stat[2 * t],
                                   stat[2 * t + 1], cnt[t], crit, min_samples_leaf,
                                   min_weight_leaf, f);

@@ -199,12 +199,21 @@ class _BaseGradientBoosting(BaseEstimator):
                     rng=rng,
                     presorted_order=order,
                 )
-                leaf = tree.apply(Xb)
-                ids, vals = loss.leaf_values(leaf, yb, Fb, R[:, k], wb, k)
-                tree.value[ids, 0] = vals
+                leaf = None
+                if not getattr(loss, "tree_values_suffice", False):
+                    leaf = tree.apply(Xb)
+                    ids, vals = loss.leaf_values(leaf, yb, Fb, R[:, k], wb, k)
+                    tree.value[ids, 0] = vals
                 stage.append(tree)
-                F[:, k] += self.learning_rate * tree.value[tree.apply(X), 0]
+                if leaf is None or do_oob:  # (a subsample's leaves are not every row's)
+                    leaf = tree.apply(X)
+                step = tree.value[leaf, 0]
+                del leaf  # (not held into the next tree's growth: N integers)
+                step *= self.learning_rate
+                F[:, k] += step
+                del step
             trees.append(stage)
+            del R  # (the next stage's residuals replace it; not held through the loss)
             if do_oob:
                 train_score.append(loss(y[inbag], F[inbag], w[inbag]))
                 oob_scores.append(loss(y[~inbag], F[~inbag], w[~inbag]))
@@ -437,15 +446,21 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
-        y = y.astype(np.float64, copy=False)  # (never written: y / scale below is new)
+        y = y.astype(np.float64, copy=False)  # (never written by _boost)
         w = check_sample_weight(sample_weight, X)
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; nothing to fit.")
-        # Divide y by a power of two (exact) so squares neither overflow nor underflow.
+        # Divide y by a power of two (exact) so squares neither overflow nor underflow. In
+        # the normal range every quantity of the fit scales exactly with y, so targets of
+        # moderate size (squares and their sums far inside float64) are used as they are,
+        # without the copy (the same fit, bit for bit).
         top = float(np.max(np.abs(y)))
         scale = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
+        if 2.0**-400 <= top <= 2.0**400:
+            scale = 1.0
         loss = self._make_loss()
-        self._boost(X, y / scale, w, loss, stratify=False, own_w=sample_weight is None)
+        y_units = y if scale == 1.0 else y / scale
+        self._boost(X, y_units, w, loss, stratify=False, own_w=sample_weight is None)
         self.init_ = self.init_ * scale
         for tree in self.estimators_.ravel():
             tree.value = tree.value * scale

@@ -633,7 +633,7 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
         w = check_sample_weight(sample_weight, X)
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; nothing to fit.")
-        y = y.astype(np.float64)
+        y = y.astype(np.float64, copy=False)  # (read only: y / scale below is new)
         top = float(np.max(np.abs(y)))
         self._scale = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
         kind = "squared" if self.loss == "squared_error" else "absolute"

@@ -400,7 +400,7 @@ def _cart_lib():
         lib.cart_grow_random.restype = i64
         lib.cart_grow_random.argtypes = lib.cart_grow.argtypes
         lib.cart_grow_levels.restype = i64
-        lib.cart_grow_levels.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ctypes.c_int]
+        lib.cart_grow_levels.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr, ctypes.c_int]
         lib.cart_grow_levels.argtypes += [i64, i64, i64]
         lib.cart_grow_levels.argtypes += [ctypes.c_int, i64, i64, i64, f64, f64, i64]
         lib.cart_grow_levels.argtypes += [ptr] * 9
@@ -447,8 +447,12 @@ def _grow_compiled(
         and max_depth <= _LEVELS_MAX_DEPTH
     )
     w = np.ascontiguousarray(w, dtype=np.float64)
-    yidx = None
-    if criterion == "squared_error":
+    yidx = yv = None
+    if criterion == "squared_error" and levels and rows is None:
+        # the helper forms [w y, w y^2] per sample itself: no n x 2 array (1.6 MB at 1e5)
+        yv = np.ascontiguousarray(Y[:, 0], dtype=np.float64)
+        Yw = None
+    elif criterion == "squared_error":
         Yw = _weighted_moments(Y[:, 0], w)
     elif n_classes is None:
         Yw = np.ascontiguousarray(Y * w[:, None], dtype=np.float64)
@@ -458,7 +462,7 @@ def _grow_compiled(
     else:  # w_i at class Y_i, 0 elsewhere: the entries of one-hot(Y) * w, without one-hot(Y)
         Yw = np.zeros((n, n_classes))
         Yw[np.arange(n), Y] = w
-    C = n_classes if Yw is None else Yw.shape[1]
+    C = 2 if yv is not None else n_classes if Yw is None else Yw.shape[1]
     if rows is not None:  # the tree's rows of Yw and w at their ids, zero elsewhere
         assert Yw is not None and presorted_order is None
         Yw_all, w_all = np.zeros((n_data, C)), np.zeros(n_data)
@@ -506,6 +510,7 @@ def _grow_compiled(
             sf,
             None if Yw is None else Yw.ctypes.data,
             None if yidx is None else yidx.ctypes.data,
+            None if yv is None else yv.ctypes.data,
             w.ctypes.data,
             order.ctypes.data,
             int(order.dtype == np.uint16),
