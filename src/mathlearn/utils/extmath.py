@@ -240,15 +240,23 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
     # _RECOMPUTE * (||x_i||^2 + ||y_j||^2), and a few more close pairs, recomputed exactly too.
     threshold = _RECOMPUTE * (float(xn.max()) + float(yn.max()))
     if same:
-        D = _expand(X, X, xn, xn)
-        # the diagonal is set to 0 below: keep it out of the recomputation
-        np.fill_diagonal(D, np.inf)
-        # by blocks of rows: the comparison's boolean mask is a block's, not N x N (100 MB
-        # at N = 1e4); the same entries are recomputed, each by the same arithmetic
+        # One symmetric product (exactly symmetric), then the rest of _expand's arithmetic
+        # and the near-pair scan by blocks of rows that stay in cache: one pass over the
+        # N x N result instead of five, the same operations on every entry. The diagonal is
+        # kept out of the recomputation (inf) and set to 0.
+        D = np.matmul(X, X.T)
         step = max(1, _BLOCK // D.shape[1])
         for start in range(0, D.shape[0], step):
-            _recompute_near(D[start : start + step], X[start : start + step], X, threshold)
-        np.fill_diagonal(D, 0.0)
+            stop = min(start + step, D.shape[0])
+            Db = D[start:stop]
+            Db *= -2.0
+            Db += xn[start:stop, None]
+            Db += xn[None, :]
+            np.maximum(Db, 0.0, out=Db)
+            diag = np.arange(start, stop)
+            Db[diag - start, diag] = np.inf
+            _recompute_near(Db, X[start:stop], X, threshold)
+            Db[diag - start, diag] = 0.0
         return D
     n, m = X.shape[0], Ys.shape[0]
     D = np.empty((n, m), dtype=np.result_type(X.dtype, Ys.dtype))
