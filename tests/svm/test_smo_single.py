@@ -77,7 +77,7 @@ def test_single_columns_keep_the_true_kkt_gap_within_tol(kind):
     X, sign, index, p, upper, alpha0, equality = _problem(kind)
     gamma, tol = 1.0 / X.shape[1], 1e-3
     gram = _Gram(X, gamma)
-    assert single_columns_suffice(gram.c_spec, np.ones(X.shape[0]), upper, tol)
+    assert single_columns_suffice(gram.c_spec, upper, tol)
     kdiag = np.ones(X.shape[0])
     kw = dict(alpha0=alpha0, equality=equality, tol=tol, compiled=True)
     single = solve_dual(gram, kdiag, sign, index, p, upper, single_columns=True, **kw)
@@ -99,28 +99,28 @@ def test_the_rule_follows_the_rounding_bound():
     # is l = (tol sqrt(3) / 120 / u)^2 variables, about 58 640.
     limit = (1e-3 * np.sqrt(3) / 120 / _U32) ** 2
     rbf = KernelSpec("rbf", np.zeros((1, 1)))
-    assert single_columns_suffice(rbf, None, np.ones(int(0.99 * limit)), 1e-3)
-    assert not single_columns_suffice(rbf, None, np.ones(int(1.01 * limit)), 1e-3)
+    assert single_columns_suffice(rbf, np.ones(int(0.99 * limit)), 1e-3)
+    assert not single_columns_suffice(rbf, np.ones(int(1.01 * limit)), 1e-3)
     # a tight tolerance keeps double precision; so does C large enough
-    assert not single_columns_suffice(rbf, None, np.ones(100), 1e-8)
-    assert not single_columns_suffice(rbf, None, np.full(100, 1e4), 1e-3)
+    assert not single_columns_suffice(rbf, np.ones(100), 1e-8)
+    assert not single_columns_suffice(rbf, np.full(100, 1e4), 1e-3)
     # linear kernel: K_max = max |x|^2, which must sit in single precision's normal range
     X = np.array([[3.0, 4.0], [1.0, 0.0]])
-    assert single_columns_suffice(KernelSpec("linear", X), None, np.ones(50), 1e-3)
+    assert single_columns_suffice(KernelSpec("linear", X), np.ones(50), 1e-3)
     limit_c = 1e-3 * np.sqrt(3) / 120 / _U32 / 25.0 / np.sqrt(100)
     linear = KernelSpec("linear", X)
-    assert not single_columns_suffice(linear, None, np.full(100, 1.01 * limit_c), 1e-3)
-    assert single_columns_suffice(linear, None, np.full(100, 0.99 * limit_c), 1e-3)
+    assert not single_columns_suffice(linear, np.full(100, 1.01 * limit_c), 1e-3)
+    assert single_columns_suffice(linear, np.full(100, 0.99 * limit_c), 1e-3)
     for scale in (1e-70, 1e70):
-        assert not single_columns_suffice(KernelSpec("linear", X * scale), None, np.ones(9), 1e-3)
+        assert not single_columns_suffice(KernelSpec("linear", X * scale), np.ones(9), 1e-3)
     # polynomial: (gamma max |x|^2 + |coef0|)^degree, overflow included
     poly = KernelSpec("poly", X, gamma=0.05, coef0=-1.0, degree=3)  # K_max = 2.25^3
     limit_c = 1e-3 * np.sqrt(3) / 120 / _U32 / 2.25**3 / 3.0
-    assert single_columns_suffice(poly, None, np.full(9, 0.99 * limit_c), 1e-3)
-    assert not single_columns_suffice(poly, None, np.full(9, 1.01 * limit_c), 1e-3)
+    assert single_columns_suffice(poly, np.full(9, 0.99 * limit_c), 1e-3)
+    assert not single_columns_suffice(poly, np.full(9, 1.01 * limit_c), 1e-3)
     huge = KernelSpec("poly", X * 1e100, gamma=1.0, coef0=0.0, degree=4)
-    assert not single_columns_suffice(huge, None, np.ones(9), 1e-3)
-    assert not single_columns_suffice(KernelSpec("precomputed", np.eye(3)), None, np.ones(3), 1)
+    assert not single_columns_suffice(huge, np.ones(9), 1e-3)
+    assert not single_columns_suffice(KernelSpec("precomputed", np.eye(3)), np.ones(3), 1)
 
 
 @pytest.mark.parametrize("single", [False, True])

@@ -450,10 +450,12 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         w = check_sample_weight(sample_weight, X)
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; nothing to fit.")
-        # Divide y by a power of two (exact) so squares neither overflow nor underflow. In
-        # the normal range every quantity of the fit scales exactly with y, so targets of
-        # moderate size (squares and their sums far inside float64) are used as they are,
-        # without the copy (the same fit, bit for bit).
+        # Divide y by a power of two (exact) so squares neither overflow nor underflow. Every
+        # quantity of the fit scales exactly with y while it stays in the normal range, so
+        # targets of moderate size (their squares and sums far inside float64) are used as
+        # they are, without the copy: the same fit bit for bit, unless some target or
+        # residual is below 2^-500 or so, whose square would underflow in one units and not
+        # in the other (relative sizes of 2^-100 or less at the bottom of this range).
         top = float(np.max(np.abs(y)))
         scale = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
         if 2.0**-400 <= top <= 2.0**400:

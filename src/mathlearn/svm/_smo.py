@@ -504,7 +504,7 @@ def _start_scores(gram, sign, index, p, alpha, upper, n_points, single, chunk_en
     return score, np.ascontiguousarray(kw[:, 1])
 
 
-def single_columns_suffice(spec, kernel_diag, upper, tol) -> bool:
+def single_columns_suffice(spec, upper, tol) -> bool:
     """Whether storing the kernel columns in single precision cannot matter against ``tol``.
 
     Rounding an entry to single precision changes it by at most ``u |K_tu|`` (``u = 2^-24``;
@@ -583,7 +583,7 @@ def _solve_compiled(
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     score = np.empty(n_var)
     if single is None:
-        single = single_columns_suffice(spec, kdiag, upper, tol)
+        single = single_columns_suffice(spec, upper, tol)
     start = None
     if gram is not None and spec.kind != "precomputed" and np.any(alpha):
         start = _start_scores(gram, sign, arrays["index"], p, alpha, upper, n_points, single)
