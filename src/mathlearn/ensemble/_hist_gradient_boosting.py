@@ -91,7 +91,8 @@ class _Grower:
         self.msl = min_samples_leaf
         self.l2 = l2
         self.min_hess = min_hess
-        self.lib = _hgb_lib()
+        # The compiled grower indexes rows and counts them in 32-bit integers.
+        self.lib = _hgb_lib() if self.n < 2**31 else None
         # The C grower reads the bins feature by feature: one contiguous row per feature,
         # and keeps its histogram buffers from one tree to the next in a pool that lives
         # as long as this grower.
@@ -173,9 +174,13 @@ class _Grower:
             if iL.shape[0] <= iR.shape[0]:
                 hL = self.histogram(iL, g, h, const_h)
                 hR = node["hist"] - hL
+                big = hR
             else:
                 hR = self.histogram(iR, g, h, const_h)
                 hL = node["hist"] - hR
+                big = hL
+            if const_h:  # equal hessians: a cell's sum is its count times h, as in the C grower
+                np.multiply(big[2], const_h, out=big[1])
             node["hist"] = None
             node["children"] = (len(nodes), len(nodes) + 1)
             for ii, hh in ((iL, hL), (iR, hR)):
@@ -191,7 +196,7 @@ class _Grower:
         m = 2 * int(self.max_leaf_nodes) - 1
         g = np.ascontiguousarray(g, dtype=np.float64)
         h = np.ascontiguousarray(h, dtype=np.float64)
-        order = np.empty(self.n, dtype=np.int64)
+        order = np.empty(self.n, dtype=np.int32)  # rows as 32-bit integers (n < 2^31)
         start, end, depth, left, right, sj, sb = (np.empty(m, dtype=np.int64) for _ in range(7))
         gain = np.empty(m)
         n_nodes = self.lib.hgb_grow_tree(
@@ -220,6 +225,10 @@ class _Grower:
         )
         if n_nodes < 0:
             raise MemoryError("growing the boosting tree ran out of memory.")
+        if self.n <= 65_536:
+            # NumPy widens 32-bit indices at every fancy index (three per leaf); on small
+            # data that costs more than widening the whole order once (at most 512 KiB).
+            order = order.astype(np.intp)
         nodes = []
         for t in range(n_nodes):
             node = {"idx": order[start[t] : end[t]], "depth": int(depth[t])}
@@ -298,6 +307,14 @@ def _weighted_median(values: np.ndarray, w: np.ndarray) -> float:
     return weighted_quantile(values, w, 0.5)
 
 
+def _weights(sample_weight, X):
+    """Validated per-sample weights; unit weights as a read-only view of one 1.0 (no n-long
+    array: every product with it rounds as with an array of ones)."""
+    if sample_weight is None:
+        return np.broadcast_to(np.float64(1.0), (X.shape[0],))
+    return check_sample_weight(sample_weight, X)
+
+
 class _BaseHGB(BaseEstimator):
     _common_test_params = {"max_iter": 10}
 
@@ -370,6 +387,7 @@ class _BaseHGB(BaseEstimator):
             val_scores.append(self._loss(kind, y_val, F_val, w_val))
         all_idx = np.arange(n) if grower.lib is None else None  # the NumPy route's root
         const_h = regression and np.all(w == w[0])
+        unit_w = bool(np.all(w == 1.0))
         leaf_value = None
         for _ in range(self.max_iter):
             if kind == "squared":
@@ -388,10 +406,15 @@ class _BaseHGB(BaseEstimator):
             elif kind == "binomial":
                 # g = w (p - y), h = w p (1 - p) with the same roundings, in place
                 p = sigmoid(F[:, 0])
-                h_ = w * p
-                h_ *= 1.0 - p
-                p -= y
-                p *= w
+                if unit_w:  # p (1 - p) as (1 p)(1 - p) rounds, without a temporary
+                    h_ = np.subtract(1.0, p)
+                    h_ *= p
+                    p -= y
+                else:
+                    h_ = w * p
+                    h_ *= 1.0 - p
+                    p -= y
+                    p *= w
                 Gs, Hss = [p], [h_]
             else:
                 P = softmax(F, axis=1)
@@ -630,7 +653,7 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHGB):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D; got shape {y.shape}.")
-        w = check_sample_weight(sample_weight, X)
+        w = _weights(sample_weight, X)
         if not np.any(w > 0):
             raise ValueError("sample_weight is zero for every sample; nothing to fit.")
         y = y.astype(np.float64, copy=False)  # (read only: y / scale below is new)
@@ -749,7 +772,7 @@ class HistGradientBoostingClassifier(BaseClassifier, _BaseHGB):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         y_idx = self._encode_labels(y)
-        w = check_sample_weight(sample_weight, X)
+        w = _weights(sample_weight, X)
         K = self.classes_.shape[0]
         if np.any(np.bincount(y_idx, weights=w, minlength=K) <= 0):
             raise ValueError("Every class needs a positive total sample_weight.")
