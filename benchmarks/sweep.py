@@ -11,7 +11,8 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
   warm-up call, with the BLAS/OpenMP/numba thread count fixed before anything is imported;
 * the peak memory of one fit of each: the growth of the resident set (``_memory.py``, in a
   child process whose ``malloc`` returns every large block to the system, so C and C++
-  allocations of either side count), and the ``tracemalloc`` peak (NumPy reports its
+  allocations of either side count; the smallest of three readings where both fits take
+  under 2 s), and the ``tracemalloc`` peak (NumPy reports its
   allocations to it; a peer's C/C++ allocations and BLAS workspaces are not seen);
 * the first call: the first fit (libraries already imported) in a fresh process whose
   numba cache directory is empty (``NUMBA_CACHE_DIR`` set to a new temporary directory),
@@ -165,7 +166,11 @@ def _run_case_in_child(
 
 def _memory_in_child(case_name: str, shapes: list) -> list:
     """Body of the memory child (started with :data:`_memory.MALLOC_ENV`): the peak resident
-    memory of one fit of each side at each shape, after one unmeasured fit of each."""
+    memory of one fit of each side at each shape, after one unmeasured fit of each.
+
+    Where both fits take under a second, each side is measured three times (alternating)
+    and the smallest growth kept: a small fit's figure moves by hundreds of kB with what the
+    allocator happens to hold, which a single reading would report as a difference."""
     import warnings
 
     from _memory import peak_rss
@@ -176,9 +181,19 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
     for n, d in shapes:
         data = case.data(n, d)
         ours, peer = case.ours(*data), case.peer(*data)
+        t0 = time.perf_counter()
         ours()
         peer()
-        rows.append({"n": n, "d": d, "rss_ours": peak_rss(ours), "rss_peer": peak_rss(peer)})
+        reps = 3 if time.perf_counter() - t0 < 2.0 else 1
+        got = {"ours": [], "peer": []}
+        for _ in range(reps):
+            got["ours"].append(peak_rss(ours))
+            got["peer"].append(peak_rss(peer))
+        row = {"n": n, "d": d}
+        for side, vals in got.items():
+            vals = [v for v in vals if v is not None]
+            row[f"rss_{side}"] = min(vals) if vals else None
+        rows.append(row)
     return rows
 
 
@@ -344,7 +359,8 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         "",
         "Ratio = ours / peer (median fit time, same data, one process, alternating); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
-        " child process with glibc's mmap threshold fixed, see `_memory.py`), ours / peer;"
+        " child process with glibc's mmap threshold fixed, see `_memory.py`; the smallest of"
+        " three readings where both fits take under 2 s), ours / peer;"
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
         " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "

@@ -142,20 +142,23 @@ def test_scale_of_target_and_bad_inputs(data):
     np.testing.assert_allclose(const.predict(np.ones((2, 2))), 14.5)
 
 
-def test_compiled_route_agrees_with_numpy(monkeypatch):
+@pytest.mark.parametrize("n, max_bins", [(400, 255), (3000, 16)])
+def test_compiled_route_agrees_with_numpy(monkeypatch, n, max_bins):
     """The C grower and the NumPy route add the same numbers in the same order (rows in
-    index order per bin), so they grow the same trees: bit-identical predictions."""
+    index order per bin), so they grow the same trees: bit-identical predictions. With 255
+    bins no node reaches the 2 x 256 rows from which a histogram is kept for subtraction,
+    so every child is summed from its rows; with 16 bins most children come by subtraction."""
     from mathlearn.ensemble import _hist_gradient_boosting as hgb
 
     if hgb._hgb_lib() is None:
         pytest.skip("_hgb not built")
 
     rng = np.random.default_rng(4)
-    X = rng.standard_normal((400, 5))
-    y = np.digitize(X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.standard_normal(400), [0.0, 1.0])
-    kw = dict(max_iter=5, early_stopping=False, max_leaf_nodes=8)
+    X = rng.standard_normal((n, 5))
+    y = np.digitize(X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.standard_normal(n), [0.0, 1.0])
+    kw = dict(max_iter=5, early_stopping=False, max_leaf_nodes=8, max_bins=max_bins)
     yr = X[:, 0] - X[:, 2]
-    w = rng.uniform(0.5, 2.0, 400)  # unequal weights: hessians summed, not counted
+    w = rng.uniform(0.5, 2.0, n)  # unequal weights: hessians summed, not counted
     fits = []
     for route in ("compiled", "numpy"):
         if route == "numpy":

@@ -30,7 +30,7 @@ ABI_VERSIONS = {
     "_als": 3,
     "_cart": 9,
     "_cd": 3,
-    "_hgb": 3,
+    "_hgb": 4,
     "_kdtree": 3,
     "_kmeans": 1,
     "_linkage": 1,

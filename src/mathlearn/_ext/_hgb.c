@@ -30,7 +30,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int hgb_abi_version(void) { return 3; }
+ML_EXPORT int hgb_abi_version(void) { return 4; }
 
 /* Rows of a node whose gradients are gathered at a time (two 8 KiB buffers on the stack). */
 #define GATHER 1024
@@ -207,15 +207,18 @@ static int evaluate(Planes p, double c, int64_t d, int64_t B, int64_t count, int
  *
  * Histograms live only while needed: a node's is taken from the pool when the node is made,
  * returned when the node cannot be split, and handed to the larger child when it is (that
- * child's histogram is the parent's minus the smaller child's, computed in place). At most
- * one per leaf is alive. The last split's children are not evaluated (no split follows), so
+ * child's histogram is the parent's minus the smaller child's, computed in place). A node
+ * of fewer than ``keep_min`` rows returns its histogram as soon as it is evaluated; when it
+ * is split, both children's are summed from their rows, at a cost (fewer than keep_min
+ * rows) close to that of the d x B subtraction it replaces. At most one histogram per leaf
+ * of keep_min rows or more, plus two, is alive. The last split's children are not evaluated (no split follows), so
  * it builds no histogram. With wide data (d x B cells, 6 MB at 2 000 features) one block for
  * every possible node was hundreds of MB, mapped afresh (and page-faulted) for every tree.
  * ``pool`` comes from hgb_pool_new and outlives the call. */
 ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const double *g,
                                 const double *h, double const_h, int64_t B,
                                 int64_t max_leaf_nodes, int64_t max_depth, int64_t msl,
-                                double min_hess, double lam, int32_t *order, int64_t *start,
+                                double min_hess, double lam, int64_t keep_min, int32_t *order, int64_t *start,
                                 int64_t *end, int64_t *depth, int64_t *left, int64_t *right,
                                 int64_t *split_j, int64_t *split_b, double *gain, void *pool_handle) {
     Pool *pool = pool_handle;
@@ -246,7 +249,7 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
     cand[0] = (unsigned char)evaluate(planes(hist[0], cells, const_hess), const_h, d, B, n, 0,
                                       max_depth, (double)msl, min_hess, lam, &gain[0],
                                       &split_j[0], &split_b[0]);
-    if (!cand[0]) {
+    if (!cand[0] || n < keep_min) {
         pool_put(pool, hist[0]);
         hist[0] = NULL;
     }
@@ -291,15 +294,24 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
             status = -1;
             goto done;
         }
-        {
+        histogram(XbT, n, d, order + start[small], end[small] - start[small], g, h, B,
+                  planes(hist[small], cells, const_hess));
+        if (hist[t]) { /* the larger child's is the parent's minus the smaller one's */
             Planes ps = planes(hist[small], cells, const_hess);
             Planes pp = planes(hist[t], cells, const_hess);
             int64_t k;
-            histogram(XbT, n, d, order + start[small], end[small] - start[small], g, h, B, ps);
             for (k = 0; k < pp.sg * cells; k++) pp.G[k] -= ps.G[k]; /* and H beside it */
             for (k = 0; k < cells; k++) pp.C[k] -= ps.C[k];
             hist[large] = hist[t];
             hist[t] = NULL;
+        } else { /* a small parent kept none: sum the larger child's too */
+            hist[large] = pool_get(pool, hbytes);
+            if (!hist[large]) {
+                status = -1;
+                goto done;
+            }
+            histogram(XbT, n, d, order + start[large], end[large] - start[large], g, h, B,
+                      planes(hist[large], cells, const_hess));
         }
         cand[L] = (unsigned char)evaluate(planes(hist[L], cells, const_hess), const_h, d, B, nl,
                                           depth[L], max_depth, (double)msl, min_hess, lam,
@@ -308,7 +320,7 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
                                           depth[R], max_depth, (double)msl, min_hess, lam,
                                           &gain[R], &split_j[R], &split_b[R]);
         for (s = L; s <= R; s++)
-            if (!cand[s]) {
+            if (!cand[s] || end[s] - start[s] < keep_min) {
                 if (pool_put(pool, hist[s]) < 0) status = -1;
                 hist[s] = NULL;
             }

@@ -30,7 +30,7 @@ def _hgb_lib():
         i64, f64, ptr = ctypes.c_int64, ctypes.c_double, ctypes.c_void_p
         lib.hgb_grow_tree.restype = i64
         lib.hgb_grow_tree.argtypes = [ptr, i64, i64, ptr, ptr, f64, i64, i64, i64, i64, f64]
-        lib.hgb_grow_tree.argtypes += [f64] + [ptr] * 10
+        lib.hgb_grow_tree.argtypes += [f64, i64] + [ptr] * 10
         lib.hgb_pool_new.restype = ptr
         lib.hgb_pool_new.argtypes = []
         lib.hgb_pool_free.restype = None
@@ -91,6 +91,9 @@ class _Grower:
         self.msl = min_samples_leaf
         self.l2 = l2
         self.min_hess = min_hess
+        # A node of fewer rows keeps no histogram for its children to subtract from: they
+        # are summed from their rows, about as cheap as subtracting d x B cells.
+        self.keep_min = 2 * self.B
         # The compiled grower indexes rows and counts them in 32-bit integers.
         self.lib = _hgb_lib() if self.n < 2**31 else None
         # The C grower reads the bins feature by feature: one contiguous row per feature,
@@ -154,11 +157,14 @@ class _Grower:
 
         def consider(node_id):
             node = nodes[node_id]
+            hist, node["hist"] = node["hist"], None
             if node["depth"] >= self.max_depth or node["idx"].shape[0] < 2 * self.msl:
                 return
-            split = self.best_split(node["hist"])
+            split = self.best_split(hist)
             if split is not None:
                 node["split"] = split
+                if node["idx"].shape[0] >= self.keep_min:  # kept for the children
+                    node["hist"] = hist
                 heapq.heappush(heap, (-split[0], node_id))
 
         consider(0)
@@ -170,17 +176,17 @@ class _Grower:
             idx = node["idx"]
             go_left = self.Xb[idx, j] <= b
             iL, iR = idx[go_left], idx[~go_left]
-            # Histogram subtraction: build the smaller child's, subtract for the other.
-            if iL.shape[0] <= iR.shape[0]:
-                hL = self.histogram(iL, g, h, const_h)
-                hR = node["hist"] - hL
-                big = hR
+            # Histogram subtraction: build the smaller child's, subtract for the other
+            # (a parent below keep_min rows kept none: build both).
+            small, large = (iL, iR) if iL.shape[0] <= iR.shape[0] else (iR, iL)
+            h_small = self.histogram(small, g, h, const_h)
+            if node["hist"] is None:
+                h_large = self.histogram(large, g, h, const_h)
             else:
-                hR = self.histogram(iR, g, h, const_h)
-                hL = node["hist"] - hR
-                big = hL
-            if const_h:  # equal hessians: a cell's sum is its count times h, as in the C grower
-                np.multiply(big[2], const_h, out=big[1])
+                h_large = node["hist"] - h_small
+                if const_h:  # equal hessians: a cell's sum is its count times h, as in C
+                    np.multiply(h_large[2], const_h, out=h_large[1])
+            hL, hR = (h_small, h_large) if small is iL else (h_large, h_small)
             node["hist"] = None
             node["children"] = (len(nodes), len(nodes) + 1)
             for ii, hh in ((iL, hL), (iR, hR)):
@@ -212,6 +218,7 @@ class _Grower:
             int(self.msl),
             float(self.min_hess),
             float(self.l2),
+            self.keep_min,
             order.ctypes.data,
             start.ctypes.data,
             end.ctypes.data,
