@@ -521,7 +521,9 @@ _HGB_NOTES = """
     Children need ``min_samples_leaf`` samples (and, for the log-loss, a hessian of at least
     1e-3). Trees grow leaf-wise (best gain first) up to ``max_leaf_nodes`` leaves; of two
     children only the smaller one's histogram is summed, the other is the parent's minus it
-    (histogram subtraction). Ties go to the lowest feature, then the lowest bin. Each tree
+    (histogram subtraction), except below ``2 B`` rows (``B`` bins), where the parent keeps
+    no histogram and both children are summed, about as cheap as subtracting ``D B`` cells.
+    Ties go to the lowest feature, then the lowest bin. Each tree
     is grown by one call of the plain-C helper ``mathlearn._ext._hgb``, built when mathlearn
     is installed (nothing is compiled at run time); a source tree where it was never built
     takes the NumPy route, which grows the same trees from the same sums.
@@ -535,8 +537,9 @@ _HGB_NOTES = """
     child at every split, ``O(D N log L)`` at worst for ``L = max_leaf_nodes`` leaves (the
     rows of a level are summed once; subtraction gives the larger children), scans
     ``O(L D B)`` bins, and updates the gradients in ``O(N)`` (``O(N K)`` for ``K`` classes).
-    Memory: the bins as bytes (``N D``), ``O(N K)`` for ``F`` and the gradients, and
-    ``O(L D B)`` for the histograms.
+    Memory: the bins as bytes (``N D``), ``O(N K)`` for ``F`` and the gradients, 4 bytes a
+    row for the row order, and ``O(min(L, N / B) D B)`` for the histograms (12 bytes a cell
+    with equal hessians, 20 otherwise), one per leaf that may still be split.
 """
 
 
