@@ -25,11 +25,24 @@ from ..utils.validation import check_array, validate_data
 __all__ = ["PLSRegression"]
 
 
+def _deflate(A, t, p):
+    """``A -= outer(t, p)`` in place, as one BLAS rank-one update of the C-ordered ``A``
+    (seen as the Fortran-ordered ``A.T``), without the n x d temporary of ``np.outer``."""
+    if A.flags.c_contiguous and A.dtype == np.float64:
+        sla.blas.dger(-1.0, p, t, a=A.T, overwrite_a=True)
+    else:
+        A -= np.outer(t, p)
+
+
 def _std(A):
-    """Column standard deviations (``ddof=1``) in units of a power of two, exactly, so that
-    the squares of entries of any magnitude neither overflow nor underflow."""
+    """Column standard deviations (``ddof=1``) of the centred ``A``: ``sqrt(sum a^2 / (n -
+    1))`` in one pass, without a temporary (the columns' means are rounding residues, of
+    order ``eps |a|``, and would change the sum of squares by a relative ``eps^2``). In
+    units of a power of two, exactly, so that the squares of entries of any magnitude
+    neither overflow nor underflow."""
     unit = unit_of(A)
-    return (A / unit).std(axis=0, ddof=1) * unit if unit != 1.0 else A.std(axis=0, ddof=1)
+    B = A / unit if unit != 1.0 else A
+    return np.sqrt(np.einsum("ij,ij->j", B, B) / (A.shape[0] - 1)) * unit
 
 
 class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseEstimator):
@@ -165,13 +178,12 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
                 raise ValueError(
                     f"the Y residual is constant at component {i + 1}; lower n_components."
                 )
-            w, c, it = self._first_weights(Xk, Yk, col_ok)
+            w, c, t, it = self._first_weights(Xk, Yk, col_ok)
             self.n_iter_.append(it)
             # Deterministic sign: the largest-magnitude entry of the X weights is positive.
             j = np.argmax(np.abs(w))
             if w[j] < 0:
-                w, c = -w, -c
-            t = Xk @ w
+                w, c, t = -w, -c, -t
             tt = float(t @ t)
             if tt <= eps:
                 raise ValueError(
@@ -179,9 +191,10 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
                     "lower n_components."
                 )
             p = Xk.T @ t / tt
-            Xk -= np.outer(t, p)
             qv = Yk.T @ t / tt
-            Yk -= np.outer(t, qv)
+            if i + 1 < k:  # deflate in place (rank-one BLAS updates); the last needs none
+                _deflate(Xk, t, p)
+                _deflate(Yk, t, qv)
             Wx[:, i], Wy[:, i], P[:, i], Q[:, i] = w, c, p, qv
         self.x_weights_, self.y_weights_ = Wx, Wy
         self.x_loadings_, self.y_loadings_ = P, Q
@@ -204,7 +217,7 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
             w /= nw
             t = X @ w
             c = Y.T @ t / max(float(t @ t), np.finfo(float).tiny)
-            return w, c, 1  # one exact step: w is proportional to X^T y
+            return w, c, t, 1  # one exact step: w is proportional to X^T y
         y_score = Y[:, np.flatnonzero(col_ok)[0]].copy()
         w_old = np.zeros(X.shape[1])
         for it in range(1, self.max_iter + 1):
@@ -214,14 +227,14 @@ class PLSRegression(ComponentNamesMixin, TransformerMixin, RegressorMixin, BaseE
             c = Y.T @ t / (float(t @ t) + np.finfo(float).eps)
             y_score = Y @ c / (float(c @ c) + np.finfo(float).eps)
             if np.sum((w - w_old) ** 2) < self.tol:
-                return w, c, it
+                return w, c, t, it
             w_old = w
         warnings.warn(
             f"PLSRegression NIPALS did not converge in max_iter={self.max_iter} iterations.",
             ConvergenceWarning,
             stacklevel=3,
         )
-        return w, c, self.max_iter
+        return w, c, t, self.max_iter
 
     def transform(self, X, y=None):
         """``X`` scores ``((X - mean) / std) @ x_rotations_``, shape (n_samples, n_components)."""
