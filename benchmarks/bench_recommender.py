@@ -48,6 +48,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from _harness import compare
+from _sweep_cases import Case
 from mathlearn.datasets import make_low_rank_ratings
 from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.recommender import (
@@ -328,6 +329,110 @@ def main(large=True, full=False, memory=False, only=("knn", "implicit", "explici
             bench_explicit(full)
         if memory:
             bench_memory()
+
+
+# The size sweep (``sweep.py``): N is the number of ratings (interactions), D the rank. Users
+# and items grow with N at the issue's proportions (100 ratings a user, 500 an item) once N
+# reaches 1e5; below, 20 users or more and enough items that the matrix is at most half
+# full. Both sides fit all the ratings with the same rank, regularisation and number of
+# sweeps / epochs; the peer's own data structure (surprise's trainset, implicit's CSR
+# matrix) is built outside the timed fit, as ours is (``Ratings``).
+
+
+def _sweep_shape(n):
+    n_users = max(n // 100, 20)
+    return n_users, max(n // 500, 2 * n // n_users + 1)
+
+
+def _sweep_explicit(n, d):
+    n_users, n_items = _sweep_shape(n)
+    r = make_low_rank_ratings(n_users, n_items, n, rank=d, noise=0.5, random_state=0)
+    return r, _surprise_trainset(r), d
+
+
+def _sweep_implicit(n, d):
+    import scipy.sparse as sp
+
+    n_users, n_items = _sweep_shape(n)
+    rng = np.random.default_rng(0)
+    cells = rng.choice(n_users * n_items, n, replace=False)
+    u, i = np.divmod(cells, n_items)
+    ids_u, ids_i = np.arange(n_users).astype(object), np.arange(n_items).astype(object)
+    r = Ratings(u, i, np.ones(n), ids_u, ids_i)
+    # implicit's confidence is the stored value: 1 + alpha r, which ours forms from alpha.
+    M = sp.csr_matrix((np.full(n, 1.0 + 10.0), (u, i)), shape=r.shape)
+    return r, M, d
+
+
+def _surprise_svd(r, ts, d):
+    import surprise
+
+    return lambda: surprise.SVD(n_factors=d, n_epochs=3, lr_all=0.005, reg_all=0.02,
+                                random_state=0).fit(ts)  # fmt: skip
+
+
+def _implicit_als(r, M, d):
+    from implicit.cpu.als import AlternatingLeastSquares
+
+    def fit():
+        m = AlternatingLeastSquares(factors=d, regularization=0.1, alpha=1.0, iterations=15,
+                                    use_cg=True, num_threads=1, random_state=0,
+                                    calculate_training_loss=False)  # fmt: skip
+        m.fit(M, show_progress=False)
+        return m
+
+    return fit
+
+
+def _surprise_item_knn(r, ts, d):
+    import surprise
+
+    options = {"name": "cosine", "user_based": False}
+    return lambda: surprise.KNNWithMeans(k=40, sim_options=options, verbose=False).fit(ts)
+
+
+SWEEP_CASES = [
+    Case(
+        "recommenders",
+        "ALS 3 sweeps (default CG) vs surprise SVD 3 epochs",
+        _sweep_explicit,
+        lambda r, ts, d: lambda: ALS(d, regularization=0.02, max_iter=3, tol=0.0,
+                                     random_state=0).fit(r),  # fmt: skip
+        _surprise_svd,
+        d=32,
+        wide=None,
+    ),
+    Case(
+        "recommenders",
+        "SGDMatrixFactorization 3 epochs vs surprise SVD 3 epochs",
+        _sweep_explicit,
+        lambda r, ts, d: lambda: SGDMatrixFactorization(d, learning_rate=0.005,
+                                                        regularization=0.02, max_iter=3,
+                                                        random_state=0).fit(r),  # fmt: skip
+        _surprise_svd,
+        d=32,
+        wide=None,
+    ),
+    Case(
+        "recommenders",
+        "ImplicitALS 15 iterations (3 CG steps) vs implicit ALS",
+        _sweep_implicit,
+        lambda r, M, d: lambda: ImplicitALS(d, regularization=0.1, alpha=10.0, max_iter=15,
+                                            cg_steps=3, random_state=0).fit(r),  # fmt: skip
+        _implicit_als,
+        d=64,
+        wide=None,
+    ),
+    Case(
+        "recommenders",
+        "ItemKNN fit (cosine, k = 40) vs surprise KNNWithMeans fit",
+        _sweep_explicit,
+        lambda r, ts, d: lambda: ItemKNN(40, similarity="cosine").fit(r),
+        _surprise_item_knn,
+        d=8,
+        wide=None,
+    ),
+]
 
 
 if __name__ == "__main__":

@@ -163,3 +163,43 @@ def test_surprise_knn_with_means_cosine():
         theirs = [algo.predict(a, b).est for a, b in zip(qu, qi, strict=False)]
         # surprise clips to the rating scale; our predictions lie inside it here
         np.testing.assert_allclose(ours.predict(qu, qi), theirs, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["pearson", "cosine", "adjusted_cosine"])
+def test_dense_and_sparse_pair_sums_agree(monkeypatch, kind):
+    """The similarities from BLAS products of dense column blocks and from sparse products
+    have the same pattern (defined pairs: a co-observed column and a positive denominator)
+    and agree to the rounding of sums of at most m products: |kappa| <= 1, so an absolute
+    4 m eps. The data have exact cancellations (integer ratings, cosine numerators summing
+    to 0) and rows whose deviations are all zero (an undefined 0/0)."""
+    from mathlearn.recommender import _knn
+
+    rng = np.random.default_rng(7)
+    n, m = 25, 40
+    Y = rng.integers(-2, 3, size=(n, m)).astype(float)
+    Y[3] = 1.0  # constant row: Pearson deviations all zero
+    mask = rng.uniform(size=Y.shape) < 0.3
+    r, c = np.nonzero(mask)  # row-major: CSR order, zero ratings kept as entries
+    indptr = np.r_[0, np.cumsum(np.bincount(r, minlength=n))]
+    A = sp.csr_array((Y[r, c], c, indptr), shape=(n, m))
+    got = {}
+    for dense in (True, False):
+        monkeypatch.setattr(_knn, "_dense_pays", lambda A, dense=dense: dense)
+        got[dense] = _knn.similarity_matrix(A, kind, 0.0)[0]
+    a, b = got[True], got[False]
+    np.testing.assert_array_equal(a.indptr, b.indptr)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_allclose(a.data, b.data, rtol=0, atol=4 * m * np.finfo(float).eps)
+    assert a.nnz > 100
+
+
+def test_dense_route_is_chosen_by_cost():
+    """Dense when the n^2 m multiply-adds are few against the sparse ones, and never past
+    2 048 rows."""
+    from mathlearn.recommender._knn import _dense_pays
+
+    full = sp.csr_array(np.ones((50, 200)))
+    assert _dense_pays(full)
+    sparse_rows = sp.random_array((2000, 20000), density=1e-4, format="csr", random_state=0)
+    assert not _dense_pays(sparse_rows)
+    assert not _dense_pays(sp.csr_array(np.ones((2049, 3))))
