@@ -232,8 +232,19 @@ ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indpt
 }
 
 /* out = (B + d I) v, with B = 0 where base is NULL. */
-static void shifted_symv(const double *B, double d, const double *v, double *out, int64_t k) {
-    if (B != NULL) {
+/* Rank from which the k x k product with base goes to the BLAS's dgemv (its SIMD kernels
+ * for the processor) rather than the portable loop. */
+#define SYMV_BLAS_MIN 16
+
+static void shifted_symv(dgemv_fn gemv, const double *B, double d, const double *v, double *out,
+                         int64_t k) {
+    if (B != NULL && gemv != NULL && k >= SYMV_BLAS_MIN) {
+        /* B is symmetric: its row-major layout is its column-major one. */
+        char tr = 'N';
+        int m = (int)k, one = 1;
+        double a1 = 1.0, b0 = 0.0;
+        gemv(&tr, &m, &m, &a1, (double *)B, &m, (double *)v, &one, &b0, out, &one);
+    } else if (B != NULL) {
         symv(B, v, out, k);
     } else {
         for (int64_t a = 0; a < k; ++a) out[a] = 0.0;
@@ -324,7 +335,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             gather(Y, indices, lo, hi, indptr[n_rows], k, A);
         }
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
-        shifted_symv(base, d, x, r, k);
+        shifted_symv(gemv, base, d, x, r, k);
         for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
         double xx = 0.0;
         int zero = 1;
@@ -342,7 +353,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         }
         phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
-            shifted_symv(base, d, p, Ap, k);
+            shifted_symv(gemv, base, d, p, Ap, k);
             rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, p, Ap);
             double pAp = 0.0, pr = 0.0;
             for (int64_t a = 0; a < k; ++a) {

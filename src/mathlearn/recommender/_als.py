@@ -13,7 +13,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, _compiled_ridge, ridge_rows
 from ._factor import FactorModel, Pattern
-from ._implicit import _compiled_cg, cg_rows
+from ._implicit import _compiled_cg, cg_plan, cg_rows
 
 
 def als_fit(
@@ -59,6 +59,8 @@ def als_fit(
     numpy_route = (_compiled_ridge() if solver == "cholesky" else _compiled_cg()) is None
     blocks_u = RowBlocks(pattern.R, width) if numpy_route else None
     blocks_i = RowBlocks(pattern.Rt, width) if numpy_route else None
+    plan_u = cg_plan(pattern.R) if solver != "cholesky" and not numpy_route else None
+    plan_i = cg_plan(pattern.Rt) if solver != "cholesky" and not numpy_route else None
     history: list[float] = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
@@ -74,7 +76,7 @@ def als_fit(
             # the targets r_ui - mu - c_i are formed entry by entry inside.
             X0 = np.hstack([P, bu[:, None]]) if biases else P
             X = cg_rows(pattern.R, None, c_u, V, X0, None, cg_steps, blocks_u, reg=reg_u,
-                        copy=not biases, shift=bi if biases else None)  # fmt: skip
+                        copy=not biases, shift=bi if biases else None, plan=plan_u)  # fmt: skip
         P, bu = (X[:, :k], X[:, k]) if biases else (X, bu)
         # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1]; it
         # also returns the squared error of the fit it ends on.
@@ -88,7 +90,7 @@ def als_fit(
             X0 = np.hstack([Q, bi[:, None]]) if biases else Q
             X, sse = cg_rows(pattern.Rt, None, c_i, V, X0, None, cg_steps, blocks_i,
                              fit_terms=True, reg=reg_i, targets=c_i, copy=not biases,
-                             shift=bu if biases else None)  # fmt: skip
+                             shift=bu if biases else None, plan=plan_i)  # fmt: skip
         Q, bi = (X[:, :k], X[:, k]) if biases else (X, bi)
         pen_u = np.sum(P**2, axis=1) + bu**2
         pen_i = np.sum(Q**2, axis=1) + bi**2

@@ -31,12 +31,23 @@ def _compiled_cg():
     return fn
 
 
-def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift):
+def cg_plan(R: sp.csr_array) -> tuple[np.ndarray, np.ndarray, int]:
+    """What the compiled CG kernel reads of a pattern, formed once per fit: the CSR index
+    arrays as 64-bit integers and the longest row's number of entries."""
+    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    return indptr, indices, int(np.max(np.diff(indptr), initial=0))
+
+
+def _ptr(a: np.ndarray | None) -> int | None:
+    return None if a is None else a.ctypes.data
+
+
+def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift, plan):
     """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
     on a copy of X."""
     n_rows, k = R.shape[0], Y.shape[1]
-    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    indptr, indices, longest = cg_plan(R) if plan is None else plan
     same = targets is c
     Y, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, c))
     w, base, reg, t, shift = (
@@ -50,15 +61,10 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, s
     terms = np.zeros(1)
     # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
     gemv = _ext.blas_pointer("dgemv")
-    longest = int(np.max(np.diff(indptr), initial=0)) if gemv is not None else 0
-    work = np.empty(4 * k + (k + 2) * longest)
-
-    def ptr(a):
-        return None if a is None else a.ctypes.data
-
-    fn(n_rows, k, ptr(indptr), ptr(indices), ptr(Y), ptr(w), ptr(c), ptr(shift), ptr(base),
-       ptr(reg), ptr(X), int(steps), ptr(t), ptr(terms) if fit_terms else None, ptr(work),
-       gemv)  # fmt: skip
+    work = np.empty(4 * k + (k + 2) * (longest if gemv is not None else 0))
+    fn(n_rows, k, _ptr(indptr), _ptr(indices), _ptr(Y), _ptr(w), _ptr(c), _ptr(shift),
+       _ptr(base), _ptr(reg), _ptr(X), int(steps), _ptr(t),
+       _ptr(terms) if fit_terms else None, _ptr(work), gemv)  # fmt: skip
     return (X, float(terms[0])) if fit_terms else X
 
 
@@ -67,6 +73,7 @@ def cg_rows(
     base: np.ndarray | None, steps: int, blocks: RowBlocks | None = None,
     fit_terms: bool = False, *, reg: np.ndarray | None = None,
     targets: np.ndarray | None = None, copy: bool = True, shift: np.ndarray | None = None,
+    plan: tuple | None = None,
 ):  # fmt: skip
     """``steps`` conjugate-gradient iterations, from X, on every row's system
     ``(base + reg_u I + sum_i w_ui y_i y_i^T) x_u = sum_i c_ui y_i``.
@@ -82,12 +89,15 @@ def cg_rows(
     pairs' part of the implicit objective). ``copy=False`` works in place on X (a float64
     C-contiguous array the caller no longer needs). ``shift`` (one number per column) is
     taken off c entry by entry, ``c_ui - shift_i`` (and off ``targets`` when it is c).
+    ``plan``, from :func:`cg_plan` on ``R``, saves the compiled route forming it per call.
     """
     X = X.copy() if copy else X
     k = Y.shape[1]
     fn = _compiled_cg()
     if fn is not None:
-        return _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift)
+        return _cg_rows_compiled(
+            fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift, plan
+        )
     if shift is not None:
         same = targets is c
         c = c - shift[R.indices]
@@ -313,6 +323,8 @@ class ImplicitALS(FactorModel):
         numpy_route = _compiled_cg() is None
         blocks_u = RowBlocks(pattern.R, k) if numpy_route else None
         blocks_i = RowBlocks(pattern.Rt, k) if numpy_route else None
+        plan_u = None if numpy_route else cg_plan(pattern.R)
+        plan_i = None if numpy_route else cg_plan(pattern.Rt)
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
@@ -323,9 +335,10 @@ class ImplicitALS(FactorModel):
                                base_gram=X.T @ X, rhs_coef=c_i, blocks=blocks_i)  # fmt: skip
             else:
                 steps = int(self.cg_steps)
-                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u)
+                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u,
+                            plan=plan_u)  # fmt: skip
                 Y, terms = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps, blocks_i,
-                                   fit_terms=True)  # fmt: skip
+                                   fit_terms=True, plan=plan_i)  # fmt: skip
             if self.solver == "cholesky":
                 history.append(self._objective(pattern, X, Y, lam, alpha))
             else:
