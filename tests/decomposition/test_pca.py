@@ -111,6 +111,8 @@ def test_gram_route_never_forms_dxd(rng):
     tracemalloc.stop()
     assert gram.solver_ == "gram"
     assert peak < 10 * n * d * 8  # a D x D matrix would be 3.2 GB
+    # nor an N x D centred copy: the Gram matrix and the axes are formed by column blocks
+    assert peak < n * d * 8
     full = PCA(n_components=10, svd_solver="full").fit(X)
     np.testing.assert_allclose(gram.explained_variance_, full.explained_variance_, rtol=1e-9)
     np.testing.assert_allclose(

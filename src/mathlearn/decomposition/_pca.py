@@ -134,6 +134,38 @@ def _centred_scatter(X: np.ndarray, mean: np.ndarray, block: int = 4096):
     return C, shift
 
 
+def _column_blocks(n: int, d: int):
+    """Column slices of an N x D array in blocks of about 1 MiB (at least 256 columns, so
+    that each block's product keeps the BLAS busy)."""
+    width = max(256, (1 << 17) // max(n, 1))
+    return [slice(j, min(j + width, d)) for j in range(0, d, width)]
+
+
+def _centred_gram(X: np.ndarray, mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``G = X_c X_c^T`` with ``X_c = (X - mean) - shift``, ``shift`` the column means of
+    ``X - mean`` (the rounding error of ``mean``, refined away), formed one block of
+    columns at a time: ``sum_blocks B B^T``, without an N x D centred copy."""
+    n, d = X.shape
+    G = np.zeros((n, n), dtype=X.dtype)
+    shift = np.empty(d, dtype=X.dtype)
+    for cols in _column_blocks(n, d):
+        B = np.subtract(X[:, cols], mean[cols], dtype=X.dtype)
+        shift[cols] = B.mean(axis=0)
+        B -= shift[cols]
+        G += B @ B.T
+    return G, shift
+
+
+def _centred_product(A: np.ndarray, X: np.ndarray, mean: np.ndarray, shift: np.ndarray):
+    """``A X_c`` for ``X_c = (X - mean) - shift``, one block of columns at a time."""
+    out = np.empty((A.shape[0], X.shape[1]), dtype=np.result_type(A, X))
+    for cols in _column_blocks(*X.shape):
+        B = np.subtract(X[:, cols], mean[cols], dtype=X.dtype)
+        B -= shift[cols]
+        out[:, cols] = A @ B
+    return out
+
+
 class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, BaseEstimator):
     """Principal component analysis.
 
@@ -160,7 +192,8 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         ``"gram"``: eigendecomposition of the ``N x N`` Gram matrix ``X_c X_c^T`` and
         ``U = X_c^T V Lambda^{-1/2}`` (Imperial "Mathematics for Inference and Machine Learning"
         §2.1.4.3, Lemma 1 and Algorithm 1): ``O(N^2 D)`` time and no ``D x D`` matrix, the route
-        for ``D >> N`` (the faces case). Components of zero variance cannot be recovered this way;
+        for ``D >> N`` (the faces case); both products are formed from blocks of centred
+        columns (about 1 MiB each), so no centred ``N x D`` copy is made either. Components of zero variance cannot be recovered this way;
         if more are asked for than the rank, the thin SVD is used instead.
         ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix
         ``X_c^T X_c`` of the centred data, the cheap route for ``N >> D`` (it squares the
@@ -376,6 +409,9 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             mean = column_means(X)
         if solver == "covariance":
             C, shift = _scatter(X, mean, sumsq)
+        elif solver == "gram":
+            # Block of columns at a time: no N x D centred copy (wide data: the largest array)
+            G, shift = _centred_gram(X, mean)
         else:
             # (column-major where the full solver factorises it in place without U)
             order = "F" if solver == "full" and not need_u and n > d else "C"
@@ -386,8 +422,8 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         U = None
         total_var = None
         if solver == "gram":
-            G = X @ X.T
             w, V = np.linalg.eigh(G)
+            del G
             w, V = w[::-1], V[:, ::-1]
             # Rank after centring is at most N - 1 (Imperial
             # "Mathematics for Inference and Machine Learning" §2.1.4.3): drop the (numerically)
@@ -397,6 +433,8 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             want = min(n, d) if k is None else k
             if isinstance(want, int) and want > rank:
                 solver = "full"
+                X = np.subtract(X, mean, dtype=X.dtype)  # the full solver's centred copy
+                X -= shift
             else:
                 s_all = np.sqrt(np.clip(w, 0.0, None))[: min(n, d)]
                 s = s_all[:rank]
@@ -404,7 +442,7 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
                 # which is resolved later): a rank x D array for k of them is D x N memory
                 # spent on wide data.
                 rows = min(want, rank) if isinstance(want, int) else rank
-                Vt = V[:, :rows].T @ X
+                Vt = _centred_product(V[:, :rows].T, X, mean, shift)
                 Vt /= s[:rows, None]
                 U = V[:, :rank]
         if solver == "covariance":
