@@ -297,7 +297,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     def _check_X(self, X, reset):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=reset)
-        if np.any(X < 0):
+        if X.size and X.min() < 0:  # a reduction: no n x d mask
             raise ValueError("Negative values in data passed to NMF: X must be non-negative.")
         return X
 

@@ -298,7 +298,7 @@ class MultinomialNB(_DiscreteNB):
         return gammaln(X.sum(axis=1) + 1.0) - gammaln(X + 1.0).sum(axis=1)
 
     def _validated_features(self, X):
-        if np.any(X < 0):
+        if X.size and X.min() < 0:  # a reduction: no n x d mask
             raise ValueError(
                 "Negative values in data passed to MultinomialNB, which models counts."
             )
