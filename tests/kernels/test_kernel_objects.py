@@ -362,3 +362,30 @@ def test_no_three_way_temporaries(rng):
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 1.3 * 100 * 100 * 40 * 8  # the (N, N, D) output and (N, N) work arrays
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        RBF(1.3),
+        RBF([0.7, 2.0, 1.1]),
+        Matern(0.9, nu=2.5),
+        Matern([0.5, 1.0, 2.0], nu=1.5),
+        RationalQuadratic(1.2, alpha=0.7),
+    ],
+    ids=repr,
+)
+def test_profile_applied_by_blocks_matches_whole_array(kernel):
+    """Without a gradient the profile phi is applied to each block of distances as it is
+    formed; with one, to the whole array afterwards. The same elementwise operations on the
+    same distances: equal to the last bits of the elementwise functions (4 eps)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(700, 3))  # several row blocks of the symmetric product
+    Y = rng.normal(size=(900, 3)) + 0.5
+    K_fused = kernel(X)
+    K_whole, _ = kernel(X, eval_gradient=True)
+    np.testing.assert_allclose(K_fused, K_whole, rtol=4 * np.finfo(float).eps, atol=0)
+    assert np.all(np.diag(K_fused) == 1.0)
+    # X against Y by the same map, against the profile of the distances computed directly
+    ref = kernel(np.vstack([X, Y]))[: X.shape[0], X.shape[0] :]
+    np.testing.assert_allclose(kernel(X, Y), ref, rtol=1e-12, atol=1e-300)

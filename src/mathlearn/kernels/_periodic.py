@@ -65,7 +65,7 @@ class ExpSineSquared(Kernel):
 
     def _eval(self, X, Y, eval_gradient):
         Zx, Zy, f2, _, zmax = _centre_and_scale(X, Y, 1.0)
-        d = _sqdist(Zx, Zy, False, zmax)  # sin^2(pi sqrt(q) / p) is smooth in q at 0
+        d, _ = _sqdist(Zx, Zy, False, zmax)  # sin^2(pi sqrt(q) / p) is smooth in q at 0
         d *= f2
         np.sqrt(d, out=d)
         arg = d

@@ -75,7 +75,7 @@ def _centre_and_scale(X, Y, length_scale):
     return Zx, Zy, f2, risky, big * scale
 
 
-def _sqdist(Zx, Zy, accurate, zmax=None):
+def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
 
     ``Zx, Zy`` come from :func:`_centre_and_scale`, centred about a common point. Where
@@ -87,13 +87,19 @@ def _sqdist(Zx, Zy, accurate, zmax=None):
     ``sqrt(q)``-like term at 0 (Matérn with ``nu <= 1``, gamma-exponential with
     ``gamma < 2``) would turn that into a ``sqrt(eps)`` error, so for them (``accurate``) the
     pairs with ``q`` below ``1e-4`` of that scale are recomputed from the differences.
+
+    ``post`` (an in-place elementwise map) is applied to each block of rows as it is
+    finished, where the expansion is taken and ``accurate`` is false; the caller learns
+    which from the second value returned (True: applied).
     """
     if zmax is not None and 2.0**-400 <= zmax <= 2.0**400:
+        if post is not None and not accurate:
+            return expanded_squared_distances(Zx, Zy, post), True
         q = expanded_squared_distances(Zx, Zy)
     else:
         q = squared_distances(Zx, Zy)
     if not accurate:
-        return q
+        return q, False
     same = Zy is None
     Zy = Zx if same else Zy
     scale = 2.0 * max(
@@ -107,7 +113,7 @@ def _sqdist(Zx, Zy, accurate, zmax=None):
     if rows.size:
         diff = Zx[rows] - Zy[cols]
         q[rows, cols] = np.einsum("ij,ij->i", diff, diff)
-    return q
+    return q, False
 
 
 class _Stationary(Kernel):
@@ -141,7 +147,19 @@ class _Stationary(Kernel):
 
     def _eval(self, X, Y, eval_gradient):
         Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
-        q = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax)
+        fused = None
+        if not eval_gradient and not risky:
+            # Without a gradient, the profile phi is applied to each block of distances while
+            # it is in cache: no further passes over the N x M array.
+            def fused(block):
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+                    out = self._phi(block, None)
+                if out is not block:
+                    block[...] = out
+
+        q, done = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax, fused)
+        if done:
+            return q, None
         cache = {} if eval_gradient else None
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             if risky:

@@ -7,6 +7,8 @@ squared Euclidean distances computed through BLAS without ``(N, M, D)`` temporar
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
@@ -219,7 +221,9 @@ def _max_abs(A: np.ndarray) -> float:
 _BLOCK = 1 << 16
 
 
-def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+def expanded_squared_distances(
+    X: np.ndarray, Y: np.ndarray | None = None, post: Callable | None = None
+) -> np.ndarray:
     """The core of :func:`squared_distances` for data already centred and scaled.
 
     ``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0, with every pair
@@ -229,11 +233,18 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
     point, as the caller guarantees. ``X`` against a different ``Y`` is expanded in blocks of
     rows that stay in cache (the same arithmetic, entry by entry); ``X`` against itself in
     one symmetric product, exactly symmetric.
+
+    ``post(block)``, when given, is applied in place to each finished block of rows while
+    it is in cache (an elementwise map such as a kernel's profile): the result is then
+    ``post`` of the distances, without further passes over the whole array.
     """
     same = Y is None
     Ys: np.ndarray = X if Y is None else Y
     if X.shape[0] == 0 or Ys.shape[0] == 0:
-        return np.zeros((X.shape[0], Ys.shape[0]), dtype=X.dtype)
+        D = np.zeros((X.shape[0], Ys.shape[0]), dtype=X.dtype)
+        if post is not None:
+            post(D)
+        return D
     xn = np.einsum("ij,ij->i", X, X)
     yn = xn if same else np.einsum("ij,ij->i", Ys, Ys)
     # A scalar threshold (no (N, M) temporary of floats): it selects every pair below
@@ -257,6 +268,8 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
             Db[diag - start, diag] = np.inf
             _recompute_near(Db, X[start:stop], X, threshold)
             Db[diag - start, diag] = 0.0
+            if post is not None:
+                post(Db)
         return D
     n, m = X.shape[0], Ys.shape[0]
     D = np.empty((n, m), dtype=np.result_type(X.dtype, Ys.dtype))
@@ -266,6 +279,8 @@ def expanded_squared_distances(X: np.ndarray, Y: np.ndarray | None = None) -> np
         Db = D[start : start + step]
         _expand(Xb, Ys, xn[start : start + step], yn, out=Db)
         _recompute_near(Db, Xb, Ys, threshold)
+        if post is not None:
+            post(Db)
     return D
 
 
