@@ -396,8 +396,9 @@ SWEEP_CASES = [
         "recommenders",
         "ALS 3 sweeps (default CG) vs surprise SVD 3 epochs",
         _sweep_explicit,
-        lambda r, ts, d: lambda: ALS(d, regularization=0.02, max_iter=3, tol=0.0,
-                                     random_state=0).fit(r),  # fmt: skip
+        lambda r, ts, d: (
+            lambda: ALS(d, regularization=0.02, max_iter=3, tol=0.0, random_state=0).fit(r)
+        ),
         _surprise_svd,
         d=32,
         wide=None,
@@ -406,9 +407,11 @@ SWEEP_CASES = [
         "recommenders",
         "SGDMatrixFactorization 3 epochs vs surprise SVD 3 epochs",
         _sweep_explicit,
-        lambda r, ts, d: lambda: SGDMatrixFactorization(d, learning_rate=0.005,
-                                                        regularization=0.02, max_iter=3,
-                                                        random_state=0).fit(r),  # fmt: skip
+        lambda r, ts, d: (
+            lambda: SGDMatrixFactorization(
+                d, learning_rate=0.005, regularization=0.02, max_iter=3, random_state=0
+            ).fit(r)
+        ),
         _surprise_svd,
         d=32,
         wide=None,
@@ -417,8 +420,11 @@ SWEEP_CASES = [
         "recommenders",
         "ImplicitALS 15 iterations (3 CG steps) vs implicit ALS",
         _sweep_implicit,
-        lambda r, M, d: lambda: ImplicitALS(d, regularization=0.1, alpha=10.0, max_iter=15,
-                                            cg_steps=3, random_state=0).fit(r),  # fmt: skip
+        lambda r, M, d: (
+            lambda: ImplicitALS(
+                d, regularization=0.1, alpha=10.0, max_iter=15, cg_steps=3, random_state=0
+            ).fit(r)
+        ),
         _implicit_als,
         d=64,
         wide=None,

@@ -193,8 +193,9 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         ``U = X_c^T V Lambda^{-1/2}`` (Imperial "Mathematics for Inference and Machine Learning"
         §2.1.4.3, Lemma 1 and Algorithm 1): ``O(N^2 D)`` time and no ``D x D`` matrix, the route
         for ``D >> N`` (the faces case); both products are formed from blocks of centred
-        columns (about 1 MiB each), so no centred ``N x D`` copy is made either. Components of zero variance cannot be recovered this way;
-        if more are asked for than the rank, the thin SVD is used instead.
+        columns (about 1 MiB each), so no centred ``N x D`` copy is made either. Components
+        of zero variance cannot be recovered this way; if more are asked for than the rank,
+        the thin SVD is used instead.
         ``"covariance"``: eigendecomposition of the ``D x D`` scatter matrix
         ``X_c^T X_c`` of the centred data, the cheap route for ``N >> D`` (it squares the
         condition number: eigenvalues are accurate to about ``eps`` times the largest, so use
