@@ -116,6 +116,11 @@ def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     return q, False
 
 
+# Entries of the N x M result from which a kernel without a gradient applies its profile
+# block by block (32 MiB of float64).
+_FUSE_MIN_ENTRIES = 1 << 22
+
+
 class _Stationary(Kernel):
     """Base of ``phi(q)`` kernels with a scalar or ARD ``length_scale``.
 
@@ -148,9 +153,11 @@ class _Stationary(Kernel):
     def _eval(self, X, Y, eval_gradient):
         Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
         fused = None
-        if not eval_gradient and not risky:
+        m = X.shape[0] if Y is None else Y.shape[0]
+        if not eval_gradient and not risky and X.shape[0] * m >= _FUSE_MIN_ENTRIES:
             # Without a gradient, the profile phi is applied to each block of distances while
-            # it is in cache: no further passes over the N x M array.
+            # it is in cache: no further passes over the N x M array (which pays once that
+            # array is far larger than the cache; below, one pass of each is cheaper).
             def fused(block):
                 with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
                     out = self._phi(block, None)
