@@ -159,6 +159,17 @@ static void histogram(const uint8_t *XbT, int64_t n, int64_t d, const int32_t *i
     }
 }
 
+/* A pool buffer holding the histogram of the rows order[lo..hi), or NULL when out of
+ * memory. */
+static void *node_histogram(Pool *pool, size_t hbytes, const uint8_t *XbT, int64_t n,
+                            int64_t d, const int32_t *order, int64_t lo, int64_t hi,
+                            const double *g, const double *h, int64_t B, int64_t cells,
+                            int const_hess) {
+    void *buf = pool_get(pool, hbytes);
+    if (buf) histogram(XbT, n, d, order + lo, hi - lo, g, h, B, planes(buf, cells, const_hess));
+    return buf;
+}
+
 /* Best split of a histogram: returns 1 and sets gain/feature/bin when one is worth taking.
  * With equal hessians c, a cell's hessian sum is its count times c. */
 static int evaluate(Planes p, double c, int64_t d, int64_t B, int64_t count, int64_t depth,
@@ -289,13 +300,12 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
         }
         small = nl <= nr ? L : R;
         large = nl <= nr ? R : L;
-        hist[small] = pool_get(pool, hbytes);
+        hist[small] = node_histogram(pool, hbytes, XbT, n, d, order, start[small], end[small],
+                                     g, h, B, cells, const_hess);
         if (!hist[small]) {
             status = -1;
             goto done;
         }
-        histogram(XbT, n, d, order + start[small], end[small] - start[small], g, h, B,
-                  planes(hist[small], cells, const_hess));
         if (hist[t]) { /* the larger child's is the parent's minus the smaller one's */
             Planes ps = planes(hist[small], cells, const_hess);
             Planes pp = planes(hist[t], cells, const_hess);
@@ -305,13 +315,12 @@ ML_EXPORT int64_t hgb_grow_tree(const uint8_t *XbT, int64_t n, int64_t d, const 
             hist[large] = hist[t];
             hist[t] = NULL;
         } else { /* a small parent kept none: sum the larger child's too */
-            hist[large] = pool_get(pool, hbytes);
+            hist[large] = node_histogram(pool, hbytes, XbT, n, d, order, start[large],
+                                         end[large], g, h, B, cells, const_hess);
             if (!hist[large]) {
                 status = -1;
                 goto done;
             }
-            histogram(XbT, n, d, order + start[large], end[large] - start[large], g, h, B,
-                      planes(hist[large], cells, const_hess));
         }
         cand[L] = (unsigned char)evaluate(planes(hist[L], cells, const_hess), const_h, d, B, nl,
                                           depth[L], max_depth, (double)msl, min_hess, lam,
