@@ -10,7 +10,7 @@ results: their difference is at most ``2 gamma_k |A| |B|``.
 import numpy as np
 import pytest
 
-from mathlearn.utils._threads import matmul_beside_scipy, scipy_matmul
+from mathlearn.utils._threads import faulted_empty, matmul_beside_scipy, scipy_matmul
 
 
 def _layouts(M):
@@ -74,3 +74,21 @@ def test_the_product_beside_scipy_follows_the_thread_count(monkeypatch):
     np.testing.assert_array_equal(mm(A, B), A @ B)
     monkeypatch.setattr(threads, "blas_threads", lambda: 2)
     assert matmul_beside_scipy() is scipy_matmul
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 5), (1000, 1000), (7, 600, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_faulted_empty_is_a_writable_array_of_the_shape(shape, dtype):
+    out = faulted_empty(shape, dtype)
+    assert out.shape == shape and out.dtype == dtype and out.flags.c_contiguous
+    out[...] = 1.5  # writable, and every entry is ours to set
+    assert np.all(out == 1.5)
+
+
+def test_gram_into_a_faulted_buffer_is_numpys_symmetric_product():
+    # The same product NumPy forms without ``out`` (its symmetric routine for X X^T): the
+    # distance expansion relies on X X^T being exactly symmetric.
+    X = np.random.default_rng(0).standard_normal((700, 9))
+    D = np.matmul(X, X.T, out=faulted_empty((700, 700)))
+    np.testing.assert_array_equal(D, np.matmul(X, X.T))
+    np.testing.assert_array_equal(D, D.T)

@@ -13,6 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 
+from ._threads import faulted_empty
+
 __all__ = [
     "log_sigmoid",
     "log_softmax",
@@ -255,7 +257,7 @@ def expanded_squared_distances(
         # and the near-pair scan by blocks of rows that stay in cache: one pass over the
         # N x N result instead of five, the same operations on every entry. The diagonal is
         # kept out of the recomputation (inf) and set to 0.
-        D = np.matmul(X, X.T)
+        D = np.matmul(X, X.T, out=faulted_empty((X.shape[0], X.shape[0]), X.dtype))
         step = max(1, _BLOCK // D.shape[1])
         for start in range(0, D.shape[0], step):
             stop = min(start + step, D.shape[0])
@@ -272,7 +274,7 @@ def expanded_squared_distances(
                 post(Db)
         return D
     n, m = X.shape[0], Ys.shape[0]
-    D = np.empty((n, m), dtype=np.result_type(X.dtype, Ys.dtype))
+    D = faulted_empty((n, m), np.result_type(X.dtype, Ys.dtype))
     step = max(1, _BLOCK // m)
     for start in range(0, n, step):
         Xb = X[start : start + step]
