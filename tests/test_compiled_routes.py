@@ -364,21 +364,62 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
     _check_same_factors(blas, make().fit(r))
 
 
-def test_als_cg_routes_agree(monkeypatch):
-    # ALS(solver="cg"): the compiled CG kernel against the NumPy route (padded blocks).
+@pytest.mark.parametrize("biases", [True, False])
+def test_als_cg_routes_agree(monkeypatch, biases):
+    # ALS(solver="cg"): the compiled sweeps (every sweep in one call, factors stored with
+    # their biases as a last column) against the NumPy route (padded blocks).
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS
+    from mathlearn.recommender import _als as rec_als
     from mathlearn.recommender import _implicit as rec_implicit
 
     if _ext.load("_als") is None:
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=6)
     make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver="cg",  # noqa: E731
-                       random_state=0)  # fmt: skip
+                       biases=biases, random_state=0)  # fmt: skip
     compiled = make().fit(r)
+    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
     monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
-    _check_same_factors(compiled, make().fit(r))
+    numpy_route = make().fit(r)
+    _check_same_factors(compiled, numpy_route)
+    np.testing.assert_allclose(compiled.user_bias_, numpy_route.user_bias_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(compiled.item_bias_, numpy_route.item_bias_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+
+
+def test_als_cg_stops_at_the_same_sweep_on_both_routes(monkeypatch):
+    # The compiled sweeps apply the tolerance as the Python loop does: the same number of
+    # sweeps, and a ConvergenceWarning from both or from neither.
+    import warnings
+
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ALS
+    from mathlearn.recommender import _als as rec_als
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=6)
+
+    def fits():
+        out = []
+        for max_iter in (3, 200):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                m = ALS(3, regularization=0.1, max_iter=max_iter, tol=1e-6, random_state=0)
+                m.fit(r)
+            out.append((m.n_iter_, len(m.objective_), len(caught)))
+        return out
+
+    compiled = fits()
+    assert compiled[0] == (3, 3, 1) and compiled[1][0] < 200 and compiled[1][2] == 0
+    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    assert fits() == compiled
 
 
 def _check_same_factors(compiled, numpy_route):
@@ -404,3 +445,38 @@ def test_implicit_cg_routes_agree(monkeypatch):
     compiled = ImplicitALS(4, max_iter=3, random_state=0).fit(r)
     monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
     _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))
+
+
+@pytest.mark.parametrize("order", ["user-major", "shuffled", "repeats"])
+def test_rating_pattern_routes_agree(monkeypatch, order):
+    # Both orientations of the ratings by the compiled counting sorts (mathlearn._ext._ratings)
+    # against NumPy's sort and SciPy's CSR-to-CSC conversion: the same integers and values,
+    # and each order against its definition (by user then item; by item then user; repeated
+    # pairs in the container's order).
+    from mathlearn import _ext
+    from mathlearn.recommender import Ratings, _factor
+
+    if _ext.load("_ratings") is None:
+        pytest.skip("_ratings not built (a source tree without `setup.py build_ext --inplace`)")
+    gen = np.random.default_rng(11)
+    n_users, n_items = 37, 23
+    cells = np.sort(gen.choice(n_users * n_items, 300, replace=False))
+    if order == "repeats":
+        cells = np.concatenate([cells, cells[::7]])
+    if order != "user-major":
+        cells = gen.permutation(cells)
+    u, i = np.divmod(cells, n_items)
+    r = Ratings(u, i, gen.standard_normal(u.size), np.arange(n_users), np.arange(n_items))
+    compiled = _factor.Pattern(r)
+    monkeypatch.setattr(_factor, "_compiled_orders", lambda: None)
+    numpy_route = _factor.Pattern(r)
+    for name in ("indptr_u", "items_u", "values_u", "perm_u", "indptr_i", "users_i",
+                 "values_i", "perm_i", "n_user", "n_item"):  # fmt: skip
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(numpy_route, name))
+    expect_u = np.lexsort((np.arange(u.size), i, u))
+    expect_i = np.lexsort((np.arange(u.size), u, i))
+    np.testing.assert_array_equal(compiled.perm_u, expect_u)
+    np.testing.assert_array_equal(compiled.perm_i, expect_i)
+    np.testing.assert_array_equal(compiled.values_i, r.values[expect_i])
+    np.testing.assert_array_equal(compiled.R.toarray(), numpy_route.R.toarray())
+    np.testing.assert_array_equal(compiled.Rt.toarray(), numpy_route.Rt.toarray())

@@ -25,7 +25,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 3; }
+ML_EXPORT int als_abi_version(void) { return 4; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -391,4 +391,62 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         }
     }
     if (terms != NULL) *terms = total;
+}
+
+/* Biases as the last of w = k + 1 coordinates: V[j] = [X[j, 0..k-1], 1] and shift[j] = X[j, k]
+ * (the other side's rows and biases for a half-sweep); w = k copies X as it is. */
+static void design_rows(const double *X, int64_t n, int64_t w, int biases, double *V,
+                        double *shift) {
+    for (int64_t j = 0; j < n; ++j) {
+        const double *x = X + j * w;
+        double *v = V + j * w;
+        for (int64_t a = 0; a < w; ++a) v[a] = x[a];
+        if (biases) {
+            shift[j] = x[w - 1];
+            v[w - 1] = 1.0;
+        }
+    }
+}
+
+/* sum_j reg[j] ||X[j]||^2 over the n rows of w numbers. */
+static double penalty(const double *X, const double *reg, int64_t n, int64_t w) {
+    double total = 0.0;
+    for (int64_t j = 0; j < n; ++j) total += reg[j] * dot4(X + j * w, X + j * w, w);
+    return total;
+}
+
+/* The sweeps of explicit ALS with the CG solver (mathlearn/recommender/_als.py, als_fit),
+ * in one call. Xu (n_users x w) holds [p_u, b_u] (w = k + 1 with biases, else [p_u],
+ * w = k) and Xi (n_items x w) [q_i, c_i]; both are updated in place. c_u / c_i are the
+ * ratings less the offset mu in user-major / item-major order (indptr_*, cols_* the other
+ * side's index). A sweep is the users' half-sweep, als_cg_rows with the item rows
+ * [q_i, 1] and the item biases taken off each rating, then the items' with [p_u, 1] and
+ * the user biases, which also returns the squared error; history[s] receives the
+ * objective sse + sum_u reg_u ||Xu[u]||^2 + sum_i reg_i ||Xi[i]||^2 after sweep s. With
+ * tol > 0 the sweeps stop once the objective falls by at most tol times its previous
+ * value. V (max(n_users, n_items) x w) and shift (max(n_users, n_items)) are scratch; work
+ * as for als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
+ML_EXPORT int64_t als_explicit_cg(int64_t n_users, int64_t n_items, int64_t k, int biases,
+                                  const int64_t *indptr_u, const int64_t *cols_u,
+                                  const double *c_u, const int64_t *indptr_i,
+                                  const int64_t *cols_i, const double *c_i, const double *reg_u,
+                                  const double *reg_i, double *Xu, double *Xi, int64_t steps,
+                                  int64_t max_iter, double tol, double *history, double *V,
+                                  double *shift, double *work, dgemv_fn gemv) {
+    int64_t w = biases ? k + 1 : k, sweep = 0;
+    const double *sh = biases ? shift : NULL;
+    while (sweep < max_iter) {
+        double sse = 0.0;
+        design_rows(Xi, n_items, w, biases, V, shift);
+        als_cg_rows(n_users, w, indptr_u, cols_u, V, NULL, c_u, sh, NULL, reg_u, Xu, steps,
+                    NULL, NULL, work, gemv);
+        design_rows(Xu, n_users, w, biases, V, shift);
+        als_cg_rows(n_items, w, indptr_i, cols_i, V, NULL, c_i, sh, NULL, reg_i, Xi, steps,
+                    c_i, &sse, work, gemv);
+        double obj = sse + penalty(Xu, reg_u, n_users, w) + penalty(Xi, reg_i, n_items, w);
+        history[sweep++] = obj;
+        if (tol > 0.0 && sweep > 1 && history[sweep - 2] - obj <= tol * history[sweep - 2])
+            break;
+    }
+    return sweep;
 }

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 
+from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, _compiled_ridge, ridge_rows
 from ._factor import FactorModel, Pattern
-from ._implicit import _compiled_cg, cg_plan, cg_rows
+from ._implicit import _compiled_cg, cg_rows
 
 
 def als_fit(
@@ -35,7 +37,7 @@ def als_fit(
 ):
     """Block coordinate descent on the regularised squared error; returns the factors,
     biases, the objective after every sweep and the number of sweeps."""
-    n_users, n_items = pattern.R.shape
+    n_users, n_items = pattern.shape
     P = np.zeros((n_users, k))
     Q = init_std * rng.standard_normal((n_items, k))
     bu, bi = np.zeros(n_users), np.zeros(n_items)
@@ -43,9 +45,13 @@ def als_fit(
         reg_u, reg_i = lam_user * pattern.n_user, lam_item * pattern.n_item
     else:
         reg_u, reg_i = np.full(n_users, lam_user), np.full(n_items, lam_item)
+    driver = _compiled_sweeps() if solver == "cg" else None
+    if driver is not None:
+        return _als_compiled(driver, pattern, Q, reg_u, reg_i, biases, offset, max_iter, tol,
+                             cg_steps, name)  # fmt: skip
     # The ratings and the other side's index in user-major and item-major order.
-    vals_u, cols_u = pattern.R.data, pattern.R.indices
-    vals_i, cols_i = pattern.Rt.data, pattern.Rt.indices
+    vals_u, cols_u = pattern.values_u, pattern.items_u
+    vals_i, cols_i = pattern.values_i, pattern.users_i
     ones_i, ones_u = np.ones((n_items, 1)), np.ones((n_users, 1))
     if solver == "cholesky":
         # The targets of each half-sweep, in two buffers reused every sweep (fresh arrays of
@@ -59,8 +65,6 @@ def als_fit(
     numpy_route = (_compiled_ridge() if solver == "cholesky" else _compiled_cg()) is None
     blocks_u = RowBlocks(pattern.R, width) if numpy_route else None
     blocks_i = RowBlocks(pattern.Rt, width) if numpy_route else None
-    plan_u = cg_plan(pattern.R) if solver != "cholesky" and not numpy_route else None
-    plan_i = cg_plan(pattern.Rt) if solver != "cholesky" and not numpy_route else None
     history: list[float] = []
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007
@@ -76,7 +80,7 @@ def als_fit(
             # the targets r_ui - mu - c_i are formed entry by entry inside.
             X0 = np.hstack([P, bu[:, None]]) if biases else P
             X = cg_rows(pattern.R, None, c_u, V, X0, None, cg_steps, blocks_u, reg=reg_u,
-                        copy=not biases, shift=bi if biases else None, plan=plan_u)  # fmt: skip
+                        copy=not biases, shift=bi if biases else None)  # fmt: skip
         P, bu = (X[:, :k], X[:, k]) if biases else (X, bu)
         # Item step: (6.2) for every item, with x_i = [q_i, c_i] and user rows [p_u, 1]; it
         # also returns the squared error of the fit it ends on.
@@ -90,7 +94,7 @@ def als_fit(
             X0 = np.hstack([Q, bi[:, None]]) if biases else Q
             X, sse = cg_rows(pattern.Rt, None, c_i, V, X0, None, cg_steps, blocks_i,
                              fit_terms=True, reg=reg_i, targets=c_i, copy=not biases,
-                             shift=bu if biases else None, plan=plan_i)  # fmt: skip
+                             shift=bu if biases else None)  # fmt: skip
         Q, bi = (X[:, :k], X[:, k]) if biases else (X, bi)
         pen_u = np.sum(P**2, axis=1) + bu**2
         pen_i = np.sum(Q**2, axis=1) + bi**2
@@ -99,14 +103,63 @@ def als_fit(
         if tol > 0 and len(history) > 1 and history[-2] - obj <= tol * history[-2]:
             break
     else:
-        if tol > 0 and max_iter > 1:
-            warnings.warn(
-                f"{name} did not converge in max_iter={max_iter} sweeps (relative decrease "
-                f"of the objective above tol={tol}); increase max_iter.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        _warn_unconverged(name, max_iter, tol, stacklevel=4)
     return P, Q, bu, bi, history, n_iter
+
+
+def _warn_unconverged(name: str, max_iter: int, tol: float, stacklevel: int) -> None:
+    if tol > 0 and max_iter > 1:
+        warnings.warn(
+            f"{name} did not converge in max_iter={max_iter} sweeps (relative decrease "
+            f"of the objective above tol={tol}); increase max_iter.",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _compiled_sweeps():
+    """The compiled sweeps of explicit ALS with CG (``_als.c``, ``als_explicit_cg``), typed,
+    or None."""
+    lib = _ext.load("_als")
+    if lib is None:
+        return None
+    fn = lib.als_explicit_cg
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 10
+        fn.argtypes += [ctypes.c_int64, ctypes.c_int64, ctypes.c_double]
+        fn.argtypes += [ctypes.c_void_p] * 5
+    return fn
+
+
+def _als_compiled(driver, pattern, Q, reg_u, reg_i, biases, offset, max_iter, tol, steps, name):
+    """The CG sweeps of :func:`als_fit` in one compiled call: the same half-sweeps (the same
+    kernel as :func:`cg_rows`) on factors stored with their biases as a last column."""
+    n_users, n_items = pattern.shape
+    k = Q.shape[1]
+    w = k + 1 if biases else k
+    Xu = np.zeros((n_users, w))
+    Xi = np.zeros((n_items, w))
+    Xi[:, :k] = Q
+    c_u, c_i = pattern.values_u - offset, pattern.values_i - offset
+    reg_u, reg_i = (np.ascontiguousarray(r, dtype=np.float64) for r in (reg_u, reg_i))
+    history = np.empty(max_iter)
+    m = max(n_users, n_items)
+    V, shift = np.empty((m, w)), np.empty(m)
+    longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
+    gemv = _ext.blas_pointer("dgemv")
+    work = np.empty(4 * w + (w + 2) * (longest if gemv is not None else 0))
+    n_iter = driver(n_users, n_items, k, int(bool(biases)), *(a.ctypes.data for a in (
+        pattern.indptr_u, pattern.items_u, c_u, pattern.indptr_i, pattern.users_i, c_i,
+        reg_u, reg_i, Xu, Xi)), int(steps), int(max_iter), float(tol),
+        *(a.ctypes.data for a in (history, V, shift, work)), gemv)  # fmt: skip
+    hist = history[:n_iter].tolist()
+    if not (n_iter > 1 and hist[-2] - hist[-1] <= tol * hist[-2]):
+        _warn_unconverged(name, max_iter, tol, stacklevel=5)
+    P, Q = Xu[:, :k], Xi[:, :k]
+    bu = Xu[:, k].copy() if biases else np.zeros(n_users)
+    bi = Xi[:, k].copy() if biases else np.zeros(n_items)
+    return P, Q, bu, bi, hist, int(n_iter)
 
 
 class ALS(FactorModel):

@@ -27,8 +27,8 @@ def _prepare(ratings) -> Ratings:
             f"The ratings matrix is empty ({ratings.shape[0]} users x {ratings.shape[1]} "
             "items, no ratings): there is nothing to fit."
         )
-    big = float(np.max(np.abs(ratings.values)))
-    spread = float(np.max(np.abs(ratings.values - ratings.values[0])))
+    top, bottom = float(ratings.values.max()), float(ratings.values.min())
+    big, spread = max(top, -bottom), top - bottom
     if big > _MAX_ABS or 0.0 < spread < _MIN_SPREAD:
         raise ValueError(
             f"Ratings of magnitude {big:.3g} varying by {spread:.3g}: the models work in "
@@ -351,18 +351,30 @@ class RecommenderBase(BaseEstimator):
         self._item_index = ratings.item_index
         self.n_users_, self.n_items_ = ratings.shape
         self.global_mean_ = float(np.mean(ratings.values))
-        dev = ratings.values - self.global_mean_
-        nu = np.bincount(ratings.users, minlength=self.n_users_)
-        ni = np.bincount(ratings.items, minlength=self.n_items_)
-        su = np.bincount(ratings.users, weights=dev, minlength=self.n_users_)
-        si = np.bincount(ratings.items, weights=dev, minlength=self.n_items_)
-        self._fallback_user = np.divide(su, nu, out=np.zeros_like(su), where=nu > 0)
-        self._fallback_item = np.divide(si, ni, out=np.zeros_like(si), where=ni > 0)
+        # The unknown-id fallbacks, set by the model or formed on first use (_fallbacks).
+        self._fallback_user = self._fallback_item = None
         # The users x items matrix of the training ratings (for exclude_seen and the
         # neighbourhood models) is built on first use: the factor models never need it in fit.
         self._train_ratings = ratings
         self._seen_csr = None
         return ratings
+
+    def _fallbacks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The offsets added to the global mean for an unknown item of a known user and for
+        an unknown user of a known item: the model's own where it set them (its learned
+        biases), else the mean deviation of that user's / item's training ratings from the
+        global mean (0 without ratings)."""
+        if self._fallback_user is None or self._fallback_item is None:
+            r = self._train_ratings
+            dev = r.values - self.global_mean_
+            for side, codes, size in (("user", r.users, self.n_users_),
+                                      ("item", r.items, self.n_items_)):  # fmt: skip
+                if getattr(self, f"_fallback_{side}") is None:
+                    n = np.bincount(codes, minlength=size)
+                    total = np.bincount(codes, weights=dev, minlength=size)
+                    mean = np.divide(total, n, out=np.zeros_like(total), where=n > 0)
+                    setattr(self, f"_fallback_{side}", mean)
+        return self._fallback_user, self._fallback_item
 
     @property
     def _seen(self) -> sp.csr_array:
@@ -416,8 +428,9 @@ class RecommenderBase(BaseEstimator):
         out = np.full(u.size, self.global_mean_)
         ku, ki = u >= 0, i >= 0
         both = ku & ki
-        out[ku & ~ki] += self._fallback_user[u[ku & ~ki]]
-        out[ki & ~ku] += self._fallback_item[i[ki & ~ku]]
+        fallback_user, fallback_item = self._fallbacks()
+        out[ku & ~ki] += fallback_user[u[ku & ~ki]]
+        out[ki & ~ku] += fallback_item[i[ki & ~ku]]
         if np.any(both):
             out[both] = self._predict_known(u[both], i[both])
         return out
@@ -465,7 +478,7 @@ class RecommenderBase(BaseEstimator):
             raise ValueError(f"n must be a positive integer; got {n}.")
         u = self._user_index.get(user, -1)
         if u < 0:
-            scores = self.global_mean_ + self._fallback_item
+            scores = self.global_mean_ + self._fallbacks()[1]
         else:
             scores = np.array(self._score_user(u), dtype=np.float64)
             if exclude_seen:

@@ -3,9 +3,12 @@ pattern, and predictions from factors and biases."""
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _ext
 from ._base import RecommenderBase
 from ._ratings import Ratings
 
@@ -29,40 +32,94 @@ def _order(
     return np.lexsort((minor, major)), False
 
 
+def _compiled_orders():
+    """The compiled counting sorts of :mod:`mathlearn._ext` (``_ratings.c``), typed, or None."""
+    lib = _ext.load("_ratings")
+    if lib is None:
+        return None
+    fn = lib.ratings_orders
+    if fn.argtypes is None:
+        fn.restype = None
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 12
+    return fn
+
+
 class Pattern:
     """The ratings in user-major and item-major CSR order, with the permutations that map a
-    per-rating array (in the container's order) into each (``perm_i`` formed on first use).
+    per-rating array (in the container's order) into each.
 
-    The item-major arrays come from one counting-sort pass over the user-major ones
-    (SciPy's CSR-to-CSC conversion, which keeps the users in order within each item: the
-    stable sort by item of the user-major order)."""
+    Arrays: ``indptr_u``, ``items_u``, ``values_u`` (rows by user, items ascending within a
+    user) and ``indptr_i``, ``users_i``, ``values_i`` (rows by item, users ascending within
+    an item), all indices 64-bit; ``perm_u`` and ``perm_i`` (position p of each order holds
+    the container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
+    item, as floats). ``R`` and ``Rt`` are the two orders as SciPy CSR arrays of shapes
+    (n_users, n_items) and (n_items, n_users), formed on first use (the compiled routes read
+    the arrays themselves).
+
+    The compiled helper forms both orders by three stable counting sorts in one pass each
+    (by item, by user, by item again); without it, NumPy sorts by (user, item) (no sort for
+    a container already in that order) and SciPy's CSR-to-CSC conversion, which keeps the
+    users in order within each item, gives the item-major order. Both give the same arrays.
+    """
 
     def __init__(self, ratings: Ratings) -> None:
-        n_users, n_items = ratings.shape
+        n_users, n_items = self.shape = ratings.shape
         self.users, self.items, self.values = ratings.users, ratings.items, ratings.values
-        self.perm_u, identity = _order(ratings.users, ratings.items, n_users, n_items)
-        # No gathers for data already in user-major order.
-        values_u = ratings.values if identity else ratings.values[self.perm_u]
-        items_u = ratings.items if identity else ratings.items[self.perm_u]
-        indptr_u = np.r_[0, np.cumsum(np.bincount(ratings.users, minlength=n_users))]
-        self.R = sp.csr_array((values_u, items_u, indptr_u), shape=(n_users, n_items))
-        csc = self.R.tocsc()
-        # 64-bit indices throughout (SciPy narrows them where they fit 32 bits).
-        self.Rt = sp.csr_array(
-            (csc.data, csc.indices.astype(np.int64), csc.indptr.astype(np.int64)),
-            shape=(n_items, n_users),
-        )
-        self.n_user = np.diff(indptr_u).astype(float)
-        self.n_item = np.diff(self.Rt.indptr).astype(float)
-        self._perm_i: np.ndarray | None = None
+        n = self.values.size
+        fn = _compiled_orders()
+        if fn is not None:
+            users, items, values = (
+                np.ascontiguousarray(a) for a in (self.users, self.items, self.values)
+            )
+            self.indptr_u, self.indptr_i = (
+                np.empty(n_users + 1, np.int64),
+                np.empty(n_items + 1, np.int64),
+            )
+            self.perm_u, self.perm_i = np.empty(n, np.int64), np.empty(n, np.int64)
+            self.items_u, self.users_i = np.empty(n, np.int64), np.empty(n, np.int64)
+            self.values_u, self.values_i = np.empty(n), np.empty(n)
+            cursor = np.empty(max(n_users, n_items, 1), np.int64)
+            fn(n, n_users, n_items, *(a.ctypes.data for a in (
+                users, items, values, self.indptr_u, self.perm_u, self.items_u,
+                self.values_u, self.indptr_i, self.perm_i, self.users_i, self.values_i,
+                cursor)))  # fmt: skip
+        else:
+            self.perm_u, identity = _order(self.users, self.items, n_users, n_items)
+            # No gathers for data already in user-major order.
+            self.values_u = self.values if identity else self.values[self.perm_u]
+            self.items_u = self.items if identity else self.items[self.perm_u]
+            self.indptr_u = np.r_[0, np.cumsum(np.bincount(self.users, minlength=n_users))]
+            by_user = sp.csr_array(
+                (np.arange(n), self.items_u, self.indptr_u), shape=(n_users, n_items)
+            )
+            csc = by_user.tocsc()
+            # the item-major position p holds user-major position csc.data[p]
+            self.perm_i = self.perm_u[csc.data]
+            self.values_i = self.values_u[csc.data]
+            self.users_i = csc.indices.astype(np.int64)
+            self.indptr_i = csc.indptr.astype(np.int64)
+        self.n_user = np.diff(self.indptr_u).astype(float)
+        self.n_item = np.diff(self.indptr_i).astype(float)
+        self._R: sp.csr_array | None = None
+        self._Rt: sp.csr_array | None = None
 
     @property
-    def perm_i(self) -> np.ndarray:
-        """The container's indices of the ratings in item-major order."""
-        if self._perm_i is None:
-            by_user = sp.csr_array((self.perm_u, self.R.indices, self.R.indptr), self.R.shape)
-            self._perm_i = by_user.tocsc().data
-        return self._perm_i
+    def R(self) -> sp.csr_array:
+        """The ratings in user-major order as a CSR array (n_users, n_items)."""
+        if self._R is None:
+            self._R = _csr(self.values_u, self.items_u, self.indptr_u, self.shape)
+        return self._R
+
+    @property
+    def Rt(self) -> sp.csr_array:
+        """The ratings in item-major order as a CSR array (n_items, n_users)."""
+        if self._Rt is None:
+            self._Rt = _csr(self.values_i, self.users_i, self.indptr_i, self.shape[::-1])
+        return self._Rt
+
+
+def _csr(data, indices, indptr, shape) -> sp.csr_array:
+    return sp.csr_array((data, indices, indptr), shape=shape, copy=False)
 
 
 def pair_dots(P: np.ndarray, Q: np.ndarray, u: np.ndarray, i: np.ndarray) -> np.ndarray:

@@ -31,11 +31,11 @@ def _compiled_cg():
     return fn
 
 
-def cg_plan(R: sp.csr_array) -> tuple[np.ndarray, np.ndarray, int]:
-    """What the compiled CG kernel reads of a pattern, formed once per fit: the CSR index
+def cg_plan(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """What the compiled CG kernel reads of a CSR pattern, formed once per fit: the index
     arrays as 64-bit integers and the longest row's number of entries."""
-    indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
     return indptr, indices, int(np.max(np.diff(indptr), initial=0))
 
 
@@ -46,8 +46,8 @@ def _ptr(a: np.ndarray | None) -> int | None:
 def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, shift, plan):
     """The compiled route of :func:`cg_rows`: each row's CG iterations in one pass, in place
     on a copy of X."""
-    n_rows, k = R.shape[0], Y.shape[1]
-    indptr, indices, longest = cg_plan(R) if plan is None else plan
+    indptr, indices, longest = cg_plan(R.indptr, R.indices) if plan is None else plan
+    n_rows, k = indptr.size - 1, Y.shape[1]
     same = targets is c
     Y, c = (np.ascontiguousarray(a, dtype=np.float64) for a in (Y, c))
     w, base, reg, t, shift = (
@@ -89,7 +89,8 @@ def cg_rows(
     pairs' part of the implicit objective). ``copy=False`` works in place on X (a float64
     C-contiguous array the caller no longer needs). ``shift`` (one number per column) is
     taken off c entry by entry, ``c_ui - shift_i`` (and off ``targets`` when it is c).
-    ``plan``, from :func:`cg_plan` on ``R``, saves the compiled route forming it per call.
+    ``plan``, from :func:`cg_plan` on ``R``'s arrays, saves the compiled route forming it per
+    call (R is then not read on that route).
     """
     X = X.copy() if copy else X
     k = Y.shape[1]
@@ -316,28 +317,31 @@ class ImplicitALS(FactorModel):
         k, lam, alpha = int(self.n_components), float(self.regularization), float(self.alpha)
         X = self.init_std * rng.standard_normal((n_users, k))
         Y = self.init_std * rng.standard_normal((n_items, k))
-        w_u, w_i = alpha * pattern.R.data, alpha * pattern.Rt.data
+        w_u, w_i = alpha * pattern.values_u, alpha * pattern.values_i
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
         eye = lam * np.eye(k)
         # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
         numpy_route = _compiled_cg() is None
         blocks_u = RowBlocks(pattern.R, k) if numpy_route else None
         blocks_i = RowBlocks(pattern.Rt, k) if numpy_route else None
-        plan_u = None if numpy_route else cg_plan(pattern.R)
-        plan_i = None if numpy_route else cg_plan(pattern.Rt)
+        plan_u = None if numpy_route else cg_plan(pattern.indptr_u, pattern.items_u)
+        plan_i = None if numpy_route else cg_plan(pattern.indptr_i, pattern.users_i)
+        # (the compiled CG route reads the plans' arrays, not SciPy matrices)
+        need_R = numpy_route or self.solver == "cholesky"
+        R_u, R_i = (pattern.R, pattern.Rt) if need_R else (None, None)
         history: list[float] = []
         n_iter = 0
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
             if self.solver == "cholesky":
-                X = ridge_rows(pattern.R, c_u, Y, np.full(n_users, lam), weights=w_u,
+                X = ridge_rows(R_u, c_u, Y, np.full(n_users, lam), weights=w_u,
                                base_gram=Y.T @ Y, rhs_coef=c_u, blocks=blocks_u)  # fmt: skip
-                Y = ridge_rows(pattern.Rt, c_i, X, np.full(n_items, lam), weights=w_i,
+                Y = ridge_rows(R_i, c_i, X, np.full(n_items, lam), weights=w_i,
                                base_gram=X.T @ X, rhs_coef=c_i, blocks=blocks_i)  # fmt: skip
             else:
                 steps = int(self.cg_steps)
-                X = cg_rows(pattern.R, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u,
+                X = cg_rows(R_u, w_u, c_u, Y, X, Y.T @ Y + eye, steps, blocks_u,
                             plan=plan_u)  # fmt: skip
-                Y, terms = cg_rows(pattern.Rt, w_i, c_i, X, Y, X.T @ X + eye, steps, blocks_i,
+                Y, terms = cg_rows(R_i, w_i, c_i, X, Y, X.T @ X + eye, steps, blocks_i,
                                    fit_terms=True, plan=plan_i)  # fmt: skip
             if self.solver == "cholesky":
                 history.append(self._objective(pattern, X, Y, lam, alpha))

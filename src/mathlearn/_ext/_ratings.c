@@ -1,0 +1,60 @@
+/* Both orientations of a ratings container (see mathlearn/recommender/_factor.py).
+ *
+ * N ratings (users[n], items[n], values[n]) in any order become their user-major CSR form
+ * (rows ordered by user, then item; indptr_u, items_u, values_u) and their item-major form
+ * (by item, then user; indptr_i, users_i, values_i), with the permutations perm_u and
+ * perm_i: position p of the user-major (item-major) order holds rating perm_u[p]
+ * (perm_i[p]) of the container. Three stable counting sorts, O(N + n_users + n_items):
+ * by item (container order within an item), then that order by user (so items ascend
+ * within a user), then the user-major order by item (users ascend within an item). Ties,
+ * i.e. repeated (user, item) pairs, keep the container's order in both. */
+
+#include <stdint.h>
+
+#ifdef _WIN32
+#define ML_EXPORT __declspec(dllexport)
+#else
+#define ML_EXPORT
+#endif
+
+ML_EXPORT int ratings_abi_version(void) { return 1; }
+
+/* indptr[0..m] from the keys' counts; cursor[0..m-1] = indptr[0..m-1] (the next free slot of
+ * each key), returned through cursor. */
+static void offsets(int64_t n, int64_t m, const int64_t *keys, int64_t *indptr,
+                    int64_t *cursor) {
+    for (int64_t j = 0; j <= m; ++j) indptr[j] = 0;
+    for (int64_t t = 0; t < n; ++t) indptr[keys[t] + 1] += 1;
+    for (int64_t j = 0; j < m; ++j) indptr[j + 1] += indptr[j];
+    for (int64_t j = 0; j < m; ++j) cursor[j] = indptr[j];
+}
+
+/* cursor holds max(n_users, n_items) numbers. */
+ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int64_t *users,
+                              const int64_t *items, const double *values, int64_t *indptr_u,
+                              int64_t *perm_u, int64_t *items_u, double *values_u,
+                              int64_t *indptr_i, int64_t *perm_i, int64_t *users_i,
+                              double *values_i, int64_t *cursor) {
+    /* by item, container order within an item (perm_i serves as the first order) */
+    offsets(n, n_items, items, indptr_i, cursor);
+    for (int64_t t = 0; t < n; ++t) perm_i[cursor[items[t]]++] = t;
+    /* that order by user: items ascend within a user */
+    offsets(n, n_users, users, indptr_u, cursor);
+    for (int64_t p = 0; p < n; ++p) {
+        int64_t t = perm_i[p];
+        perm_u[cursor[users[t]]++] = t;
+    }
+    /* the user-major order by item: users ascend within an item */
+    for (int64_t j = 0; j < n_items; ++j) cursor[j] = indptr_i[j];
+    for (int64_t p = 0; p < n; ++p) {
+        int64_t t = perm_u[p];
+        perm_i[cursor[items[t]]++] = t;
+    }
+    for (int64_t p = 0; p < n; ++p) {
+        int64_t t = perm_u[p], s = perm_i[p];
+        items_u[p] = items[t];
+        values_u[p] = values[t];
+        users_i[p] = users[s];
+        values_i[p] = values[s];
+    }
+}
