@@ -59,6 +59,19 @@ __all__ = [
 ]
 
 
+# Hyperparameter settings that passed validation (see BaseEstimator._validate_params), at
+# most _VALIDATED_MAX of them.
+_VALIDATED: set = set()
+_VALIDATED_MAX = 4096
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def _plain(value) -> bool:
+    if type(value) in _PLAIN:
+        return True
+    return type(value) is tuple and all(type(v) in _PLAIN for v in value)
+
+
 class BaseEstimator(_SklearnBaseEstimator):
     """scikit-learn's ``BaseEstimator`` with declarative hyperparameter validation.
 
@@ -113,9 +126,20 @@ class BaseEstimator(_SklearnBaseEstimator):
         mathlearn.exceptions.InvalidParameterError
             Naming the parameter, the estimator, the allowed forms and the value given.
         """
-        validate_parameter_constraints(
-            self._parameter_constraints, self.get_params(deep=False), type(self).__name__
-        )
+        params = self.get_params(deep=False)
+        constraints = self._parameter_constraints
+        # The check is a function of the values alone: a class's settings that passed once
+        # pass again. Remembered only where every value is a plain number, string, None or
+        # a tuple of them (with its type, so that 1, 1.0 and True differ): objects, which
+        # may change in place or hold data, are checked every time.
+        key = None
+        if all(_plain(v) for v in params.values()):
+            key = (type(self), id(constraints), tuple((k, type(v), v) for k, v in params.items()))
+            if key in _VALIDATED:
+                return
+        validate_parameter_constraints(constraints, params, type(self).__name__)
+        if key is not None and len(_VALIDATED) < _VALIDATED_MAX:
+            _VALIDATED.add(key)
 
 
 def _fit_context(fit_method):

@@ -138,3 +138,18 @@ def test_check_int_and_check_bool():
     assert check_bool(np.True_, "flag") is True
     with pytest.raises(TypeError, match="flag must be a bool"):
         check_bool(1, "flag")
+
+
+def test_check_random_state_from_an_int_is_default_rng():
+    # The seed sequence formed once per seed gives default_rng's stream, and spawning from
+    # one generator does not change another's children.
+    for seed in (0, 7, 2**32 - 1):
+        np.testing.assert_array_equal(
+            check_random_state(seed).random(5), np.random.default_rng(seed).random(5)
+        )
+    first = check_random_state(9).spawn(2)[1].random(3)
+    again = check_random_state(9).spawn(2)[1].random(3)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_array_equal(first, np.random.default_rng(9).spawn(2)[1].random(3))
+    np.testing.assert_array_equal(check_random_state(np.int64(9)).random(2),
+                                  np.random.default_rng(9).random(2))  # fmt: skip

@@ -187,3 +187,46 @@ def test_check_sample_weight():
     ]:
         with pytest.raises(ValueError, match=msg):
             check_sample_weight(bad, X)
+
+
+def test_settings_that_passed_are_not_checked_again_and_bad_ones_always_fail():
+    # Validation is a function of the values: plain settings (numbers, strings, None,
+    # tuples of them) that passed are remembered per class; anything else, and any setting
+    # not seen, is checked.
+    from mathlearn.utils._param_validation import _Constraint
+
+    calls = []
+
+    class Counted(_Constraint):
+        def is_satisfied_by(self, val):
+            calls.append(val)
+            return (type(val) is int and val >= 1) or type(val) is list
+
+        def __str__(self):
+            return "an int >= 1 or a list"
+
+    class Model(BaseEstimator):
+        _parameter_constraints = {"n": [Counted()]}
+
+        def __init__(self, n=1):
+            self.n = n
+
+        @_fit_context
+        def fit(self, X=None, y=None):
+            return self
+
+    Model(n=3).fit()
+    Model(n=3).fit()
+    assert calls == [3]
+    with pytest.raises(InvalidParameterError, match="'n' parameter of Model"):
+        Model(n=0).fit()
+    with pytest.raises(InvalidParameterError):
+        Model(n=0).fit()  # a failure is never remembered
+    with pytest.raises(InvalidParameterError):
+        Model(n=3.0).fit()  # 3.0 == 3, but the type is part of the setting
+    with pytest.raises(InvalidParameterError):
+        Model(n=True).fit()  # True == 1 likewise
+    calls.clear()
+    Model(n=[1]).fit()
+    Model(n=[1]).fit()
+    assert calls == [[1], [1]]  # objects (here a list) are checked every time
