@@ -9,6 +9,7 @@ Also: numba's cache goes to the user's cache directory, never into the package.
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 import mathlearn
 from mathlearn.cluster import _agglomerative, _kmeans_common
 from mathlearn.decomposition import _nmf
+from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.linear_model import _coordinate_descent, _sgd
 from mathlearn.optim import inverse_scaling
 
@@ -96,6 +98,7 @@ from pathlib import Path
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 import mathlearn
+from mathlearn.exceptions import ConvergenceWarning
 package = Path(mathlearn.__file__).resolve().parent
 expected = Path(sys.argv[1]).resolve()
 found = 0
@@ -268,10 +271,55 @@ def test_sgd_matrix_factorization_routes_agree(monkeypatch, biases, k, shuffle, 
     kw = {"learning_rate": 0.01, "regularization": 0.05, "max_iter": 3, "random_state": 2}
     kw["biases"], kw["shuffle"] = biases, shuffle
     compiled = SGDMatrixFactorization(k, **kw).fit(r)
-    monkeypatch.setattr(sgd_module, "_compiled_epoch", lambda: None)
+    monkeypatch.setattr(sgd_module, "_compiled_fit", lambda: None)
     monkeypatch.setattr(sgd_module, "_compiled_user_order", lambda: None)
-    monkeypatch.setattr(sgd_module, "_compiled_sse", lambda: None)
     loop = SGDMatrixFactorization(k, **kw).fit(r)
+    for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_", "objective_"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(loop, name))
+
+
+@pytest.mark.parametrize("case", ["tol", "no-monitor", "diverges"])
+@pytest.mark.parametrize("draw_block", [1 << 18, 200])
+def test_sgd_stopping_routes_agree(monkeypatch, case, draw_block):
+    # The compiled epochs stop, record the objective and detect divergence where the Python
+    # loop does, also when the orders are drawn a few epochs at a time (draw_block 200: one
+    # epoch's draws per call at 180 ratings and 25 users, so every epoch is its own call).
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import SGDMatrixFactorization
+    from mathlearn.recommender import _sgd as sgd_module
+
+    if _ext.load("_sgdmf") is None:
+        pytest.skip("_sgdmf not built (a source tree without `setup.py build_ext --inplace`)")
+    monkeypatch.setattr(sgd_module, "_DRAW_BLOCK", draw_block)
+    r = make_low_rank_ratings(25, 15, 180, rank=2, noise=0.3, random_state=9)
+    kw = {"learning_rate": 0.05, "regularization": 0.05, "max_iter": 40, "random_state": 2}
+    if case == "tol":
+        kw["tol"] = 1e-2
+    elif case == "no-monitor":
+        kw["monitor_objective"] = False
+    else:
+        kw["learning_rate"] = 5.0
+
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if case == "diverges":
+                with pytest.raises(FloatingPointError, match="diverged"):
+                    SGDMatrixFactorization(4, **kw).fit(r)
+                return None
+            return SGDMatrixFactorization(4, **kw).fit(r)
+
+    compiled = fit()
+    monkeypatch.setattr(sgd_module, "_compiled_fit", lambda: None)
+    loop = fit()
+    if case == "diverges":
+        return
+    assert compiled.n_iter_ == loop.n_iter_
+    if case == "tol":
+        assert 1 < compiled.n_iter_ < 40 and len(compiled.objective_) == compiled.n_iter_
+    else:
+        assert compiled.n_iter_ == 40 and len(compiled.objective_) == 1
     for name in ("user_factors_", "item_factors_", "user_bias_", "item_bias_", "objective_"):
         np.testing.assert_array_equal(getattr(compiled, name), getattr(loop, name))
 

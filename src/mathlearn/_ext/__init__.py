@@ -39,7 +39,7 @@ ABI_VERSIONS = {
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,
-    "_sgdmf": 4,
+    "_sgdmf": 5,
     "_smo": 3,
 }
 

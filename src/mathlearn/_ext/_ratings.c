@@ -32,9 +32,9 @@ static void offsets(int64_t n, int64_t m, const int64_t *keys, int64_t *indptr,
 /* cursor holds max(n_users, n_items) numbers. */
 ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int64_t *users,
                               const int64_t *items, const double *values, int64_t *indptr_u,
-                              int64_t *perm_u, int64_t *items_u, double *values_u,
-                              int64_t *indptr_i, int64_t *perm_i, int64_t *users_i,
-                              double *values_i, int64_t *cursor) {
+                              int64_t *perm_u, int64_t *items_u, int64_t *indptr_i,
+                              int64_t *perm_i, int64_t *users_i, int64_t *cursor,
+                              double *values_u, double *values_i) {
     /* by item, container order within an item (perm_i serves as the first order) */
     offsets(n, n_items, items, indptr_i, cursor);
     for (int64_t t = 0; t < n; ++t) perm_i[cursor[items[t]]++] = t;

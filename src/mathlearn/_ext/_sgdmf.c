@@ -15,6 +15,7 @@
  * other operation is one IEEE operation at a time in the order written (C99, no
  * contraction into fused multiply-adds). */
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One rating; NumPy's structured dtype [("u", "<i4"), ("i", "<i4"), ("r", "<f8")]. */
@@ -29,7 +30,7 @@ struct sgdmf_rating {
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sgdmf_abi_version(void) { return 4; }
+ML_EXPORT int sgdmf_abi_version(void) { return 5; }
 
 /* p . q in the fixed order described above (four sequential partial sums, the tail into
  * the first, combined as (s0 + s1) + (s2 + s3)): the epoch and the objective share it. */
@@ -122,4 +123,74 @@ ML_EXPORT void sgdmf_epoch(int64_t n_ratings, int64_t k, const struct sgdmf_rati
             q[f] = qf + lr * (e * pf - lam * qf);
         }
     }
+}
+
+/* sum_j n[j] (p_j . p_j + b_j^2) over the n_rows rows of P (k numbers each), the dot
+ * product in the fixed order above, the rows added sequentially (b NULL: no bias). */
+static double weighted_norms(int64_t n_rows, int64_t k, const double *P, const double *b,
+                             const double *n) {
+    double total = 0.0;
+    for (int64_t j = 0; j < n_rows; ++j) {
+        double s = dot_fixed(P + j * k, P + j * k, k);
+        if (b != NULL) s += b[j] * b[j];
+        total += n[j] * s;
+    }
+    return total;
+}
+
+static int all_finite(const double *a, int64_t n) {
+    for (int64_t t = 0; t < n; ++t)
+        if (!(a[t] - a[t] == 0.0)) return 0;
+    return 1;
+}
+
+/* Epochs of plain SGD with their visiting orders, divergence checks and objectives, in one
+ * call (mathlearn/recommender/_sgd.py, SGDMatrixFactorization.fit, which draws the orders).
+ * Epoch e visits: mode 0, the records in stored order; mode 1, records[orders[e N + p]];
+ * mode 2 (shuffle="users"), the order of sgdmf_user_records with user_order
+ * orders + e n_users and swap swaps + e N, built into visit. After each epoch: P and Q
+ * must be finite (else *status = 2 and the call returns); then, where record_all or e is
+ * last_epoch, the objective sse + lam (sum_u n_u[u] (|p_u|^2 + b_u^2) + sum_i n_i[i] (...)),
+ * the sse as sgdmf_sse over the stored ratings (users, items, values), is written to
+ * history[(*n_history)++], and with tol > 0 the epochs stop (*status = 1) once it falls by
+ * at most tol times the previous one. Returns the number of epochs run. */
+ML_EXPORT int64_t sgdmf_fit(int64_t n_ratings, int64_t k, int64_t n_users, int64_t n_items,
+                            int mode, int64_t n_epochs, const struct sgdmf_rating *records,
+                            const struct sgdmf_rating *records_um, const int64_t *indptr,
+                            const int64_t *orders, const int64_t *swaps,
+                            struct sgdmf_rating *visit, const int64_t *users,
+                            const int64_t *items, const double *values, const double *n_u,
+                            const double *n_i, double *P, double *Q, double *bu, double *bi,
+                            double mu, double lr, double lam, int biases, int record_all,
+                            int64_t last_epoch, double tol, double *history,
+                            int64_t *n_history, int64_t *status) {
+    *status = 0;
+    for (int64_t e = 0; e < n_epochs; ++e) {
+        const struct sgdmf_rating *seq = records;
+        if (mode == 1) {
+            const int64_t *perm = orders + e * n_ratings;
+            for (int64_t p = 0; p < n_ratings; ++p) visit[p] = records[perm[p]];
+            seq = visit;
+        } else if (mode == 2) {
+            sgdmf_user_records(n_users, orders + e * n_users, indptr, records_um,
+                               swaps + e * n_ratings, visit);
+            seq = visit;
+        }
+        sgdmf_epoch(n_ratings, k, seq, P, Q, bu, bi, mu, lr, lam, biases);
+        if (!all_finite(P, n_users * k) || !all_finite(Q, n_items * k)) {
+            *status = 2;
+            return e + 1;
+        }
+        if (!(record_all || e == last_epoch)) continue;
+        double rss = sgdmf_sse(n_ratings, k, users, items, values, P, Q, bu, bi, mu);
+        double pen = weighted_norms(n_users, k, P, bu, n_u) + weighted_norms(n_items, k, Q, bi, n_i);
+        double obj = rss + lam * pen;
+        int64_t h = (*n_history)++;
+        history[h] = obj;
+        if (tol > 0.0 && h > 0 && history[h - 1] - obj <= tol * history[h - 1]) {
+            *status = 1;
+            return e + 1;
+        }
+    }
+    return n_epochs;
 }

@@ -4,6 +4,7 @@ pattern, and predictions from factors and biases."""
 from __future__ import annotations
 
 import ctypes
+import itertools
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,18 +72,20 @@ class Pattern:
             users, items, values = (
                 np.ascontiguousarray(a) for a in (self.users, self.items, self.values)
             )
-            self.indptr_u, self.indptr_i = (
-                np.empty(n_users + 1, np.int64),
-                np.empty(n_items + 1, np.int64),
+            # The outputs as views of two buffers: one allocation and one address each.
+            ints = np.empty(n_users + n_items + 2 + 4 * n + max(n_users, n_items, 1),
+                            dtype=np.int64)  # fmt: skip
+            floats = np.empty(2 * n)
+            sizes = (n_users + 1, n, n, n_items + 1, n, n)
+            ends = list(itertools.accumulate(sizes))
+            self.indptr_u, self.perm_u, self.items_u, self.indptr_i, self.perm_i, self.users_i = (
+                ints[e - m : e] for e, m in zip(ends, sizes, strict=True)
             )
-            self.perm_u, self.perm_i = np.empty(n, np.int64), np.empty(n, np.int64)
-            self.items_u, self.users_i = np.empty(n, np.int64), np.empty(n, np.int64)
-            self.values_u, self.values_i = np.empty(n), np.empty(n)
-            cursor = np.empty(max(n_users, n_items, 1), np.int64)
-            fn(n, n_users, n_items, *(a.ctypes.data for a in (
-                users, items, values, self.indptr_u, self.perm_u, self.items_u,
-                self.values_u, self.indptr_i, self.perm_i, self.users_i, self.values_i,
-                cursor)))  # fmt: skip
+            self.values_u, self.values_i = floats[:n], floats[n:]
+            base, fbase = ints.ctypes.data, floats.ctypes.data
+            fn(n, n_users, n_items, users.ctypes.data, items.ctypes.data, values.ctypes.data,
+               *(base + 8 * (e - m) for e, m in zip(ends, sizes, strict=True)),
+               base + 8 * ends[-1], fbase, fbase + 8 * n)  # fmt: skip
         else:
             self.perm_u, identity = _order(self.users, self.items, n_users, n_items)
             # No gathers for data already in user-major order.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,9 +13,30 @@ import scipy.sparse as sp
 from ..base import _fit_context
 from ..utils._param_validation import Interval, StrOptions
 from ._base import RecommenderBase
+from ._factor import Pattern
 
 
-def _row_means(A: sp.csr_array) -> np.ndarray:
+class _Rows(NamedTuple):
+    """A CSR pattern's arrays (column indices sorted within each row)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    @classmethod
+    def of(cls, A) -> _Rows:
+        """The rows of a SciPy sparse matrix (converted to CSR, indices sorted)."""
+        A = sp.csr_array(A)
+        A.sort_indices()
+        return cls(A.indptr, A.indices, A.data, A.shape)
+
+
+def _row_means(A: _Rows) -> np.ndarray:
     counts = np.diff(A.indptr)
     sums = np.add.reduceat(A.data, A.indptr[:-1]) if A.nnz else np.zeros(A.shape[0])
     sums = np.where(counts > 0, sums, 0.0)
@@ -86,7 +108,7 @@ def _values_at(M, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def similarity_matrix(
-    A: sp.csr_array, kind: str, shrinkage: float
+    A, kind: str, shrinkage: float, col_means: np.ndarray | None = None
 ) -> tuple[sp.csr_array, np.ndarray]:
     """Similarities between the rows of A over their co-observed columns.
 
@@ -95,15 +117,19 @@ def similarity_matrix(
     the column means (adjusted cosine) or not at all (cosine). Pairs with no co-observed
     column, or a zero denominator (0/0: undefined), are not stored; the diagonal is not
     stored. Returns the CSR similarity matrix (explicit zeros kept) and the row means.
+
+    ``A`` is a SciPy sparse matrix or a :class:`_Rows`; ``col_means``, the column means
+    where the caller has them (adjusted cosine), else formed from ``A``.
     """
-    A = sp.csr_array(A)
-    A.sort_indices()
+    A = A if isinstance(A, _Rows) else _Rows.of(A)
     means = _row_means(A)
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     if kind == "pearson":
         dev = A.data - means[rows]
     elif kind == "adjusted_cosine":
-        col_means = _row_means(sp.csr_array(A.T))
+        if col_means is None:
+            col_means = _row_means(_Rows.of(sp.csr_array((A.data, A.indices, A.indptr),
+                                                         shape=A.shape).T))  # fmt: skip
         dev = A.data - col_means[A.indices]
     else:
         dev = A.data.astype(float)
@@ -130,7 +156,12 @@ def similarity_matrix(
     if shrinkage > 0:
         sim *= n_common[ok] / (n_common[ok] + shrinkage)
     n = A.shape[0]
-    K = sp.coo_array((sim, (r[ok], c[ok])), shape=(n, n)).tocsr()
+    r, c = r[ok], c[ok]
+    if r.size and np.all(np.diff(r * n + c) > 0):
+        # pairs already in row-major order (the dense route's): the CSR arrays directly
+        indptr = np.r_[0, np.cumsum(np.bincount(r, minlength=n))]
+        return sp.csr_array((sim, c, indptr), shape=(n, n)), means
+    K = sp.coo_array((sim, (r, c)), shape=(n, n)).tocsr()
     K.sort_indices()
     return K, means
 
@@ -267,9 +298,12 @@ class UserKNN(_KNNBase):
         -------
         self : UserKNN
         """
-        self._setup(ratings)
+        p = Pattern(self._setup(ratings))
+        users = _Rows(p.indptr_u, p.items_u, p.values_u, p.shape)
+        items = _Rows(p.indptr_i, p.users_i, p.values_i, p.shape[::-1])
+        item_means = _row_means(items) if self.similarity == "adjusted_cosine" else None
         self.similarity_, self.user_means_ = similarity_matrix(
-            self._seen, self.similarity, float(self.shrinkage)
+            users, self.similarity, float(self.shrinkage), item_means
         )
         self._fallback_user = self.user_means_ - self.global_mean_
         return self
@@ -383,9 +417,12 @@ class ItemKNN(_KNNBase):
         -------
         self : ItemKNN
         """
-        self._setup(ratings)
+        p = Pattern(self._setup(ratings))
+        users = _Rows(p.indptr_u, p.items_u, p.values_u, p.shape)
+        items = _Rows(p.indptr_i, p.users_i, p.values_i, p.shape[::-1])
+        user_means = _row_means(users) if self.similarity == "adjusted_cosine" else None
         self.similarity_, self.item_means_ = similarity_matrix(
-            sp.csr_array(self._seen.T), self.similarity, float(self.shrinkage)
+            items, self.similarity, float(self.shrinkage), user_means
         )
         self._fallback_item = self.item_means_ - self.global_mean_
         return self

@@ -31,27 +31,19 @@ def _typed(name: str, restype, argtypes: list):
 _I64, _PTR, _F64 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_double
 
 
-def _compiled_epoch():
-    """The compiled epoch of plain SGD, or None (the Python loop :func:`_python_epoch` then
-    computes the same numbers)."""
-    return _typed("sgdmf_epoch", None, [_I64, _I64] + [_PTR] * 5 + [_F64] * 3 + [ctypes.c_int])
-
-
-def _compiled_sse():
-    """The compiled sum of squared residuals, or None (:func:`_python_sse` then computes the
-    same number)."""
-    return _typed("sgdmf_sse", _F64, [_I64, _I64] + [_PTR] * 7 + [_F64])
-
-
 def _compiled_user_order():
     """The compiled builder of the ``shuffle="users"`` order, or None
     (:meth:`_VisitOrder._python_users` then builds the same order)."""
     return _typed("sgdmf_user_order", None, [_I64] + [_PTR] * 5)
 
 
-def _compiled_user_records():
-    """The compiled builder of the ``shuffle="users"`` sequence of rating records, or None."""
-    return _typed("sgdmf_user_records", None, [_I64] + [_PTR] * 5)
+def _compiled_fit():
+    """The compiled epochs with their orders, checks and objectives (``sgdmf_fit``), or
+    None (the Python loops then compute the same numbers)."""
+    return _typed(
+        "sgdmf_fit", _I64, [_I64] * 4 + [ctypes.c_int, _I64] + [_PTR] * 15 + [_F64] * 3
+        + [ctypes.c_int] * 2 + [_I64, _F64] + [_PTR] * 3,
+    )  # fmt: skip
 
 
 # The compiled kernel's rating record (``struct sgdmf_rating``).
@@ -111,6 +103,22 @@ def _python_sse(users, items, values, P, Q, bu, bi, mu) -> float:
     return total
 
 
+def _python_penalty(P, b, n) -> float:
+    """``sum_j n_j (p_j . p_j + b_j^2)``: the compiled helper's arithmetic (each row's dot
+    product in :func:`_dot`'s fixed order, the rows added one after the other)."""
+    k = P.shape[1]
+    m = k - k % 4
+    prod = P * P
+    if m:
+        part = np.cumsum(prod[:, :m].reshape(P.shape[0], m // 4, 4), axis=1)[:, -1] + 0.0
+    else:
+        part = np.zeros((P.shape[0], 4))
+    for f in range(m, k):
+        part[:, 0] += prod[:, f]
+    norms = (part[:, 0] + part[:, 1]) + (part[:, 2] + part[:, 3]) + b * b
+    return float(np.cumsum(np.r_[0.0, n * norms])[-1])
+
+
 def _radix_argsort(key: np.ndarray, n: int) -> np.ndarray:
     """The stable permutation sorting ``key`` (integers in [0, n)): least-significant-digit
     radix sorts on 16-bit digits (NumPy's stable sort of ``uint16`` is a counting sort)."""
@@ -148,14 +156,27 @@ class _VisitOrder:
         # index a is drawn from [0, a].
         self.high = np.arange(1, self.nnz + 1) - np.repeat(self.indptr[:-1], counts)
 
-    def __call__(self, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, n_epochs: int) -> tuple:
+        """The random draws of ``n_epochs`` epochs' orders, in two calls: ``"full"``, one
+        permutation of the ratings per row of ``orders`` (n_epochs, nnz); ``"users"``, one
+        of the users per row of ``orders`` (n_epochs, n_users) and the exchanges ``swaps``
+        (n_epochs, nnz), ``swaps[e, a]`` drawn from [0, a - start of a's user segment];
+        ``"none"``, nothing."""
+        if self.shuffle == "none":
+            return None, None
+        if self.shuffle == "full":
+            return rng.permuted(np.tile(np.arange(self.nnz), (n_epochs, 1)), axis=1), None
+        orders = rng.permuted(np.tile(np.arange(self.n_users), (n_epochs, 1)), axis=1)
+        return orders, rng.integers(0, self.high, size=(n_epochs, self.nnz), dtype=np.int64)
+
+    def order(self, orders, swaps, e: int) -> np.ndarray:
+        """Epoch ``e``'s order (the ratings' indices) from :meth:`draw`'s arrays."""
         if self.shuffle == "none":
             return np.arange(self.nnz)
         if self.shuffle == "full":
-            return rng.permutation(self.nnz)
-        user_order = rng.permutation(self.n_users).astype(np.int64)
-        swap = rng.integers(0, self.high, dtype=np.int64)
+            return orders[e]
         out = np.empty(self.nnz, dtype=np.int64)
+        user_order, swap = np.ascontiguousarray(orders[e]), np.ascontiguousarray(swaps[e])
         fn = _compiled_user_order()
         if fn is None:
             self._python_users(user_order, swap, out)
@@ -164,14 +185,9 @@ class _VisitOrder:
                self.src.ctypes.data, swap.ctypes.data, out.ctypes.data)  # fmt: skip
         return out
 
-    def records(self, rng, records_user_major, out, build) -> None:
-        """The next ``"users"`` order (the same draws as a call) written into ``out`` as the
-        rating records themselves, by the compiled ``build`` (``sgdmf_user_records``), from
-        ``records_user_major`` (the records in user-major order)."""
-        user_order = rng.permutation(self.n_users).astype(np.int64)
-        swap = rng.integers(0, self.high, dtype=np.int64)
-        build(self.n_users, user_order.ctypes.data, self.indptr.ctypes.data,
-              records_user_major.ctypes.data, swap.ctypes.data, out.ctypes.data)  # fmt: skip
+    def __call__(self, rng: np.random.Generator) -> np.ndarray:
+        """One epoch's order, freshly drawn."""
+        return self.order(*self.draw(rng, 1), 0)
 
     def _python_users(self, user_order, swap, out) -> None:
         """The compiled builder's exchanges, one at a time."""
@@ -185,6 +201,116 @@ class _VisitOrder:
                 seg[a], seg[b] = seg[b], seg[a]
             out[c : c + hi - lo] = seg
             c += hi - lo
+
+
+# Numbers drawn at once for the visiting orders of several epochs (2 MB of int64).
+_DRAW_BLOCK = 1 << 18
+
+
+def _objective(users, items, values, factors, mu, lam, n_u, n_i) -> float:
+    """The regularised squared error, in the compiled helper's arithmetic."""
+    P, Q, bu, bi = factors
+    rss = _python_sse(users, items, values, P, Q, bu, bi, mu)
+    return float(rss + lam * (_python_penalty(P, bu, n_u) + _python_penalty(Q, bi, n_i)))
+
+
+def _plain_sgd(visit_order, rng, users, items, values, n_u, n_i, factors, mu, lr, lam,
+               biases, max_iter, tol, monitor, history):  # fmt: skip
+    """The epochs of plain SGD (``batch_size=1``), in place on ``factors``; the objective of
+    each recorded epoch is appended to ``history``. Returns the epochs run and how they
+    ended (``"converged"``, ``"diverged"`` or ``"max_iter"``).
+
+    The orders of several epochs are drawn at once (:meth:`_VisitOrder.draw`, at most
+    ``_DRAW_BLOCK`` numbers); the compiled helper then runs those epochs in one call, the
+    Python loop (where it was not built) one epoch at a time with the same arithmetic."""
+    P, Q, bu, bi = factors
+    n_users, k = P.shape
+    nnz = users.size
+    per_epoch = nnz + (n_users if visit_order.shuffle == "users" else 0)
+    block = max(1, _DRAW_BLOCK // max(per_epoch, 1))
+    fit = _compiled_fit() if max(n_users, Q.shape[0]) < 2**31 else None
+    if fit is not None:
+        records = np.empty(nnz, dtype=_RATING)
+        records["u"], records["i"], records["r"] = users, items, values
+        users_major = visit_order.shuffle == "users" and not visit_order.user_major
+        records_um = records[visit_order.src] if users_major else records
+        indptr = getattr(visit_order, "indptr", np.zeros(1, np.int64))
+        visit = np.empty_like(records) if visit_order.shuffle != "none" else records
+        hist = np.empty(max_iter)
+        counts = np.zeros(2, dtype=np.int64)  # [records in hist, status]
+        mode = {"none": 0, "full": 1, "users": 2}[visit_order.shuffle]
+    done = 0
+    while done < max_iter:
+        n_epochs = min(block, max_iter - done)
+        orders, swaps = visit_order.draw(rng, n_epochs)
+        if fit is not None:
+            none = np.zeros(1, np.int64)
+            orders = none if orders is None else orders
+            swaps = none if swaps is None else swaps
+            ran = fit(nnz, k, n_users, Q.shape[0], mode, n_epochs, *(a.ctypes.data for a in (
+                records, records_um, indptr, orders, swaps, visit, users, items, values,
+                n_u, n_i, P, Q, bu, bi)), mu, lr, lam, int(biases), int(monitor or tol > 0),
+                max_iter - 1 - done, tol, hist.ctypes.data, counts[:1].ctypes.data,
+                counts[1:].ctypes.data)  # fmt: skip
+            done += int(ran)
+            history[:] = hist[: counts[0]].tolist()
+            status = int(counts[1])
+            if status:
+                return done, ("converged", "diverged")[status - 1]
+            continue
+        for e in range(n_epochs):
+            order = visit_order.order(orders, swaps, e)
+            # (an overflow is reported as divergence below, as on the compiled route)
+            with np.errstate(over="ignore", invalid="ignore"):
+                _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases)
+            done += 1
+            if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
+                return done, "diverged"
+            if not (monitor or tol > 0 or done == max_iter):
+                continue
+            history.append(_objective(users, items, values, factors, mu, lam, n_u, n_i))
+            if tol > 0 and len(history) > 1 and history[-2] - history[-1] <= tol * history[-2]:
+                return done, "converged"
+    return done, "max_iter"
+
+
+def _batched_sgd(visit_order, rng, B, users, items, values, n_u, n_i, factors, mu, lr, lam,
+                 biases, max_iter, tol, monitor, history):  # fmt: skip
+    """Mini-batch SGD (``batch_size=B > 1``), vectorised in NumPy; as :func:`_plain_sgd`."""
+    P, Q = factors[:2]
+    for n_iter in range(1, max_iter + 1):
+        order = visit_order(rng)
+        # (an overflow is reported as divergence below)
+        with np.errstate(over="ignore", invalid="ignore"):
+            _batched_epoch(order, B, users, items, values, factors, mu, lr, lam, biases)
+        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
+            return n_iter, "diverged"
+        if not (monitor or tol > 0 or n_iter == max_iter):
+            continue
+        history.append(_objective(users, items, values, factors, mu, lam, n_u, n_i))
+        if tol > 0 and len(history) > 1 and history[-2] - history[-1] <= tol * history[-2]:
+            return n_iter, "converged"
+    return max_iter, "max_iter"
+
+
+def _batched_epoch(order, B, users, items, values, factors, mu, lr, lam, biases):
+    """One epoch of mini-batches of B ratings in the given order, in place on ``factors``:
+    each batch's updates computed from the same parameters and added."""
+    P, Q, bu, bi = factors
+    positions = np.arange(B)
+    mark_u = np.empty(P.shape[0], dtype=np.int64)
+    mark_i = np.empty(Q.shape[0], dtype=np.int64)
+    for s in range(0, order.size, B):
+        idx = order[s : s + B]
+        u, i = users[idx], items[idx]
+        pu, qi = P[u], Q[i]
+        e = values[idx] - mu - bu[u] - bi[i] - np.einsum("nk,nk->n", pu, qi)
+        pos = positions[: idx.size]
+        if biases:
+            _scatter_add(bu, u, lr * (e - lam * bu[u]), mark_u, pos)
+            _scatter_add(bi, i, lr * (e - lam * bi[i]), mark_i, pos)
+        _scatter_add(P, u, lr * (e[:, None] * qi - lam * pu), mark_u, pos)
+        _scatter_add(Q, i, lr * (e[:, None] * pu - lam * qi), mark_i, pos)
 
 
 def _scatter_add(target, idx, delta, marker, pos):
@@ -296,8 +422,10 @@ class SGDMatrixFactorization(FactorModel):
     (``(U + I)(k + 1)``) and ``O(N)`` besides. For plain SGD that is two copies of the
     ratings as 16-byte records (in stored order and in the epoch's visiting order, the
     latter rewritten in place every epoch) and the order's random draws and bounds (8-byte
-    integers per rating), about 60 bytes per rating in all (24 more, a user-major copy of
-    the records and its permutation, for ratings not stored user by user); for
+    integers per rating and epoch, drawn for as many epochs at once as fit in 2 MB, at least
+    one), about 60 bytes per rating in all (24 more, a user-major copy of the records and
+    its permutation, for ratings not stored user by user); the compiled helper runs the
+    epochs of one draw in one call. For
     mini-batches, the epoch's permutation (``N`` 8-byte integers) and ``O(batch_size k)``
     per batch.
     ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
@@ -386,81 +514,34 @@ class SGDMatrixFactorization(FactorModel):
         B = int(self.batch_size)
         n_u = np.bincount(users, minlength=n_users).astype(float)
         n_i = np.bincount(items, minlength=n_items).astype(float)
-        positions = np.arange(B)
-        mark_u = np.empty(n_users, dtype=np.int64)
-        mark_i = np.empty(n_items, dtype=np.int64)
-        history: list[float] = []
-        n_iter = 0
-        epoch = _compiled_epoch() if B == 1 and max(n_users, n_items) < 2**31 else None
-        if epoch is not None:
-            records = np.empty(data.nnz, dtype=_RATING)
-            records["u"], records["i"], records["r"] = users, items, values
         shuffle = self.shuffle
         if isinstance(shuffle, (bool, np.bool_)):
             shuffle = "full" if shuffle else "none"
         elif shuffle == "auto":
             shuffle = "users" if B == 1 else "full"
         visit_order = _VisitOrder(shuffle, users, n_users)
-        build = _compiled_user_records() if epoch is not None and shuffle == "users" else None
-        if build is not None:
-            # The records in user-major order, and one buffer that every epoch's visiting
-            # sequence is written into.
-            records_um = records if visit_order.user_major else records[visit_order.src]
-            visit = np.empty_like(records)
-        sse = _compiled_sse()
-        for n_iter in range(1, int(self.max_iter) + 1):
-            if build is not None:
-                visit_order.records(rng, records_um, visit, build)
-            elif epoch is not None:
-                # One gather of the records per epoch: the kernel then reads them in sequence.
-                visit = records[visit_order(rng)]
-            else:
-                order = visit_order(rng)
-            if epoch is not None:
-                epoch(visit.size, k, visit.ctypes.data, P.ctypes.data, Q.ctypes.data,
-                      bu.ctypes.data, bi.ctypes.data, mu, lr, lam,
-                      int(bool(self.biases)))  # fmt: skip
-            elif B == 1:
-                _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam,
-                              bool(self.biases))  # fmt: skip
-            for s in range(0, order.size if B > 1 else 0, B):
-                idx = order[s : s + B]
-                u, i = users[idx], items[idx]
-                pu, qi = P[u], Q[i]
-                e = values[idx] - mu - bu[u] - bi[i] - np.einsum("nk,nk->n", pu, qi)
-                pos = positions[: idx.size]
-                if self.biases:
-                    _scatter_add(bu, u, lr * (e - lam * bu[u]), mark_u, pos)
-                    _scatter_add(bi, i, lr * (e - lam * bi[i]), mark_i, pos)
-                _scatter_add(P, u, lr * (e[:, None] * qi - lam * pu), mark_u, pos)
-                _scatter_add(Q, i, lr * (e[:, None] * pu - lam * qi), mark_i, pos)
-            if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
-                raise FloatingPointError(
-                    "SGD diverged (factors overflowed); lower learning_rate or rescale the "
-                    "ratings."
-                )
-            last = n_iter == int(self.max_iter)
-            if not (self.monitor_objective or self.tol > 0 or last):
-                continue
-            if sse is None:
-                rss = _python_sse(users, items, values, P, Q, bu, bi, mu)
-            else:
-                rss = sse(users.size, k, users.ctypes.data, items.ctypes.data,
-                          values.ctypes.data, P.ctypes.data, Q.ctypes.data, bu.ctypes.data,
-                          bi.ctypes.data, mu)  # fmt: skip
-            pen = n_u @ (np.sum(P**2, axis=1) + bu**2) + n_i @ (np.sum(Q**2, axis=1) + bi**2)
-            obj = float(rss + lam * pen)
-            history.append(obj)
-            if self.tol > 0 and len(history) > 1 and history[-2] - obj <= self.tol * history[-2]:
-                break
+        max_iter, tol, biases = int(self.max_iter), float(self.tol), bool(self.biases)
+        factors = (P, Q, bu, bi)
+        history: list[float] = []
+        if B == 1:
+            n_iter, status = _plain_sgd(visit_order, rng, users, items, values, n_u, n_i,
+                                        factors, mu, lr, lam, biases, max_iter, tol,
+                                        bool(self.monitor_objective), history)  # fmt: skip
         else:
-            if self.tol > 0 and self.max_iter > 1:
-                warnings.warn(
-                    f"SGDMatrixFactorization did not converge in max_iter={self.max_iter} "
-                    "epochs; increase max_iter.",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
+            n_iter, status = _batched_sgd(visit_order, rng, B, users, items, values, n_u, n_i,
+                                          factors, mu, lr, lam, biases, max_iter, tol,
+                                          bool(self.monitor_objective), history)  # fmt: skip
+        if status == "diverged":
+            raise FloatingPointError(
+                "SGD diverged (factors overflowed); lower learning_rate or rescale the ratings."
+            )
+        if status != "converged" and tol > 0 and max_iter > 1:
+            warnings.warn(
+                f"SGDMatrixFactorization did not converge in max_iter={max_iter} epochs; "
+                "increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         self.user_factors_, self.item_factors_ = P, Q
         self.user_bias_, self.item_bias_ = bu, bi
         self.offset_ = mu
