@@ -491,8 +491,42 @@ def test_implicit_cg_routes_agree(monkeypatch):
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=4)
     r.values[:] = 1.0 + np.arange(r.nnz) % 3
     compiled = ImplicitALS(4, max_iter=3, random_state=0).fit(r)
+    monkeypatch.setattr(rec_implicit, "_compiled_sweeps", lambda: None)
     monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
     _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))
+
+
+def test_implicit_cg_stops_at_the_same_sweep_on_both_routes(monkeypatch):
+    # The compiled sweeps (one call) against the Python loop over the compiled kernel: the
+    # same stopping sweep for a tolerance, the same objectives to rounding.
+    import warnings
+
+    from mathlearn import _ext
+    from mathlearn.datasets import make_low_rank_ratings
+    from mathlearn.recommender import ImplicitALS
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=4)
+    r.values[:] = 1.0 + np.arange(r.nnz) % 3
+
+    def fits():
+        out = []
+        for max_iter in (2, 300):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                m = ImplicitALS(4, max_iter=max_iter, tol=1e-3, random_state=0).fit(r)
+            out.append((m.n_iter_, len(caught), m.objective_))
+        return out
+
+    compiled = fits()
+    assert compiled[0][:2] == (2, 1) and compiled[1][0] < 300 and compiled[1][1] == 0
+    monkeypatch.setattr(rec_implicit, "_compiled_sweeps", lambda: None)
+    loop = fits()
+    for a, b in zip(compiled, loop, strict=True):
+        assert a[:2] == b[:2]
+        np.testing.assert_allclose(a[2], b[2], rtol=1e-12)
 
 
 @pytest.mark.parametrize("order", ["user-major", "shuffled", "repeats"])

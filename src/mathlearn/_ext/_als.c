@@ -15,6 +15,7 @@
  * than SYRK_MIN entries, keep the portable loop below). The BLAS picks its SIMD kernels for
  * the processor at run time, which portable flags cannot. */
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -444,6 +445,70 @@ ML_EXPORT int64_t als_explicit_cg(int64_t n_users, int64_t n_items, int64_t k, i
         als_cg_rows(n_items, w, indptr_i, cols_i, V, NULL, c_i, sh, NULL, reg_i, Xi, steps,
                     c_i, &sse, work, gemv);
         double obj = sse + penalty(Xu, reg_u, n_users, w) + penalty(Xi, reg_i, n_items, w);
+        history[sweep++] = obj;
+        if (tol > 0.0 && sweep > 1 && history[sweep - 2] - obj <= tol * history[sweep - 2])
+            break;
+    }
+    return sweep;
+}
+
+/* G = Y^T Y (full, row-major k x k) for the n x k row-major Y: one dsyrk (Y seen by the
+ * BLAS as the column-major k x n matrix, whose A A^T this is) where given and n fits its
+ * integers, else a sum of outer products; then the triangle mirrored. */
+static void gram_of(dsyrk_fn syrk, const double *Y, int64_t n, int64_t k, double *G) {
+    if (syrk != NULL && n <= INT_MAX && n > 0) {
+        char uplo = 'U', trans = 'N';
+        int kk = (int)k, nn = (int)n;
+        double one = 1.0, zero = 0.0;
+        syrk(&uplo, &trans, &kk, &nn, &one, (double *)Y, &kk, &zero, G, &kk);
+    } else {
+        for (int64_t a = 0; a < k * k; ++a) G[a] = 0.0;
+        for (int64_t j = 0; j < n; ++j) {
+            const double *y = Y + j * k;
+            for (int64_t b = 0; b < k; ++b)
+                for (int64_t a = 0; a <= b; ++a) G[b * k + a] += y[b] * y[a];
+        }
+    }
+    /* The column-major upper triangle is the row-major lower one: mirror it. */
+    for (int64_t b = 0; b < k; ++b)
+        for (int64_t a = 0; a < b; ++a) G[a * k + b] = G[b * k + a];
+}
+
+/* The sweeps of implicit-feedback ALS with the CG solver (mathlearn/recommender/
+ * _implicit.py, ImplicitALS.fit), in one call. X (n_users x k) and Y (n_items x k) are
+ * updated in place: the users' rows by als_cg_rows with base Y^T Y + lam I, weights w_u and
+ * confidences c_u (user-major), then the items' with X^T X + lam I, w_i and c_i, which also
+ * returns the observed pairs' terms; history[s] receives the objective after sweep s,
+ * sum((X^T X) * (Y^T Y)) + terms + lam (||X||^2 + ||Y||^2), and with tol > 0 the sweeps stop
+ * once it falls by at most tol times the previous one. G (3 k^2) is scratch; work as for
+ * als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
+ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
+                                  const int64_t *indptr_u, const int64_t *cols_u,
+                                  const double *w_u, const double *c_u, const int64_t *indptr_i,
+                                  const int64_t *cols_i, const double *w_i, const double *c_i,
+                                  double lam, double *X, double *Y, int64_t steps,
+                                  int64_t max_iter, double tol, double *history, double *G,
+                                  double *work, dgemv_fn gemv, dsyrk_fn syrk) {
+    double *base = G, *yty = G + k * k, *xtx = G + 2 * k * k;
+    int64_t sweep = 0;
+    gram_of(syrk, Y, n_items, k, yty);
+    while (sweep < max_iter) {
+        double terms = 0.0, total = 0.0;
+        for (int64_t a = 0; a < k * k; ++a) base[a] = yty[a];
+        for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
+        als_cg_rows(n_users, k, indptr_u, cols_u, Y, w_u, c_u, NULL, base, NULL, X, steps,
+                    NULL, NULL, work, gemv);
+        gram_of(syrk, X, n_users, k, xtx);
+        for (int64_t a = 0; a < k * k; ++a) base[a] = xtx[a];
+        for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
+        als_cg_rows(n_items, k, indptr_i, cols_i, X, w_i, c_i, NULL, base, NULL, Y, steps,
+                    NULL, &terms, work, gemv);
+        gram_of(syrk, Y, n_items, k, yty); /* the new Y^T Y: the next sweep's base too */
+        for (int64_t a = 0; a < k * k; ++a) total += xtx[a] * yty[a];
+        double sq = 0.0;
+        for (int64_t a = 0; a < n_users * k; ++a) sq += X[a] * X[a];
+        for (int64_t a = 0; a < n_items * k; ++a) sq += Y[a] * Y[a];
+        double obj = total + terms + lam * sq;
         history[sweep++] = obj;
         if (tol > 0.0 && sweep > 1 && history[sweep - 2] - obj <= tol * history[sweep - 2])
             break;

@@ -31,6 +31,40 @@ def _compiled_cg():
     return fn
 
 
+def _compiled_sweeps():
+    """The compiled sweeps of implicit ALS with CG (``_als.c``, ``als_implicit_cg``), typed,
+    or None."""
+    lib = _ext.load("_als")
+    if lib is None:
+        return None
+    fn = lib.als_implicit_cg
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 8 + [ctypes.c_double]
+        fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2 + [ctypes.c_double]
+        fn.argtypes += [ctypes.c_void_p] * 5
+    return fn
+
+
+def _implicit_compiled(driver, pattern, X, Y, weights, lam, steps, max_iter, tol):
+    """The CG sweeps of :meth:`ImplicitALS.fit` in one compiled call, in place on X and Y
+    (the same half-sweeps, by the same kernel as :func:`cg_rows`); returns the objectives
+    and the number of sweeps."""
+    n_users, n_items = pattern.shape
+    k = X.shape[1]
+    w_u, c_u, w_i, c_i = weights
+    history = np.empty(max_iter)
+    longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
+    gemv, syrk = _ext.blas_pointer("dgemv"), _ext.blas_pointer("dsyrk")
+    work = np.empty(4 * k + (k + 2) * (longest if gemv is not None else 0))
+    G = np.empty(3 * k * k)
+    n_iter = driver(n_users, n_items, k, *(a.ctypes.data for a in (
+        pattern.indptr_u, pattern.items_u, w_u, c_u, pattern.indptr_i, pattern.users_i, w_i,
+        c_i)), lam, X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
+        *(a.ctypes.data for a in (history, G, work)), gemv, syrk)  # fmt: skip
+    return history[:n_iter].tolist(), int(n_iter)
+
+
 def cg_plan(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """What the compiled CG kernel reads of a CSR pattern, formed once per fit: the index
     arrays as 64-bit integers and the longest row's number of entries."""
@@ -319,6 +353,12 @@ class ImplicitALS(FactorModel):
         Y = self.init_std * rng.standard_normal((n_items, k))
         w_u, w_i = alpha * pattern.values_u, alpha * pattern.values_i
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
+        driver = _compiled_sweeps() if self.solver == "cg" else None
+        if driver is not None:
+            history, n_iter = _implicit_compiled(driver, pattern, X, Y, (w_u, c_u, w_i, c_i),
+                                                 lam, int(self.cg_steps), int(self.max_iter),
+                                                 float(self.tol))  # fmt: skip
+            return self._finish_fit(X, Y, history, n_iter)
         eye = lam * np.eye(k)
         # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
         numpy_route = _compiled_cg() is None
@@ -354,15 +394,18 @@ class ImplicitALS(FactorModel):
                 and history[-2] - history[-1] <= (self.tol * history[-2])
             ):
                 break
-        else:
-            if self.tol > 0 and self.max_iter > 1:
-                warnings.warn(
-                    f"ImplicitALS did not converge in max_iter={self.max_iter} sweeps.",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
+        return self._finish_fit(X, Y, history, n_iter)
+
+    def _finish_fit(self, X, Y, history: list, n_iter: int) -> ImplicitALS:
+        converged = len(history) > 1 and history[-2] - history[-1] <= self.tol * history[-2]
+        if self.tol > 0 and self.max_iter > 1 and not converged:
+            warnings.warn(
+                f"ImplicitALS did not converge in max_iter={self.max_iter} sweeps.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         self.user_factors_, self.item_factors_ = X, Y
-        self.user_bias_, self.item_bias_ = np.zeros(n_users), np.zeros(n_items)
+        self.user_bias_, self.item_bias_ = np.zeros(X.shape[0]), np.zeros(Y.shape[0])
         self.offset_ = 0.0
         self.objective_, self.n_iter_ = history, n_iter
         return self
