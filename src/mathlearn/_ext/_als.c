@@ -26,7 +26,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 4; }
+ML_EXPORT int als_abi_version(void) { return 5; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,

@@ -17,7 +17,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int ratings_abi_version(void) { return 1; }
+ML_EXPORT int ratings_abi_version(void) { return 2; }
 
 /* indptr[0..m] from the keys' counts; cursor[0..m-1] = indptr[0..m-1] (the next free slot of
  * each key), returned through cursor. */
