@@ -9,6 +9,9 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
 
 * the median fit time of ours and of the peer, measured in one process, alternating, after a
   warm-up call, with the BLAS/OpenMP/numba thread count fixed before anything is imported;
+  a garbage collection precedes each timed fit, with the objects alive before the first
+  timed fit (modules, data) frozen out of it (``gc.freeze``), so that it collects what the
+  previous fits left without walking the whole heap through the caches;
 * the peak memory of one fit of each: the growth of the resident set (``_memory.py``, in a
   child process whose ``malloc`` returns every large block to the system, so C and C++
   allocations of either side count; the smallest of three readings where both fits take
@@ -131,6 +134,12 @@ def _run_case_in_child(
         slower = max(warm_ours, time.perf_counter() - t0)
         repeats = 7 if slower < 0.05 else 5 if slower < 1 else 3 if slower < 10 else 1
         t_ours, t_peer = [], []
+        # The long-lived objects (modules, data) are frozen out of the collector, so that the
+        # collection before each fit visits only what the previous fits left: a full
+        # collection walks the whole heap through the caches, and every fit would then start
+        # cold, which consecutive fits in a session do not.
+        gc.collect()
+        gc.freeze()
         for _ in range(repeats):
             for fn, acc in ((ours, t_ours), (peer, t_peer)):
                 gc.collect()
@@ -139,6 +148,7 @@ def _run_case_in_child(
                 t0 = time.perf_counter()
                 fn()
                 acc.append(time.perf_counter() - t0)
+        gc.unfreeze()
         peaks = []
         for fn in (ours, peer):
             gc.collect()
