@@ -33,7 +33,10 @@ def _fit_one(estimator, X, y, counts, sample_weight, feats, supports_weight, che
     keep = counts > 0
     everything = bool(keep.all())
     if supports_weight:
-        w = counts * sample_weight if everything else counts[keep] * sample_weight[keep]
+        if sample_weight is None:  # unit weights: the counts themselves (no N-long ones)
+            w = (counts if everything else counts[keep]).astype(np.float64)
+        else:
+            w = counts * sample_weight if everything else counts[keep] * sample_weight[keep]
         yk = y if everything else y[keep]
         if checked and feats is None:
             # Our trees read the bootstrap sample's rows of X in place (no N x D copy).
@@ -79,11 +82,14 @@ class _BaseBagging(BaseEstimator):
                 drawn = rng.integers(0, n_samples, n_draw)
                 if counts:
                     c = np.bincount(drawn, minlength=n_samples)
+                # not held by the suspended generator while the member is fitted (N int64)
+                del drawn
             else:
                 drawn = rng.choice(n_samples, min(n_draw, n_samples), replace=False)
                 if counts:
                     c = np.zeros(n_samples, dtype=np.int64)
                     c[drawn] = 1
+                del drawn
             f = None if n_feat == n_features else np.sort(rng.choice(n_features, n_feat, False))
             yield c, f
 
@@ -100,7 +106,10 @@ class _BaseBagging(BaseEstimator):
 
     def _fit_members(self, X, y, sample_weight):
         n_samples, n_features = X.shape
-        sample_weight = check_sample_weight(sample_weight, X)
+        # None stays None (unit weights): the members' weights are then their bootstrap
+        # counts, with no N-long array of ones held through the fit
+        if sample_weight is not None:
+            sample_weight = check_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
         # The bootstrap counts (N per member) are drawn again one member at a time as the
         # members are fitted, and again for the out-of-bag bookkeeping, from the generator's
@@ -117,7 +126,11 @@ class _BaseBagging(BaseEstimator):
         seeds = rng.integers(0, np.iinfo(np.int32).max, self.n_estimators)
         members = [self._make_estimator(int(s)) for s in seeds]
         supports = _supports_sample_weight(members[0])
-        if not supports and not np.all(sample_weight == sample_weight[0]):
+        if (
+            not supports
+            and sample_weight is not None
+            and not np.all(sample_weight == sample_weight[0])
+        ):
             raise ValueError(
                 f"The estimator {type(members[0]).__name__} does not take sample_weight."
             )

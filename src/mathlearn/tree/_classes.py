@@ -92,7 +92,8 @@ class _BaseTree(BaseEstimator):
             rows=rows,
         )
         if exponent:
-            tree.weighted_n_node_samples = np.ldexp(tree.weighted_n_node_samples, exponent)
+            # in place: the tree's arrays share one block (see _grow_compiled)
+            np.ldexp(tree.weighted_n_node_samples, exponent, out=tree.weighted_n_node_samples)
         self._full_tree = tree
         return self
 
@@ -489,8 +490,9 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         Y = ((y - shift) / scale)[:, None]
         self._grow(X, Y, sample_weight, "squared_error", presorted_order, rows=rows)
         tree = self._full_tree
-        tree.value = tree.value * scale + shift
-        tree.impurity = tree.impurity * scale**2
+        # in place (the same products and sums): the arrays share one block
+        np.add(np.multiply(tree.value, scale, out=tree.value), shift, out=tree.value)
+        np.multiply(tree.impurity, scale**2, out=tree.impurity)
         return self._prune()
 
     def predict(self, X) -> np.ndarray:
