@@ -393,36 +393,3 @@ def test_profile_applied_by_blocks_matches_whole_array(kernel, monkeypatch):
     # X against Y by the same map, against the profile of the distances computed directly
     ref = kernel(np.vstack([X, Y]))[: X.shape[0], X.shape[0] :]
     np.testing.assert_allclose(kernel(X, Y), ref, rtol=1e-12, atol=1e-300)
-
-
-@pytest.mark.parametrize(
-    "kernel",
-    [
-        RBF(1.3),
-        RBF([0.7, 2.0, 1.1, 0.4, 3.0]),
-        Matern(0.9, nu=2.5),
-        Matern([0.5, 1.0, 2.0, 1.5, 0.8], nu=1.5),
-        RationalQuadratic(1.2, alpha=0.7),
-    ],
-    ids=repr,
-)
-def test_gram_from_differences_matches_the_expansion(kernel, monkeypatch):
-    """A Gram matrix of few features sums each pair's squared differences directly (and,
-    without a gradient, applies the profile to each pair once); the expansion
-    ``|x|^2 + |y|^2 - 2 x.y`` errs by at most a few ulps of ``max |z|^2`` per feature on the
-    squared distance, and these profiles have ``|phi'| <= 1``: the two agree to
-    ``8 eps D max|z|^2``. The diagonal is phi(0) = 1 exactly and the matrix exactly
-    symmetric."""
-    from mathlearn.kernels import _stationary
-
-    rng = np.random.default_rng(8)
-    X = rng.normal(size=(300, 5)) + 40.0  # off the origin: the expansion centres first
-    direct = kernel(X)
-    direct_g, _ = kernel(X, eval_gradient=True)
-    assert np.all(np.diag(direct) == 1.0) and np.array_equal(direct, direct.T)
-    monkeypatch.setattr(_stationary, "_DIRECT_MAX_FEATURES", -1)
-    expanded = kernel(X)
-    Z = (X - X.mean(axis=0)) / np.min(np.atleast_1d(kernel.length_scale))
-    bound = 8 * np.finfo(float).eps * X.shape[1] * np.max(np.abs(Z)) ** 2
-    np.testing.assert_allclose(direct, expanded, rtol=0, atol=bound)
-    np.testing.assert_allclose(direct_g, expanded, rtol=0, atol=bound)

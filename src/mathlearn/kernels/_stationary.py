@@ -18,7 +18,6 @@ Learning" §5 and §8 (squared exponential, gamma-exponential).
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import pdist, squareform
 from scipy.special import gammaln, kve
 
 from ..utils._columns import column_means
@@ -76,29 +75,6 @@ def _centre_and_scale(X, Y, length_scale):
     return Zx, Zy, f2, risky, big * scale
 
 
-# Entries of the N x M result from which a kernel without a gradient applies its profile
-# block by block (32 MiB of float64).
-_FUSE_MIN_ENTRIES = 1 << 22
-
-# Features up to which a Gram matrix k(X, X) below _FUSE_MIN_ENTRIES entries takes its
-# squared distances from the differences directly: at 2, 10 and 50 features that took 0.4,
-# 0.75 and 2 times the expansion's time (100 to 800 points).
-_DIRECT_MAX_FEATURES = 16
-
-
-def _direct(Zx, zmax) -> bool:
-    """Whether the Gram matrix of ``Zx`` takes its squared distances from the differences
-    (see ``_DIRECT_MAX_FEATURES``): few features, fewer than ``_FUSE_MIN_ENTRIES`` entries,
-    and entries of moderate size (no square under- or overflows)."""
-    n, d = Zx.shape
-    return (
-        zmax is not None
-        and 2.0**-400 <= zmax <= 2.0**400
-        and d <= _DIRECT_MAX_FEATURES
-        and n * n < _FUSE_MIN_ENTRIES
-    )
-
-
 def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     """``||zx_i - zy_j||^2`` by one matrix product, optionally with near pairs redone.
 
@@ -115,16 +91,8 @@ def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     ``post`` (an in-place elementwise map) is applied to each block of rows as it is
     finished, where the expansion is taken and ``accurate`` is false; the caller learns
     which from the second value returned (True: applied).
-
-    A Gram matrix ``Zy = None`` of at most ``_DIRECT_MAX_FEATURES`` features and fewer than
-    ``_FUSE_MIN_ENTRIES`` entries is summed from the differences instead (exact to rounding).
     """
     if zmax is not None and 2.0**-400 <= zmax <= 2.0**400:
-        if Zy is None and post is None and _direct(Zx, zmax):
-            # Few features: each pair's differences summed directly (SciPy's pdist, every
-            # pair once) cost less than the product and the expansion's passes over the
-            # N x N result, and are exact to rounding, so no near pair needs redoing.
-            return squareform(pdist(Zx, "sqeuclidean")), False
         if post is not None and not accurate:
             return expanded_squared_distances(Zx, Zy, post), True
         q = expanded_squared_distances(Zx, Zy)
@@ -146,6 +114,11 @@ def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
         diff = Zx[rows] - Zy[cols]
         q[rows, cols] = np.einsum("ij,ij->i", diff, diff)
     return q, False
+
+
+# Entries of the N x M result from which a kernel without a gradient applies its profile
+# block by block (32 MiB of float64).
+_FUSE_MIN_ENTRIES = 1 << 22
 
 
 class _Stationary(Kernel):
@@ -191,13 +164,6 @@ class _Stationary(Kernel):
                 if out is not block:
                     block[...] = out
 
-        if Y is None and not eval_gradient and not risky and _direct(Zx, zmax):
-            # The profile of each pair's squared distance once (the condensed vector of the
-            # upper triangle), then the symmetric matrix with phi(0) on its diagonal.
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-                K = squareform(self._phi(pdist(Zx, "sqeuclidean"), None))
-                np.fill_diagonal(K, self._phi(np.zeros(1), None)[0])
-            return K, None
         q, done = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax, fused)
         if done:
             return q, None
