@@ -562,23 +562,11 @@ def _grow_compiled(
     # had used, so the next tree's work arrays found no room there and the heap grew by
     # about one tree's work arrays per tree: 46 against 30 MB of peak resident memory for a
     # forest of 20 trees on 1e5 x 20.
-    # The copies are views of one block (every array has 8-byte entries): eight separate
-    # arrays of `count` entries fell just under glibc's mmap threshold (128 KiB at 16 000
-    # nodes, a forest's tree on 1e5 rows) and were scattered over the heap between the next
-    # trees' temporaries, which kept ~17 MB resident after a 20-tree forest was freed. One
-    # block per tree is one allocation, returned whole when the tree is freed.
     arrays = [left, right, feat, thr, value, imp, nns, wnns]
     del left, right, feat, thr, value, imp, nns, wnns
-    block = np.empty(count * (7 + V), dtype=np.float64)
-    at = 0
     for i, a in enumerate(arrays):
-        width = count * (a.size // m)
-        part = block[at : at + width].view(a.dtype).reshape((count, *a.shape[1:]))
-        part[...] = a[:count]
-        arrays[i] = part
-        at += width
+        arrays[i] = a[:count].copy()
         del a
-    del block
     left, right, feat, thr, value, imp, nns, wnns = arrays
     return Tree(
         children_left=left.astype(np.intp, copy=False),
