@@ -367,7 +367,9 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         "",
         f"```bash\n{command}\n```",
         "",
-        "Ratio = ours / peer (median fit time, same data, one process, alternating); memory ="
+        "Ratio = ours / peer (median fit time, same data, one process, alternating, a"
+        " garbage collection before each fit with the objects alive before the first timed"
+        " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
         " child process with glibc's mmap threshold fixed, see `_memory.py`; the smallest of"
         " three readings where both fits take under 2 s), ours / peer;"
