@@ -343,6 +343,10 @@ class RecommenderBase(BaseEstimator):
     one known user); factor models set ``_item_vectors`` for :meth:`similar_items`.
     """
 
+    # The offsets of the unknown-id fallbacks (see _fallbacks).
+    _fallback_user: np.ndarray | None
+    _fallback_item: np.ndarray | None
+
     def _setup(self, ratings) -> Ratings:
         ratings = _prepare(ratings)
         self.user_ids_ = ratings.user_ids
@@ -364,16 +368,17 @@ class RecommenderBase(BaseEstimator):
         an unknown user of a known item: the model's own where it set them (its learned
         biases), else the mean deviation of that user's / item's training ratings from the
         global mean (0 without ratings)."""
-        if self._fallback_user is None or self._fallback_item is None:
-            r = self._train_ratings
-            dev = r.values - self.global_mean_
-            for side, codes, size in (("user", r.users, self.n_users_),
-                                      ("item", r.items, self.n_items_)):  # fmt: skip
-                if getattr(self, f"_fallback_{side}") is None:
-                    n = np.bincount(codes, minlength=size)
-                    total = np.bincount(codes, weights=dev, minlength=size)
-                    mean = np.divide(total, n, out=np.zeros_like(total), where=n > 0)
-                    setattr(self, f"_fallback_{side}", mean)
+        r = self._train_ratings
+
+        def mean_deviation(codes: np.ndarray, size: int) -> np.ndarray:
+            n = np.bincount(codes, minlength=size)
+            total = np.bincount(codes, weights=r.values - self.global_mean_, minlength=size)
+            return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
+
+        if self._fallback_user is None:
+            self._fallback_user = mean_deviation(r.users, self.n_users_)
+        if self._fallback_item is None:
+            self._fallback_item = mean_deviation(r.items, self.n_items_)
         return self._fallback_user, self._fallback_item
 
     @property

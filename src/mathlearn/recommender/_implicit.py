@@ -355,10 +355,11 @@ class ImplicitALS(FactorModel):
         c_u, c_i = 1.0 + w_u, 1.0 + w_i
         driver = _compiled_sweeps() if self.solver == "cg" else None
         if driver is not None:
-            history, n_iter = _implicit_compiled(driver, pattern, X, Y, (w_u, c_u, w_i, c_i),
-                                                 lam, int(self.cg_steps), int(self.max_iter),
-                                                 float(self.tol))  # fmt: skip
-            return self._finish_fit(X, Y, history, n_iter)
+            objectives, sweeps = _implicit_compiled(driver, pattern, X, Y,
+                                                    (w_u, c_u, w_i, c_i), lam,
+                                                    int(self.cg_steps), int(self.max_iter),
+                                                    float(self.tol))  # fmt: skip
+            return self._finish_fit(X, Y, objectives, sweeps)
         eye = lam * np.eye(k)
         # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
         numpy_route = _compiled_cg() is None

@@ -187,7 +187,8 @@ class _VisitOrder:
 
     def __call__(self, rng: np.random.Generator) -> np.ndarray:
         """One epoch's order, freshly drawn."""
-        return self.order(*self.draw(rng, 1), 0)
+        orders, swaps = self.draw(rng, 1)
+        return self.order(orders, swaps, 0)
 
     def _python_users(self, user_order, swap, out) -> None:
         """The compiled builder's exchanges, one at a time."""
