@@ -215,6 +215,22 @@ def _objective(users, items, values, factors, mu, lam, n_u, n_i) -> float:
     return float(rss + lam * (_python_penalty(P, bu, n_u) + _python_penalty(Q, bi, n_i)))
 
 
+def _epoch_end(last: bool, tol: float, monitor: bool, history: list, data: tuple) -> str | None:
+    """After an epoch of the Python loops: ``"diverged"`` where a factor overflowed, else the
+    objective appended to ``history`` where it is recorded (every epoch with ``monitor`` or
+    ``tol > 0``, else the last) and ``"converged"`` once it fell by at most ``tol`` times the
+    previous one; None to go on. ``data``: the arguments of :func:`_objective`."""
+    P, Q = data[3][:2]
+    if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
+        return "diverged"
+    if not (monitor or tol > 0 or last):
+        return None
+    history.append(_objective(*data))
+    if tol > 0 and len(history) > 1 and history[-2] - history[-1] <= tol * history[-2]:
+        return "converged"
+    return None
+
+
 def _plain_sgd(visit_order, rng, users, items, values, n_u, n_i, factors, mu, lr, lam,
                biases, max_iter, tol, monitor, history):  # fmt: skip
     """The epochs of plain SGD (``batch_size=1``), in place on ``factors``; the objective of
@@ -265,32 +281,25 @@ def _plain_sgd(visit_order, rng, users, items, values, n_u, n_i, factors, mu, lr
             with np.errstate(over="ignore", invalid="ignore"):
                 _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases)
             done += 1
-            if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
-                return done, "diverged"
-            if not (monitor or tol > 0 or done == max_iter):
-                continue
-            history.append(_objective(users, items, values, factors, mu, lam, n_u, n_i))
-            if tol > 0 and len(history) > 1 and history[-2] - history[-1] <= tol * history[-2]:
-                return done, "converged"
+            end = _epoch_end(done == max_iter, tol, monitor, history,
+                             (users, items, values, factors, mu, lam, n_u, n_i))  # fmt: skip
+            if end is not None:
+                return done, end
     return done, "max_iter"
 
 
 def _batched_sgd(visit_order, rng, B, users, items, values, n_u, n_i, factors, mu, lr, lam,
                  biases, max_iter, tol, monitor, history):  # fmt: skip
     """Mini-batch SGD (``batch_size=B > 1``), vectorised in NumPy; as :func:`_plain_sgd`."""
-    P, Q = factors[:2]
     for n_iter in range(1, max_iter + 1):
         order = visit_order(rng)
         # (an overflow is reported as divergence below)
         with np.errstate(over="ignore", invalid="ignore"):
             _batched_epoch(order, B, users, items, values, factors, mu, lr, lam, biases)
-        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(Q))):
-            return n_iter, "diverged"
-        if not (monitor or tol > 0 or n_iter == max_iter):
-            continue
-        history.append(_objective(users, items, values, factors, mu, lam, n_u, n_i))
-        if tol > 0 and len(history) > 1 and history[-2] - history[-1] <= tol * history[-2]:
-            return n_iter, "converged"
+        end = _epoch_end(n_iter == max_iter, tol, monitor, history,
+                         (users, items, values, factors, mu, lam, n_u, n_i))  # fmt: skip
+        if end is not None:
+            return n_iter, end
     return max_iter, "max_iter"
 
 
