@@ -166,12 +166,16 @@ def test_surprise_knn_with_means_cosine():
 
 
 @pytest.mark.parametrize("kind", ["pearson", "cosine", "adjusted_cosine"])
-def test_dense_and_sparse_pair_sums_agree(monkeypatch, kind):
-    """The similarities from BLAS products of dense column blocks and from sparse products
-    have the same pattern (defined pairs: a co-observed column and a positive denominator)
-    and agree to the rounding of sums of at most m products: |kappa| <= 1, so an absolute
-    4 m eps. The data have exact cancellations (integer ratings, cosine numerators summing
-    to 0) and rows whose deviations are all zero (an undefined 0/0)."""
+@pytest.mark.parametrize("shrinkage", [0.0, 2.5])
+def test_pair_sum_routes_agree(monkeypatch, kind, shrinkage):
+    """The similarities from BLAS products of dense column blocks, from sparse products and
+    from the compiled pairs' loop have the same pattern (defined pairs: a co-observed column
+    and a positive denominator) and agree to the rounding of sums of at most m products:
+    |kappa| <= 1, so an absolute 4 m eps. The data have exact cancellations (integer
+    ratings, cosine numerators summing to 0) and rows whose deviations are all zero (an
+    undefined 0/0). The compiled loop's matrix is symmetric bit for bit (each pair's sums
+    run over the same columns in the same order from either row)."""
+    from mathlearn import _ext
     from mathlearn.recommender import _knn
 
     rng = np.random.default_rng(7)
@@ -182,15 +186,68 @@ def test_dense_and_sparse_pair_sums_agree(monkeypatch, kind):
     r, c = np.nonzero(mask)  # row-major: CSR order, zero ratings kept as entries
     indptr = np.r_[0, np.cumsum(np.bincount(r, minlength=n))]
     A = sp.csr_array((Y[r, c], c, indptr), shape=(n, m))
+    compiled = _knn._compiled_similarities()
     got = {}
-    for dense in (True, False):
-        monkeypatch.setattr(_knn, "_dense_pays", lambda A, dense=dense: dense)
-        got[dense] = _knn.similarity_matrix(A, kind, 0.0)[0]
-    a, b = got[True], got[False]
-    np.testing.assert_array_equal(a.indptr, b.indptr)
-    np.testing.assert_array_equal(a.indices, b.indices)
-    np.testing.assert_allclose(a.data, b.data, rtol=0, atol=4 * m * np.finfo(float).eps)
+    for route in ("dense", "sparse", "compiled"):
+        if route == "compiled" and compiled is None:
+            continue
+        monkeypatch.setattr(
+            _knn,
+            "_compiled_similarities",
+            lambda route=route: compiled if route == "compiled" else None,
+        )
+        monkeypatch.setattr(
+            _knn, "_dense_pays", lambda A, compiled=False, route=route: route == "dense"
+        )
+        got[route] = _knn.similarity_matrix(A, kind, shrinkage)[0]
+    if compiled is None and _ext.find("_knn") is not None:
+        pytest.fail("_knn is built but did not load")
+    a = got["dense"]
+    for b in got.values():
+        np.testing.assert_array_equal(a.indptr, b.indptr)
+        np.testing.assert_array_equal(a.indices, b.indices)
+        np.testing.assert_allclose(a.data, b.data, rtol=0, atol=4 * m * np.finfo(float).eps)
     assert a.nnz > 100
+    if "compiled" in got:
+        K = got["compiled"].toarray()
+        np.testing.assert_array_equal(K, K.T)
+
+
+def test_compiled_pairs_from_either_order(monkeypatch):
+    """The compiled route given the column-major order by the caller (as the estimators
+    pass it) and formed from A itself: the same matrix, bit for bit; and rows or columns
+    with no entry leave no trace."""
+    from mathlearn.recommender import _knn
+
+    if _knn._compiled_similarities() is None:
+        pytest.skip("_knn not built (a source tree without `setup.py build_ext --inplace`)")
+    monkeypatch.setattr(_knn, "_dense_pays", lambda A, compiled=False: False)
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(30, 12))
+    Y[rng.uniform(size=Y.shape) < 0.6] = 0.0
+    Y[5] = 0.0  # an empty row
+    Y[:, 7] = 0.0  # an empty column
+    A = sp.csr_array(Y)
+    for kind in ("pearson", "cosine", "adjusted_cosine"):
+        own, means = _knn.similarity_matrix(A, kind, 1.0)
+        given, _ = _knn.similarity_matrix(A, kind, 1.0, At=_knn._Rows.of(A.T))
+        for name in ("indptr", "indices", "data"):
+            np.testing.assert_array_equal(getattr(own, name), getattr(given, name))
+        assert own.indptr[6] == own.indptr[5]
+        assert not np.any(own.indices == 5)
+        # each stored pair against its definition, from the dense matrix
+        mask = Y != 0
+        col_means = Y.sum(0) / np.maximum(mask.sum(0), 1)
+        dev = {"pearson": Y - means[:, None], "cosine": Y, "adjusted_cosine": Y - col_means}
+        dev = dev[kind]
+        K = own.toarray()
+        for a, b in zip(*own.nonzero(), strict=True):
+            co = mask[a] & mask[b]
+            num = dev[a, co] @ dev[b, co]
+            den = np.sqrt((dev[a, co] ** 2).sum() * (dev[b, co] ** 2).sum())
+            want = np.sign(num) if co.sum() == 1 else num / den
+            want *= co.sum() / (co.sum() + 1.0)
+            assert abs(K[a, b] - want) <= 8 * 12 * np.finfo(float).eps
 
 
 def test_dense_route_is_chosen_by_cost():
@@ -203,3 +260,9 @@ def test_dense_route_is_chosen_by_cost():
     sparse_rows = sp.random_array((2000, 20000), density=1e-4, format="csr", random_state=0)
     assert not _dense_pays(sparse_rows)
     assert not _dense_pays(sp.csr_array(np.ones((2049, 3))))
+    # Against the compiled loop, the fixed NumPy passes count too: a small half-full matrix
+    # (11 x 20, the sweep's 100 ratings) goes dense against sparse products only.
+    small = sp.csr_array(np.random.default_rng(0).uniform(size=(11, 20)) < 0.5, dtype=float)
+    assert _dense_pays(small) and not _dense_pays(small, compiled=True)
+    assert _dense_pays(full, compiled=True)
+    assert not _dense_pays(sparse_rows, compiled=True)

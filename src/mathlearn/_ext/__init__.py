@@ -33,6 +33,7 @@ ABI_VERSIONS = {
     "_hgb": 4,
     "_kdtree": 3,
     "_kmeans": 1,
+    "_knn": 1,
     "_linkage": 1,
     "_nmf": 1,
     "_ratings": 2,

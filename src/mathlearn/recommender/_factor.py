@@ -54,8 +54,8 @@ class Pattern:
     an item), all indices 64-bit; ``perm_u`` and ``perm_i`` (position p of each order holds
     the container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
     item, as floats). ``R`` and ``Rt`` are the two orders as SciPy CSR arrays of shapes
-    (n_users, n_items) and (n_items, n_users), formed on first use (the compiled routes read
-    the arrays themselves).
+    (n_users, n_items) and (n_items, n_users). Both are formed on first use (the compiled
+    routes read the arrays themselves, through :meth:`address`).
 
     The compiled helper forms both orders by three stable counting sorts in one pass each
     (by item, by user, by item again); without it, NumPy sorts by (user, item) (no sort for
@@ -65,6 +65,9 @@ class Pattern:
 
     def __init__(self, ratings: Ratings) -> None:
         n_users, n_items = self.shape = ratings.shape
+        self.addresses: dict[str, int] = {}
+        self._n_user: np.ndarray | None = None
+        self._n_item: np.ndarray | None = None
         self.users, self.items, self.values = ratings.users, ratings.items, ratings.values
         n = self.values.size
         fn = _compiled_orders()
@@ -83,9 +86,12 @@ class Pattern:
             )
             self.values_u, self.values_i = floats[:n], floats[n:]
             base, fbase = ints.ctypes.data, floats.ctypes.data
+            starts = [base + 8 * (e - m) for e, m in zip(ends, sizes, strict=True)]
             fn(n, n_users, n_items, users.ctypes.data, items.ctypes.data, values.ctypes.data,
-               *(base + 8 * (e - m) for e, m in zip(ends, sizes, strict=True)),
-               base + 8 * ends[-1], fbase, fbase + 8 * n)  # fmt: skip
+               *starts, base + 8 * ends[-1], fbase, fbase + 8 * n)  # fmt: skip
+            names = ("indptr_u", "perm_u", "items_u", "indptr_i", "perm_i", "users_i")
+            self.addresses = dict(zip(names, starts, strict=True))
+            self.addresses.update(values_u=fbase, values_i=fbase + 8 * n)
         else:
             self.perm_u, identity = _order(self.users, self.items, n_users, n_items)
             # No gathers for data already in user-major order.
@@ -101,10 +107,28 @@ class Pattern:
             self.values_i = self.values_u[csc.data]
             self.users_i = csc.indices.astype(np.int64)
             self.indptr_i = csc.indptr.astype(np.int64)
-        self.n_user = np.diff(self.indptr_u).astype(float)
-        self.n_item = np.diff(self.indptr_i).astype(float)
         self._R: sp.csr_array | None = None
         self._Rt: sp.csr_array | None = None
+
+    def address(self, name: str) -> int:
+        """The address of the array ``name`` (for the compiled helpers): remembered from the
+        compiled route's buffers (``.ctypes.data`` costs about a microsecond a call)."""
+        address = self.addresses.get(name)
+        return getattr(self, name).ctypes.data if address is None else address
+
+    @property
+    def n_user(self) -> np.ndarray:
+        """Ratings per user, as floats."""
+        if self._n_user is None:
+            self._n_user = np.diff(self.indptr_u).astype(float)
+        return self._n_user
+
+    @property
+    def n_item(self) -> np.ndarray:
+        """Ratings per item, as floats."""
+        if self._n_item is None:
+            self._n_item = np.diff(self.indptr_i).astype(float)
+        return self._n_item
 
     @property
     def R(self) -> sp.csr_array:

@@ -3,6 +3,7 @@ similarity over co-rated entries."""
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -10,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _ext
 from ..base import _fit_context
 from ..utils._param_validation import Interval, StrOptions
 from ._base import RecommenderBase
@@ -17,12 +19,24 @@ from ._factor import Pattern
 
 
 class _Rows(NamedTuple):
-    """A CSR pattern's arrays (column indices sorted within each row)."""
+    """A CSR pattern's arrays (column indices sorted within each row), with the addresses of
+    the three arrays where known (:meth:`Pattern.address`; None: formed when needed)."""
 
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
     shape: tuple[int, int]
+    addresses: tuple[int, int, int] | None = None
+
+    @classmethod
+    def of_pattern(cls, p: Pattern, by_item: bool) -> _Rows:
+        """The item-major (``by_item``) or user-major order of a :class:`Pattern`."""
+        names = (
+            ("indptr_i", "users_i", "values_i") if by_item else ("indptr_u", "items_u", "values_u")
+        )
+        shape = p.shape[::-1] if by_item else p.shape
+        addresses = tuple(p.address(name) for name in names) if p.addresses else None
+        return cls(*(getattr(p, name) for name in names), shape, addresses)  # type: ignore[arg-type]
 
     @property
     def nnz(self) -> int:
@@ -47,18 +61,26 @@ def _row_means(A: _Rows) -> np.ndarray:
 _DENSE_MAX_ROWS = 2048
 
 
-def _dense_pays(A: sp.csr_array) -> bool:
-    """Whether BLAS products of dense column blocks beat sparse products for the pair sums.
+def _dense_pays(A: sp.csr_array, compiled: bool = False) -> bool:
+    """Whether BLAS products of dense column blocks beat the pairs' loop for the pair sums.
 
-    The sparse products cost about ``sum_j m_j^2`` multiply-adds (``m_j`` entries in column
-    j) at tens of nanoseconds each (index arithmetic, scattered writes, then a search for
-    every pair); the dense ones ``n^2 m`` at a fraction of a nanosecond. Dense is taken when
-    its count is below 50 times the sparse one and the n x n sums stay small."""
+    The pairs' loop costs about ``S = sum_j m_j^2`` updates (``m_j`` entries in column j):
+    tens of nanoseconds each in sparse products (index arithmetic, scattered writes, then a
+    search for every pair), about 2 ns in the compiled loop (``compiled``). The dense
+    products cost ``n^2 m`` multiply-adds at a fraction of a nanosecond, plus NumPy passes
+    over the entries and the n x n sums (scatters, sorts, gathers) at tens of nanoseconds a
+    number. Dense is taken, with at most 2 048 rows, when ``n^2 m < 50 S`` against sparse
+    products and when ``n^2 m + 100 (nnz + n^2) < 9 S`` against the compiled loop (on this
+    project's sweep, half-full rating matrices of 11 to 201 rows: the compiled loop up to
+    1e4 ratings, dense from 3e4)."""
     n, m = A.shape
     if n > _DENSE_MAX_ROWS or A.nnz == 0:
         return False
     per_col = np.bincount(A.indices, minlength=m).astype(np.float64)
-    return float(n) * n * m < 50.0 * float(per_col @ per_col)
+    S, dense = float(per_col @ per_col), float(n) * n * m
+    if compiled:
+        return dense + 100.0 * (A.nnz + float(n) * n) < 9.0 * S
+    return dense < 50.0 * S
 
 
 def _pair_sums_dense(A: sp.csr_array, rows: np.ndarray, dev: np.ndarray):
@@ -90,6 +112,63 @@ def _pair_sums_dense(A: sp.csr_array, rows: np.ndarray, dev: np.ndarray):
     return r, c, C[r, c], num[r, c], S[r, c], S[c, r]
 
 
+def _compiled_similarities():
+    """The compiled pairs' loop (``_knn.c``: ``knn_pair_counts``, ``knn_similarities``),
+    typed, or None."""
+    lib = _ext.load("_knn")
+    if lib is None:
+        return None
+    counts, sims = lib.knn_pair_counts, lib.knn_similarities
+    if sims.argtypes is None:
+        i64, ptr = ctypes.c_int64, ctypes.c_void_p
+        counts.restype = i64
+        counts.argtypes = [i64] + [ptr] * 6
+        sims.restype = i64
+        sims.argtypes = [i64] + [ptr] * 6 + [ctypes.c_double] + [ptr] * 6
+    return counts, sims
+
+
+def _similarities_compiled(fns, A: _Rows, dev, At: _Rows, dev_t, shrinkage: float):
+    """The similarity matrix by the compiled pairs' loop (see ``_knn.c``): A's rows with their
+    deviations ``dev``, and the same entries in column-major order (``At``, whose rows are
+    A's columns, and ``dev_t``). Addresses known from the pattern are used as they are
+    (``.ctypes.data`` costs about a microsecond a call: a tenth of the whole fit on a
+    hundred ratings)."""
+    counts_fn, sims_fn = fns
+    n = A.shape[0]
+
+    def addresses(rows: _Rows, dev) -> list[int]:
+        if rows.addresses is None or rows.indptr.dtype != np.int64:
+            arrays = [np.ascontiguousarray(a, dtype=np.int64) for a in rows[:2]]
+            out = [a.ctypes.data for a in arrays]
+            keep.extend(arrays)
+        else:
+            out = list(rows.addresses[:2])
+        if dev is rows.data and rows.addresses is not None:
+            out.append(rows.addresses[2])
+        else:
+            dev = np.ascontiguousarray(dev, dtype=np.float64)
+            keep.append(dev)
+            out.append(dev.ctypes.data)
+        return out
+
+    keep: list[np.ndarray] = []  # converted inputs, alive through the calls
+    ip_r, col_r, dev_r = addresses(A, dev)
+    ip_c, row_c, dev_c = addresses(At, dev_t)
+    # One buffer of integers: the output's indptr, the partner counts, then marks and one
+    # row's partners (scratch).
+    ints = np.empty(4 * n + 1, dtype=np.int64)
+    base = ints.ctypes.data
+    total = counts_fn(n, ip_r, col_r, ip_c, row_c, base + 8 * (n + 1), base + 8 * (2 * n + 1))
+    indices, data, acc = np.empty(total, dtype=np.int64), np.empty(total), np.empty(4 * n)
+    stored = sims_fn(n, ip_r, col_r, dev_r, ip_c, row_c, dev_c, float(shrinkage), base,
+                     indices.ctypes.data, data.ctypes.data, base + 8 * (2 * n + 1),
+                     base + 8 * (3 * n + 1), acc.ctypes.data)  # fmt: skip
+    if stored < total:
+        indices, data = indices[:stored].copy(), data[:stored].copy()
+    return sp.csr_array((data, indices, ints[: n + 1]), shape=(n, n))
+
+
 def _values_at(M, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Entries ``M[r, c]`` of a sparse product, 0 where it stores none (a sum that cancelled):
     the keys ``row * n + col`` of both, sorted, are matched by a binary search."""
@@ -108,7 +187,11 @@ def _values_at(M, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def similarity_matrix(
-    A, kind: str, shrinkage: float, col_means: np.ndarray | None = None
+    A,
+    kind: str,
+    shrinkage: float,
+    col_means: np.ndarray | None = None,
+    At: _Rows | None = None,
 ) -> tuple[sp.csr_array, np.ndarray]:
     """Similarities between the rows of A over their co-observed columns.
 
@@ -119,21 +202,41 @@ def similarity_matrix(
     stored. Returns the CSR similarity matrix (explicit zeros kept) and the row means.
 
     ``A`` is a SciPy sparse matrix or a :class:`_Rows`; ``col_means``, the column means
-    where the caller has them (adjusted cosine), else formed from ``A``.
+    where the caller has them (adjusted cosine), else formed from ``A``; ``At``, the same
+    entries in column-major order (the rows of A's transpose, rows ascending within each),
+    where the caller has them, else formed from ``A`` where needed.
+
+    Three routes give the pair sums: the compiled pairs' loop (``mathlearn._ext._knn``,
+    ``O(sum_o m_o^2)`` for ``m_o`` rows observing column o), BLAS products of dense column
+    blocks where their ``n^2 m`` count is smaller (:func:`_dense_pays`), and, without the
+    compiled helper, sparse products.
     """
     A = A if isinstance(A, _Rows) else _Rows.of(A)
     means = _row_means(A)
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    fns = _compiled_similarities()
+    if kind == "adjusted_cosine" and col_means is None:
+        if At is None:
+            At = _Rows.of(sp.csr_array((A.data, A.indices, A.indptr), shape=A.shape).T)
+        col_means = _row_means(At)
     if kind == "pearson":
-        dev = A.data - means[rows]
+        dev = A.data - np.repeat(means, np.diff(A.indptr))
     elif kind == "adjusted_cosine":
-        if col_means is None:
-            col_means = _row_means(_Rows.of(sp.csr_array((A.data, A.indices, A.indptr),
-                                                         shape=A.shape).T))  # fmt: skip
         dev = A.data - col_means[A.indices]
     else:
-        dev = A.data.astype(float)
-    if _dense_pays(A):
+        dev = A.data if A.data.dtype == np.float64 else A.data.astype(float)
+    if fns is not None and not _dense_pays(A, compiled=True):
+        if At is None:
+            At = _Rows.of(sp.csr_array((A.data, A.indices, A.indptr), shape=A.shape).T)
+        # The same deviations in column-major order (the same subtraction for each entry).
+        if kind == "pearson":
+            dev_t = At.data - means[At.indices]
+        elif kind == "adjusted_cosine":
+            dev_t = At.data - np.repeat(col_means, np.diff(At.indptr))
+        else:
+            dev_t = At.data
+        return _similarities_compiled(fns, A, dev, At, dev_t, shrinkage), means
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    if _dense_pays(A, compiled=fns is not None):
         r, c, n_common, num, S_rc, S_cr = _pair_sums_dense(A, rows, dev)
         den = np.sqrt(S_rc * S_cr)
     else:
@@ -258,12 +361,14 @@ class UserKNN(_KNNBase):
     Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, ``m_i`` the ratings of
     item ``i`` and ``P`` the number of user pairs with a co-rated item
     (``P <= min(U^2, sum_i m_i^2)``), ``fit`` forms the pairs' co-rating counts, numerators
-    and sums of squares by three sparse products, ``O(sum_i m_i^2)``, then finds each pair's
-    values in those products by a binary search over their sorted keys, ``O(P log P)``;
-    memory ``O(N + P)`` (the products and ``similarity_``, ``P`` entries each). Where the
-    dense count is smaller (``U^2 I < 50 sum_i m_i^2``, ``U <= 2048``), the same sums come
-    from BLAS products of dense blocks of item columns instead: ``O(U^2 I)`` time, ``O(U^2)``
-    memory. Scoring a user
+    and sums of squares in one compiled pass over the pairs (``mathlearn._ext._knn``: for
+    each user, the users who rated each of its items, accumulated in a dense row),
+    ``O(sum_i m_i^2)`` time and ``O(U + P)`` memory; without the compiled helper, by three
+    sparse products, ``O(sum_i m_i^2)``, then a binary search for each pair's values over
+    their sorted keys, ``O(P log P)``, memory ``O(N + P)``. Where the dense count is smaller
+    (``U <= 2048``; the rule is in ``_knn._dense_pays``), the same sums come from BLAS
+    products of dense blocks of item columns instead: ``O(U^2 I)`` time, ``O(U^2)`` memory.
+    Scoring a user
     (``recommend``, and ``predict`` once per distinct user among its pairs) gathers the
     ratings of the user's neighbours, ``E = sum_v n_v`` entries over the users ``v`` with a
     defined similarity to it (``n_v`` the ratings of ``v``), and sorts them:
@@ -299,11 +404,10 @@ class UserKNN(_KNNBase):
         self : UserKNN
         """
         p = Pattern(self._setup(ratings))
-        users = _Rows(p.indptr_u, p.items_u, p.values_u, p.shape)
-        items = _Rows(p.indptr_i, p.users_i, p.values_i, p.shape[::-1])
+        users, items = _Rows.of_pattern(p, by_item=False), _Rows.of_pattern(p, by_item=True)
         item_means = _row_means(items) if self.similarity == "adjusted_cosine" else None
         self.similarity_, self.user_means_ = similarity_matrix(
-            users, self.similarity, float(self.shrinkage), item_means
+            users, self.similarity, float(self.shrinkage), item_means, At=items
         )
         self._fallback_user = self.user_means_ - self.global_mean_
         return self
@@ -328,8 +432,9 @@ class UserKNN(_KNNBase):
         # Items compared by the same similarity over their co-rating users (computed once).
         if getattr(self, "_item_sim", None) is None:
             self._item_sim, _ = similarity_matrix(
-                sp.csr_array(self._seen.T), self.similarity, float(self.shrinkage)
-            )
+                sp.csr_array(self._seen.T), self.similarity, float(self.shrinkage),
+                At=_Rows.of(self._seen),
+            )  # fmt: skip
         row = np.full(self.n_items_, -np.inf)
         K = self._item_sim
         row[K.indices[K.indptr[i] : K.indptr[i + 1]]] = K.data[K.indptr[i] : K.indptr[i + 1]]
@@ -378,12 +483,14 @@ class ItemKNN(_KNNBase):
     Complexity: with ``U`` users, ``I`` items, ``N`` observed ratings, ``n_u`` the ratings of
     user ``u`` and ``P`` the number of item pairs rated by a common user
     (``P <= min(I^2, sum_u n_u^2)``), ``fit`` forms the pairs' co-rating counts, numerators
-    and sums of squares by three sparse products, ``O(sum_u n_u^2)``, then finds each pair's
-    values in those products by a binary search over their sorted keys, ``O(P log P)``;
-    memory ``O(N + P)`` (the products and ``similarity_``, ``P`` entries each). Where the
-    dense count is smaller (``I^2 U < 50 sum_u n_u^2``, ``I <= 2048``), the same sums come
-    from BLAS products of dense blocks of user columns instead: ``O(I^2 U)`` time, ``O(I^2)``
-    memory. Scoring a user
+    and sums of squares in one compiled pass over the pairs (``mathlearn._ext._knn``: for
+    each item, the items rated by each of its users, accumulated in a dense row),
+    ``O(sum_u n_u^2)`` time and ``O(I + P)`` memory; without the compiled helper, by three
+    sparse products, ``O(sum_u n_u^2)``, then a binary search for each pair's values over
+    their sorted keys, ``O(P log P)``, memory ``O(N + P)``. Where the dense count is smaller
+    (``I <= 2048``; the rule is in ``_knn._dense_pays``), the same sums come from BLAS
+    products of dense blocks of user columns instead: ``O(I^2 U)`` time, ``O(I^2)`` memory.
+    Scoring a user
     (``recommend``, and ``predict`` once per distinct user among its pairs) gathers the
     similarity rows of the items ``j`` the user rated, ``E <= sum_j d_j`` entries, and sorts
     them: ``O(E log E + I)`` time, ``O(E + I)`` memory; ``similar_items`` costs ``O(I)``.
@@ -418,11 +525,10 @@ class ItemKNN(_KNNBase):
         self : ItemKNN
         """
         p = Pattern(self._setup(ratings))
-        users = _Rows(p.indptr_u, p.items_u, p.values_u, p.shape)
-        items = _Rows(p.indptr_i, p.users_i, p.values_i, p.shape[::-1])
+        users, items = _Rows.of_pattern(p, by_item=False), _Rows.of_pattern(p, by_item=True)
         user_means = _row_means(users) if self.similarity == "adjusted_cosine" else None
         self.similarity_, self.item_means_ = similarity_matrix(
-            items, self.similarity, float(self.shrinkage), user_means
+            items, self.similarity, float(self.shrinkage), user_means, At=users
         )
         self._fallback_item = self.item_means_ - self.global_mean_
         return self
