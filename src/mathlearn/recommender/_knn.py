@@ -35,8 +35,11 @@ class _Rows(NamedTuple):
             ("indptr_i", "users_i", "values_i") if by_item else ("indptr_u", "items_u", "values_u")
         )
         shape = p.shape[::-1] if by_item else p.shape
-        addresses = tuple(p.address(name) for name in names) if p.addresses else None
-        return cls(*(getattr(p, name) for name in names), shape, addresses)  # type: ignore[arg-type]
+        indptr, indices, data = (getattr(p, name) for name in names)
+        if not p.addresses:
+            return cls(indptr, indices, data, shape)
+        a, b, c = (p.address(name) for name in names)
+        return cls(indptr, indices, data, shape, (a, b, c))
 
     @property
     def nnz(self) -> int:
@@ -218,6 +221,7 @@ def similarity_matrix(
         if At is None:
             At = _Rows.of(sp.csr_array((A.data, A.indices, A.indptr), shape=A.shape).T)
         col_means = _row_means(At)
+    col_means = np.asarray(col_means) if kind == "adjusted_cosine" else np.zeros(0)
     if kind == "pearson":
         dev = A.data - np.repeat(means, np.diff(A.indptr))
     elif kind == "adjusted_cosine":
