@@ -393,3 +393,59 @@ def test_profile_applied_by_blocks_matches_whole_array(kernel, monkeypatch):
     # X against Y by the same map, against the profile of the distances computed directly
     ref = kernel(np.vstack([X, Y]))[: X.shape[0], X.shape[0] :]
     np.testing.assert_allclose(kernel(X, Y), ref, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("cross", [False, True], ids=["X with X", "X with Y"])
+def test_direct_differences_route(monkeypatch, cross):
+    """Small problems of few features take direct differences (``_sqdist.c``). Each squared
+    distance is then within (d + 2) eps of the exact sum of squared differences of the
+    centred, scaled points (a Fraction sum: d differences and d squares round once each,
+    then d - 1 additions of positive terms); X with itself gives an exact 0 diagonal and
+    exact symmetry. The expansion (the other route, taken without the helper) errs by
+    about eps (||zx||^2 + ||zy||^2) absolute: both agree within 8 d eps of that scale."""
+    from fractions import Fraction
+
+    from mathlearn.kernels import _stationary
+
+    fn = _stationary._compiled_direct()
+    if fn is None:
+        pytest.skip("_sqdist not built (a source tree without `setup.py build_ext --inplace`)")
+    rng = np.random.default_rng(2)
+    d = 5
+    X = rng.normal(size=(40, d)) * rng.uniform(0.1, 10.0, size=d) + 3.0
+    X[7] = X[3]  # a duplicate: exactly 0 apart
+    Y = rng.normal(size=(25, d)) if cross else None
+    ls = rng.uniform(0.5, 2.0, size=d)
+    Zx, Zy, _, risky, zmax = _stationary._centre_and_scale(X, Y, ls)
+    assert not risky
+    q, done = _stationary._sqdist(Zx, Zy, False, zmax)
+    assert not done
+    Zy_ = Zx if Zy is None else Zy
+    eps = np.finfo(float).eps
+    for i in range(0, Zx.shape[0], 3):
+        for j in range(Zy_.shape[0]):
+            exact = sum((Fraction(float(a)) - Fraction(float(b))) ** 2
+                        for a, b in zip(Zx[i], Zy_[j], strict=True))  # fmt: skip
+            assert abs(Fraction(float(q[i, j])) - exact) <= (d + 2) * eps * exact
+    if not cross:
+        np.testing.assert_array_equal(q, q.T)
+        assert np.all(np.diag(q) == 0.0) and q[7, 3] == 0.0
+    monkeypatch.setattr(_stationary, "_compiled_direct", lambda: None)
+    q_expanded, _ = _stationary._sqdist(Zx, Zy, False, zmax)
+    scale = np.max(np.sum(Zx**2, axis=1)) + np.max(np.sum(Zy_**2, axis=1))
+    np.testing.assert_allclose(q, q_expanded, rtol=0, atol=8 * d * eps * scale)
+
+
+def test_direct_route_is_chosen_by_cost(monkeypatch):
+    """Direct differences for few features and small results; the expansion (one BLAS
+    product) for many features or results beyond 512 kB."""
+    from mathlearn.kernels import _stationary
+
+    asked = []
+    monkeypatch.setattr(_stationary, "_compiled_direct", lambda: asked.append(1))
+    rng = np.random.default_rng(0)
+    for shape, direct in (((100, 10), True), ((50, 100), False), ((300, 2), False)):
+        Z = rng.normal(size=shape) / 10
+        asked.clear()
+        _stationary._sqdist(Z, None, False, float(np.abs(Z).max()))
+        assert bool(asked) == direct, shape
