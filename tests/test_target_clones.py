@@ -1,13 +1,13 @@
 """Each ``target_clones`` version of a compiled helper holds the solver itself.
 
-GCC compiles every exported kernel of ``_cd``, ``_smo`` and ``_rnn`` once per target (AVX2,
-AVX-512, baseline) and picks one at load time. A static helper that GCC leaves out of line is
-compiled for the baseline only, so a clone that calls it is a few bytes that jump into the
-baseline code: the dispatch then buys nothing (``_cd``'s residual solver was such a
-trampoline until its helpers were marked ``always_inline``). This reads the symbol sizes of
-the installed libraries (``nm -S``) and checks that each version, the baseline included, is
-of the order of the baseline's size and far larger than a jump (13 bytes; every kernel here
-is over a kilobyte of code).
+GCC compiles every exported kernel of ``_cd``, ``_smo``, ``_rnn`` and ``_sqdist`` once per
+target (AVX2, AVX-512, baseline) and picks one at load time. A static helper that GCC leaves
+out of line is compiled for the baseline only, so a clone that calls it is a few bytes that
+jump into the baseline code: the dispatch then buys nothing (``_cd``'s residual solver was such
+a trampoline until its helpers were marked ``always_inline``). This reads the symbol sizes of
+the installed libraries (``nm -S``) and checks that each version, the baseline included, is of
+the order of the baseline's size and far larger than a jump (13 bytes; every kernel here is
+over a kilobyte of code).
 """
 
 import re
@@ -21,7 +21,7 @@ from mathlearn import _ext
 
 from ._c_builds import source
 
-HELPERS = ["_cd", "_smo", "_rnn"]
+HELPERS = ["_cd", "_smo", "_rnn", "_sqdist"]
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("nm") is None,

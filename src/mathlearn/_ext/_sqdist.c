@@ -24,14 +24,35 @@
 
 ML_EXPORT int sqdist_abi_version(void) { return 1; }
 
-ML_EXPORT void sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
+/* MSVC spells C99's restrict __restrict unless compiling as C11 or later. */
+#if defined(_MSC_VER) && !defined(__clang__) && \
+    (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L)
+#define restrict __restrict
+#endif
+
+/* With GCC on x86-64 Linux, the kernel is also compiled for AVX2 (four doubles per vector
+ * instead of SSE2's two: 0.65 of the baseline's time at 100 points of 10 features, 0.55 at
+ * 256; AVX-512 measured no better) and the loader picks the version the processor supports
+ * at the first call. Every version rounds alike: the order of the operations on
+ * each pair is fixed in the source and ISO C mode (-std=c99) turns off contraction into
+ * fused multiply-adds (tests/kernels/test_sqdist_builds.py). Other compilers and
+ * processors get the baseline version; so does a build with -DML_NO_CLONES. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(ML_NO_CLONES)
+#define ML_KERNEL ML_EXPORT __attribute__((target_clones("avx2", "default")))
+#else
+#define ML_KERNEL ML_EXPORT
+#endif
+
+ML_KERNEL void sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
                              const double *Yt, int same, double *out) {
     for (int64_t i = 0; i < n; ++i) {
-        double *row = out + i * m;
+        double *restrict row = out + i * m;
         int64_t j0 = same ? i + 1 : 0;
         for (int64_t j = j0; j < m; ++j) row[j] = 0.0;
+        /* one feature at a time over the row (long, vectorisable runs) */
         for (int64_t c = 0; c < d; ++c) {
-            const double *y = Yt + c * m;
+            const double *restrict y = Yt + c * m;
             double x = Xt[c * n + i];
             for (int64_t j = j0; j < m; ++j) {
                 double t = y[j] - x;
@@ -40,7 +61,7 @@ ML_EXPORT void sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
         }
         if (same) {
             row[i] = 0.0;
-            for (int64_t j = 0; j < i; ++j) row[j] = out[j * m + i];
+            for (int64_t k = 0; k < i; ++k) row[k] = out[k * m + i];
         }
     }
 }

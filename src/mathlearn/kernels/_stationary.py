@@ -18,6 +18,7 @@ Learning" §5 and §8 (squared exponential, gamma-exponential).
 from __future__ import annotations
 
 import ctypes
+import math
 
 import numpy as np
 from scipy.special import gammaln, kve
@@ -50,23 +51,23 @@ def _centre_and_scale(X, Y, length_scale):
     if Y is not None and Y.shape[0]:
         shift = (X.shape[0] * shift + Y.shape[0] * column_means(Y)) / n
     a = float(ls.min())
-    with np.errstate(over="ignore"):
-        t = ls / a
     Zx = X - shift
+    Zy = None if Y is None else Y - shift
     if ls.ndim:
+        if float(ls.max()) / a < math.inf:  # (Python floats: inf on overflow, no warning)
+            t = ls / a
+        else:
+            with np.errstate(over="ignore"):
+                t = ls / a
         Zx /= t
-    Zy = None
-    if Y is not None:
-        Zy = Y - shift
-        if ls.ndim:
+        if Zy is not None:
             Zy /= t
     big = max(float(Zx.max(initial=0.0)), -float(Zx.min(initial=0.0)))  # max |Zx|
     if Zy is not None:
         big = max(big, float(Zy.max(initial=0.0)), -float(Zy.min(initial=0.0)))
-    m = 1.0 if big == 0.0 else float(np.ldexp(1.0, np.frexp(big)[1]))
-    with np.errstate(over="ignore"):
-        f = m / a
-        f2 = f * f
+    m = 1.0 if big == 0.0 else math.ldexp(1.0, math.frexp(big)[1])
+    f = m / a  # Python floats: inf on overflow
+    f2 = f * f
     risky = not (4.0 * X.shape[1] * f2 < 1e300)
     scale = 1.0 / m
     if not risky:
