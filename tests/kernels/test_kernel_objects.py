@@ -449,3 +449,43 @@ def test_direct_route_is_chosen_by_cost(monkeypatch):
         asked.clear()
         _stationary._sqdist(Z, None, False, float(np.abs(Z).max()))
         assert bool(asked) == direct, shape
+
+
+def test_scaled_direct_differences_far_from_the_origin():
+    """Without centring: the points as given, 1e8 from the origin with unit spread. Each
+    difference of near coordinates is exact (Sterbenz), then one product by the rounded
+    ``1 / l_c`` and one square: within (d + 4) eps of the exact sum of ((y - x) / l)^2
+    (Fractions). The GP's K is the same with and without a gradient, bit for bit. A
+    distance past the largest float is infinite and flagged (K = 0 there, not NaN)."""
+    from fractions import Fraction
+
+    from mathlearn.kernels import _stationary
+
+    if _stationary._compiled_direct() is None:
+        pytest.skip("_sqdist not built (a source tree without `setup.py build_ext --inplace`)")
+    rng = np.random.default_rng(4)
+    d = 4
+    X = rng.normal(size=(30, d)) + 1e8
+    Y = rng.normal(size=(11, d)) - 3e8
+    ls = rng.uniform(0.3, 3.0, size=d)
+    eps = np.finfo(float).eps
+    for other in (None, Y):
+        q, overflow = _stationary._scaled_direct_sqdist(X, other, ls)
+        assert not overflow
+        B = X if other is None else other
+        for i in range(0, X.shape[0], 4):
+            for j in range(B.shape[0]):
+                exact = sum(((Fraction(float(b)) - Fraction(float(a))) / Fraction(float(lc))) ** 2
+                            for a, b, lc in zip(X[i], B[j], ls, strict=True))  # fmt: skip
+                assert abs(Fraction(float(q[i, j])) - exact) <= (d + 4) * eps * exact
+    for kernel in (RBF(ls), Matern(ls, nu=1.5), RationalQuadratic(1.3, alpha=0.8)):
+        np.testing.assert_array_equal(kernel(X, eval_gradient=True)[0], kernel(X))
+        np.testing.assert_allclose(kernel(X), kernel(X - 1e8), rtol=1e-12, atol=1e-300)
+    far = np.array([[-1e200, 0.0], [1e200, 0.0], [1e200, 1.0]])
+    q, overflow = _stationary._scaled_direct_sqdist(far, None, np.array([1e-150, 1.0]))
+    assert overflow and np.isinf(q[0, 1]) and q[1, 2] == 1.0
+    K = Matern([1e-150, 1.0], nu=1.5)(far)
+    assert K[0, 1] == 0.0 and np.all(np.isfinite(K)) and np.all(np.diag(K) == 1.0)
+    # a length scale whose reciprocal is not a normal number: the centred route instead
+    assert _stationary._scaled_direct_sqdist(far, None, np.array([1e-310, 1.0])) is None
+    assert _stationary._scaled_direct_sqdist(far, None, 1e308) is None  # 1/l subnormal

@@ -28,31 +28,36 @@ def builds(tmp_path_factory):
     libs = compile_builds("_sqdist", flags, tmp_path_factory.mktemp("sqdist_builds"))
     for lib in libs.values():
         fn = lib.sqdist_direct
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 2 + [ctypes.c_int]
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_int]
         fn.argtypes += [ctypes.c_void_p]
     return libs
 
 
-def _run(lib, X, Y):
+def _run(lib, X, Y, w):
     same = Y is None
     Xt = np.ascontiguousarray(X.T)
     Yt = Xt if same else np.ascontiguousarray(Y.T)
     n, d = X.shape
     m = n if same else Y.shape[0]
     out = np.full((n, m), np.nan)
-    lib.sqdist_direct(n, m, d, Xt.ctypes.data, Yt.ctypes.data, int(same), out.ctypes.data)
+    w_ = None if w is None else w.ctypes.data
+    overflow = lib.sqdist_direct(n, m, d, Xt.ctypes.data, Yt.ctypes.data, w_, int(same),
+                                 out.ctypes.data)  # fmt: skip
+    assert overflow == 0
     return out
 
 
 # 37 and 23 points: vector bodies plus remainders in every row; 1 and 13 features
 @pytest.mark.parametrize("d", [1, 13])
 @pytest.mark.parametrize("cross", [False, True], ids=["X with X", "X with Y"])
-def test_direct_differences_are_bit_identical_across_builds(builds, d, cross):
+@pytest.mark.parametrize("weighted", [False, True], ids=["w = 1", "w given"])
+def test_direct_differences_are_bit_identical_across_builds(builds, d, cross, weighted):
     rng = np.random.default_rng(d)
     X = rng.normal(size=(37, d)) * np.exp(rng.normal(size=d))
     Y = rng.normal(size=(23, d)) if cross else None
-    results = {name: _run(lib, X, Y) for name, lib in builds.items()}
+    w = 1.0 / rng.uniform(0.3, 3.0, size=d) if weighted else None
+    results = {name: _run(lib, X, Y, w) for name, lib in builds.items()}
     first = results["installed"]
     assert np.all(np.isfinite(first)) and np.all(first >= 0)
     for name, other in results.items():

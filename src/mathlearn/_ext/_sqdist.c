@@ -6,14 +6,18 @@
  * transposes of the n x d and m x d point sets, contiguous), so that each feature's pass
  * runs over consecutive points (vectorisable). out (n x m, row-major) receives
  *
- *     q_ij = sum_{c = 0}^{d - 1} (y_jc - x_ic)^2,
+ *     q_ij = sum_{c = 0}^{d - 1} ((y_jc - x_ic) w_c)^2       (w_c = 1 where w is NULL),
  *
  * each sum in ascending order of c from 0: every build rounds alike (no contraction into
- * fused multiply-adds in ISO C mode), and the result errs by at most about (d + 1) eps q_ij
- * (the differences and squares round once each; no cancellation, unlike the expansion
- * ||x||^2 + ||y||^2 - 2 x^T y). With same != 0 (Y = X, m = n), only the pairs j > i are
- * summed, the lower triangle is their mirror (exactly symmetric) and the diagonal is 0. */
+ * fused multiply-adds in ISO C mode), and the result errs by at most about (d + 2) eps q_ij
+ * relative to the same sum with the w_c as given (the differences, products and squares
+ * round once each; no cancellation, unlike the expansion ||x||^2 + ||y||^2 - 2 x^T y, and
+ * points near each other subtract exactly, wherever they lie). With same != 0 (Y = X,
+ * m = n), only the pairs j > i are summed, the lower triangle is their mirror (exactly
+ * symmetric) and the diagonal is 0. Returns 1 when a sum overflowed to infinity, else 0. */
 
+#include <float.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef _WIN32
@@ -22,7 +26,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sqdist_abi_version(void) { return 1; }
+ML_EXPORT int sqdist_abi_version(void) { return 2; }
 
 /* MSVC spells C99's restrict __restrict unless compiling as C11 or later. */
 #if defined(_MSC_VER) && !defined(__clang__) && \
@@ -44,8 +48,9 @@ ML_EXPORT int sqdist_abi_version(void) { return 1; }
 #define ML_KERNEL ML_EXPORT
 #endif
 
-ML_KERNEL void sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
-                             const double *Yt, int same, double *out) {
+ML_KERNEL int sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
+                            const double *Yt, const double *w, int same, double *out) {
+    int overflow = 0;
     for (int64_t i = 0; i < n; ++i) {
         double *restrict row = out + i * m;
         int64_t j0 = same ? i + 1 : 0;
@@ -53,15 +58,17 @@ ML_KERNEL void sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
         /* one feature at a time over the row (long, vectorisable runs) */
         for (int64_t c = 0; c < d; ++c) {
             const double *restrict y = Yt + c * m;
-            double x = Xt[c * n + i];
+            double x = Xt[c * n + i], wc = (w != NULL) ? w[c] : 1.0;
             for (int64_t j = j0; j < m; ++j) {
-                double t = y[j] - x;
+                double t = (y[j] - x) * wc;
                 row[j] += t * t;
             }
         }
+        for (int64_t j = j0; j < m; ++j) overflow |= !(row[j] <= DBL_MAX);
         if (same) {
             row[i] = 0.0;
             for (int64_t k = 0; k < i; ++k) row[k] = out[k * m + i];
         }
     }
+    return overflow;
 }

@@ -5,7 +5,11 @@ relevance determination, ARD). The squared distances come from one matrix produc
 (:func:`mathlearn.utils.extmath.squared_distances`) on inputs that are first centred by a
 common shift and scaled by a power of two, so data far from the origin and extreme length
 scales (``1e-300``, ``1e300``) neither cancel catastrophically nor overflow; no ``(N, M, D)``
-temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array).
+temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array). Small
+problems of few features (a result of at most 65 536 entries) take direct differences
+``(y_d - x_d) / l_d`` from a compiled loop instead (``mathlearn._ext._sqdist``): exact
+subtraction of near points wherever they lie, and no passes over the result beyond the
+profile's.
 
 The gradient with respect to ``log l_d`` is ``-2 phi'(q) q_d`` with
 ``q_d = (x_d - y_d)^2 / l_d^2``, so each kernel supplies ``phi`` and ``-2 phi'``.
@@ -98,23 +102,59 @@ def _compiled_direct():
         return None
     fn = lib.sqdist_direct
     if fn.argtypes is None:
-        fn.restype = None
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 2 + [ctypes.c_int]
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_int]
         fn.argtypes += [ctypes.c_void_p]
     return fn
 
 
-def _direct_sqdist(fn, Zx, Zy):
-    """``||zx_i - zy_j||^2`` by direct differences (see ``_sqdist.c``): no cancellation, an
-    exact 0 diagonal and exact symmetry for ``Zy`` None."""
+def _direct_pays(n: int, m: int, d: int, same: bool) -> bool:
+    """Whether direct differences are taken for an n x m result of d features."""
+    work = n * m * d // (2 if same else 1)
+    return n * m <= _DIRECT_MAX_ENTRIES and work <= _DIRECT_PER_ENTRY * n * m + _DIRECT_FIXED
+
+
+def _direct_sqdist(fn, Zx, Zy, w=None):
+    """``sum_c ((zy_jc - zx_ic) w_c)^2`` (``w`` None: all 1) by direct differences (see
+    ``_sqdist.c``): no cancellation, an exact 0 diagonal and exact symmetry for ``Zy`` None.
+    Returns the matrix and whether an entry overflowed to infinity."""
     n, d = Zx.shape
     same = Zy is None
     Xt = np.ascontiguousarray(Zx.T)
-    Yt = Xt if same else np.ascontiguousarray(Zy.T)
+    x = Xt.ctypes.data
     m = n if same else Zy.shape[0]
     out = np.empty((n, m))
-    fn(n, m, d, Xt.ctypes.data, Yt.ctypes.data, int(same), out.ctypes.data)
-    return out
+    Yt = Xt if same else np.ascontiguousarray(Zy.T)  # (kept alive through the call)
+    y = x if same else Yt.ctypes.data
+    overflow = fn(n, m, d, x, y, None if w is None else w.ctypes.data, int(same),
+                  out.ctypes.data)  # fmt: skip
+    return out, bool(overflow)
+
+
+def _scaled_direct_sqdist(X, Y, length_scale):
+    """``q_ij = sum_c ((y_jc - x_ic) / l_c)^2`` by direct differences of the points as given
+    (``w_c = 1 / l_c`` after each subtraction), or None where the compiled helper is missing
+    or a ``1 / l_c`` is not a normal number. The differences need no centring (points near
+    each other subtract exactly, wherever they lie) and the scaling no power-of-two factor:
+    a sum beyond the largest float is infinity (the kernel's limit at infinite distance) and
+    one below the smallest is 0 or subnormal (its limit at 0). Returns ``(q, overflow)``."""
+    fn = _compiled_direct()
+    if fn is None:
+        return None
+    ls = np.asarray(length_scale, dtype=float)
+    d = X.shape[1]
+    if ls.ndim:
+        lo, hi = float(ls.min()), float(ls.max())
+    else:
+        lo = hi = float(ls)
+    # Python floats: inf on overflow, no warning
+    if not (1.0 / hi >= _TINY and 1.0 / lo < math.inf):
+        return None
+    w = np.full(d, 1.0 / lo) if not ls.ndim else np.divide(1.0, ls)
+    return _direct_sqdist(fn, X, Y, w)
+
+
+_TINY = float(np.finfo(float).tiny)
 
 
 def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
@@ -140,15 +180,10 @@ def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     """
     moderate = zmax is not None and 2.0**-400 <= zmax <= 2.0**400
     n, m, d = Zx.shape[0], Zx.shape[0] if Zy is None else Zy.shape[0], Zx.shape[1]
-    work = n * m * d // (2 if Zy is None else 1)
-    if (
-        moderate
-        and n * m <= _DIRECT_MAX_ENTRIES
-        and work <= _DIRECT_PER_ENTRY * n * m + _DIRECT_FIXED
-    ):
+    if moderate and _direct_pays(n, m, d, Zy is None):
         fn = _compiled_direct()
         if fn is not None:
-            return _direct_sqdist(fn, Zx, Zy), False
+            return _direct_sqdist(fn, Zx, Zy)[0], False
     if moderate:
         if post is not None and not accurate:
             return expanded_squared_distances(Zx, Zy, post), True
@@ -208,30 +243,51 @@ class _Stationary(Kernel):
         raise NotImplementedError
 
     def _eval(self, X, Y, eval_gradient):
-        Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
-        fused = None
         m = X.shape[0] if Y is None else Y.shape[0]
-        if not eval_gradient and not risky and X.shape[0] * m >= _FUSE_MIN_ENTRIES:
-            # Without a gradient, the profile phi is applied to each block of distances while
-            # it is in cache: no further passes over the N x M array (which pays once that
-            # array is far larger than the cache; below, one pass of each is cheaper).
-            def fused(block):
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-                    out = self._phi(block, None)
-                if out is not block:
-                    block[...] = out
+        direct = None
+        if _direct_pays(X.shape[0], m, X.shape[1], Y is None):
+            # Small problems: direct differences of the points as given (no centred, scaled
+            # copies), with or without a gradient, so that K is the same either way.
+            direct = _scaled_direct_sqdist(X, Y, self.length_scale)
+        if direct is not None and not eval_gradient:
+            q, overflow = direct
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+                K = self._phi(q, None)
+                if overflow:  # phi at infinite distance: 0 (never inf * 0)
+                    np.nan_to_num(K, copy=False, nan=0.0)
+            return K, None
+        # The per-feature terms of the ARD gradient come from the centred, scaled copies.
+        Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
+        if direct is not None:
+            q, overflow = direct
+            rescale, guard = False, overflow  # q is at its own scale: no factor f2
+        else:
+            fused = None
+            if not eval_gradient and not risky and X.shape[0] * m >= _FUSE_MIN_ENTRIES:
+                # Without a gradient, the profile phi is applied to each block of distances
+                # while it is in cache: no further passes over the N x M array (which pays
+                # once that array is far larger than the cache; below, one pass of each is
+                # cheaper).
+                def fused(block):
+                    with np.errstate(
+                        over="ignore", invalid="ignore", divide="ignore", under="ignore"
+                    ):
+                        out = self._phi(block, None)
+                    if out is not block:
+                        block[...] = out
 
-        q, done = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax, fused)
-        if done:
-            return q, None
+            q, done = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax, fused)
+            if done:
+                return q, None
+            rescale, guard = risky, risky
         cache = {} if eval_gradient else None
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            if risky:
+            if rescale:
                 zero = q == 0.0
                 q *= f2
                 q[zero] = 0.0
             K = self._phi(q, cache)
-            if risky:
+            if guard:
                 np.nan_to_num(K, copy=False, nan=0.0)
             if not eval_gradient:
                 return K, None
