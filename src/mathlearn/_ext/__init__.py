@@ -76,7 +76,9 @@ def load(name: str) -> ctypes.CDLL | None:
     """
     if _flag(DISABLE_ENV):
         return None
-    return _load(name, _flag(REQUIRE_ENV))
+    # A library that loads is returned whatever REQUIRE_ENV says (one environment lookup
+    # fewer on every call: estimators ask for their helpers at each fit).
+    return _load(name, False) or _load(name, _flag(REQUIRE_ENV))
 
 
 @cache

@@ -354,7 +354,8 @@ class RecommenderBase(BaseEstimator):
         self._user_index = ratings.user_index
         self._item_index = ratings.item_index
         self.n_users_, self.n_items_ = ratings.shape
-        self.global_mean_ = float(np.mean(ratings.values))
+        # np.mean's sum and division, without its Python-level wrapper
+        self.global_mean_ = float(np.add.reduce(ratings.values)) / ratings.values.size
         # The unknown-id fallbacks, set by the model or formed on first use (_fallbacks).
         self._fallback_user = self._fallback_item = None
         # The users x items matrix of the training ratings (for exclude_seen and the

@@ -54,9 +54,12 @@ class _Rows(NamedTuple):
 
 
 def _row_means(A: _Rows) -> np.ndarray:
+    """Each row's mean over its entries (0 for a row without any)."""
     counts = np.diff(A.indptr)
-    sums = np.add.reduceat(A.data, A.indptr[:-1]) if A.nnz else np.zeros(A.shape[0])
-    sums = np.where(counts > 0, sums, 0.0)
+    if not A.nnz:
+        return np.zeros(A.shape[0])
+    # (reduceat gives an empty row the next row's first value: masked by the division)
+    sums = np.add.reduceat(A.data, A.indptr[:-1])
     return np.divide(sums, counts, out=np.zeros(A.shape[0]), where=counts > 0)
 
 
@@ -77,12 +80,16 @@ def _dense_pays(A: sp.csr_array, compiled: bool = False) -> bool:
     project's sweep, half-full rating matrices of 11 to 201 rows: the compiled loop up to
     1e4 ratings, dense from 3e4)."""
     n, m = A.shape
-    if n > _DENSE_MAX_ROWS or A.nnz == 0:
+    nnz = A.nnz
+    if n > _DENSE_MAX_ROWS or nnz == 0:
         return False
+    dense = float(n) * n * m
+    if compiled and dense + 100.0 * (nnz + float(n) * n) >= 9.0 * nnz * n:
+        return False  # S <= nnz n (no column has more than n entries): no count needed
     per_col = np.bincount(A.indices, minlength=m).astype(np.float64)
-    S, dense = float(per_col @ per_col), float(n) * n * m
+    S = float(per_col @ per_col)
     if compiled:
-        return dense + 100.0 * (A.nnz + float(n) * n) < 9.0 * S
+        return dense + 100.0 * (nnz + float(n) * n) < 9.0 * S
     return dense < 50.0 * S
 
 
