@@ -12,12 +12,26 @@ free, so a later call can reuse pages that are already resident and look cheaper
 The sweep runs these measurements in a child process started with ``MALLOC_MMAP_THRESHOLD_``
 fixed (:data:`MALLOC_ENV`): every allocation of 128 KiB or more is then its own mapping,
 returned to the system when freed, so each call's peak counts the memory it touched.
+Smaller allocations come from the heap, whose free chunks between live ones stay resident:
+before each reading, glibc's ``malloc_trim(0)`` returns those pages too (where the C
+library has it), so that neither side of a pair reuses pages the other left behind.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 from collections.abc import Callable
+
+
+def _heap_trimmer() -> Callable[..., object] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _heap_trimmer()
 
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
 
@@ -37,6 +51,8 @@ def peak_rss(fn: Callable[[], object]) -> int | None:
     """Bytes by which the resident set's peak during ``fn()`` exceeds the resident set
     before it, or ``None`` where the system cannot reset the high-water mark."""
     gc.collect()
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
     before = _status_bytes("VmRSS:")
     try:
         with open("/proc/self/clear_refs", "w") as f:

@@ -38,6 +38,11 @@ class Case:
         Largest N the case is run at (quadratic-memory methods stop early).
     wide : (n, d) or None
         The wide shape, ``D >> N``, where the method has one.
+    memory_ours, memory_peer : callable (*data) -> callable () -> object, optional
+        The thunks whose memory is measured, where a fit alone is not like for like (the
+        recommenders: the peer's training container, built once outside its fit, holds the
+        rating orders that our fit builds; there each side's measured call builds its own
+        container from the same raw triples, then fits). Default: ``ours`` and ``peer``.
     """
 
     family: str
@@ -48,6 +53,15 @@ class Case:
     d: int = 20
     max_n: int = 1_000_000
     wide: tuple[int, int] | None = (200, 2_000)
+    memory_ours: Callable | None = None
+    memory_peer: Callable | None = None
+
+    def memory_thunks(self, data: tuple) -> tuple[Callable, Callable]:
+        """The two thunks whose memory is measured on ``data``."""
+        return (
+            (self.memory_ours or self.ours)(*data),
+            (self.memory_peer or self.peer)(*data),
+        )
 
 
 def _regression(n, d):

@@ -364,31 +364,104 @@ def _sweep_implicit(n, d):
     return r, M, d
 
 
-def _surprise_svd(r, ts, d):
+def _svd(d):
     import surprise
 
-    return lambda: surprise.SVD(n_factors=d, n_epochs=3, lr_all=0.005, reg_all=0.02,
-                                random_state=0).fit(ts)  # fmt: skip
+    return surprise.SVD(n_factors=d, n_epochs=3, lr_all=0.005, reg_all=0.02, random_state=0)
 
 
-def _implicit_als(r, M, d):
-    from implicit.cpu.als import AlternatingLeastSquares
-
-    def fit():
-        m = AlternatingLeastSquares(factors=d, regularization=0.1, alpha=1.0, iterations=15,
-                                    use_cg=True, num_threads=1, random_state=0,
-                                    calculate_training_loss=False)  # fmt: skip
-        m.fit(M, show_progress=False)
-        return m
-
-    return fit
-
-
-def _surprise_item_knn(r, ts, d):
+def _knn_with_means(d):
     import surprise
 
     options = {"name": "cosine", "user_based": False}
-    return lambda: surprise.KNNWithMeans(k=40, sim_options=options, verbose=False).fit(ts)
+    return surprise.KNNWithMeans(k=40, sim_options=options, verbose=False)
+
+
+def _surprise_svd(r, ts, d):
+    return lambda: _svd(d).fit(ts)
+
+
+def _implicit_fit(M, d):
+    from implicit.cpu.als import AlternatingLeastSquares
+
+    m = AlternatingLeastSquares(factors=d, regularization=0.1, alpha=1.0, iterations=15,
+                                use_cg=True, num_threads=1, random_state=0,
+                                calculate_training_loss=False)  # fmt: skip
+    m.fit(M, show_progress=False)
+    return m
+
+
+def _implicit_als(r, M, d):
+    return lambda: _implicit_fit(M, d)
+
+
+def _surprise_item_knn(r, ts, d):
+    return lambda: _knn_with_means(d).fit(ts)
+
+
+# The memory column's calls (see _sweep_cases.Case): each side builds its own training
+# container from the same raw triples (integer ids), then fits. surprise's trainset, built once
+# outside its timed fit, holds both rating orders, which our fit builds from the container.
+
+
+def _triples(r):
+    return r.users.copy(), r.items.copy(), r.values.copy()
+
+
+def _ours_from_triples(model):
+    """``model(d)`` fitted on a Ratings container built from the raw triples."""
+
+    def make(r, _peer_data, d):
+        u, i, v = _triples(r)
+        return lambda: model(d).fit(Ratings.from_triples(u, i, v))
+
+    return make
+
+
+def _surprise_from_triples(algo):
+    """``algo(d)`` fitted on a trainset built from the raw triples."""
+
+    def make(r, _ts, d):
+        import pandas as pd
+        import surprise
+
+        u, i, v = _triples(r)
+        df = pd.DataFrame({"u": u, "i": i, "r": v})
+        reader = surprise.Reader(rating_scale=(-100, 100))
+        return lambda: algo(d).fit(surprise.Dataset.load_from_df(df, reader).build_full_trainset())
+
+    return make
+
+
+def _implicit_from_triples(r, M, d):
+    """implicit's ALS fitted on its CSR matrix built from the raw triples (the stored value
+    is its confidence, 1 + alpha r)."""
+    import scipy.sparse as sp
+
+    u, i, v = _triples(r)
+    return lambda: _implicit_fit(sp.csr_matrix((1.0 + 10.0 * v, (u, i)), shape=M.shape), d)
+
+
+def _als(d):
+    return ALS(d, regularization=0.02, max_iter=3, tol=0.0, random_state=0)
+
+
+def _sgd(d):
+    return SGDMatrixFactorization(
+        d, learning_rate=0.005, regularization=0.02, max_iter=3, random_state=0
+    )
+
+
+def _implicit_ours(d):
+    return ImplicitALS(d, regularization=0.1, alpha=10.0, max_iter=15, cg_steps=3, random_state=0)
+
+
+def _item_knn(d):
+    return ItemKNN(40, similarity="cosine")
+
+
+def _ours(model):
+    return lambda r, _peer_data, d: lambda: model(d).fit(r)
 
 
 SWEEP_CASES = [
@@ -396,47 +469,45 @@ SWEEP_CASES = [
         "recommenders",
         "ALS 3 sweeps (default CG) vs surprise SVD 3 epochs",
         _sweep_explicit,
-        lambda r, ts, d: (
-            lambda: ALS(d, regularization=0.02, max_iter=3, tol=0.0, random_state=0).fit(r)
-        ),
+        _ours(_als),
         _surprise_svd,
         d=32,
         wide=None,
+        memory_ours=_ours_from_triples(_als),
+        memory_peer=_surprise_from_triples(_svd),
     ),
     Case(
         "recommenders",
         "SGDMatrixFactorization 3 epochs vs surprise SVD 3 epochs",
         _sweep_explicit,
-        lambda r, ts, d: (
-            lambda: SGDMatrixFactorization(
-                d, learning_rate=0.005, regularization=0.02, max_iter=3, random_state=0
-            ).fit(r)
-        ),
+        _ours(_sgd),
         _surprise_svd,
         d=32,
         wide=None,
+        memory_ours=_ours_from_triples(_sgd),
+        memory_peer=_surprise_from_triples(_svd),
     ),
     Case(
         "recommenders",
         "ImplicitALS 15 iterations (3 CG steps) vs implicit ALS",
         _sweep_implicit,
-        lambda r, M, d: (
-            lambda: ImplicitALS(
-                d, regularization=0.1, alpha=10.0, max_iter=15, cg_steps=3, random_state=0
-            ).fit(r)
-        ),
+        _ours(_implicit_ours),
         _implicit_als,
         d=64,
         wide=None,
+        memory_ours=_ours_from_triples(_implicit_ours),
+        memory_peer=_implicit_from_triples,
     ),
     Case(
         "recommenders",
         "ItemKNN fit (cosine, k = 40) vs surprise KNNWithMeans fit",
         _sweep_explicit,
-        lambda r, ts, d: lambda: ItemKNN(40, similarity="cosine").fit(r),
+        _ours(_item_knn),
         _surprise_item_knn,
         d=8,
         wide=None,
+        memory_ours=_ours_from_triples(_item_knn),
+        memory_peer=_surprise_from_triples(_knn_with_means),
     ),
 ]
 

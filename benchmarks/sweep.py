@@ -150,7 +150,7 @@ def _run_case_in_child(
                 acc.append(time.perf_counter() - t0)
         gc.unfreeze()
         peaks = []
-        for fn in (ours, peer):
+        for fn in case.memory_thunks(data):
             gc.collect()
             tracemalloc.start()
             fn()
@@ -190,7 +190,7 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
     rows = []
     for n, d in shapes:
         data = case.data(n, d)
-        ours, peer = case.ours(*data), case.peer(*data)
+        ours, peer = case.memory_thunks(data)
         t0 = time.perf_counter()
         ours()
         peer()
@@ -372,7 +372,9 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
         " child process with glibc's mmap threshold fixed, see `_memory.py`; the smallest of"
-        " three readings where both fits take under 2 s), ours / peer;"
+        " three readings where both fits take under 2 s; the recommenders' measured call"
+        " builds each side's training container from the same raw triples, then fits,"
+        " see `_sweep_cases.Case`), ours / peer;"
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
         " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
