@@ -14,7 +14,11 @@ fixed (:data:`MALLOC_ENV`): every allocation of 128 KiB or more is then its own 
 returned to the system when freed, so each call's peak counts the memory it touched.
 Smaller allocations come from the heap, whose free chunks between live ones stay resident:
 before each reading, glibc's ``malloc_trim(0)`` returns those pages too (where the C
-library has it), so that neither side of a pair reuses pages the other left behind.
+library has it), so that neither side of a pair reuses pages the other left behind. Python's
+own small-object allocator keeps 1 MiB arenas while any object in them lives, so a side that
+builds many Python objects (surprise's training set: tuples in dicts) would reuse the arenas
+an earlier call left and look nearly free: the child also runs with ``PYTHONMALLOC=malloc``,
+which sends those objects to the C heap and so through the same trim.
 """
 
 from __future__ import annotations
@@ -33,7 +37,11 @@ def _heap_trimmer() -> Callable[..., object] | None:
 
 _MALLOC_TRIM = _heap_trimmer()
 
-MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
+MALLOC_ENV = {
+    "MALLOC_MMAP_THRESHOLD_": "131072",
+    "MALLOC_TRIM_THRESHOLD_": "131072",
+    "PYTHONMALLOC": "malloc",
+}
 
 
 def _status_bytes(key: str) -> int | None:
