@@ -329,7 +329,10 @@ def _rss_ratio(r: dict) -> str | None:
     if a is None or b is None:
         return None
     # growths below one page are below what the counter resolves
-    return f"{max(a, 4096) / max(b, 4096):.2f}"
+    ratio = max(a, 4096) / max(b, 4096)
+    if max(a, b) < 1 << 20:
+        return f"{ratio:.2f} ({a / 1024:.0f} / {b / 1024:.0f} kB)"
+    return f"{ratio:.2f} ({a / 2**20:.1f} / {b / 2**20:.1f} MB)"
 
 
 def _settle(settle: float | None, threads: int) -> float:
@@ -372,7 +375,8 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
         " child process with glibc's mmap threshold fixed, see `_memory.py`; the smallest of"
-        " three readings where both fits take under 2 s; the recommenders' measured call"
+        " three readings where both fits take under 2 s, with the peaks in brackets;"
+        " the recommenders' measured call"
         " builds each side's training container from the same raw triples, then fits,"
         " see `_sweep_cases.Case`), ours / peer;"
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
