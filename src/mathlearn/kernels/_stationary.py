@@ -87,9 +87,10 @@ def _centre_and_scale(X, Y, length_scale):
 # their n m d multiply-adds (halved for X against itself) are at most
 # _DIRECT_PER_ENTRY n m + _DIRECT_FIXED: the expansion costs a dozen NumPy calls (norms,
 # the product, scaling, clipping, the near-pair scan; ~10 us) and about 1.5 ns an entry in
-# passes over the result, the direct loop about 0.2 ns a multiply-add (SSE2). On one core
-# the direct route measured 0.15-0.65 of the expansion for d <= 10 and n <= 800, 0.7-0.95
-# at the rule's edge (d = 30, n = 50-100; d = 100, n = 20), and above 1 past it.
+# passes over the result, the direct loop about 0.2 ns a multiply-add in its SSE2 build. On
+# one core that build measured 0.15-0.65 of the expansion's time for d <= 10 and n <= 800,
+# 0.7-0.95 at the rule's edge (d = 30, n = 50-100; d = 100, n = 20), and above 1 past it;
+# the AVX2 build (where the processor has it) takes 0.65-0.75 of the SSE2 build's time.
 _DIRECT_MAX_ENTRIES = 1 << 16
 _DIRECT_PER_ENTRY = 6
 _DIRECT_FIXED = 40_000
@@ -120,15 +121,20 @@ def _direct_sqdist(fn, Zx, Zy, w=None):
     Returns the matrix and whether an entry overflowed to infinity."""
     n, d = Zx.shape
     same = Zy is None
-    Xt = np.ascontiguousarray(Zx.T)
-    x = Xt.ctypes.data
     m = n if same else Zy.shape[0]
-    out = np.empty((n, m))
-    Yt = Xt if same else np.ascontiguousarray(Zy.T)  # (kept alive through the call)
+    # the points by features (the transposes, contiguous), alive through the call
+    Xt = np.ascontiguousarray(Zx.T)
+    Yt = Xt if same else np.ascontiguousarray(Zy.T)
+    x = Xt.ctypes.data
     y = x if same else Yt.ctypes.data
+    out = np.empty((n, m))
     overflow = fn(n, m, d, x, y, None if w is None else w.ctypes.data, int(same),
                   out.ctypes.data)  # fmt: skip
     return out, bool(overflow)
+
+
+# The smallest normal float: a reciprocal length scale below it has lost precision.
+_TINY = float(np.finfo(float).tiny)
 
 
 def _scaled_direct_sqdist(X, Y, length_scale):
@@ -152,9 +158,6 @@ def _scaled_direct_sqdist(X, Y, length_scale):
         return None
     w = np.full(d, 1.0 / lo) if not ls.ndim else np.divide(1.0, ls)
     return _direct_sqdist(fn, X, Y, w)
-
-
-_TINY = float(np.finfo(float).tiny)
 
 
 def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
