@@ -129,13 +129,23 @@ class RandomFourierFeatures(ComponentNamesMixin, TransformerMixin, BaseEstimator
         X = validate_data(self, X, dtype=np.float64, reset=False)
         W = self.random_weights_
         m = W.shape[1]
-        out = np.empty((X.shape[0], 2 * m))
-        # The projections X W by blocks of about 256 kB: an N x m temporary would add half
-        # the output's size to the peak memory.
-        step = max(1, (1 << 15) // max(m, 1))
-        for s in range(0, X.shape[0], step):
-            P = X[s : s + step] @ W
-            np.cos(P, out=out[s : s + step, :m])
-            np.sin(P, out=out[s : s + step, m:])
-        out *= 1.0 / np.sqrt(m)
+        n = X.shape[0]
+        out = np.empty((n, 2 * m))
+        scale = 1.0 / np.sqrt(m)
+        # The projections X W by blocks of about 32 kB, with their cosines and sines formed in
+        # contiguous scratch and copied into the output's halves: an N x m temporary would add
+        # half the output's size to the peak memory, and a ufunc writing a strided half
+        # allocates its own 128 kB buffers.
+        step = max(1, min(n, (1 << 12) // max(m, 1)))
+        P, T = np.empty((step, m)), np.empty((step, m))
+        for s in range(0, n, step):
+            rows = min(step, n - s)
+            p, t = P[:rows], T[:rows]
+            np.matmul(X[s : s + rows], W, out=p)
+            np.cos(p, out=t)
+            t *= scale
+            out[s : s + rows, :m] = t
+            np.sin(p, out=p)
+            p *= scale
+            out[s : s + rows, m:] = p
         return out
