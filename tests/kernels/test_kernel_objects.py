@@ -430,6 +430,14 @@ def test_direct_differences_route(monkeypatch, cross):
     if not cross:
         np.testing.assert_array_equal(q, q.T)
         assert np.all(np.diag(q) == 0.0) and q[7, 3] == 0.0
+    # The route for large results (both triangles, by blocks of rows, the map applied to each
+    # block), here forced on small ones: the same numbers, bit for bit.
+    monkeypatch.setattr(_stationary, "_DIRECT_MAX_ENTRIES", 0)
+    monkeypatch.setattr(_stationary, "_DIRECT_BLOCK", 3 * Zy_.shape[0])
+    blocks = []
+    q_blocks, _ = _stationary._direct_sqdist(fn, Zx, Zy, post=lambda b: blocks.append(b.shape))
+    np.testing.assert_array_equal(q_blocks, q)
+    assert len(blocks) == -(-Zx.shape[0] // 3) and blocks[0] == (3, Zy_.shape[0])
     monkeypatch.setattr(_stationary, "_compiled_direct", lambda: None)
     q_expanded, _ = _stationary._sqdist(Zx, Zy, False, zmax)
     scale = np.max(np.sum(Zx**2, axis=1)) + np.max(np.sum(Zy_**2, axis=1))
@@ -437,14 +445,16 @@ def test_direct_differences_route(monkeypatch, cross):
 
 
 def test_direct_route_is_chosen_by_cost(monkeypatch):
-    """Direct differences for few features and small results; the expansion (one BLAS
-    product) for many features or results beyond 512 kB."""
+    """Direct differences for few features (small results: a bound on the work against the
+    expansion's passes; larger ones: at most 12 features for X with itself); the expansion
+    (one BLAS product) otherwise."""
     from mathlearn.kernels import _stationary
 
     asked = []
     monkeypatch.setattr(_stationary, "_compiled_direct", lambda: asked.append(1))
     rng = np.random.default_rng(0)
-    for shape, direct in (((100, 10), True), ((50, 100), False), ((300, 2), False)):
+    cases = (((100, 10), True), ((50, 100), False), ((300, 2), True), ((300, 20), False))
+    for shape, direct in cases:
         Z = rng.normal(size=shape) / 10
         asked.clear()
         _stationary._sqdist(Z, None, False, float(np.abs(Z).max()))

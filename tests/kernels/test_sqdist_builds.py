@@ -29,8 +29,8 @@ def builds(tmp_path_factory):
     for lib in libs.values():
         fn = lib.sqdist_direct
         fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_int]
-        fn.argtypes += [ctypes.c_void_p]
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64]
+        fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int, ctypes.c_void_p]
     return libs
 
 
@@ -42,7 +42,7 @@ def _run(lib, X, Y, w):
     m = n if same else Y.shape[0]
     out = np.full((n, m), np.nan)
     w_ = None if w is None else w.ctypes.data
-    overflow = lib.sqdist_direct(n, m, d, Xt.ctypes.data, Yt.ctypes.data, w_, int(same),
+    overflow = lib.sqdist_direct(n, m, d, Xt.ctypes.data, n, Yt.ctypes.data, w_, int(same),
                                  out.ctypes.data)  # fmt: skip
     assert overflow == 0
     return out

@@ -42,7 +42,7 @@ ABI_VERSIONS = {
     "_sgd": 1,
     "_sgdmf": 5,
     "_smo": 3,
-    "_sqdist": 2,
+    "_sqdist": 3,
 }
 
 REQUIRE_ENV = "MATHLEARN_REQUIRE_EXT"

@@ -2,9 +2,10 @@
  * _sqdist): the small problems, where the expansion through one matrix product costs more in
  * passes over the result than the arithmetic itself.
  *
- * Xt (d x n) and Yt (d x m) hold the points' coordinates by rows of features (the
- * transposes of the n x d and m x d point sets, contiguous), so that each feature's pass
- * runs over consecutive points (vectorisable). out (n x m, row-major) receives
+ * Xt (d x n, rows ldx apart: a block of rows of a larger transpose) and Yt (d x m) hold the
+ * points' coordinates by rows of features (the transposes of the n x d and m x d point sets),
+ * so that each feature's pass runs over consecutive points (vectorisable). out (n x m,
+ * row-major) receives
  *
  *     q_ij = sum_{c = 0}^{d - 1} ((y_jc - x_ic) w_c)^2       (w_c = 1 where w is NULL),
  *
@@ -13,8 +14,10 @@
  * relative to the same sum with the w_c as given (the differences, products and squares
  * round once each; no cancellation, unlike the expansion ||x||^2 + ||y||^2 - 2 x^T y, and
  * points near each other subtract exactly, wherever they lie). With same != 0 (Y = X,
- * m = n), only the pairs j > i are summed, the lower triangle is their mirror (exactly
- * symmetric) and the diagonal is 0. Returns 1 when a sum overflowed to infinity, else 0. */
+ * m = n), only the pairs j > i are summed, the lower triangle is their mirror and the
+ * diagonal is 0. Computing both triangles of X with itself (same = 0) gives the same matrix,
+ * bit for bit: (a - b)^2 and (b - a)^2 round alike; the mirror's column reads only pay on a
+ * matrix that stays in cache. Returns 1 when a sum overflowed to infinity, else 0. */
 
 #include <float.h>
 #include <stddef.h>
@@ -26,7 +29,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sqdist_abi_version(void) { return 2; }
+ML_EXPORT int sqdist_abi_version(void) { return 3; }
 
 /* MSVC spells C99's restrict __restrict unless compiling as C11 or later. */
 #if defined(_MSC_VER) && !defined(__clang__) && \
@@ -48,7 +51,7 @@ ML_EXPORT int sqdist_abi_version(void) { return 2; }
 #define ML_KERNEL ML_EXPORT
 #endif
 
-ML_KERNEL int sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
+ML_KERNEL int sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt, int64_t ldx,
                             const double *Yt, const double *w, int same, double *out) {
     int overflow = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -58,7 +61,7 @@ ML_KERNEL int sqdist_direct(int64_t n, int64_t m, int64_t d, const double *Xt,
         /* one feature at a time over the row (long, vectorisable runs) */
         for (int64_t c = 0; c < d; ++c) {
             const double *restrict y = Yt + c * m;
-            double x = Xt[c * n + i], wc = (w != NULL) ? w[c] : 1.0;
+            double x = Xt[c * ldx + i], wc = (w != NULL) ? w[c] : 1.0;
             for (int64_t j = j0; j < m; ++j) {
                 double t = (y[j] - x) * wc;
                 row[j] += t * t;

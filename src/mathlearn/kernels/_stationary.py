@@ -5,11 +5,10 @@ relevance determination, ARD). The squared distances come from one matrix produc
 (:func:`mathlearn.utils.extmath.squared_distances`) on inputs that are first centred by a
 common shift and scaled by a power of two, so data far from the origin and extreme length
 scales (``1e-300``, ``1e300``) neither cancel catastrophically nor overflow; no ``(N, M, D)``
-temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array). Small
-problems of few features (a result of at most 65 536 entries) take direct differences
-``(y_d - x_d) / l_d`` from a compiled loop instead (``mathlearn._ext._sqdist``): exact
-subtraction of near points wherever they lie, and no passes over the result beyond the
-profile's.
+temporary is formed (the ARD gradient's ``(N, N, D)`` output is the only 3-D array).
+Points of few features (see ``_direct_pays``) take direct differences ``(y_d - x_d) / l_d``
+from a compiled loop instead (``mathlearn._ext._sqdist``): exact subtraction of near points
+wherever they lie, and no passes over the result beyond the profile's.
 
 The gradient with respect to ``log l_d`` is ``-2 phi'(q) q_d`` with
 ``q_d = (x_d - y_d)^2 / l_d^2``, so each kernel supplies ``phi`` and ``-2 phi'``.
@@ -94,6 +93,17 @@ def _centre_and_scale(X, Y, length_scale):
 _DIRECT_MAX_ENTRIES = 1 << 16
 _DIRECT_PER_ENTRY = 6
 _DIRECT_FIXED = 40_000
+# Larger results: direct differences (both triangles, by blocks of rows) up to this many
+# features, X with itself / against Y. The expansion's passes cost about 2.7 ns an entry
+# (X with itself: the symmetric product's diagonal and mirror) or 1 ns (against Y), the
+# direct loop about 0.12-0.16 ns a multiply-add (AVX2); measured on one core at n = 300 to
+# 10 000: 0.3-0.6 of the expansion's time at d <= 10, 0.8 at d = 20 (itself), 1.0 at d = 20
+# (against Y), above 1 at d = 40. The limits leave room for the SSE2 build.
+_DIRECT_LARGE_D_SAME = 12
+_DIRECT_LARGE_D_CROSS = 6
+# Entries per block of rows of a large direct result (512 kB): the profile is applied to
+# each block while it is in cache.
+_DIRECT_BLOCK = 1 << 16
 
 
 def _compiled_direct():
@@ -104,32 +114,49 @@ def _compiled_direct():
     fn = lib.sqdist_direct
     if fn.argtypes is None:
         fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_int]
-        fn.argtypes += [ctypes.c_void_p]
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p, ctypes.c_int64]
+        fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int, ctypes.c_void_p]
     return fn
 
 
 def _direct_pays(n: int, m: int, d: int, same: bool) -> bool:
     """Whether direct differences are taken for an n x m result of d features."""
+    if n * m > _DIRECT_MAX_ENTRIES:
+        return d <= (_DIRECT_LARGE_D_SAME if same else _DIRECT_LARGE_D_CROSS)
     work = n * m * d // (2 if same else 1)
-    return n * m <= _DIRECT_MAX_ENTRIES and work <= _DIRECT_PER_ENTRY * n * m + _DIRECT_FIXED
+    return work <= _DIRECT_PER_ENTRY * n * m + _DIRECT_FIXED
 
 
-def _direct_sqdist(fn, Zx, Zy, w=None):
+def _direct_sqdist(fn, Zx, Zy, w=None, post=None):
     """``sum_c ((zy_jc - zx_ic) w_c)^2`` (``w`` None: all 1) by direct differences (see
     ``_sqdist.c``): no cancellation, an exact 0 diagonal and exact symmetry for ``Zy`` None.
+    Small results in one call (X with itself: one triangle and its mirror); larger ones by
+    blocks of rows (both triangles: the same numbers), ``post(block)`` (an in-place
+    elementwise map, such as a kernel's profile) applied to each while it is in cache.
     Returns the matrix and whether an entry overflowed to infinity."""
     n, d = Zx.shape
     same = Zy is None
     m = n if same else Zy.shape[0]
-    # the points by features (the transposes, contiguous), alive through the call
+    # the points by features (the transposes, contiguous), alive through the calls
     Xt = np.ascontiguousarray(Zx.T)
     Yt = Xt if same else np.ascontiguousarray(Zy.T)
     x = Xt.ctypes.data
     y = x if same else Yt.ctypes.data
+    wp = None if w is None else w.ctypes.data
     out = np.empty((n, m))
-    overflow = fn(n, m, d, x, y, None if w is None else w.ctypes.data, int(same),
-                  out.ctypes.data)  # fmt: skip
+    base = out.ctypes.data
+    if n * m <= _DIRECT_MAX_ENTRIES:
+        overflow = fn(n, m, d, x, n, y, wp, int(same), base)
+        if post is not None:
+            post(out)
+        return out, bool(overflow)
+    overflow = 0
+    step = max(1, _DIRECT_BLOCK // m)
+    for s in range(0, n, step):
+        rows = min(step, n - s)
+        overflow |= fn(rows, m, d, x + 8 * s, n, y, wp, 0, base + 8 * s * m)
+        if post is not None:
+            post(out[s : s + rows])
     return out, bool(overflow)
 
 
@@ -137,13 +164,14 @@ def _direct_sqdist(fn, Zx, Zy, w=None):
 _TINY = float(np.finfo(float).tiny)
 
 
-def _scaled_direct_sqdist(X, Y, length_scale):
+def _scaled_direct_sqdist(X, Y, length_scale, post=None):
     """``q_ij = sum_c ((y_jc - x_ic) / l_c)^2`` by direct differences of the points as given
     (``w_c = 1 / l_c`` after each subtraction), or None where the compiled helper is missing
     or a ``1 / l_c`` is not a normal number. The differences need no centring (points near
     each other subtract exactly, wherever they lie) and the scaling no power-of-two factor:
     a sum beyond the largest float is infinity (the kernel's limit at infinite distance) and
-    one below the smallest is 0 or subnormal (its limit at 0). Returns ``(q, overflow)``."""
+    one below the smallest is 0 or subnormal (its limit at 0). Returns ``(q, overflow)``,
+    ``q`` mapped by ``post`` where given (see :func:`_direct_sqdist`)."""
     fn = _compiled_direct()
     if fn is None:
         return None
@@ -157,7 +185,7 @@ def _scaled_direct_sqdist(X, Y, length_scale):
     if not (1.0 / hi >= _TINY and 1.0 / lo < math.inf):
         return None
     w = np.full(d, 1.0 / lo) if not ls.ndim else np.divide(1.0, ls)
-    return _direct_sqdist(fn, X, Y, w)
+    return _direct_sqdist(fn, X, Y, w, post)
 
 
 def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
@@ -177,9 +205,8 @@ def _sqdist(Zx, Zy, accurate, zmax=None, post=None):
     finished, where the expansion is taken and ``accurate`` is false; the caller learns
     which from the second value returned (True: applied).
 
-    Small problems of few features (``_DIRECT_MAX_ENTRIES``, ``_DIRECT_PER_ENTRY``) take
-    direct differences from the compiled helper instead, accurate for every pair (nothing
-    to redo).
+    Points of few features (:func:`_direct_pays`) take direct differences from the compiled
+    helper instead, accurate for every pair (nothing to redo).
     """
     moderate = zmax is not None and 2.0**-400 <= zmax <= 2.0**400
     n, m, d = Zx.shape[0], Zx.shape[0] if Zy is None else Zy.shape[0], Zx.shape[1]
@@ -249,16 +276,27 @@ class _Stationary(Kernel):
         m = X.shape[0] if Y is None else Y.shape[0]
         direct = None
         if _direct_pays(X.shape[0], m, X.shape[1], Y is None):
-            # Small problems: direct differences of the points as given (no centred, scaled
-            # copies), with or without a gradient, so that K is the same either way.
-            direct = _scaled_direct_sqdist(X, Y, self.length_scale)
-        if direct is not None and not eval_gradient:
-            q, overflow = direct
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-                K = self._phi(q, None)
-                if overflow:  # phi at infinite distance: 0 (never inf * 0)
-                    np.nan_to_num(K, copy=False, nan=0.0)
-            return K, None
+            # Few features: direct differences of the points as given (no centred, scaled
+            # copies), with or without a gradient, so that K is the same either way; without
+            # one, the profile is applied to each block of rows while it is in cache.
+            if not eval_gradient:
+
+                def profile(block):
+                    with np.errstate(
+                        over="ignore", invalid="ignore", divide="ignore", under="ignore"
+                    ):
+                        out = self._phi(block, None)
+                    if out is not block:
+                        block[...] = out
+
+                direct = _scaled_direct_sqdist(X, Y, self.length_scale, profile)
+                if direct is not None:
+                    K, overflow = direct
+                    if overflow:  # phi at infinite distance: 0 (never inf * 0)
+                        np.nan_to_num(K, copy=False, nan=0.0)
+                    return K, None
+            else:
+                direct = _scaled_direct_sqdist(X, Y, self.length_scale)
         # The per-feature terms of the ARD gradient come from the centred, scaled copies.
         Zx, Zy, f2, risky, zmax = _centre_and_scale(X, Y, self.length_scale)
         if direct is not None:
@@ -355,8 +393,8 @@ class RBF(_Stationary):
     "Advanced Topics in Statistical Machine Learning" §3.3).
 
     Cost of ``k(X, Y)`` with N and M points of D features: ``O(N M D)`` time (one BLAS
-    product, or direct differences in a compiled loop for results of at most 65 536 entries
-    and few features) and ``O(N M)`` memory; with the gradient, ``O(N^2 D)`` of both.
+    product, or direct differences in a compiled loop where D is small) and ``O(N M)``
+    memory; with the gradient, ``O(N^2 D)`` of both.
 
     Examples
     --------
