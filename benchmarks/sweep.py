@@ -13,9 +13,11 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
   timed fit (modules, data) frozen out of it (``gc.freeze``), so that it collects what the
   previous fits left without walking the whole heap through the caches;
 * the peak memory of one fit of each: the growth of the resident set (``_memory.py``, in a
-  child process whose ``malloc`` returns every large block to the system, so C and C++
-  allocations of either side count; the smallest of three readings where both fits take
-  under 2 s), and the ``tracemalloc`` peak (NumPy reports its
+  child process whose ``malloc`` returns every large block to the system and whose heap is
+  trimmed before each reading, with Python's objects on that heap, so every page either
+  side touches counts, C and C++ allocations included; the smallest of three readings where
+  both fits take under 2 s; a case may name other calls for it, see
+  ``_sweep_cases.Case``), and the ``tracemalloc`` peak (NumPy reports its
   allocations to it; a peer's C/C++ allocations and BLAS workspaces are not seen);
 * the first call: the first fit (libraries already imported) in a fresh process whose
   numba cache directory is empty (``NUMBA_CACHE_DIR`` set to a new temporary directory),
@@ -374,7 +376,8 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " garbage collection before each fit with the objects alive before the first timed"
         " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
-        " child process with glibc's mmap threshold fixed, see `_memory.py`; the smallest of"
+        " child process with glibc's mmap threshold fixed, the heap trimmed before each"
+        " reading and Python's objects on the C heap, see `_memory.py`; the smallest of"
         " three readings where both fits take under 2 s, with the peaks in brackets;"
         " the recommenders' measured call"
         " builds each side's training container from the same raw triples, then fits,"
