@@ -272,6 +272,13 @@ class _Stationary(Kernel):
         """``dK / dlog name`` for a hyperparameter other than the length scale."""
         raise NotImplementedError
 
+    def _profile_in_place(self, block: np.ndarray) -> None:
+        """``block <- phi(block)`` (squared distances to kernel values), in place."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            out = self._phi(block, None)
+        if out is not block:
+            block[...] = out
+
     def _eval(self, X, Y, eval_gradient):
         m = X.shape[0] if Y is None else Y.shape[0]
         direct = None
@@ -280,16 +287,7 @@ class _Stationary(Kernel):
             # copies), with or without a gradient, so that K is the same either way; without
             # one, the profile is applied to each block of rows while it is in cache.
             if not eval_gradient:
-
-                def profile(block):
-                    with np.errstate(
-                        over="ignore", invalid="ignore", divide="ignore", under="ignore"
-                    ):
-                        out = self._phi(block, None)
-                    if out is not block:
-                        block[...] = out
-
-                direct = _scaled_direct_sqdist(X, Y, self.length_scale, profile)
+                direct = _scaled_direct_sqdist(X, Y, self.length_scale, self._profile_in_place)
                 if direct is not None:
                     K, overflow = direct
                     if overflow:  # phi at infinite distance: 0 (never inf * 0)
@@ -303,20 +301,14 @@ class _Stationary(Kernel):
             q, overflow = direct
             rescale, guard = False, overflow  # q is at its own scale: no factor f2
         else:
-            fused = None
-            if not eval_gradient and not risky and X.shape[0] * m >= _FUSE_MIN_ENTRIES:
-                # Without a gradient, the profile phi is applied to each block of distances
-                # while it is in cache: no further passes over the N x M array (which pays
-                # once that array is far larger than the cache; below, one pass of each is
-                # cheaper).
-                def fused(block):
-                    with np.errstate(
-                        over="ignore", invalid="ignore", divide="ignore", under="ignore"
-                    ):
-                        out = self._phi(block, None)
-                    if out is not block:
-                        block[...] = out
-
+            # Without a gradient, the profile phi is applied to each block of distances while
+            # it is in cache: no further passes over the N x M array (which pays once that
+            # array is far larger than the cache; below, one pass of each is cheaper).
+            fused = (
+                self._profile_in_place
+                if not eval_gradient and not risky and X.shape[0] * m >= _FUSE_MIN_ENTRIES
+                else None
+            )
             q, done = _sqdist(Zx, Zy, self._needs_accurate_near(), zmax, fused)
             if done:
                 return q, None

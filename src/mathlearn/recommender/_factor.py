@@ -53,9 +53,9 @@ class Pattern:
     user) and ``indptr_i``, ``users_i``, ``values_i`` (rows by item, users ascending within
     an item), all indices 64-bit; ``perm_u`` and ``perm_i`` (position p of each order holds
     the container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
-    item, as floats). ``R`` and ``Rt`` are the two orders as SciPy CSR arrays of shapes
-    (n_users, n_items) and (n_items, n_users). Both are formed on first use (the compiled
-    routes read the arrays themselves, through :meth:`address`).
+    item, as floats); ``R`` and ``Rt``, the two orders as SciPy CSR arrays of shapes
+    (n_users, n_items) and (n_items, n_users). These last four are formed on first use (the
+    compiled routes read the arrays themselves, through :meth:`address`).
 
     The compiled helper forms both orders by three stable counting sorts in one pass each
     (by item, by user, by item again); without it, NumPy sorts by (user, item) (no sort for
