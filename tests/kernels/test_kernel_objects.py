@@ -465,7 +465,7 @@ def test_scaled_direct_differences_far_from_the_origin():
     """Without centring: the points as given, 1e8 from the origin with unit spread. Each
     difference of near coordinates is exact (Sterbenz), then one product by the rounded
     ``1 / l_c`` and one square: within (d + 4) eps of the exact sum of ((y - x) / l)^2
-    (Fractions). The GP's K is the same with and without a gradient, bit for bit. A
+    (Fractions). A kernel's K is the same with and without a gradient, bit for bit. A
     distance past the largest float is infinite and flagged (K = 0 there, not NaN)."""
     from fractions import Fraction
 
