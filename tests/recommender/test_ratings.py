@@ -40,6 +40,44 @@ def test_duplicates():
     assert r.values[0] == 6 and r.timestamps[0] == 9
 
 
+@pytest.mark.parametrize("ids", ["dense", "sparse", "negative", "unsigned"])
+@pytest.mark.parametrize("duplicates", ["error", "mean", "sum", "last"])
+def test_integer_array_ids_as_python_lists(ids, duplicates):
+    # Integer arrays of ids take a vectorised route (a table of the values present, or
+    # numpy.unique); the same ids as Python lists take the general one (a dictionary of the
+    # sorted distinct ids). Both must give the same container, repeated pairs included.
+    gen = np.random.default_rng(3)
+    u = gen.integers(0, 40, 500)
+    i = gen.integers(0, 25, 500)
+    if ids == "sparse":
+        u, i = u * 10**12 + 7, i * 10**9
+    elif ids == "negative":
+        u, i = u - 20, -i
+    elif ids == "unsigned":
+        u, i = u.astype(np.uint32), i.astype(np.uint8)
+    if duplicates == "error":
+        _, first = np.unique(u.astype(np.int64) * 10**6 + i, return_index=True)
+        u, i = u[first], i[first]
+    v = gen.standard_normal(u.size)
+    t = gen.integers(0, 10**6, u.size)
+    fast = Ratings.from_triples(u, i, v, t, duplicates=duplicates)
+    slow = Ratings.from_triples(u.tolist(), i.tolist(), v.tolist(), t.tolist(),
+                                duplicates=duplicates)  # fmt: skip
+    for name in ("users", "items", "values", "timestamps"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+    assert fast.user_ids.tolist() == slow.user_ids.tolist() == sorted(set(u.tolist()))
+    assert fast.item_ids.tolist() == slow.item_ids.tolist() == sorted(set(i.tolist()))
+    assert fast.user_index == slow.user_index and fast.item_index == slow.item_index
+    # the container is in user-major order: by user, then item
+    key = fast.users * fast.shape[1] + fast.items
+    assert np.all(np.diff(key) > 0)
+
+
+def test_integer_array_duplicate_named():
+    with pytest.raises(ValueError, match="Duplicate rating for user 5 and item 9"):
+        Ratings.from_triples(np.array([3, 5, 5]), np.array([9, 9, 9]), np.ones(3))
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_nan_ratings_rejected(bad):
     with pytest.raises(ValueError, match="NaN or infinity"):

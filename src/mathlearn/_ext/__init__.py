@@ -27,7 +27,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
-    "_als": 5,
+    "_als": 6,
     "_cart": 9,
     "_cd": 3,
     "_hgb": 4,
@@ -36,7 +36,7 @@ ABI_VERSIONS = {
     "_knn": 1,
     "_linkage": 1,
     "_nmf": 1,
-    "_ratings": 2,
+    "_ratings": 3,
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,

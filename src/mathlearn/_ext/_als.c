@@ -26,7 +26,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 5; }
+ML_EXPORT int als_abi_version(void) { return 6; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -254,6 +254,21 @@ static void shifted_symv(dgemv_fn gemv, const double *B, double d, const double 
         for (int64_t a = 0; a < k; ++a) out[a] += d * v[a];
 }
 
+/* Entry e's weight w_e and target c_e. alpha NaN: w[e] (1 where w is NULL) and c[e], less
+ * shift[indices[e]] where shift is given. Else implicit feedback's confidences, formed on the
+ * fly from the stored values r (passed as both w and c): w_e = alpha r_e, c_e = 1 + w_e (the
+ * same two roundings as forming those arrays first). */
+static inline double entry_weight(const double *w, double alpha, int64_t e) {
+    if (w == NULL) return 1.0;
+    return (alpha == alpha) ? alpha * w[e] : w[e];
+}
+
+static inline double entry_target(const double *c, const double *shift, const int64_t *indices,
+                                  double alpha, double we, int64_t e) {
+    if (alpha == alpha) return 1.0 + we;
+    return (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
+}
+
 /* The rows' part of a CG product: out += sum_e f(e) y_e, where f(e) = c_e - w_e (y_e . v)
  * (with c, the residual's; c_e = c[e] - shift[indices[e]], or c[e] where shift is NULL) or
  * f(e) = w_e (y_e . v) (c NULL), for the entries [lo, hi), v NULL standing for zero;
@@ -263,7 +278,7 @@ static void shifted_symv(dgemv_fn gemv, const double *B, double d, const double 
 static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
                            const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
                            int64_t k, const double *w, const double *c, const double *shift,
-                           const double *v, double *out) {
+                           double alpha, const double *v, double *out) {
     double sq = 0.0;
     if (A != NULL) {
         int64_t n = hi - lo;
@@ -273,9 +288,9 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
             for (int64_t e = 0; e < n; ++e) s[e] = 0.0;
         }
         for (int64_t e = 0; e < n; ++e) {
-            double we = (w != NULL) ? w[lo + e] : 1.0;
+            double we = entry_weight(w, alpha, lo + e);
             double ce = 0.0;
-            if (c != NULL) ce = (shift != NULL) ? c[lo + e] - shift[indices[lo + e]] : c[lo + e];
+            if (c != NULL) ce = entry_target(c, shift, indices, alpha, we, lo + e);
             f[e] = (c != NULL) ? ce - we * s[e] : we * s[e];
             sq += f[e] * f[e];
         }
@@ -288,9 +303,9 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
     }
     for (int64_t e = lo; e < hi; ++e) {
         const double *y = Y + indices[e] * k;
-        double we = (w != NULL) ? w[e] : 1.0, d = (v != NULL) ? we * dot4(y, v, k) : 0.0;
+        double we = entry_weight(w, alpha, e), d = (v != NULL) ? we * dot4(y, v, k) : 0.0;
         double ce = 0.0;
-        if (c != NULL) ce = (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
+        if (c != NULL) ce = entry_target(c, shift, indices, alpha, we, e);
         double fe = (c != NULL) ? ce - d : d;
         sq += fe * fe;
         for (int64_t a = 0; a < k; ++a) out[a] += fe * y[a];
@@ -319,11 +334,11 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
  * times the largest row's number of entries when gemv (an optimised BLAS's dgemv, see
  * als_ridge_rows) is given: rows with at least SYRK_MIN entries are then gathered once and
  * each product is two dgemv calls on them. */
-ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
-                           const int64_t *indices, const double *Y, const double *w,
-                           const double *c, const double *shift, const double *base,
-                           const double *reg, double *X, int64_t steps, const double *t,
-                           double *terms, double *work, dgemv_fn gemv) {
+static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int64_t *indices,
+                    const double *Y, const double *w, const double *c, const double *shift,
+                    double alpha, const double *base, const double *reg, double *X,
+                    int64_t steps, const double *t, double *terms, double *work,
+                    dgemv_fn gemv) {
     double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
     double total = 0.0;
     int track = terms != NULL && t != NULL && t == c && w == NULL && base == NULL;
@@ -345,7 +360,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
             if (x[a] != 0.0) zero = 0;
         }
         /* From x = 0 (the first sweep's users) the product with x is skipped. */
-        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift,
+        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift, alpha,
                                   zero ? NULL : x, r);
         double rs = 0.0;
         for (int64_t a = 0; a < k; ++a) {
@@ -355,7 +370,7 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
         phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
             shifted_symv(gemv, base, d, p, Ap, k);
-            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, p, Ap);
+            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, alpha, p, Ap);
             double pAp = 0.0, pr = 0.0;
             for (int64_t a = 0; a < k; ++a) {
                 pAp += p[a] * Ap[a];
@@ -386,12 +401,22 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                     double te = (t == c) ? t[e] - sh : t[e];
                     total += (te - se) * (te - se);
                 } else {
-                    total += (c[e] - sh) * (1.0 - se) * (1.0 - se) - se * se;
+                    double ce = (alpha == alpha) ? 1.0 + alpha * c[e] : c[e] - sh;
+                    total += ce * (1.0 - se) * (1.0 - se) - se * se;
                 }
             }
         }
     }
     if (terms != NULL) *terms = total;
+}
+
+ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
+                           const int64_t *indices, const double *Y, const double *w,
+                           const double *c, const double *shift, const double *base,
+                           const double *reg, double *X, int64_t steps, const double *t,
+                           double *terms, double *work, dgemv_fn gemv) {
+    cg_rows(n_rows, k, indptr, indices, Y, w, c, shift, (double)NAN, base, reg, X, steps, t,
+            terms, work, gemv);
 }
 
 /* Biases as the last of w = k + 1 coordinates: V[j] = [X[j, 0..k-1], 1] and shift[j] = X[j, k]
@@ -476,16 +501,17 @@ static void gram_of(dsyrk_fn syrk, const double *Y, int64_t n, int64_t k, double
 
 /* The sweeps of implicit-feedback ALS with the CG solver (mathlearn/recommender/
  * _implicit.py, ImplicitALS.fit), in one call. X (n_users x k) and Y (n_items x k) are
- * updated in place: the users' rows by als_cg_rows with base Y^T Y + lam I, weights w_u and
- * confidences c_u (user-major), then the items' with X^T X + lam I, w_i and c_i, which also
+ * updated in place: the users' rows by the CG rows with base Y^T Y + lam I and, from the
+ * stored values r_u (user-major), weights alpha r and confidences 1 + alpha r formed entry
+ * by entry (no arrays of them), then the items' with X^T X + lam I and r_i, which also
  * returns the observed pairs' terms; history[s] receives the objective after sweep s,
  * sum((X^T X) * (Y^T Y)) + terms + lam (||X||^2 + ||Y||^2), and with tol > 0 the sweeps stop
  * once it falls by at most tol times the previous one. G (3 k^2) is scratch; work as for
  * als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
 ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                   const int64_t *indptr_u, const int64_t *cols_u,
-                                  const double *w_u, const double *c_u, const int64_t *indptr_i,
-                                  const int64_t *cols_i, const double *w_i, const double *c_i,
+                                  const double *r_u, const int64_t *indptr_i,
+                                  const int64_t *cols_i, const double *r_i, double alpha,
                                   double lam, double *X, double *Y, int64_t steps,
                                   int64_t max_iter, double tol, double *history, double *G,
                                   double *work, dgemv_fn gemv, dsyrk_fn syrk) {
@@ -496,13 +522,13 @@ ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
         double terms = 0.0, total = 0.0;
         for (int64_t a = 0; a < k * k; ++a) base[a] = yty[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
-        als_cg_rows(n_users, k, indptr_u, cols_u, Y, w_u, c_u, NULL, base, NULL, X, steps,
-                    NULL, NULL, work, gemv);
+        cg_rows(n_users, k, indptr_u, cols_u, Y, r_u, r_u, NULL, alpha, base, NULL, X, steps,
+                NULL, NULL, work, gemv);
         gram_of(syrk, X, n_users, k, xtx);
         for (int64_t a = 0; a < k * k; ++a) base[a] = xtx[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
-        als_cg_rows(n_items, k, indptr_i, cols_i, X, w_i, c_i, NULL, base, NULL, Y, steps,
-                    NULL, &terms, work, gemv);
+        cg_rows(n_items, k, indptr_i, cols_i, X, r_i, r_i, NULL, alpha, base, NULL, Y, steps,
+                NULL, &terms, work, gemv);
         gram_of(syrk, Y, n_items, k, yty); /* the new Y^T Y: the next sweep's base too */
         for (int64_t a = 0; a < k * k; ++a) total += xtx[a] * yty[a];
         double sq = 0.0;

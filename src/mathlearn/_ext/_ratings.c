@@ -7,8 +7,11 @@
  * (perm_i[p]) of the container. Three stable counting sorts, O(N + n_users + n_items):
  * by item (container order within an item), then that order by user (so items ascend
  * within a user), then the user-major order by item (users ascend within an item). Ties,
- * i.e. repeated (user, item) pairs, keep the container's order in both. */
+ * i.e. repeated (user, item) pairs, keep the container's order in both. A container already
+ * in user-major order (ratings_user_major) is its own user-major form: then only the sort
+ * by item runs, and perm_u, items_u, values_u and perm_i are not formed (passed as NULL). */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef _WIN32
@@ -17,7 +20,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int ratings_abi_version(void) { return 2; }
+ML_EXPORT int ratings_abi_version(void) { return 3; }
 
 /* indptr[0..m] from the keys' counts; cursor[0..m-1] = indptr[0..m-1] (the next free slot of
  * each key), returned through cursor. */
@@ -29,12 +32,33 @@ static void offsets(int64_t n, int64_t m, const int64_t *keys, int64_t *indptr,
     for (int64_t j = 0; j < m; ++j) cursor[j] = indptr[j];
 }
 
-/* cursor holds max(n_users, n_items) numbers. */
+/* 1 when the container is in user-major order (users ascending, items ascending within a
+ * user, repeated pairs in any order), else 0. */
+ML_EXPORT int64_t ratings_user_major(int64_t n, const int64_t *users, const int64_t *items) {
+    for (int64_t t = 1; t < n; ++t)
+        if (users[t] < users[t - 1] || (users[t] == users[t - 1] && items[t] < items[t - 1]))
+            return 0;
+    return 1;
+}
+
+/* cursor holds max(n_users, n_items) numbers; perm_u, items_u, values_u and perm_i NULL for
+ * a container in user-major order. */
 ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int64_t *users,
                               const int64_t *items, const double *values, int64_t *indptr_u,
                               int64_t *perm_u, int64_t *items_u, int64_t *indptr_i,
                               int64_t *perm_i, int64_t *users_i, int64_t *cursor,
                               double *values_u, double *values_i) {
+    if (perm_u == NULL) {
+        /* The container is the user-major order: one sort by item keeps users ascending. */
+        offsets(n, n_users, users, indptr_u, cursor);
+        offsets(n, n_items, items, indptr_i, cursor);
+        for (int64_t t = 0; t < n; ++t) {
+            int64_t p = cursor[items[t]]++;
+            users_i[p] = users[t];
+            values_i[p] = values[t];
+        }
+        return;
+    }
     /* by item, container order within an item (perm_i serves as the first order) */
     offsets(n, n_items, items, indptr_i, cursor);
     for (int64_t t = 0; t < n; ++t) perm_i[cursor[items[t]]++] = t;

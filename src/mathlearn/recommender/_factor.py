@@ -4,7 +4,6 @@ pattern, and predictions from factors and biases."""
 from __future__ import annotations
 
 import ctypes
-import itertools
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,6 +44,15 @@ def _compiled_orders():
     return fn
 
 
+def _compiled_user_major():
+    """Whether a container is in user-major order, by one pass of ``_ratings.c``, typed."""
+    fn = _ext.load("_ratings").ratings_user_major
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    return fn
+
+
 class Pattern:
     """The ratings in user-major and item-major CSR order, with the permutations that map a
     per-rating array (in the container's order) into each.
@@ -58,7 +66,9 @@ class Pattern:
     compiled routes read the arrays themselves, through :meth:`address`).
 
     The compiled helper forms both orders by three stable counting sorts in one pass each
-    (by item, by user, by item again); without it, NumPy sorts by (user, item) (no sort for
+    (by item, by user, by item again), or by one (by item) for a container already in
+    user-major order, which then serves as that order itself (``items_u`` and ``values_u``
+    are the container's arrays); without it, NumPy sorts by (user, item) (no sort for
     a container already in that order) and SciPy's CSR-to-CSC conversion, which keeps the
     users in order within each item, gives the item-major order. Both give the same arrays.
     """
@@ -72,38 +82,52 @@ class Pattern:
         n = self.values.size
         fn = _compiled_orders()
         if fn is not None:
-            users, items, values = (
-                np.ascontiguousarray(a) for a in (self.users, self.items, self.values)
-            )
-            # The outputs as views of two buffers: one allocation and one address each.
-            ints = np.empty(n_users + n_items + 2 + 4 * n + max(n_users, n_items, 1),
-                            dtype=np.int64)  # fmt: skip
-            floats = np.empty(2 * n)
-            sizes = (n_users + 1, n, n, n_items + 1, n, n)
-            ends = list(itertools.accumulate(sizes))
-            self.indptr_u, self.perm_u, self.items_u, self.indptr_i, self.perm_i, self.users_i = (
-                ints[e - m : e] for e, m in zip(ends, sizes, strict=True)
-            )
-            self.values_u, self.values_i = floats[:n], floats[n:]
-            base, fbase = ints.ctypes.data, floats.ctypes.data
-            starts = [base + 8 * (e - m) for e, m in zip(ends, sizes, strict=True)]
-            fn(n, n_users, n_items, users.ctypes.data, items.ctypes.data, values.ctypes.data,
-               *starts, base + 8 * ends[-1], fbase, fbase + 8 * n)  # fmt: skip
+            users, items = np.ascontiguousarray(self.users), np.ascontiguousarray(self.items)
+            values = np.ascontiguousarray(self.values)
+            # A container in user-major order (as the ones built by Ratings' constructors
+            # are) is its own user-major form: only the item-major one is formed.
+            user_major = bool(_compiled_user_major()(n, users.ctypes.data, items.ctypes.data))
+            # The outputs as views of two buffers (one allocation and one address each),
+            # then the sort's scratch (cursor).
+            int_layout = [("indptr_u", n_users + 1), ("indptr_i", n_items + 1), ("users_i", n)]
+            float_layout = [("values_i", n)]
+            if user_major:
+                self.items_u, self.values_u = items, values
+                self._perm_u = self._perm_i = None
+                self.addresses.update(items_u=items.ctypes.data, values_u=values.ctypes.data)
+            else:
+                int_layout += [("perm_u", n), ("items_u", n), ("perm_i", n)]
+                float_layout += [("values_u", n)]
+            for layout, dtype in ((int_layout, np.int64), (float_layout, np.float64)):
+                scratch = max(n_users, n_items, 1) if dtype is np.int64 else 0
+                buffer = np.empty(sum(m for _, m in layout) + scratch, dtype=dtype)
+                start = 0
+                for name, m in layout:
+                    view = buffer[start : start + m]
+                    setattr(self, f"_{name}" if name.startswith("perm") else name, view)
+                    self.addresses[name] = buffer.ctypes.data + 8 * start
+                    start += m
+                if scratch:
+                    cursor = buffer.ctypes.data + 8 * start
             names = ("indptr_u", "perm_u", "items_u", "indptr_i", "perm_i", "users_i")
-            self.addresses = dict(zip(names, starts, strict=True))
-            self.addresses.update(values_u=fbase, values_i=fbase + 8 * n)
+            fn(n, n_users, n_items, users.ctypes.data, items.ctypes.data, values.ctypes.data,
+               *(None if user_major and name in ("perm_u", "items_u", "perm_i")
+                 else self.addresses[name] for name in names),
+               cursor, None if user_major else self.addresses["values_u"],
+               self.addresses["values_i"])  # fmt: skip
         else:
-            self.perm_u, identity = _order(self.users, self.items, n_users, n_items)
+            perm_u, identity = _order(self.users, self.items, n_users, n_items)
+            self._perm_u = perm_u
             # No gathers for data already in user-major order.
-            self.values_u = self.values if identity else self.values[self.perm_u]
-            self.items_u = self.items if identity else self.items[self.perm_u]
+            self.values_u = self.values if identity else self.values[perm_u]
+            self.items_u = self.items if identity else self.items[perm_u]
             self.indptr_u = np.r_[0, np.cumsum(np.bincount(self.users, minlength=n_users))]
             by_user = sp.csr_array(
                 (np.arange(n), self.items_u, self.indptr_u), shape=(n_users, n_items)
             )
             csc = by_user.tocsc()
             # the item-major position p holds user-major position csc.data[p]
-            self.perm_i = self.perm_u[csc.data]
+            self._perm_i = perm_u[csc.data]
             self.values_i = self.values_u[csc.data]
             self.users_i = csc.indices.astype(np.int64)
             self.indptr_i = csc.indptr.astype(np.int64)
@@ -115,6 +139,23 @@ class Pattern:
         compiled route's buffers (``.ctypes.data`` costs about a microsecond a call)."""
         address = self.addresses.get(name)
         return getattr(self, name).ctypes.data if address is None else address
+
+    @property
+    def perm_u(self) -> np.ndarray:
+        """Position p of the user-major order holds the container's rating ``perm_u[p]``
+        (the identity, formed on first use, for a container in that order)."""
+        if self._perm_u is None:
+            self._perm_u = np.arange(self.values.size)
+        return self._perm_u
+
+    @property
+    def perm_i(self) -> np.ndarray:
+        """Position p of the item-major order holds the container's rating ``perm_i[p]``
+        (formed on first use for a container in user-major order, by a stable sort of its
+        items: the same order as the counting sort)."""
+        if self._perm_i is None:
+            self._perm_i = np.argsort(self.items, kind="stable")
+        return self._perm_i
 
     @property
     def n_user(self) -> np.ndarray:

@@ -40,27 +40,27 @@ def _compiled_sweeps():
     fn = lib.als_implicit_cg
     if fn.argtypes is None:
         fn.restype = ctypes.c_int64
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 8 + [ctypes.c_double]
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
         fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2 + [ctypes.c_double]
         fn.argtypes += [ctypes.c_void_p] * 5
     return fn
 
 
-def _implicit_compiled(driver, pattern, X, Y, weights, lam, steps, max_iter, tol):
+def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
     """The CG sweeps of :meth:`ImplicitALS.fit` in one compiled call, in place on X and Y
-    (the same half-sweeps, by the same kernel as :func:`cg_rows`); returns the objectives
-    and the number of sweeps."""
+    (the same half-sweeps, by the same kernel as :func:`cg_rows`, which forms each entry's
+    weight ``alpha r`` and confidence ``1 + alpha r`` from the stored values as it goes);
+    returns the objectives and the number of sweeps."""
     n_users, n_items = pattern.shape
     k = X.shape[1]
-    w_u, c_u, w_i, c_i = weights
     history = np.empty(max_iter)
     longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
     gemv, syrk = _ext.blas_pointer("dgemv"), _ext.blas_pointer("dsyrk")
     work = np.empty(4 * k + (k + 2) * (longest if gemv is not None else 0))
     G = np.empty(3 * k * k)
-    n_iter = driver(n_users, n_items, k, *(a.ctypes.data for a in (
-        pattern.indptr_u, pattern.items_u, w_u, c_u, pattern.indptr_i, pattern.users_i, w_i,
-        c_i)), lam, X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
+    n_iter = driver(n_users, n_items, k, *(pattern.address(name) for name in (
+        "indptr_u", "items_u", "values_u", "indptr_i", "users_i", "values_i")), alpha, lam,
+        X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
         *(a.ctypes.data for a in (history, G, work)), gemv, syrk)  # fmt: skip
     return history[:n_iter].tolist(), int(n_iter)
 
@@ -263,10 +263,12 @@ class ImplicitALS(FactorModel):
     and the objective; with ``solver="cholesky"``, ``O(N k^2 + (U + I) k^3)`` (each row's
     normal matrix formed and factorised) plus ``O(N k)`` for the objective. A fit runs
     ``max_iter`` sweeps (fewer with ``tol > 0``). The unobserved pairs enter only through
-    the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``), the
-    pairs in both orientations with their weights and confidences (``O(N)``), and per-row
-    scratch of ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row). ``predict`` costs
-    ``O(k)`` per pair, ``recommend`` ``O(I k)``.
+    the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``),
+    the pairs in item-major order (``2 N`` numbers; the container, in user-major order as
+    :class:`Ratings`' builders leave it, serves as the other), and per-row scratch of
+    ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row). The compiled route forms each
+    pair's weight ``alpha r_ui`` and confidence as it goes; the NumPy route stores them
+    (``4 N`` more). ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
 
     See Also
     --------
@@ -351,15 +353,14 @@ class ImplicitALS(FactorModel):
         k, lam, alpha = int(self.n_components), float(self.regularization), float(self.alpha)
         X = self.init_std * rng.standard_normal((n_users, k))
         Y = self.init_std * rng.standard_normal((n_items, k))
-        w_u, w_i = alpha * pattern.values_u, alpha * pattern.values_i
-        c_u, c_i = 1.0 + w_u, 1.0 + w_i
         driver = _compiled_sweeps() if self.solver == "cg" else None
         if driver is not None:
-            objectives, sweeps = _implicit_compiled(driver, pattern, X, Y,
-                                                    (w_u, c_u, w_i, c_i), lam,
+            objectives, sweeps = _implicit_compiled(driver, pattern, X, Y, alpha, lam,
                                                     int(self.cg_steps), int(self.max_iter),
                                                     float(self.tol))  # fmt: skip
             return self._finish_fit(X, Y, objectives, sweeps)
+        w_u, w_i = alpha * pattern.values_u, alpha * pattern.values_i
+        c_u, c_i = 1.0 + w_u, 1.0 + w_i
         eye = lam * np.eye(k)
         # The padded blocks serve the NumPy routes only (the compiled ones read the CSR arrays).
         numpy_route = _compiled_cg() is None

@@ -25,6 +25,41 @@ def _id_map(ids: Sequence[Hashable]) -> tuple[np.ndarray, dict]:
     return arr, {key: k for k, key in enumerate(distinct)}
 
 
+def _integer_codes(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ids (sorted) and each entry's position among them, for a 1-D integer array.
+
+    Ids that are small non-negative integers (at most a few times as many as there are
+    entries, the usual 0 .. n - 1 numbering) go by a table of which values occur, in
+    ``O(n + max)`` time and one table; others by :func:`numpy.unique`. Both give the order of
+    :func:`sorted` on the same ids as Python integers.
+    """
+    if ids.size and ids.min() >= 0 and int(ids.max()) <= 4 * ids.size + 1024:
+        present = np.zeros(int(ids.max()) + 1, dtype=bool)
+        present[ids] = True
+        distinct = np.flatnonzero(present)
+        position = np.cumsum(present, dtype=np.int64)
+        position -= 1
+        codes = position[ids]
+    else:
+        distinct, codes = np.unique(ids, return_inverse=True)
+        codes = codes.astype(np.int64, copy=False)
+    arr = np.empty(distinct.size, dtype=object)
+    arr[:] = distinct.tolist()
+    return arr, codes
+
+
+def _codes(ids, name: str) -> tuple[np.ndarray, np.ndarray, dict | None]:
+    """The id map of a sequence of ids and each entry's row or column index (with the
+    id -> index dictionary when it was formed on the way)."""
+    if isinstance(ids, np.ndarray) and ids.ndim == 1 and ids.dtype.kind in "iu":
+        distinct, codes = _integer_codes(ids)
+        return distinct, codes, None
+    values = _as_list(ids, name)
+    distinct, index = _id_map(values)
+    codes = np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
+    return distinct, codes, index
+
+
 def _as_list(values, name: str) -> list:
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
@@ -169,7 +204,9 @@ class Ratings:
         Parameters
         ----------
         users, items : sequence of hashable
-            The user and the item of each rating.
+            The user and the item of each rating. Integer NumPy arrays are mapped to rows
+            and columns by array operations (no Python object per rating); other sequences
+            through a dictionary of their distinct ids.
         ratings : sequence of float or None, default=None
             The ratings; ``None`` means implicit feedback, every pair counted once.
         timestamps : sequence or None, default=None
@@ -192,49 +229,58 @@ class Ratings:
         """
         if duplicates not in _AGGREGATIONS:
             raise ValueError(f"duplicates must be one of {_AGGREGATIONS}; got {duplicates!r}.")
-        u_list = _as_list(users, "users")
-        i_list = _as_list(items, "items")
-        if len(u_list) != len(i_list):
-            raise ValueError(
-                f"users and items have different lengths ({len(u_list)} and {len(i_list)})."
-            )
+        user_ids, rows, user_index = _codes(users, "users")
+        item_ids, cols, item_index = _codes(items, "items")
+        n = rows.shape[0]
+        if n != cols.shape[0]:
+            raise ValueError(f"users and items have different lengths ({n} and {cols.shape[0]}).")
         if ratings is None:
-            vals = np.ones(len(u_list))
+            vals = np.ones(n)
         else:
-            vals = np.asarray(_as_list(ratings, "ratings"), dtype=np.float64)
-            if vals.shape != (len(u_list),):
+            if isinstance(ratings, np.ndarray) and ratings.ndim != 1:
+                raise ValueError(f"ratings must be one-dimensional; got shape {ratings.shape}.")
+            vals = np.asarray(
+                ratings if isinstance(ratings, np.ndarray) else list(ratings), dtype=np.float64
+            )
+            if vals.shape != (n,):
                 raise ValueError(
-                    f"ratings has {vals.shape[0]} entries for {len(u_list)} (user, item) pairs."
+                    f"ratings has {vals.shape[0]} entries for {n} (user, item) pairs."
                 )
         ts = None if timestamps is None else np.asarray(_as_list(timestamps, "timestamps"))
-        if ts is not None and ts.shape != (len(u_list),):
+        if ts is not None and ts.shape != (n,):
             raise ValueError("timestamps must have one entry per rating.")
         if not np.all(np.isfinite(vals)):
             raise ValueError(
                 "Ratings contain NaN or infinity; drop the missing ratings instead of storing NaN."
             )
-        user_ids, user_index = _id_map(u_list)
-        item_ids, item_index = _id_map(i_list)
-        rows = np.fromiter((user_index[u] for u in u_list), dtype=np.int64, count=len(u_list))
-        cols = np.fromiter((item_index[i] for i in i_list), dtype=np.int64, count=len(i_list))
         out = cls._from_codes(rows, cols, vals, user_ids, item_ids, ts, duplicates)
         out._user_index, out._item_index = user_index, item_index
         return out
 
     @classmethod
     def _from_codes(cls, rows, cols, vals, user_ids, item_ids, ts, duplicates) -> Ratings:
+        """The container from each rating's row and column, sorted by user then item, with
+        repeated cells raised or aggregated as ``duplicates`` says.
+
+        ``rows`` and ``cols`` are the caller's scratch (fresh integer arrays): their buffers
+        take the cells' keys ``row * n_items + column``, the sorted keys, and at the end the
+        sorted rows and columns, so the sort holds four arrays of the ratings' length (the
+        two of codes, the order and the sorted values), not six.
+        """
         n_items = max(len(item_ids), 1)
-        key = rows * n_items + cols
+        key = rows
+        key *= n_items
+        key += cols
         order = np.argsort(key, kind="stable")
-        key_sorted = key[order]
+        key_sorted = np.take(key, order, out=cols)
         first = np.ones(key_sorted.shape[0], dtype=bool)
         first[1:] = key_sorted[1:] != key_sorted[:-1]
         if not np.all(first):
             if duplicates == "error":
-                k = order[np.flatnonzero(~first)[0]]
+                row, col = divmod(int(key_sorted[np.flatnonzero(~first)[0]]), n_items)
                 raise ValueError(
-                    f"Duplicate rating for user {user_ids[rows[k]]!r} and item "
-                    f"{item_ids[cols[k]]!r}; pass duplicates='mean', 'sum' or 'last' to "
+                    f"Duplicate rating for user {user_ids[row]!r} and item "
+                    f"{item_ids[col]!r}; pass duplicates='mean', 'sum' or 'last' to "
                     "aggregate repeated pairs."
                 )
             group = np.cumsum(first) - 1
@@ -242,21 +288,24 @@ class Ratings:
             v_sorted = vals[order]
             if duplicates == "last":
                 ends = np.r_[starts[1:], key_sorted.shape[0]] - 1
-                new_vals = v_sorted[ends]
+                vals = v_sorted[ends]
             else:
                 sums = np.bincount(group, weights=v_sorted)
-                new_vals = sums / np.bincount(group) if duplicates == "mean" else sums
+                vals = sums / np.bincount(group) if duplicates == "mean" else sums
             if ts is not None:
                 ts_sorted = ts[order]
-                new_ts = np.maximum.reduceat(ts_sorted, starts) if ts_sorted.size else ts_sorted
-            else:
-                new_ts = None
-            sel = order[starts]
-            return cls(rows[sel], cols[sel], new_vals, user_ids, item_ids, new_ts)
-        return cls(
-            rows[order], cols[order], vals[order], user_ids, item_ids,
-            None if ts is None else ts[order],
-        )  # fmt: skip
+                ts = np.maximum.reduceat(ts_sorted, starts) if ts_sorted.size else ts_sorted
+            key_sorted = key_sorted[starts]
+            rows = np.empty_like(key_sorted)
+        else:
+            vals = vals[order]
+            ts = None if ts is None else ts[order]
+            rows = key  # (its keys are no longer needed)
+        del order, first
+        np.floor_divide(key_sorted, n_items, out=rows)
+        cols = key_sorted
+        cols -= rows * n_items
+        return cls(rows, cols, vals, user_ids, item_ids, ts)
 
     @classmethod
     def from_sparse(
