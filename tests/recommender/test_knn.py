@@ -110,6 +110,34 @@ def test_item_knn_is_user_knn_on_the_transpose():
     np.testing.assert_allclose(items.predict(qu, qi), users_t.predict(qi, qu), rtol=1e-12)
 
 
+@pytest.mark.parametrize("model", [UserKNN, ItemKNN])
+def test_similarity_attribute_formed_on_first_use(model):
+    # The fit keeps the compiled route's arrays; similarity_ is the SciPy matrix of them,
+    # equal to the function's result, with the indices sorted as its flag says, and it
+    # survives pickling before or after it is first formed.
+    import pickle
+
+    from mathlearn.recommender import _knn
+
+    with pytest.raises(AttributeError, match="similarity_"):
+        model().similarity_
+    rng = np.random.default_rng(5)
+    u, i = rng.integers(0, 30, 400), rng.integers(0, 20, 400)
+    r = Ratings.from_triples(u, i, rng.uniform(1, 5, 400), duplicates="last")
+    fitted = model(similarity="cosine").fit(r)
+    again = pickle.loads(pickle.dumps(fitted))
+    rows = r.to_csr() if model is UserKNN else sp.csr_array(r.to_csr().T)
+    expect, _ = _knn.similarity_matrix(rows, "cosine", 0.0)
+    for S in (fitted.similarity_, again.similarity_, fitted.similarity_):
+        assert isinstance(S, sp.csr_array)
+        assert (S != expect).nnz == 0
+        assert S.has_sorted_indices
+        for a in range(S.shape[0]):
+            assert np.all(np.diff(S.indices[S.indptr[a] : S.indptr[a + 1]]) > 0)
+    assert fitted.similarity_ is fitted.similarity_
+    np.testing.assert_array_equal(again.predict(u[:50], i[:50]), fitted.predict(u[:50], i[:50]))
+
+
 def test_shrinkage_scales_by_support():
     r = load_toy_ratings()
     plain = UserKNN().fit(r).similarity_

@@ -86,7 +86,8 @@ class Pattern:
             values = np.ascontiguousarray(self.values)
             # A container in user-major order (as the ones built by Ratings' constructors
             # are) is its own user-major form: only the item-major one is formed.
-            user_major = bool(_compiled_user_major()(n, users.ctypes.data, items.ctypes.data))
+            a_users, a_items, a_values = users.ctypes.data, items.ctypes.data, values.ctypes.data
+            user_major = bool(_compiled_user_major()(n, a_users, a_items))
             # The outputs as views of two buffers (one allocation and one address each),
             # then the sort's scratch (cursor).
             int_layout = [("indptr_u", n_users + 1), ("indptr_i", n_items + 1), ("users_i", n)]
@@ -94,23 +95,23 @@ class Pattern:
             if user_major:
                 self.items_u, self.values_u = items, values
                 self._perm_u = self._perm_i = None
-                self.addresses.update(items_u=items.ctypes.data, values_u=values.ctypes.data)
+                self.addresses.update(items_u=a_items, values_u=a_values)
             else:
                 int_layout += [("perm_u", n), ("items_u", n), ("perm_i", n)]
                 float_layout += [("values_u", n)]
             for layout, dtype in ((int_layout, np.int64), (float_layout, np.float64)):
                 scratch = max(n_users, n_items, 1) if dtype is np.int64 else 0
                 buffer = np.empty(sum(m for _, m in layout) + scratch, dtype=dtype)
-                start = 0
+                start, address = 0, buffer.ctypes.data
                 for name, m in layout:
                     view = buffer[start : start + m]
                     setattr(self, f"_{name}" if name.startswith("perm") else name, view)
-                    self.addresses[name] = buffer.ctypes.data + 8 * start
+                    self.addresses[name] = address + 8 * start
                     start += m
                 if scratch:
-                    cursor = buffer.ctypes.data + 8 * start
+                    cursor = address + 8 * start
             names = ("indptr_u", "perm_u", "items_u", "indptr_i", "perm_i", "users_i")
-            fn(n, n_users, n_items, users.ctypes.data, items.ctypes.data, values.ctypes.data,
+            fn(n, n_users, n_items, a_users, a_items, a_values,
                *(None if user_major and name in ("perm_u", "items_u", "perm_i")
                  else self.addresses[name] for name in names),
                cursor, None if user_major else self.addresses["values_u"],

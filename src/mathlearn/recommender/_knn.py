@@ -176,7 +176,23 @@ def _similarities_compiled(fns, A: _Rows, dev, At: _Rows, dev_t, shrinkage: floa
                      base + 8 * (3 * n + 1), acc.ctypes.data)  # fmt: skip
     if stored < total:
         indices, data = indices[:stored].copy(), data[:stored].copy()
-    return sp.csr_array((data, indices, ints[: n + 1]), shape=(n, n))
+    return _CSRParts(data, indices, ints[: n + 1], (n, n))
+
+
+class _CSRParts(NamedTuple):
+    """A CSR matrix's arrays, as the compiled route writes them (indices sorted within each
+    row); :meth:`csr` makes the SciPy array (its checks cost about ten microseconds: a sixth
+    of a whole fit on a hundred ratings, so a fit keeps the parts until they are asked for)."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple[int, int]
+
+    def csr(self) -> sp.csr_array:
+        S = sp.csr_array((self.data, self.indices, self.indptr), shape=self.shape, copy=False)
+        S.has_sorted_indices = True
+        return S
 
 
 def _values_at(M, r: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -203,13 +219,27 @@ def similarity_matrix(
     col_means: np.ndarray | None = None,
     At: _Rows | None = None,
 ) -> tuple[sp.csr_array, np.ndarray]:
+    """Similarities between the rows of A over their co-observed columns (see
+    :func:`_similarities`), as a SciPy CSR array, and the row means."""
+    S, means = _similarities(A, kind, shrinkage, col_means, At)
+    return (S.csr() if isinstance(S, _CSRParts) else S), means
+
+
+def _similarities(
+    A,
+    kind: str,
+    shrinkage: float,
+    col_means: np.ndarray | None = None,
+    At: _Rows | None = None,
+) -> tuple[sp.csr_array | _CSRParts, np.ndarray]:
     """Similarities between the rows of A over their co-observed columns.
 
     ``kappa_ab = sum_{o in I_ab} d_ao d_bo / sqrt(sum_{I_ab} d_ao^2 sum_{I_ab} d_bo^2)`` with
     d the ratings centred by the row means over all the row's entries (Pearson, (6.9)), by
     the column means (adjusted cosine) or not at all (cosine). Pairs with no co-observed
     column, or a zero denominator (0/0: undefined), are not stored; the diagonal is not
-    stored. Returns the CSR similarity matrix (explicit zeros kept) and the row means.
+    stored. Returns the CSR similarity matrix (explicit zeros kept; as :class:`_CSRParts`
+    from the compiled route) and the row means.
 
     ``A`` is a SciPy sparse matrix or a :class:`_Rows`; ``col_means``, the column means
     where the caller has them (adjusted cosine), else formed from ``A``; ``At``, the same
@@ -315,6 +345,17 @@ class _KNNBase(RecommenderBase):
         self.similarity = similarity
         self.shrinkage = shrinkage
 
+    @property
+    def similarity_(self) -> sp.csr_array:
+        """kappa for every pair with a defined value, as a CSR array (made from the fit's
+        arrays on first use)."""
+        S = self.__dict__.get("_similarity")
+        if S is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'similarity_'")
+        if isinstance(S, _CSRParts):
+            S = self._similarity = S.csr()
+        return S
+
     def _predict_known(self, u: np.ndarray, i: np.ndarray) -> np.ndarray:
         out = np.empty(u.size)
         order = np.argsort(u, kind="stable")
@@ -417,7 +458,7 @@ class UserKNN(_KNNBase):
         p = Pattern(self._setup(ratings))
         users, items = _Rows.of_pattern(p, by_item=False), _Rows.of_pattern(p, by_item=True)
         item_means = _row_means(items) if self.similarity == "adjusted_cosine" else None
-        self.similarity_, self.user_means_ = similarity_matrix(
+        self._similarity, self.user_means_ = _similarities(
             users, self.similarity, float(self.shrinkage), item_means, At=items
         )
         self._fallback_user = self.user_means_ - self.global_mean_
@@ -538,7 +579,7 @@ class ItemKNN(_KNNBase):
         p = Pattern(self._setup(ratings))
         users, items = _Rows.of_pattern(p, by_item=False), _Rows.of_pattern(p, by_item=True)
         user_means = _row_means(users) if self.similarity == "adjusted_cosine" else None
-        self.similarity_, self.item_means_ = similarity_matrix(
+        self._similarity, self.item_means_ = _similarities(
             items, self.similarity, float(self.shrinkage), user_means, At=users
         )
         self._fallback_item = self.item_means_ - self.global_mean_
