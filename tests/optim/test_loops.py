@@ -293,3 +293,30 @@ def test_lbfgs_dict_parameters_and_warning(rng):
         )
     with pytest.raises(ValueError, match="lower"):
         optim.lbfgs(ad.value_and_grad(rosenbrock), np.zeros(2), bounds=(1.0, 0.0))
+
+
+def test_newton_full_step_where_the_decrease_is_below_the_rounding_of_f():
+    # f = 1e4 + x^T A x / 2 plus a perturbation of 1e-10 near the minimiser (below the
+    # rounding of f, 256 eps * 1e4 = 5.7e-10, the kind a different order of summation
+    # gives). From x0 = 1e-6 (1, 1) the predicted decrease, g^T A^-1 g = 1.1e-11, is under
+    # that level: Armijo's test would compare the perturbations and refuse the exact step;
+    # the gradient shows it is right, so Newton takes it and stops at the minimiser.
+    A = np.diag([1.0, 10.0])
+
+    def fun(x):
+        bump = 1e-10 if np.all(np.abs(x) < 1e-9) else 0.0
+        return 1e4 + 0.5 * float(x @ A @ x) + bump
+
+    res = optim.newton(fun, np.full(2, 1e-6), grad=lambda x: A @ x, hess=lambda x: A, tol=1e-12)
+    assert res.success and res.nit == 1
+    np.testing.assert_array_equal(res.x, np.zeros(2))
+    # A full step that does not shrink the gradient goes to the backtracking: with the
+    # Hessian a quarter of the true one the step is -4 x (the gradient triples), and
+    # Armijo's test halves it twice (at -2 x, f is unchanged), to x1 = x0 - x0 = 0 (exact
+    # in binary arithmetic).
+    res = optim.newton(
+        lambda x: 0.5 * float(x @ x), np.full(2, 1e-8), grad=lambda x: x,
+        hess=lambda x: np.eye(2) / 4, tol=1e-30, max_iter=1,
+    )  # fmt: skip
+    assert res.success and res.nit == 1
+    np.testing.assert_array_equal(res.x, np.zeros(2))

@@ -22,6 +22,10 @@ from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, validate_params
 from ..utils.linalg import cho_solve, cholesky
 
+# A predicted decrease below this many epsilons of |f| is within the rounding of f itself
+# (a sum of many terms carries errors of several epsilons of its size).
+_ROUNDING = 256 * np.finfo(float).eps
+
 __all__ = ["newton"]
 
 
@@ -91,6 +95,9 @@ def newton(
     line_search : bool, default=True
         Backtrack from the full step until Armijo's condition
         ``f(x + gamma d) <= f(x) + c gamma g^T d`` holds; ``False`` always takes ``gamma = 1``.
+        Where the predicted decrease ``-g^T d`` is below the rounding of ``f`` (256 machine
+        epsilons of ``|f|``), the test would compare rounding errors: the full step is then
+        taken if it reduces ``||grad||``, and the backtracking runs only if it does not.
     c, shrink : float
         Armijo constant and backtracking ratio.
     callback : callable, optional
@@ -138,14 +145,24 @@ def newton(
         d, tau = _newton_direction(np.asarray(hess(x), dtype=float).reshape(x.size, x.size), g)
         n_reg += tau > 0
         step, slope = 1.0, float(g @ d)
-        if line_search:
+        g_new = None
+        if line_search and -slope <= _ROUNDING * max(abs(f), 1.0):
+            # The predicted decrease is below the rounding of f: Armijo's test would compare
+            # rounding errors (and its outcome depend on the BLAS's order of summation). The
+            # full step is then judged by the gradient, which it must shrink (near a strict
+            # minimum Newton's step does, quadratically); else the backtracking below.
+            g_new = np.asarray(grad(x + d), dtype=float)
+            if not float(np.linalg.norm(g_new)) < grad_norms[-1]:
+                g_new = None
+        if line_search and g_new is None:
             for _ in range(60):
                 if float(fun(x + step * d)) <= f + c * step * slope:
                     break
                 step *= shrink
         x = x + step * d
         nit += 1
-        f, g = float(fun(x)), np.asarray(grad(x), dtype=float)
+        f = float(fun(x))
+        g = g_new if g_new is not None else np.asarray(grad(x), dtype=float)
         history.append(f)
         grad_norms.append(float(np.linalg.norm(g)))
         if callback is not None and callback(nit, x, f):
