@@ -228,6 +228,16 @@ def test_bad_counts(value, match):
         LatentDirichletAllocation(n_components=2).fit(sp.csr_matrix(X))
 
 
+def test_bad_count_found_anywhere_in_a_large_corpus():
+    # The counts are checked piece by piece: an entry far from the first is still reported,
+    # and the first bad entry is the one named.
+    X = sp.random(300, 200, density=0.5, random_state=0, format="csr")
+    X.data[:] = 1.0
+    X.data[-3], X.data[-1] = 2.5, 2.0**60
+    with pytest.raises(ValueError, match=r"X has the entry (np\.float64\()?2\.5\b"):
+        LatentDirichletAllocation(n_components=2).fit(X)
+
+
 def test_bad_priors_and_empty_corpus():
     X = np.ones((5, 4))
     for kw in ({"doc_topic_prior": 0.0}, {"topic_word_prior": -1.0}):

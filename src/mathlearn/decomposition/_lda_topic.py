@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from numbers import Integral, Real
 from typing import ClassVar
@@ -17,7 +18,6 @@ from ..base import (
     _fit_context,
     check_is_fitted,
 )
-from ..distributions import Dirichlet
 from ..exceptions import ConvergenceWarning
 from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, StrOptions
@@ -26,44 +26,89 @@ from ..utils.validation import check_random_state, validate_data
 __all__ = ["LatentDirichletAllocation"]
 
 # The local E-step runs on blocks of documents holding at most this many (non-zero count x
-# topic) products, so that its temporaries stay a few MiB whatever the corpus size, and
-# at most half the model's own (documents + words) x topics entries, so that on a small
-# corpus they stay below the model's own memory; never fewer than the minimum, below which
-# the interpreter's per-block work dominates.
+# topic) products, so that its two arrays of them stay a few MiB whatever the corpus size,
+# and at most half the model's own (documents + words) x topics entries, so that on a small
+# corpus the two together stay within the model's own memory; never fewer than the minimum,
+# below which the interpreter's per-block work dominates.
 _BLOCK_ENTRIES = 1 << 19
 _MIN_BLOCK_ENTRIES = 1 << 12
+# check_counts reads the counts in pieces of this many entries.
+_CHECK_CHUNK = 1 << 13
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def _dirichlet_expected_log(params):
     """``E[log pi] = psi(params) - psi(sum params)`` row by row (Fact 22 of the Oxford notes).
 
-    One category (a single topic, a one-word vocabulary) is the point mass ``pi = 1``, whose
-    expected log is 0; :class:`~mathlearn.distributions.Dirichlet` needs two or more.
+    The arithmetic of :meth:`~mathlearn.distributions.Dirichlet.expected_log`, without the
+    validated copy of ``params`` that the distribution keeps (the parameters here are
+    positive by construction): the result is the only array of their size made. One
+    category (a single topic, a one-word vocabulary) is the point mass ``pi = 1``, whose
+    expected log is 0.
     """
     if params.shape[-1] == 1:
         return np.zeros_like(params)
-    return Dirichlet(params).expected_log()
+    out = digamma(params)
+    _subtract_along_rows(out, digamma(params.sum(axis=-1)))
+    return out
+
+
+def _subtract_along_rows(out, values):
+    """``out -= values[:, None]`` in place, one 1-d operation per line of the shorter axis.
+
+    A broadcast operation on a large array makes NumPy allocate a buffer of up to 64 KiB
+    behind the scenes (as does one that mixes memory layouts); operations on single rows or
+    columns, strided or not, make none. The same holds for the other row- or column-wise
+    loops below.
+    """
+    if out.shape[0] <= out.shape[1]:
+        for row, value in zip(out, values, strict=True):
+            row -= value
+    else:
+        for column in out.T:
+            column -= values
+
+
+def _expected_log_beta_t(lam):
+    """:func:`_dirichlet_expected_log` of ``lambda`` (K, V), written transposed as (V, K).
+
+    The local updates read ``E[log beta]`` one word (a row of the transpose) at a time; the
+    transpose is written topic by topic rather than copied from a (K, V) result.
+    """
+    out = np.empty(lam.shape[::-1])
+    if lam.shape[1] == 1:
+        out.fill(0.0)
+        return out
+    psi_sums = digamma(lam.sum(axis=1))
+    for k, row in enumerate(lam):
+        column = out[:, k]
+        digamma(row, out=column)
+        column -= psi_sums[k]
+    return out
 
 
 def _dirichlet_elbo_terms(prior, params, expected_log):
     """``E_q[log Dir(pi; prior)] - E_q[log Dir(pi; params)]`` summed over the rows of ``params``.
 
     ``prior`` is a vector broadcast against every row of ``params``; ``expected_log`` holds
-    ``E_q[log pi]`` under ``q = Dir(params)``. Each row contributes
+    ``E_q[log pi]`` under ``q = Dir(params)`` (any memory layout: the transpose of a (V, K)
+    array is read in place). Each row contributes
     ``log B(params) - log B(prior) + sum (prior - params) E_q[log pi]`` with
     ``log B(a) = sum log Gamma(a) - log Gamma(sum a)``.
     """
     n = params.shape[0]
     log_b_prior = float(np.sum(gammaln(prior)) - gammaln(np.sum(prior)))
-    # row by row, and the cross term as two dot products: no temporary of params' size
-    # (for the topics that is K x V, the model's largest array)
+    # row by row: no temporary of params' size (for the topics that is K x V, the model's
+    # largest array)
     sum_gammaln = sum(float(np.sum(gammaln(row))) for row in params)
     log_b_params = sum_gammaln - float(np.sum(gammaln(params.sum(axis=1))))
-    cross = float(expected_log.sum(axis=0) @ prior) - float(np.vdot(params, expected_log))
+    cross = sum(
+        float((prior - row) @ e_row) for row, e_row in zip(params, expected_log, strict=True)
+    )
     return cross + log_b_params - n * log_b_prior
 
 
-def _local_step(X, gamma, exp_elog_beta_t, alpha, max_iter, tol, warm=None):
+def _local_step(X, gamma, exp_elog_beta_t, alpha, max_iter, tol, warm=None, out=None):
     """The per-document CAVI updates (Prop. 23, updates 1 and 2) for every row of ``X``.
 
     ``X`` is a CSR count matrix with no empty row, ``gamma`` (n_docs, K) the starting
@@ -80,59 +125,84 @@ def _local_step(X, gamma, exp_elog_beta_t, alpha, max_iter, tol, warm=None):
     the total is then at least the bound at ``warm``.
 
     Returns the sufficient statistics ``sum_d n_dv phi_dvk / exp(E log beta_kv - c_v)`` as
-    a (V, K) array, for the optimal ``phi`` given the returned ``gamma``, and
-    ``sum_d f_d(gamma_d) - sum_dv n_dv c_v`` (the documents' part of the ELBO).
+    a (K, V) array, for the optimal ``phi`` given the returned ``gamma``, and
+    ``sum_d f_d(gamma_d) - sum_dv n_dv c_v`` (the documents' part of the ELBO). The
+    statistics are added up in ``out`` (a (K, V) float array, overwritten) when it is
+    given, in a new array otherwise.
     """
     n_docs, n_topics = gamma.shape
     n_words = exp_elog_beta_t.shape[0]
     indptr, indices, counts = X.indptr, X.indices, X.data
-    stats_t = np.zeros((n_words, n_topics))
+    if out is None:
+        stats = np.zeros((n_topics, n_words))
+    else:
+        stats = out
+        stats.fill(0.0)
     total = 0.0
     entries = min(_BLOCK_ENTRIES, max(_MIN_BLOCK_ENTRIES, (n_docs + n_words) * n_topics // 2))
     budget = max(entries // n_topics, 1)
-    start = 0
-    while start < n_docs:
+    stops = [0]
+    while stops[-1] < n_docs:
+        start = stops[-1]
         stop = int(np.searchsorted(indptr, indptr[start] + budget, side="right")) - 1
-        stop = min(max(stop, start + 1), n_docs)
+        stops.append(min(max(stop, start + 1), n_docs))
+    # Two (nnz, K) arrays for the rows of exp(E log beta)^T at a block's non-zeros and for
+    # their compacted copies as documents settle, made once for all the blocks: arrays of a
+    # new size for every block would each take a new place in the heap.
+    largest = int(np.max(np.diff(indptr[stops])))
+    buffers = np.empty((2, largest, n_topics))
+    for start, stop in itertools.pairwise(stops):
         lo, hi = indptr[start], indptr[stop]
         block_ptr = indptr[start : stop + 1] - lo
         sizes = np.diff(block_ptr)
         cols = indices[lo:hi]
         cnt = counts[lo:hi]
-        beta_nz = exp_elog_beta_t[cols]  # (nnz in the block, K)
+        # the rows of exp(E log beta)^T at the block's non-zeros, (nnz in the block, K); the
+        # indices are valid, and with mode="clip" np.take writes straight into ``out``
+        # (its default mode writes through a temporary copy)
+        beta_nz = buffers[0, : hi - lo]
+        np.take(exp_elog_beta_t, cols, axis=0, out=beta_nz, mode="clip")
+        op = _norm_operator(beta_nz, sizes)
         g = gamma[start:stop]
-        _iterate_block(g, sizes, cnt, beta_nz, alpha, max_iter, tol)
-        f, a, norm = _doc_bounds(g, sizes, cnt, beta_nz, alpha)
+        if _iterate_block(g, sizes, cnt, beta_nz, op, alpha, max_iter, tol, buffers):
+            np.take(exp_elog_beta_t, cols, axis=0, out=beta_nz, mode="clip")  # gathered again
+        f, a, norm = _doc_bounds(g, sizes, cnt, op, alpha)
         if warm is not None:
             w = warm[start:stop]
-            f_w, a_w, norm_w = _doc_bounds(w, sizes, cnt, beta_nz, alpha)
+            f_w, a_w, norm_w = _doc_bounds(w, sizes, cnt, op, alpha)
             better = f_w > f
             if better.any():
                 g[better], f[better], a[better] = w[better], f_w[better], a_w[better]
                 better_nz = np.repeat(better, sizes)
                 norm[better_nz] = norm_w[better_nz]
         total += float(f.sum())
-        ratio = sp.csr_matrix((cnt / norm, cols, block_ptr), shape=(stop - start, n_words))
-        stats_t += ratio.T @ a
-        start = stop
-    return stats_t, total
+        # stats[k, v] += sum_d (n_dv / norm_dv) a_dk over the block's non-zeros, one topic
+        # at a time: the product with all K columns of ``a`` at once would make a (V, K)
+        # temporary, the size of the statistics, per block
+        ratio_t = sp.csc_matrix(
+            (np.divide(cnt, norm, out=norm), cols, block_ptr), shape=(n_words, stop - start)
+        )
+        for row, a_k in zip(stats, a.T, strict=True):
+            row += ratio_t @ np.ascontiguousarray(a_k)
+    return stats, total
 
 
-def _doc_bounds(g, sizes, cnt, beta_nz, alpha):
+def _doc_bounds(g, sizes, cnt, op, alpha):
     """Each document's part ``f_d`` of the ELBO at ``gamma_d = g[d]``, ``phi`` optimal.
 
     ``f_d = sum_v n_dv log sum_k exp(E log theta_dk + E log beta_kv - c_v)
     + E_q log Dir(theta_d; alpha) - E_q log Dir(theta_d; gamma_d)``. Also returns
     ``a = exp(E log theta - s_d)`` (row maximum ``s_d`` removed) and the normalisers
-    ``norm_dv = sum_k a_dk exp(E log beta_kv - c_v)`` at the non-zeros, from which
+    ``norm_dv = sum_k a_dk exp(E log beta_kv - c_v)`` at the non-zeros (``op`` is the
+    block's :func:`_norm_operator`), from which
     ``phi_dvk = a_dk exp(E log beta_kv - c_v) / norm_dv``.
     """
     n = g.shape[0]
     elog = _dirichlet_expected_log(g)
     shift = elog.max(axis=1)
     a = np.exp(elog - shift[:, None])
+    norm = op @ a.ravel()
     rows = np.repeat(np.arange(n), sizes)
-    norm = np.einsum("ij,ij->i", a[rows], beta_nz)
     words = np.bincount(rows, weights=cnt * (np.log(norm) + shift[rows]), minlength=n)
     log_b_alpha = np.sum(gammaln(alpha)) - gammaln(np.sum(alpha))
     dirichlet = (
@@ -144,70 +214,121 @@ def _doc_bounds(g, sizes, cnt, beta_nz, alpha):
     return words + dirichlet, a, norm
 
 
-def _block_operator(beta_nz, sizes):
-    """The block-diagonal sparse matrix ``M`` with ``(M a)_i = beta_nz[i] . a[doc(i)]``.
+def _index_dtype(n):
+    """The index type of a sparse matrix whose indices and sizes are below ``n``."""
+    return np.int32 if n < _INT32_MAX else np.int64
+
+
+def _norm_operator(beta_nz, sizes):
+    """The sparse matrix ``M`` with ``(M a)_i = beta_nz[i] . a[doc(i)]``.
 
     Row ``i`` of ``M`` (one per non-zero count) holds ``beta_nz[i]`` in the ``K`` columns of
     its document, so that, with ``a`` the (n_docs, K) array raveled, ``M @ a`` gives every
-    normaliser ``norm_dv`` and ``M.T @ t`` the per-document sums ``sum_v t_dv beta_v.``: the
-    two halves of a sweep as two compiled sparse products over the non-zeros only.
+    normaliser ``norm_dv`` in one compiled sparse product over the non-zeros only. Stored as
+    a block sparse row matrix of 1 x K blocks, one per non-zero: its data is ``beta_nz``
+    itself (not a copy) and its index one document number per non-zero.
     """
     n_nz, n_topics = beta_nz.shape
-    n_docs = sizes.size
-    itype = np.int32 if n_docs * n_topics < np.iinfo(np.int32).max else np.int64
-    doc_of = np.repeat(np.arange(n_docs, dtype=itype), sizes)
-    cols = (doc_of[:, None] * itype(n_topics) + np.arange(n_topics, dtype=itype)).ravel()
-    ptr = np.arange(0, n_nz * n_topics + 1, n_topics, dtype=itype)
-    return sp.csr_matrix((beta_nz.ravel(), cols, ptr), shape=(n_nz, n_docs * n_topics))
+    itype = _index_dtype(max(n_nz, sizes.size * n_topics) + 1)
+    doc_of = np.repeat(np.arange(sizes.size, dtype=itype), sizes)
+    return sp.bsr_matrix(
+        (beta_nz.reshape(n_nz, 1, n_topics), doc_of, np.arange(n_nz + 1, dtype=itype)),
+        shape=(n_nz, sizes.size * n_topics),
+    )
 
 
-def _iterate_block(g, sizes, cnt, beta_nz, alpha, max_iter, tol):
+def _doc_sum_operator(sizes):
+    """The (n_docs, nnz) CSR matrix ``S`` whose row ``d`` spans the non-zeros of document ``d``.
+
+    With weights ``t`` written into ``S.data`` (in place), ``S @ beta_nz`` gives the
+    per-document sums ``sum_v t_dv beta_nz[dv]`` in one compiled sparse product.
+    """
+    n_nz = int(sizes.sum())
+    itype = _index_dtype(n_nz + 1)
+    ptr = np.zeros(sizes.size + 1, dtype=itype)
+    np.cumsum(sizes, out=ptr[1:])
+    return sp.csr_matrix(
+        (np.empty(n_nz), np.arange(n_nz, dtype=itype), ptr), shape=(sizes.size, n_nz)
+    )
+
+
+def _iterate_block(g, sizes, cnt, beta_nz, op, alpha, max_iter, tol, buffers):
     """Updates 1-2 on one block of documents, each until its own ``gamma_d`` settles.
 
     ``sizes`` are the documents' numbers of non-zero counts (all positive), ``cnt`` and
-    ``beta_nz`` the counts and the rows of ``exp(E log beta)^T`` at the non-zeros, in order.
-    The documents still moving are computed together; once fewer than three quarters of the
-    documents computed are still moving, the non-zeros of the settled ones are dropped.
+    ``beta_nz`` the counts and the rows of ``exp(E log beta)^T`` at the non-zeros, in order,
+    and ``op`` their :func:`_norm_operator`. The documents still moving are computed
+    together; once fewer than three quarters of the documents computed are still moving,
+    the non-zeros of the settled ones are dropped: the rows of the others are copied into
+    ``buffers[1]`` and, at the next drop, back into ``buffers[0]``, the array that
+    ``beta_nz`` begins (``buffers`` is (2, n, K), ``n`` at least the rows of ``beta_nz``).
+    Returns whether ``beta_nz`` was so overwritten.
     """
+    n_topics = g.shape[1]
     idx = np.arange(g.shape[0])
     live = np.ones(idx.size, dtype=bool)
-    op = _block_operator(beta_nz, sizes)
-    op_t = op.T
+    doc_sum = _doc_sum_operator(sizes)
+    target, overwritten = 1, False
     for _ in range(max_iter):
         ga = g[idx]
         elog = digamma(ga)
         a = np.exp(elog - elog.max(axis=1, keepdims=True))
         norm = op @ a.ravel()
-        new = alpha + a * (op_t @ (cnt / norm)).reshape(a.shape)
-        change = np.abs(new - ga).mean(axis=1)
+        np.divide(cnt, norm, out=doc_sum.data)
+        new = alpha + a * (doc_sum @ beta_nz)
+        # the mean over topics as np.mean computes it (a sum, then a division by K), without
+        # its per-call overhead
+        change = np.add.reduce(np.abs(new - ga), axis=1) / n_topics
         g[idx[live]] = new[live]
         live &= change >= tol
         n_live = int(np.count_nonzero(live))
         if n_live == 0:
-            return
+            break
         if n_live < 0.75 * idx.size:
-            keep_nz = np.repeat(live, sizes)
-            beta_nz, cnt = beta_nz[keep_nz], cnt[keep_nz]
+            kept = np.flatnonzero(np.repeat(live, sizes))
+            del op, doc_sum  # the previous operators go before the next are made
+            beta_nz = np.take(beta_nz, kept, axis=0, out=buffers[target, : kept.size], mode="clip")
+            overwritten |= target == 0
+            target = 1 - target
+            cnt = cnt[kept]
             sizes, idx = sizes[live], idx[live]
             live = np.ones(idx.size, dtype=bool)
-            op = _block_operator(beta_nz, sizes)
-            op_t = op.T
+            op, doc_sum = _norm_operator(beta_nz, sizes), _doc_sum_operator(sizes)
+    return overwritten
 
 
 def _shifted_exp_beta(elog_beta):
     """``c_v = max_k E log beta_kv`` and ``exp(E log beta_kv - c_v)`` transposed, (V, K)."""
-    shift = elog_beta.max(axis=0)
-    out = np.empty(elog_beta.shape[::-1])
-    np.subtract(elog_beta.T, shift[:, None], out=out)
-    return shift, np.exp(out, out=out)
+    return _shift_exp_inplace(elog_beta.T.copy())  # a copy: the caller may use elog_beta again
 
 
-def _local_stats(X, gamma, exp_beta_t, shift, alpha, max_iter, tol, warm=None):
+def _shift_exp_inplace(elog_beta_t):
+    """:func:`_shifted_exp_beta` from ``E[log beta]`` already transposed, (V, K), in place:
+    returns ``c_v`` and ``elog_beta_t``, which then holds ``exp(E log beta_kv - c_v)``."""
+    shift = elog_beta_t[:, 0].copy()
+    for column in elog_beta_t.T[1:]:
+        np.maximum(shift, column, out=shift)
+    _subtract_along_rows(elog_beta_t, shift)
+    return shift, np.exp(elog_beta_t, out=elog_beta_t)
+
+
+def _scale_by_exp_beta(stats, exp_beta_t):
+    """``stats *= exp_beta_t.T`` in place, (K, V) by (V, K), topic by topic (no buffer)."""
+    for row, column in zip(stats, exp_beta_t.T, strict=True):
+        row *= column
+    return stats
+
+
+def _local_stats(X, gamma, exp_beta_t, shift, alpha, max_iter, tol, warm=None, out=None):
     """:func:`_local_step` on a non-empty CSR corpus, its bound with the shifts ``c_v`` put
-    back: ``(stats_t, sum_d f_d)``. The statistics are a sum over documents, so those of a
-    corpus are the sum of those of its pieces (the Dask fit adds them over row blocks)."""
-    stats_t, part = _local_step(X, gamma, exp_beta_t, alpha, max_iter, tol, warm)
-    return stats_t, part + float(X.data @ shift[X.indices])
+    back: ``(stats_t, sum_d f_d)``, with ``stats_t`` the (V, K) transpose (a view) of the
+    statistics, which ``out`` (K, V) receives when given. The statistics are a sum over
+    documents, so those of a corpus are the sum of those of its pieces (the Dask fit adds
+    them over row blocks)."""
+    stats, part = _local_step(X, gamma, exp_beta_t, alpha, max_iter, tol, warm, out)
+    # sum_dv n_dv c_v as a sparse product (one value per document), not through an
+    # nnz-long gather of the shifts
+    return stats.T, part + float((X @ shift).sum())
 
 
 def check_counts(X, name):
@@ -219,11 +340,15 @@ def check_counts(X, name):
                 f"Negative values in data passed to {name}: X must hold "
                 f"word counts (its smallest entry is {values.min():.6g})."
             )
-        if values.max() > 2.0**53 or np.any(values != np.round(values)):
-            bad = values[(values != np.round(values)) | (values > 2.0**53)][0]
-            raise ValueError(
-                f"{name} needs word counts, integers in [0, 2**53]: X has the entry {bad!r}."
-            )
+        # in pieces, so that the rounded copy is a small array, not one of the corpus' size
+        for start in range(0, values.size, _CHECK_CHUNK):
+            piece = values[start : start + _CHECK_CHUNK]
+            rounded = np.round(piece)
+            if piece.max() > 2.0**53 or np.any(piece != rounded):
+                bad = piece[(piece != rounded) | (piece > 2.0**53)][0]
+                raise ValueError(
+                    f"{name} needs word counts, integers in [0, 2**53]: X has the entry {bad!r}."
+                )
 
 
 def _elbo(doc_part, topic_prior, lam, elog_beta):
@@ -267,7 +392,11 @@ class _Variational:
 
     def initial_gamma(self, corpus):
         """``gamma_d = alpha + N_d / K``: the update of ``gamma`` from a uniform ``phi``."""
-        return self.alpha + (corpus.lengths / self.alpha.size)[:, None]
+        gamma = np.empty((corpus.lengths.size, self.alpha.size))
+        per_topic = corpus.lengths / self.alpha.size
+        for k, column in enumerate(gamma.T):  # column by column: no broadcast buffer
+            np.add(self.alpha[k], per_topic, out=column)
+        return gamma
 
     def expected_log_beta(self):
         return _dirichlet_expected_log(self.lam)
@@ -284,23 +413,42 @@ class _Variational:
         stats_t, part = _local_stats(
             corpus.X, gamma, exp_beta_t, shift, self.alpha, self.max_doc_iter, self.doc_tol, warm
         )
-        stats_t *= exp_beta_t
-        return stats_t.T, part
+        return _scale_by_exp_beta(stats_t.T, exp_beta_t), part
 
     def step(self, corpus):
-        elog_beta = self.expected_log_beta()
-        # The topics' part of the bound needs E[log beta] and lambda only: taken first, so
-        # that E[log beta] is freed before the local updates (K x V is the model's largest
-        # array; the sweep then holds three of them, not five).
-        topic_part = _elbo(0.0, self.eta, self.lam, elog_beta)
-        shifted = _shifted_exp_beta(elog_beta)
-        del elog_beta
+        lam = self.lam
+        # The sweep holds two K x V arrays (the model's largest) at a time. E[log beta] is
+        # made transposed, (V, K), as the local updates read it; the topics' part of the
+        # bound, which needs it and lambda only, is taken first, and the same array then
+        # becomes exp(E[log beta] - c) in place. lambda's own array is not read again in
+        # the sweep: the statistics are added up in it, and it becomes the new lambda.
+        exp_beta_t = _expected_log_beta_t(lam)
+        topic_part = _elbo(0.0, self.eta, lam, exp_beta_t.T)
+        shift, exp_beta_t = _shift_exp_inplace(exp_beta_t)
+        if not (lam.flags.c_contiguous and lam.flags.writeable):  # never the case in a fit
+            lam = np.empty(lam.shape)
         gamma = self.initial_gamma(corpus)
-        stats, doc_part = self._local_shifted(corpus, gamma, *shifted, warm=self.gamma)
-        del shifted
+        if corpus.X.shape[0] == 0:
+            lam.fill(0.0)
+            doc_part = 0.0
+        else:
+            _, doc_part = _local_stats(
+                corpus.X,
+                gamma,
+                exp_beta_t,
+                shift,
+                self.alpha,
+                self.max_doc_iter,
+                self.doc_tol,
+                self.gamma,
+                out=lam,
+            )
         self.gamma = gamma
-        stats += self.eta
-        self.lam = stats
+        # lambda_k = eta + sum_dv n_dv phi_dvk, topic by topic in place
+        for row, column in zip(lam, exp_beta_t.T, strict=True):
+            row *= column
+            row += self.eta
+        self.lam = lam
         return doc_part + topic_part
 
 
@@ -486,10 +634,13 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
     sequential by construction (``partial_fit`` on computed blocks in turn does it).
 
     **Cost.** An iteration costs ``O(nnz(X) K)`` per local sweep (at most
-    ``max_doc_update_iter`` sweeps) plus ``O(K V)``; memory ``O((D + V) K)``: three
-    ``K x V`` arrays of the topics, ``O(D K)`` for the documents, and a block of documents
-    at a time whose ``nnz K`` products are at most ``(D + V) K / 2`` (and 2^19). The corpus
-    is not copied when it is already a CSR matrix of counts in canonical form.
+    ``max_doc_update_iter`` sweeps) plus ``O(K V)``; memory ``O((D + V) K)``: two
+    ``K x V`` arrays of the topics in a batch iteration (``lambda``, whose array also
+    receives the statistics ``sum_dv n_dv phi_dvk``, and ``E[log beta]``, then
+    ``exp(E[log beta])`` in its place), ``O(D K)`` for the documents, and a block of
+    documents at a time, whose ``nnz K`` products, at most ``(D + V) K / 2`` (and 2^19),
+    are held in two arrays of that size. The corpus is not copied when it is already a CSR
+    matrix of counts in canonical form.
 
     References: D. M. Blei, A. Y. Ng and M. I. Jordan, "Latent Dirichlet allocation",
     JMLR 3 (2003); M. D. Hoffman, D. M. Blei and F. Bach, "Online learning for latent
@@ -614,7 +765,8 @@ class LatentDirichletAllocation(ComponentNamesMixin, TransformerMixin, BaseEstim
     def _store(self, state):
         self._state = state
         self.components_ = state.lam
-        self.exp_dirichlet_component_ = np.exp(state.expected_log_beta())
+        elog_beta = state.expected_log_beta()
+        self.exp_dirichlet_component_ = np.exp(elog_beta, out=elog_beta)
         self.n_components_ = int(self.n_components)
         self.n_batch_iter_ = getattr(state, "n_batch_iter", 0)
 
