@@ -53,11 +53,12 @@ _EPS = np.finfo(float).eps
 class _BinaryObjective:
     """``F(θ) = Σ ŝ_i [softplus(z_i) - y_i z_i] + α/2 ‖w‖²`` with ``θ = (w, b)``.
 
-    One evaluation reads ``X`` from memory once: ``z = X w + b``, ``r = ŝ (σ(z) - y)`` and
-    ``Xᵀ r`` are computed block by block of rows that stay in cache between the two
-    products; the loss is then a few passes over length-``n`` buffers allocated once per
-    fit. The scores of the last ``θ`` are kept: Newton's line search evaluates the accepted
-    point, which the gradient and the Hessian then reuse without another product with ``X``.
+    One evaluation reads ``X`` from memory once: ``z = X w + b``, the loss terms,
+    ``r = ŝ (σ(z) - y)`` and ``Xᵀ r`` are computed block by block of rows that stay in cache
+    between the two products, with two scratch vectors of one block's length; only the
+    scores ``z`` are kept at full length. The scores of the last ``θ`` are kept: Newton's
+    line search evaluates the accepted point, which the gradient and the Hessian then reuse
+    without another product with ``X``.
     """
 
     def __init__(self, X, y, sw, alpha, fit_intercept):
@@ -67,11 +68,11 @@ class _BinaryObjective:
         self.D = X.shape[1]
         n = X.shape[0]
         self._z = np.empty(n)  # scores at self._theta
-        self._e = np.empty(n)
-        self._t = np.empty(n)
         self._theta = None
-        # Rows per block of the fused evaluation: about 1 MB of X.
+        # Rows per block of the fused evaluation: about 1 MB of X; one block's scratch.
         self._block = max(256, (1 << 17) // max(self.D, 1))
+        self._e = np.empty(min(n, self._block))
+        self._t = np.empty(min(n, self._block))
 
     def n_params(self):
         return self.D + int(self.fit_intercept)
@@ -86,21 +87,31 @@ class _BinaryObjective:
         self._theta = np.array(theta, dtype=float)
         return z
 
-    def _loss(self, z):
+    def _blocks(self):
+        """``(lo, hi)`` of each block of rows."""
+        n, step = self.X.shape[0], self._block
+        return ((lo, min(lo + step, n)) for lo in range(0, n, step))
+
+    def _loss_terms(self, zb, lo, hi):
         # softplus(z) - y z = log1p(e^{-|z|}) + max((1 - 2y) z, 0): a sum of non-negative
         # terms (no cancellation between large sums). (1 - 2y) z is formed as z - 2 (y z),
-        # exact for y in {0, 1}, so that no length-n array of signs is kept.
-        e, t = self._e, self._t
-        np.abs(z, out=e)
+        # exact for y in {0, 1}, so that no array of signs is kept. Returns the block's
+        # sum, weighted by ŝ_i where the weights are an array (else unweighted).
+        e, t = self._e[: hi - lo], self._t[: hi - lo]
+        np.abs(zb, out=e)
         np.negative(e, out=e)
         np.exp(e, out=e)
         np.log1p(e, out=e)
-        np.multiply(self.y, z, out=t)
+        np.multiply(self.y[lo:hi], zb, out=t)
         t *= -2.0
-        t += z
+        t += zb
         np.maximum(t, 0.0, out=t)
         t += e
-        return _weighted_sum(self.sw, t)
+        return float(t.sum()) if np.ndim(self.sw) == 0 else float(self.sw[lo:hi] @ t)
+
+    def _loss(self, z):
+        total = sum(self._loss_terms(z[lo:hi], lo, hi) for lo, hi in self._blocks())
+        return float(self.sw * total) if np.ndim(self.sw) == 0 else total
 
     def value(self, theta):
         w = theta[: self.D]
@@ -112,34 +123,32 @@ class _BinaryObjective:
         b = theta[D] if self.fit_intercept else 0.0
         g = np.zeros(self.n_params())
         gw = g[:D]
-        if self._theta is not None and np.array_equal(theta, self._theta):
-            z = self._z
-            r = expit(z, out=self._t)
-            r -= self.y
-            r *= self.sw  # r = ŝ (σ(z) - y)
-            np.dot(r, X, out=gw)
-            r_sum = float(r.sum())
-        else:
-            # z = X w + b and g = Xᵀ r over blocks of rows that fit in a core's cache, so
-            # that X is read from memory once per evaluation instead of twice.
-            z, r = self._z, self._t
-            tmp = np.empty(D)
-            step = self._block
-            for lo in range(0, X.shape[0], step):
-                Xb = X[lo : lo + step]
-                zb = np.dot(Xb, w, out=z[lo : lo + step])
+        # z = X w + b (or the kept scores), the loss and g = Xᵀ r over blocks of rows that
+        # fit in a core's cache, so that X is read from memory once per evaluation.
+        cached = self._theta is not None and np.array_equal(theta, self._theta)
+        z = self._z
+        tmp = np.empty(D)
+        loss = r_sum = 0.0
+        scalar_sw = np.ndim(self.sw) == 0
+        for lo, hi in self._blocks():
+            Xb = X[lo:hi]
+            zb = z[lo:hi]
+            if not cached:
+                np.dot(Xb, w, out=zb)
                 zb += b
-                rb = expit(zb, out=r[lo : lo + step])
-                rb -= self.y[lo : lo + step]
-                rb *= self.sw if np.ndim(self.sw) == 0 else self.sw[lo : lo + step]
-                np.dot(rb, Xb, out=tmp)
-                gw += tmp
-            r_sum = float(r.sum())
+            loss += self._loss_terms(zb, lo, hi)
+            rb = expit(zb, out=self._t[: hi - lo])
+            rb -= self.y[lo:hi]
+            rb *= self.sw if scalar_sw else self.sw[lo:hi]  # r = ŝ (σ(z) - y)
+            np.dot(rb, Xb, out=tmp)
+            gw += tmp
+            r_sum += float(rb.sum())
+        if not cached:
             self._theta = np.array(theta, dtype=float)
         gw += self.alpha * w
         if self.fit_intercept:
             g[D] = r_sum
-        f = self._loss(z) + 0.5 * self.alpha * float(w @ w)
+        f = (float(self.sw * loss) if scalar_sw else loss) + 0.5 * self.alpha * float(w @ w)
         return f, g, None
 
     def hessian(self, theta, p=None):
