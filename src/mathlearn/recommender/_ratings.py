@@ -78,7 +78,8 @@ class Ratings:
     ``item_ids`` (sorted when the ids can be sorted, otherwise in order of first appearance).
     Only the observed entries are stored (``nnz`` of them): no dense users x items array is
     ever formed. A stored rating may be 0 (an observed zero), which is distinct from a
-    missing entry.
+    missing entry. The builders store the ratings in user-major order (by user, then item),
+    which the models then use as it is; the constructor keeps the order given.
 
     Parameters
     ----------
