@@ -484,7 +484,9 @@ class NuSVC(_BaseSVC):
 
     Complexity as for :class:`SVC`. The start of the iterations puts dual mass on a fraction
     ``nu`` of the points, so its gradient costs ``O(nu N^2 D)``, evaluated by matrix
-    products over blocks of kernel rows (512 KiB each) rather than column by column.
+    products over blocks of kernel rows (512 KiB each) rather than column by column (except
+    in the smallest problems, about ``nu N^2 (D + 16) <= 2^18``, where the solver's own
+    column loop is as fast and needs no block).
 
     See Also
     --------

@@ -495,13 +495,29 @@ def _start_scores(gram, sign, index, p, alpha, upper, n_points, single, chunk_en
     kw = np.empty((n_points, 2))
     step = max(1, chunk_entries // pts.shape[0])
     for start in range(0, n_points, step):
-        rows = np.arange(start, min(start + step, n_points))
+        # a slice: the block's rows of the data are a view, not a gathered copy
+        rows = slice(start, min(start + step, n_points))
         block = gram.block(rows, pts)
         if single:
             block[...] = block.astype(np.float32)
         kw[rows] = block @ weights
     score -= kw[index, 0]
     return score, np.ascontiguousarray(kw[:, 1])
+
+
+# The start's kernel evaluations (entries times features, plus about 16 for the
+# exponential and the sums) below which the compiled solver's own loop over the columns of
+# the non-zero coefficients is as fast as the products of ``_start_scores``, whose fixed
+# cost (the block's gathers, its squared distances, a BLAS call) is some 100 microseconds:
+# measured for nu-SVC, from 60 x 120 to 200 x 5 (N x D). Those small starts are left to the
+# solver, which needs no N x n_nz block and its temporaries (at 100 x 20, 100 kB of a fit's
+# 120 kB).
+_START_PRODUCTS_MIN_WORK = 2**18
+
+
+def _products_pay(n_points: int, n_nonzero: int, n_features: int) -> bool:
+    """Whether the start from a non-zero ``alpha`` is worth ``_start_scores``' products."""
+    return n_points * n_nonzero * (n_features + 16) > _START_PRODUCTS_MIN_WORK
 
 
 def single_columns_suffice(spec, upper, tol) -> bool:
@@ -563,7 +579,8 @@ def _solve_compiled(
     """``solve_dual`` through the compiled library (arguments validated by the caller).
 
     A start with non-zero coefficients (the nu-SVMs') has its scores computed here by
-    matrix products over blocks of ``gram`` rather than one kernel column at a time in C.
+    matrix products over blocks of ``gram`` rather than one kernel column at a time in C,
+    unless it is small (``_products_pay``): the same sums, in another order.
     """
     lib = _library()
     n_var = sign.shape[0]
@@ -585,7 +602,12 @@ def _solve_compiled(
     if single is None:
         single = single_columns_suffice(spec, upper, tol)
     start = None
-    if gram is not None and spec.kind != "precomputed" and np.any(alpha):
+    if (
+        gram is not None
+        and spec.kind != "precomputed"
+        and np.any(alpha)
+        and _products_pay(n_points, np.count_nonzero(alpha), X.shape[1])
+    ):
         start = _start_scores(gram, sign, arrays["index"], p, alpha, upper, n_points, single)
     n_iter = np.zeros(1, dtype=np.int64)
     converged = np.zeros(1, dtype=np.intc)
