@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
 from ..base import ProbabilisticRegressorMixin, _fit_context, check_is_fitted
 from ..distributions import MultivariateNormal
@@ -20,7 +20,7 @@ from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky, symmetrize
 from ..utils.validation import check_random_state, validate_data
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
-from ._refinement import accurate_lstsq
+from ._refinement import accurate_lstsq, geqrf_lwork
 
 __all__ = ["BayesianLinearRegression"]
 
@@ -134,15 +134,48 @@ class _Spectrum:
         return symmetrize_in_place(cov), P
 
 
-def _spectrum(X, x_offset, t, n_eff) -> _Spectrum:
-    """Factorise ``Phi = X - x_offset`` once (no centred copy where it can be avoided)."""
+# Up to this many entries the centring is a copy and a BLAS rank-one update; beyond, a
+# subtraction per column, whose call overhead is then negligible.
+_GER_MAX_ENTRIES = 2**15
+
+
+def _centred_into(out, X, x_offset):
+    """``X - x_offset`` written into the Fortran-contiguous ``out``, without the temporary
+    of the size of ``X`` that NumPy buffers for a broadcast subtraction on small arrays.
+
+    Either ``out = X`` then ``out += (-1) 1 x_offset^T`` (``dger``: each entry
+    ``x_ij + (-x_offset_j)``, one rounding, the same as the subtraction), or a subtraction
+    per column."""
+    n, m = X.shape
+    if out.size <= _GER_MAX_ENTRIES and out.flags.f_contiguous:
+        np.copyto(out, X)
+        blas.dger(-1.0, np.ones(n), x_offset, a=out, overwrite_a=True)
+    else:
+        for j in range(m):
+            np.subtract(X[:, j], x_offset[j], out=out[:, j])
+    return out
+
+
+def _spectrum(X, x_offset, t, n_eff, work=None) -> _Spectrum:
+    """Factorise ``Phi = X - x_offset`` once (no centred copy where it can be avoided).
+
+    ``work``, when given (``N >= M``), is an ``N x M`` Fortran-ordered scratch array that
+    holds the centred design for either route (the Gram matrix's rows, or the QR's
+    factors); ``X`` itself when it is already centred there (``x_offset`` zero)."""
     n, m = X.shape
     s = None
     if n >= m:
         # Cheap route: eigen-decomposition of the Gram matrix (built without a centred
-        # copy of X). Its eigenvalues carry relative errors ~ eps * cond(Phi)^2, so it is
-        # used only for well-conditioned designs (cond(Phi) < 1e3); otherwise QR below.
-        G, b = centred_gram(X, x_offset, t, 0.0)
+        # copy of X, or in the scratch array). Its eigenvalues carry relative errors ~ eps *
+        # cond(Phi)^2, so it is used only for well-conditioned designs (cond(Phi) < 1e3);
+        # otherwise QR below.
+        if work is None:
+            G, b = centred_gram(X, x_offset, t, 0.0)
+        else:
+            if work is not X:
+                _centred_into(work, X, x_offset)
+            G = work.T @ work  # one symmetric product (BLAS syrk)
+            b = work.T @ t
         # NumPy's LAPACK, not SciPy's: G was just built by NumPy's BLAS, and on few cores
         # switching to SciPy's separate OpenBLAS thread pool makes the two pools contend.
         s2, V = np.linalg.eigh(G)
@@ -154,9 +187,12 @@ def _spectrum(X, x_offset, t, n_eff) -> _Spectrum:
             resid = t - (X @ w_ls - float(x_offset @ w_ls))
             return _Spectrum(n_eff, m, s, c, float(resid @ resid), V.T)
     # Fortran order: LAPACK factorises this centred copy in place.
-    Phi = np.subtract(X, x_offset, out=np.empty(X.shape, order="F"))
+    if work is not None:
+        Phi = work  # centred above
+    else:
+        Phi = np.subtract(X, x_offset, out=np.empty(X.shape, order="F"))
     if n >= m:
-        qr, tau, _, _ = lapack.dgeqrf(Phi, lwork=max(1, 64 * m), overwrite_a=True)
+        qr, tau, _, _ = lapack.dgeqrf(Phi, lwork=geqrf_lwork(m), overwrite_a=True)
         qt = lapack.dormqr(b"L", b"T", qr, tau, t[:, None], 1)[0][:, 0]  # unblocked
         Ur, s, Vt = sla.svd(np.triu(qr[:m, :m]), check_finite=False)
         return _Spectrum(n_eff, m, s, Ur.T @ qt[:m], float(qt[m:] @ qt[m:]), Vt)
@@ -176,7 +212,24 @@ def _clipped_ratio(num, den):
     return min(max(float(num / den), _PREC_MIN), _PREC_MAX)  # np.clip on a scalar
 
 
-def _posterior_mean(X, t, alpha, beta, sqrt_sw, fit_intercept):
+def _augmented_design(X, alpha, beta, sqrt_sw, fit_intercept, out):
+    """``[Phi 1; sqrt(alpha / beta) I 0]`` (rows times ``sqrt(s_n)``) written into ``out``."""
+    n, m = X.shape
+    out[:n, :m] = X
+    if fit_intercept:
+        out[:n, m] = 1.0
+    out[n:] = 0.0
+    if sqrt_sw is not None:
+        for j in range(out.shape[1]):  # (a broadcast product would buffer a copy)
+            out[:n, j] *= sqrt_sw
+    if out.flags.f_contiguous:  # the diagonal of the lower block as one strided slice
+        out.reshape(-1, order="F")[n : n + m * (n + m + 1) : n + m + 1] = np.sqrt(alpha / beta)
+    else:
+        out[n + np.arange(m), np.arange(m)] = np.sqrt(alpha / beta)
+    return out
+
+
+def _posterior_mean(X, t, alpha, beta, sqrt_sw, fit_intercept, work=None):
     """``m_N`` (and the offset) by least squares on the augmented system, refined.
 
     ``m_N`` minimises ``||t - Phi w - w_0||^2 + (alpha / beta) ||w||^2``, the least-squares
@@ -186,20 +239,26 @@ def _posterior_mean(X, t, alpha, beta, sqrt_sw, fit_intercept):
     (``cond^2``) or the SVD route lose most digits. ``Phi`` enters unrounded: it is neither
     centred (the offset is an explicit unpenalised column) nor multiplied by ``sqrt(beta)``.
     With weights the rows are multiplied by ``sqrt(s_n)``.
+
+    ``work``: a Fortran-ordered ``(N + M) x (M + fit_intercept)`` array to build the system
+    in (the caller's, which the factorisation of the design used as scratch).
     """
     n, m = X.shape
-    k = m + int(fit_intercept)
-    A = np.zeros((n + m, k))
-    A[:n, :m] = X
     b = np.zeros(n + m)
     b[:n] = t
-    if fit_intercept:
-        A[:n, m] = 1.0
     if sqrt_sw is not None:
-        A[:n] *= sqrt_sw[:, None]
         b[:n] *= sqrt_sw
-    A[n + np.arange(m), np.arange(m)] = np.sqrt(alpha / beta)
-    coef = accurate_lstsq(A, b, intercept=False)[0]
+    shape = (n + m, m + int(fit_intercept))
+    A = np.empty(shape, order="F") if work is None else work
+    # Built in Fortran order, the augmented design is the QR's own work array (one
+    # (N + M) x M array instead of two); ill-conditioned designs, whose refinement needs it
+    # again, get it rebuilt.
+    coef = accurate_lstsq(
+        _augmented_design(X, alpha, beta, sqrt_sw, fit_intercept, A),
+        b,
+        intercept=False,
+        rebuild=lambda: _augmented_design(X, alpha, beta, sqrt_sw, fit_intercept, np.empty(shape)),
+    )[0]
     return coef[:m], (float(coef[m]) if fit_intercept else 0.0)
 
 
@@ -316,8 +375,11 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
     Complexity (isotropic prior): the factorisation costs ``O(N M^2 + M^3)`` time for
     ``N >= M`` (``O(N^2 M)`` for wide designs, by the SVD), each evidence step ``O(M)``,
     the refined posterior mean ``O((N + M) M^2)`` per refinement step and the posterior
-    covariance ``O(M^2 min(N, M))``; memory: the centred design (``N M``, wide designs
-    only), the ``M x M`` covariance and precision and ``O(min(N, M) M)`` for the spectrum.
+    covariance ``O(M^2 min(N, M))``; memory: for ``N >= M`` one ``(N + M) x (M + 1)``
+    array, the augmented system of the posterior mean, whose leading ``N M`` entries hold
+    the centred design while the design is factorised (no other copy of the data); the
+    centred design (``N M``) for wide designs; the ``M x M`` covariance and precision and
+    ``O(min(N, M) M)`` for the spectrum.
 
     General Gaussian prior ``w ~ N(m_0, S_0)`` (Imperial "Mathematics for Inference and
     Machine Learning" §1.8.2, eq. 1.213–1.215; PRML §3.3.1, eq. 3.49–3.51):
@@ -527,12 +589,31 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
             for name, v in (("prior_precision", alpha_user), ("noise_precision", beta_user))
         )
         Xs, ts = prep.X, prep.y
+        # The augmented system of the posterior mean (N >= M) is allocated first: until the
+        # mean is solved for, its leading N x M block holds the centred design that the
+        # factorisation needs, so that the fit makes one array of that size, not two.
+        A = work = None
+        if n >= m:
+            # one allocation: A in Fortran order, and its first N M entries as the
+            # Fortran-contiguous N x M scratch array (which LAPACK and BLAS take in place)
+            k = m + int(fit_intercept)
+            flat = np.empty((n + m) * k)
+            A = flat.reshape((n + m, k), order="F")
+            work = flat[: n * m].reshape((n, m), order="F")
+            del flat
         if prep.sqrt_sw is None:
             Xg, xo, t = Xs, prep.x_offset, ts - prep.y_offset
         else:
             r = prep.sqrt_sw
-            Xg, xo, t = (Xs - prep.x_offset) * r[:, None], np.zeros(m), (ts - prep.y_offset) * r
-        spec = _spectrum(Xg, xo, t, prep.sw_sum)
+            xo, t = np.zeros(m), (ts - prep.y_offset) * r
+            if work is None:
+                Xg = (Xs - prep.x_offset) * r[:, None]
+            else:
+                Xg = _centred_into(work, Xs, prep.x_offset)
+                for j in range(m):
+                    Xg[:, j] *= r
+        spec = _spectrum(Xg, xo, t, prep.sw_sum, work)
+        del Xg
         var_t = float(np.var(t)) if prep.sqrt_sw is None else float(t @ t) / spec.n
         alpha, beta, log_ev = self._evidence(spec, var_t, alpha, beta)
         # Fixed precisions take the same route as evidence maximisation (one factorisation
@@ -540,7 +621,8 @@ class BayesianLinearRegression(ProbabilisticRegressorMixin, LinearModel):
         # precision alpha I + beta Phi^T Phi can have cond ~ 1e28, where its Cholesky factor
         # has no correct digit. The mean is refined on the augmented least-squares system.
         if n >= m:
-            coef, offset = _posterior_mean(Xs, ts, alpha, beta, prep.sqrt_sw, fit_intercept)
+            coef, offset = _posterior_mean(Xs, ts, alpha, beta, prep.sqrt_sw, fit_intercept, A)
+            del A, work
         else:
             # A wide design (N < M) would make the augmented system (N + M) x M; the SVD of
             # the N x M design already gives the mean at O(N^2 M).

@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import ctypes
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg as sla
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
 from .. import _ext
 from ..exceptions import NumericalWarning
@@ -221,14 +222,33 @@ def refinement_needed(R, rcond, z, r_norm, d, n) -> bool:
         * (2.0 * z_norm + (kappa + 1.0) * r_norm * np.sqrt(k) / max(np.linalg.norm(R), _TINY))
     )
     if not err_z <= target and (k <= _SVD_MAX_K or _SVD_MIN_RATIO * k <= n):
-        sv = lapack.dgesdd(R, compute_uv=0)[1]
+        # Up to 128 columns LAPACK's bidiagonalisation runs unblocked whatever the work
+        # array: its minimum for singular values alone, 10 k entries, gives the same values
+        # as the wrapper's default (8 kB at k = 21).
+        lwork = {"lwork": 10 * k} if k <= 128 else {}
+        sv = lapack.dgesdd(R, compute_uv=0, **lwork)[1]
         if sv[-1] > 0:
             kappa = sv[0] / sv[-1]
             err_z = _EPS * kappa * (2.0 * z_norm + (kappa + 1.0) * r_norm / sv[0])
     return not err_z <= target
 
 
-def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
+def geqrf_lwork(k: int) -> int:
+    """A work-array length for LAPACK ``dgeqrf`` on ``k = min(rows, columns)`` columns.
+
+    ``dgeqrf`` runs the blocked code only where ``k`` exceeds the crossover ``ILAENV(3)``
+    (128 in the reference ``ilaenv``, which OpenBLAS ships) and the unblocked ``dgeqr2``,
+    which needs ``k`` entries of work, otherwise, whatever ``lwork`` it is given: up to 128
+    columns, the minimum gives the same factors without a ``64 k`` array (10 kB at
+    ``k = 21``, written by the wrapper). Beyond, ``64 k`` lets the blocked code run
+    (``NB = 32``).
+    """
+    return max(1, k) if k <= 128 else 64 * k
+
+
+def accurate_lstsq(
+    A, y, *, intercept: bool = False, max_iter: int = 30, rebuild: Callable | None = None
+):
     """Least-squares coefficients of ``min ||y - A b (- b0)||`` to float64 accuracy.
 
     Parameters
@@ -239,6 +259,13 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
         Add an implicit column of ones (its coefficient is returned last).
     max_iter : int
         Maximum number of refinement steps.
+    rebuild : callable or None
+        ``None``: ``A`` is left as it is and an equilibrated copy of it is factorised.
+        Otherwise ``A`` is the caller's scratch array (Fortran-ordered, without
+        ``intercept``): it is equilibrated and factorised in place, with no second
+        ``n x m`` array, and ``rebuild()`` gives the design again where it is needed after
+        that (the refinement steps and the rank-deficient fallback, which only
+        ill-conditioned designs reach).
 
     Returns
     -------
@@ -251,7 +278,17 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     n_iter : int
         Refinement steps taken.
     """
-    A = np.ascontiguousarray(A, dtype=np.float64)
+    in_place = (
+        rebuild is not None
+        and not intercept
+        and isinstance(A, np.ndarray)
+        and A.dtype == np.float64
+        and A.ndim == 2
+        and A.flags.f_contiguous
+        and A.flags.writeable
+    )
+    if not in_place:
+        A = np.ascontiguousarray(A, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     n, m = A.shape
     k = m + int(intercept)
@@ -261,18 +298,42 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if intercept:
         norms = np.append(norms, np.sqrt(n))
     d = _pow2_scale(norms)
-    As = np.empty((n, k), order="F")
-    np.multiply(A, d[:m], out=As[:, :m])
-    if intercept:
-        As[:, m] = d[m]
-    qr, tau, _, _ = lapack.dgeqrf(As, lwork=max(1, 64 * k), overwrite_a=True)
-    R = np.asfortranarray(np.triu(qr[:k, :k]))
+    if in_place:
+        # The same products as the copy below, into the caller's scratch array, a column
+        # at a time (BLAS dscal on its contiguous columns): NumPy would buffer a temporary
+        # the size of A for an in-place broadcast product on a small array.
+        flat = A.reshape(-1, order="F")
+        for j, dj in enumerate(d.tolist()):
+            blas.dscal(dj, flat, n=n, offx=j * n)
+        As = A
+        del A, flat
+
+        def design():
+            assert rebuild is not None
+            return np.ascontiguousarray(rebuild(), dtype=np.float64)
+    else:
+        As = np.empty((n, k), order="F")
+        # the copy first (NumPy's assignment needs no buffer), then the products in place:
+        # a broadcast product from the row-ordered A into it would buffer both operands
+        scaled = As[:, :m]
+        np.copyto(scaled, A)
+        scaled *= d[:m]
+        del scaled
+        if intercept:
+            As[:, m] = d[m]
+
+        def design():
+            return A
+
+    qr, tau, _, _ = lapack.dgeqrf(As, lwork=geqrf_lwork(k), overwrite_a=True)
+    # triu(Q) as the transpose of tril(Q^T): Fortran-ordered, without a second copy
+    R = np.tril(qr[:k, :k].T).T
     # Rank test on the equilibrated factor: a reciprocal condition number at rounding level
     # means no digit of the solution is determined; take the minimum-norm solution instead.
     rcond, _ = lapack.dtrcon(R, norm="1", uplo="U")
     borderline = not rcond > max(n, k) * _EPS
     if not rcond > _RANK_TOL:
-        return _svd_fallback(A, y, intercept)
+        return _svd_fallback(design(), y, intercept)
 
     # lwork=1 selects LAPACK's unblocked dorm2r: for a single vector the blocked code's
     # triangular-factor set-up costs far more than the reflections themselves.
@@ -299,6 +360,7 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
         # Björck's refinement: each step solves [I As; As^T 0][dr; dz] = [f; g] through
         # As = Q R, with f = y - r - As z and g = -As^T r in doubled precision.
         fn = _compiled_residuals()
+        A = design()
         if fn is not None:
 
             def residuals(r, z):
@@ -335,7 +397,7 @@ def accurate_lstsq(A, y, *, intercept: bool = False, max_iter: int = 30):
     if size > np.sqrt(_EPS) * scale:
         if borderline:
             # refinement cannot settle a numerically rank-deficient design
-            return _svd_fallback(A, y, intercept)
+            return _svd_fallback(design(), y, intercept)
         warnings.warn(
             "Iterative refinement of the least-squares solution did not converge: the "
             "design is too ill-conditioned even after column equilibration, and the "
