@@ -42,9 +42,26 @@ _SIGMA = -1e-5
 _DENSE_FRACTION = 0.05
 _DENSE_FACTOR_MIN_N = 1_400
 _DENSE_FACTOR_MAX_N = 20_000
+# Rows of the k-NN search's blocks (of distances and partial-sort indices, each as many
+# entries as rows times N) where the dense eigensolver follows: small against its N x N
+# Laplacian (at 100 points the search's arrays fall from about 180 to 70 kB, below that
+# array's 80 kB), for about 90 us more at 100 points.
+_KNN_ROWS = 32
 
 
-def bottom_eigenpairs(L, m: int, rng, solver: str = "auto", laplacian: bool = False):
+def dense_route(n: int, m: int, solver: str = "auto") -> bool:
+    """Whether :func:`bottom_eigenpairs` takes the dense route for ``m`` pairs of ``N``:
+    ``"dense"``; ``"auto"`` up to 500 points or for more than ``N / 10`` pairs; and
+    ``"arpack"`` where ARPACK cannot serve (it needs ``m < N - 1``; such tiny problems are
+    dense anyway). The callers build a dense Laplacian directly for it."""
+    if solver == "auto":
+        solver = "arpack" if n > _DENSE_LIMIT and m <= n // 10 else "dense"
+    return solver == "dense" or m >= n - 1
+
+
+def bottom_eigenpairs(
+    L, m: int, rng, solver: str = "auto", laplacian: bool = False, overwrite: bool = False
+):
     """The ``m`` smallest eigenpairs of a symmetric PSD Laplacian ``L`` (dense or sparse).
 
     ``"arpack"``: shift-invert Lanczos, ``(L - sigma I)^{-1}`` with ``sigma = -1e-5`` (so the
@@ -61,13 +78,12 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto", laplacian: bool = Fa
     symmetric non-negative weights, so it is positive semidefinite by construction (its
     computed eigenvalues are above ``-O(eps ||L||)``, far from ``sigma``) and the sparse
     factorisation's pivots need no sign check (see :func:`_shift_invert`).
+    ``overwrite=True``: a dense ``L`` is the caller's scratch, which the dense route's
+    ``eigh`` may destroy where it is in Fortran order (a sparse one is copied to such an
+    array, which the route owns anyway): no second ``N x N`` array.
     """
     n = L.shape[0]
-    if solver == "auto":
-        solver = "arpack" if n > _DENSE_LIMIT and m <= n // 10 else "dense"
-    if solver == "arpack" and m >= n - 1:
-        solver = "dense"  # ARPACK needs k < n - 1; such tiny problems are dense anyway
-    if solver == "arpack":
+    if not dense_route(n, m, solver):
         # (no CSC copy of a sparse L: the factorisations below make their own matrices, and
         # shift-invert ARPACK never multiplies by L)
         L = L if sp.issparse(L) else np.asarray(L)
@@ -89,8 +105,11 @@ def bottom_eigenpairs(L, m: int, rng, solver: str = "auto", laplacian: bool = Fa
         order = np.argsort(vals)
         return vals[order], vecs[:, order]
     if sp.issparse(L):
-        L = L.toarray()
-    return sla.eigh(L, subset_by_index=[0, m - 1])
+        # in LAPACK's column order: eigh factorises this copy in place, not a copy of it
+        L, overwrite = L.toarray(order="F"), True
+    # (no finiteness check: it would allocate an N x N mask; a Laplacian of validated data
+    # is finite)
+    return sla.eigh(L, subset_by_index=[0, m - 1], overwrite_a=overwrite, check_finite=False)
 
 
 def _shift_invert(L, sigma: float, dense: bool, known_psd: bool = False):
@@ -204,8 +223,9 @@ def spectral_embedding_vectors(W, n_components: int, kind: str, rng, solver: str
     vectors : ndarray of shape (N, n_components)
     """
     lap_kind = "symmetric" if kind == "random_walk" else kind
-    L, deg = laplacian(W, lap_kind)
-    vals, vecs = bottom_eigenpairs(L, n_components, rng, solver, laplacian=True)
+    dense = dense_route(W.shape[0], n_components, solver)
+    L, deg = laplacian(W, lap_kind, dense=dense)
+    vals, vecs = bottom_eigenpairs(L, n_components, rng, solver, laplacian=True, overwrite=True)
     if kind == "random_walk":
         vecs = vecs / np.sqrt(deg)[:, None]
     return vals, vecs
@@ -338,7 +358,14 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
         if self.affinity == "rbf":
             W = rbf_affinity(X, float(self.gamma))
         elif self.affinity == "nearest_neighbors":
-            W = knn_graph(X, min(int(self.n_neighbors), n - 1), mode="connectivity")
+            W = knn_graph(
+                X,
+                min(int(self.n_neighbors), n - 1),
+                mode="connectivity",
+                max_chunk_rows=_KNN_ROWS
+                if dense_route(n, self.n_clusters, self.eigen_solver)
+                else None,
+            )
         else:  # "precomputed"
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"a precomputed affinity must be square; got {X.shape}.")

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import BaseEstimator, _fit_context
-from ..cluster._spectral import bottom_eigenpairs
+from ..cluster._spectral import _KNN_ROWS, bottom_eigenpairs, dense_route
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
 from ..utils.validation import validate_data
@@ -125,7 +125,8 @@ class SpectralEmbedding(BaseEstimator):
             nn = max(n // 10, 1) if self.n_neighbors is None else int(self.n_neighbors)
             if nn >= n:
                 raise ValueError(f"n_neighbors={nn} must be an int in [1, {n - 1}].")
-            return knn_graph(X, nn, mode="connectivity")
+            rows = _KNN_ROWS if dense_route(n, self.n_components + int(self.drop_first)) else None
+            return knn_graph(X, nn, mode="connectivity", max_chunk_rows=rows)
         # "precomputed"
         if X.shape[0] != X.shape[1]:
             raise ValueError(f"precomputed affinity must be square; got {X.shape}.")
@@ -159,8 +160,11 @@ class SpectralEmbedding(BaseEstimator):
         W = self._affinity(X)
         self.affinity_matrix_ = W
         kind = "unnormalized" if self.laplacian == "unnormalized" else "symmetric"
+        first = int(bool(self.drop_first))
+        m = k + first
         try:
-            L, deg = laplacian(W, kind)
+            # dense (and in LAPACK's order) where the dense eigensolver will take it
+            L, deg = laplacian(W, kind, dense=dense_route(n, m))
         except ValueError as err:
             if "isolated" not in str(err):
                 raise
@@ -168,10 +172,9 @@ class SpectralEmbedding(BaseEstimator):
                 f"{err} Use a smaller gamma (a wider RBF) or more n_neighbors, or "
                 "laplacian='unnormalized'."
             ) from None
-        first = int(bool(self.drop_first))
-        m = k + first
         # Shift-invert Lanczos above 500 points for few vectors, dense LAPACK otherwise.
-        w, V = bottom_eigenpairs(L, m, np.random.default_rng(0), laplacian=True)
+        w, V = bottom_eigenpairs(L, m, np.random.default_rng(0), laplacian=True, overwrite=True)
+        del L
         w, V = w[first:], V[:, first:]
         if self.laplacian == "random_walk":
             V = V / np.sqrt(deg)[:, None]

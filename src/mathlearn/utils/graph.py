@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from scipy.linalg import blas
 
 from .extmath import _RECOMPUTE, _expand, _recompute_near, _scaled_points
 
@@ -96,8 +97,38 @@ def _kneighbors_tree(X: np.ndarray, n_neighbors: int):
     return dist[keep].reshape(n, n_neighbors), ind[keep].reshape(n, n_neighbors)
 
 
+# Blocks of distances up to this many entries get their squared norms added by BLAS rank-one
+# updates: NumPy buffers a broadcast sum on arrays this small, a temporary as large as the
+# block (larger blocks keep NumPy's sums, whose buffer is then a small part of them).
+_GER_MAX_ENTRIES = 2**15
+
+
+def _expand_block(Xb, Y, xb, yn, D):
+    """:func:`mathlearn.utils.extmath._expand` of the rows ``Xb`` against ``Y`` into the
+    C-ordered block ``D``, the same operations in the same order: ``-2 x^T y`` by one BLAS
+    product, plus ``||x||^2`` then ``||y||^2``, clipped at 0. On small blocks the two sums
+    are ``dger`` updates of ``D^T`` (``d_ij + xb_i 1``, then ``+ 1 yn_j``: exact products,
+    one rounding each, as NumPy's sums) rather than broadcast sums."""
+    if D.size > _GER_MAX_ENTRIES or not D.flags.c_contiguous:
+        _expand(Xb, Y, xb, yn, out=D)
+        return
+    if Xb.shape[1] < Y.shape[0]:
+        np.matmul(Xb * -2.0, Y.T, out=D)
+    else:
+        np.matmul(Xb, Y.T, out=D)
+        D *= -2.0
+    Dt = D.T  # Fortran-ordered: BLAS updates it in place
+    blas.dger(1.0, np.ones(D.shape[1]), xb, a=Dt, overwrite_a=True)
+    blas.dger(1.0, yn, np.ones(D.shape[0]), a=Dt, overwrite_a=True)
+    np.maximum(D, 0.0, out=D)
+
+
 def kneighbors(
-    X: ArrayLike, n_neighbors: int, *, chunk_size: int | None = None
+    X: ArrayLike,
+    n_neighbors: int,
+    *,
+    chunk_size: int | None = None,
+    max_chunk_rows: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest other points of each row of ``X``.
 
@@ -121,6 +152,10 @@ def kneighbors(
         256 KB and the peak memory of the search is about a MB (larger blocks save no time:
         the cost is the ``O(N^2)`` partial sorts; 2^16 / N measured the same). Time
         ``O(N^2 D)``.
+    max_chunk_rows : int or None, default=None
+        With ``chunk_size=None``, at most this many rows at once (but at least 16): for a
+        caller that next holds an ``N x N`` array (a dense eigensolver's Laplacian), which
+        small blocks leave room for, at a few more passes of the loop.
 
     Returns
     -------
@@ -147,7 +182,10 @@ def kneighbors(
         if tree_result is not None:
             return tree_result
     if chunk_size is None:
-        chunk_size = max(16, 2**15 // max(n, 1))
+        chunk_size = 2**15 // max(n, 1)
+        if max_chunk_rows is not None:
+            chunk_size = min(chunk_size, max_chunk_rows)
+        chunk_size = max(16, chunk_size)
     dist = np.empty((n, n_neighbors))
     ind = np.empty((n, n_neighbors), dtype=np.intp)
     if not np.isfinite(X).all():
@@ -166,11 +204,15 @@ def kneighbors(
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
         D = block[: stop - start]
-        _expand(Xs[start:stop], Xs, xn[start:stop], xn, out=D)
-        _recompute_near(D, Xs[start:stop], Xs, threshold)
+        _expand_block(Xs[start:stop], Xs, xn[start:stop], xn, D)
         rows = np.arange(stop - start)
-        D[rows, rows + start] = np.inf  # a point is not its own neighbour
-        part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors]
+        # a point is not its own neighbour: its pair is set aside before the near pairs are
+        # recomputed (their differences, N x D gathers, would all be the point itself)
+        D[rows, rows + start] = np.inf
+        _recompute_near(D, Xs[start:stop], Xs, threshold)
+        # (a copy of the kept columns: the partial sort's indices, as many as D's entries,
+        # are freed at once rather than when the next block's replace them)
+        part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors].copy()
         d_part = np.take_along_axis(D, part, axis=1)
         order = np.argsort(d_part, axis=1, kind="stable")
         ind[start:stop] = np.take_along_axis(part, order, axis=1)
@@ -185,6 +227,7 @@ def knn_graph(
     mode: str = "connectivity",
     gamma: float | None = None,
     mutual: bool = False,
+    max_chunk_rows: int | None = None,
 ) -> sp.csr_matrix:
     """Symmetric k-nearest-neighbour graph as a sparse matrix.
 
@@ -206,6 +249,8 @@ def knn_graph(
         Width of the ``"rbf"`` weights (required with it).
     mutual : bool, default=False
         Keep only the edges whose two ends are among each other's neighbours.
+    max_chunk_rows : int or None, default=None
+        Passed to :func:`kneighbors`.
 
     Returns
     -------
@@ -225,7 +270,7 @@ def knn_graph(
            [1., 0., 1.],
            [0., 1., 0.]])
     """
-    dist, ind = kneighbors(X, n_neighbors)
+    dist, ind = kneighbors(X, n_neighbors, max_chunk_rows=max_chunk_rows)
     n = dist.shape[0]
     if mode == "connectivity":
         vals = np.ones(ind.size)
@@ -400,7 +445,9 @@ def ratio_cut(W: Any, labels: ArrayLike) -> float:
     return float(np.sum(c / sizes))
 
 
-def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
+def laplacian(
+    W: Any, kind: str = "unnormalized", *, dense: bool = False
+) -> tuple[Any, np.ndarray]:
     """Graph Laplacian of a symmetric non-negative adjacency matrix.
 
     Parameters
@@ -409,11 +456,18 @@ def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
         Symmetric non-negative weights.
     kind : {"unnormalized", "symmetric", "random_walk"}
         ``D - W``, ``I - D^{-1/2} W D^{-1/2}`` or ``I - D^{-1} W``.
+    dense : bool, default=False
+        For a sparse ``W``, return ``L`` as a dense Fortran-ordered array (what a dense
+        eigensolver factorises in place), the same numbers as ``L.toarray()``. The
+        symmetric Laplacian of a graph without repeated entries is then written straight from
+        the entries of ``W``, ``0 - (s_i w_ij) s_j`` and ``1`` added on the diagonal with
+        ``s = d^{-1/2}`` (the products and differences of the sparse route, one rounding
+        each), without its intermediate sparse matrices.
 
     Returns
     -------
     L : ndarray or sparse matrix of shape (N, N)
-        Same storage as ``W``.
+        Same storage as ``W`` (dense with ``dense=True``).
     degree : ndarray of shape (N,)
 
     Raises
@@ -440,7 +494,7 @@ def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
     d = np.asarray(W.sum(axis=1)).ravel()
     if kind == "unnormalized":
         L = (sp.diags(d) - W).tocsr() if sparse else np.diag(d) - W
-        return L, d
+        return _densified(L, dense), d
     if kind not in ("symmetric", "random_walk"):
         raise ValueError(
             f"kind must be 'unnormalized', 'symmetric' or 'random_walk'; got {kind!r}."
@@ -452,6 +506,10 @@ def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
     n = W.shape[0]
     if kind == "symmetric":
         s = 1.0 / np.sqrt(d)
+        if sparse and dense:
+            W.sort_indices()  # (W is this function's copy) then duplicates are checked
+            if W.has_canonical_format:
+                return _symmetric_laplacian_dense(W, s), d
         if sparse:
             L = (sp.identity(n) - sp.diags(s) @ W @ sp.diags(s)).tocsr()
         else:
@@ -461,4 +519,33 @@ def laplacian(W: Any, kind: str = "unnormalized") -> tuple[Any, np.ndarray]:
             L = (sp.identity(n) - sp.diags(1.0 / d) @ W).tocsr()
         else:
             L = np.eye(n) - W / d[:, None]
-    return L, d
+    return _densified(L, dense), d
+
+
+def _densified(L, dense: bool):
+    """``L`` as a dense Fortran-ordered array where asked for and it is sparse."""
+    return L.toarray(order="F") if dense and sp.issparse(L) else L
+
+
+def _symmetric_laplacian_dense(W: sp.csr_matrix, s: np.ndarray) -> np.ndarray:
+    """``I - diag(s) W diag(s)`` of a CSR ``W`` without repeated entries as a dense
+    Fortran-ordered array.
+
+    Entry by entry what the sparse route computes (``(s_i w_ij) s_j``, subtracted from 0
+    off the diagonal and from 1 on it: ``1 + (0 - m) = 1 - m`` exactly), where no entry
+    leaves ``+0``; one ``N x N`` array and ``O(nnz)`` temporaries."""
+    n = W.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(W.indptr))
+    vals = s[rows]
+    vals *= W.data  # s_i w_ij
+    # positions in the column-ordered array, j N + i (the row indices go once used)
+    pos = W.indices.astype(np.intp)
+    pos *= n
+    pos += rows
+    del rows
+    vals *= s[W.indices]  # (s_i w_ij) s_j
+    L = np.zeros((n, n), order="F")
+    flat = L.reshape(-1, order="F")  # a view
+    flat[pos] = np.subtract(0.0, vals, out=vals)
+    flat[:: n + 1] += 1.0
+    return L
