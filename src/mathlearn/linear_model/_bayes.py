@@ -16,6 +16,7 @@ from ..exceptions import ConvergenceWarning
 from ..optim import lbfgs
 from ..utils._backend import is_dask
 from ..utils._param_validation import Interval, validate_parameter_constraints
+from ..utils.extmath import _GER_MAX_ENTRIES
 from ..utils.linalg import cho_solve, cholesky, logdet_from_cholesky, symmetrize_in_place
 from ..utils.validation import check_random_state, validate_data
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
@@ -132,11 +133,6 @@ class _Spectrum:
         P = (V * (beta * self.s2)) @ self.Vt
         P[np.diag_indices(self.m)] += alpha
         return symmetrize_in_place(cov), P
-
-
-# Up to this many entries the centring is a copy and a BLAS rank-one update; beyond, a
-# subtraction per column, whose call overhead is then negligible.
-_GER_MAX_ENTRIES = 2**15
 
 
 def _centred_into(out, X, x_offset):

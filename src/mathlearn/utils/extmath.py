@@ -59,6 +59,13 @@ def softplus(x: ArrayLike) -> np.ndarray:
 # expansion keeps a relative error below ``2 (D + 2) eps / _RECOMPUTE`` (~1e-9 for D = 10).
 _RECOMPUTE = 1e-6
 
+# Arrays up to this many entries take BLAS rank-one updates (``dger``) for a sum or
+# difference broadcast along one axis: on arrays this small NumPy buffers a broadcast
+# operation in a temporary as large as the array; on larger ones that buffer is a small part
+# of them and NumPy's own operation is kept (used by the k-NN blocks of ``utils.graph`` and
+# the centring of ``linear_model._bayes``).
+_GER_MAX_ENTRIES = 2**15
+
 
 def _power_of_two_below(m: float) -> float:
     """The power of two ``2**e`` with ``2**e <= m < 2**(e + 1)``: dividing by it is exact."""

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
-from .extmath import _RECOMPUTE, _expand, _recompute_near, _scaled_points
+from .extmath import _GER_MAX_ENTRIES, _RECOMPUTE, _expand, _recompute_near, _scaled_points
 
 __all__ = [
     "cut",
@@ -95,12 +95,6 @@ def _kneighbors_tree(X: np.ndarray, n_neighbors: int):
     is_self[~is_self.any(axis=1), -1] = True
     keep = ~is_self
     return dist[keep].reshape(n, n_neighbors), ind[keep].reshape(n, n_neighbors)
-
-
-# Blocks of distances up to this many entries get their squared norms added by BLAS rank-one
-# updates: NumPy buffers a broadcast sum on arrays this small, a temporary as large as the
-# block (larger blocks keep NumPy's sums, whose buffer is then a small part of them).
-_GER_MAX_ENTRIES = 2**15
 
 
 def _expand_block(Xb, Y, xb, yn, D):
