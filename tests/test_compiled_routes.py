@@ -390,7 +390,9 @@ def test_als_ridge_routes_agree(monkeypatch, case):
 def test_als_blas_and_portable_loops_agree(monkeypatch, case):
     # The compiled helpers with SciPy's BLAS (dsyrk / dgemv on each row's gathered factors)
     # against their portable loops: the same equations, summed in another order. Rows of
-    # 8 entries and more take the BLAS (most rows here); the rest the loops in both runs.
+    # 8 entries and more take dsyrk and rows of 16 and more dgemv (most rows here), with
+    # dgemm for the CG products with the base term of blocks of rows; the rest the loops in
+    # both runs.
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS, ImplicitALS
@@ -399,7 +401,7 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
     if _ext.blas_pointer("dsyrk") is None or _ext.blas_pointer("dgemv") is None:
         pytest.skip("this SciPy exports no C BLAS")
-    r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=5)
+    r = make_low_rank_ratings(40, 25, 700, rank=2, noise=0.3, random_state=5)
     solver = "cg" if case.endswith("cg") else "cholesky"
     if case.startswith("explicit"):
         make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver=solver,  # noqa: E731
@@ -494,6 +496,33 @@ def test_implicit_cg_routes_agree(monkeypatch):
     monkeypatch.setattr(rec_implicit, "_compiled_sweeps", lambda: None)
     monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
     _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))
+
+
+def test_implicit_cg_blocks_of_rows_agree_with_the_numpy_route(monkeypatch):
+    # The compiled kernel iterates up to 8 rows together (one dgemm for their products with
+    # the base term Y^T Y + lam I), as many as its gather buffer holds: here short users
+    # (portable loops) and long ones (gathered, dgemv) share blocks cut by the buffer, and
+    # the items (all long) go one by one. Rank 20: a lone row's product with the base term
+    # goes to dgemv. Against the NumPy route to rounding.
+    from mathlearn import _ext
+    from mathlearn.recommender import ImplicitALS, Ratings
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    if _ext.load("_als") is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    rng = np.random.default_rng(3)
+    users, items = [], []
+    for u in range(90):
+        n = int(rng.choice([1, 3, 9, 17, 30]))  # rows on both sides of the gather threshold
+        users += [u] * n
+        items += sorted(rng.choice(40, n, replace=False).tolist())
+    values = 1.0 + rng.integers(0, 4, len(users))
+    r = Ratings.from_triples(users, items, values)
+    make = lambda: ImplicitALS(20, max_iter=3, random_state=0)  # noqa: E731
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_implicit, "_compiled_sweeps", lambda: None)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    _check_same_factors(compiled, make().fit(r))
 
 
 def test_implicit_cg_stops_at_the_same_sweep_on_both_routes(monkeypatch):

@@ -26,7 +26,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 6; }
+ML_EXPORT int als_abi_version(void) { return 7; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -313,6 +313,47 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
     return sq;
 }
 
+/* Rows with at least this many entries are gathered (when dgemv is given) and each of their
+ * products is two dgemv calls; shorter rows keep the portable loop, whose cost for a few
+ * entries is below the calls' overhead. */
+#define CG_GEMV_MIN 16
+
+/* At most this many rows go through the CG iterations together when there is a base term
+ * and dgemm is given: the products (base + d I) p of the block's rows are then one dgemm
+ * (base read once for the block; with k = 64 about a quarter of the time of one dgemv per
+ * row), the rest of each row's iteration as before. */
+#define CG_BLOCK 8
+
+/* C = alpha op(A) op(B) + beta C, column-major. */
+typedef void (*dgemm_fn)(char *transa, char *transb, int *m, int *n, int *k, double *alpha,
+                         double *a, int *lda, double *b, int *ldb, double *beta, double *c,
+                         int *ldc);
+
+/* out[j] = (B + d[j] I) v[j] for the nb rows v[j] = V + j k (out[j] = out + j k), B NULL
+ * standing for zero: one dgemm for the block where B and gemm are given and nb > 1 (B is
+ * symmetric, so the column-major k x nb product B [v_0 ... v_nb-1] holds the rows B v_j),
+ * else row by row. */
+static void block_symv(dgemv_fn gemv, dgemm_fn gemm, const double *B, const double *d,
+                       const double *V, double *out, int64_t nb, int64_t k) {
+    if (B != NULL && gemm != NULL && nb > 1) {
+        char tr = 'N';
+        int m = (int)k, n = (int)nb;
+        double a1 = 1.0, b0 = 0.0;
+        gemm(&tr, &tr, &m, &n, &m, &a1, (double *)B, &m, (double *)V, &m, &b0, out, &m);
+        for (int64_t j = 0; j < nb; ++j)
+            if (d[j] != 0.0)
+                for (int64_t a = 0; a < k; ++a) out[j * k + a] += d[j] * V[j * k + a];
+    } else {
+        for (int64_t j = 0; j < nb; ++j) shifted_symv(gemv, B, d[j], V + j * k, out + j * k, k);
+    }
+}
+
+/* The doubles of work that cg_rows needs for rank k and rows of at most `longest` entries,
+ * with (blas) or without SciPy's BLAS. */
+ML_EXPORT int64_t als_cg_work(int64_t k, int64_t longest, int blas) {
+    return 3 * CG_BLOCK * k + (blas ? (k + 2) * longest : 0);
+}
+
 /* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
  * _als.py): for every row u, `steps` CG iterations from X[u] on
  *
@@ -328,74 +369,91 @@ static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
  * observed-pair terms). When t is c, w and base are NULL (explicit ALS), that
  * squared error is not recomputed at the result: the row's objective
  * phi(x) = sum_e (c_e - y_e . x)^2 + reg[u] ||x||^2 is taken at the start from the
- * residual pass, each CG step x += alpha p changes it by alpha^2 p^T M p - 2 alpha p^T r
+ * residual pass, each CG step x += a p changes it by a^2 p^T M p - 2 a p^T r
  * (M the row's matrix, r = b - M x its residual before the step: both at hand), and the
- * squared error is phi - reg[u] ||x||^2 at the end. work holds 4 k doubles, plus (k + 2)
- * times the largest row's number of entries when gemv (an optimised BLAS's dgemv, see
- * als_ridge_rows) is given: rows with at least SYRK_MIN entries are then gathered once and
- * each product is two dgemv calls on them. */
+ * squared error is phi - reg[u] ||x||^2 at the end.
+ *
+ * With base and gemm given, consecutive rows go through the iterations together, up to
+ * CG_BLOCK of them and as many as the gather buffer holds (see block_symv); every row's
+ * arithmetic is the same as alone but for the order of the sums in base p. work holds
+ * als_cg_work(k, longest, gemv != NULL) doubles, longest the pattern's longest row: with gemv
+ * (an optimised BLAS's dgemv, see als_ridge_rows), rows with at least CG_GEMV_MIN entries
+ * are gathered once and each product is two dgemv calls on them. */
 static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int64_t *indices,
                     const double *Y, const double *w, const double *c, const double *shift,
                     double alpha, const double *base, const double *reg, double *X,
                     int64_t steps, const double *t, double *terms, double *work,
-                    dgemv_fn gemv) {
-    double *r = work, *p = work + k, *Ap = work + 2 * k, *buf = work + 4 * k;
-    double total = 0.0;
+                    dgemv_fn gemv, dgemm_fn gemm) {
+    double *R = work, *P = work + CG_BLOCK * k, *AP = work + 2 * CG_BLOCK * k;
+    int64_t longest = 0;
+    if (gemv != NULL)
+        for (int64_t u = 0; u < n_rows; ++u)
+            if (indptr[u + 1] - indptr[u] > longest) longest = indptr[u + 1] - indptr[u];
+    double *s = AP + CG_BLOCK * k, *f = s + longest, *gathered = f + longest;
+    int64_t block = (base != NULL && gemm != NULL) ? CG_BLOCK : 1;
+    double total = 0.0, d[CG_BLOCK], rs[CG_BLOCK], phi[CG_BLOCK];
+    double *A[CG_BLOCK];
     int track = terms != NULL && t != NULL && t == c && w == NULL && base == NULL;
-    for (int64_t u = 0; u < n_rows; ++u) {
-        int64_t lo = indptr[u], hi = indptr[u + 1], n = hi - lo;
-        double *x = X + u * k, d = (reg != NULL) ? reg[u] : 0.0;
-        double *A = NULL, *s = buf, *f = buf + n;
-        if (gemv != NULL && n >= SYRK_MIN) {
-            A = buf + 2 * n;
-            gather(Y, indices, lo, hi, indptr[n_rows], k, A);
+    for (int64_t u0 = 0; u0 < n_rows;) {
+        /* The block: rows u0 .. u0 + nb - 1, their gathered entries within the buffer. */
+        int64_t nb = 0, used = 0;
+        while (u0 + nb < n_rows && nb < block) {
+            int64_t lo = indptr[u0 + nb], n = indptr[u0 + nb + 1] - lo;
+            int64_t need = (gemv != NULL && n >= CG_GEMV_MIN) ? n : 0;
+            if (nb > 0 && used + need > longest) break;
+            A[nb] = NULL;
+            if (need) {
+                A[nb] = gathered + used * k;
+                gather(Y, indices, lo, lo + n, indptr[n_rows], k, A[nb]);
+            }
+            d[nb] = (reg != NULL) ? reg[u0 + nb] : 0.0;
+            used += need;
+            ++nb;
         }
         /* r = rhs - (base + d I) x - sum_e w_e (y_e . x) y_e */
-        shifted_symv(gemv, base, d, x, r, k);
-        for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-        double xx = 0.0;
-        int zero = 1;
-        for (int64_t a = 0; a < k; ++a) {
-            xx += x[a] * x[a];
-            if (x[a] != 0.0) zero = 0;
+        block_symv(gemv, gemm, base, d, X + u0 * k, R, nb, k);
+        for (int64_t j = 0; j < nb; ++j) {
+            int64_t lo = indptr[u0 + j], hi = indptr[u0 + j + 1];
+            double *x = X + (u0 + j) * k, *r = R + j * k;
+            for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
+            int zero = 1;
+            for (int64_t a = 0; a < k; ++a) zero &= (x[a] == 0.0);
+            /* From x = 0 (the first sweep's users) the product with x is skipped. */
+            phi[j] = rows_product(gemv, A[j], s, f, Y, indices, lo, hi, k, w, c, shift, alpha,
+                                  zero ? NULL : x, r) + d[j] * dot4(x, x, k);
+            memcpy(P + j * k, r, (size_t)k * sizeof(double));
+            rs[j] = dot4(r, r, k);
         }
-        /* From x = 0 (the first sweep's users) the product with x is skipped. */
-        double phi = rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, c, shift, alpha,
-                                  zero ? NULL : x, r);
-        double rs = 0.0;
-        for (int64_t a = 0; a < k; ++a) {
-            p[a] = r[a];
-            rs += r[a] * r[a];
-        }
-        phi += d * xx;
         for (int64_t it = 0; it < steps; ++it) {
-            shifted_symv(gemv, base, d, p, Ap, k);
-            rows_product(gemv, A, s, f, Y, indices, lo, hi, k, w, NULL, NULL, alpha, p, Ap);
-            double pAp = 0.0, pr = 0.0;
-            for (int64_t a = 0; a < k; ++a) {
-                pAp += p[a] * Ap[a];
-                pr += p[a] * r[a];
+            block_symv(gemv, gemm, base, d, P, AP, nb, k);
+            for (int64_t j = 0; j < nb; ++j) {
+                int64_t lo = indptr[u0 + j], hi = indptr[u0 + j + 1];
+                double *x = X + (u0 + j) * k, *r = R + j * k, *p = P + j * k, *Ap = AP + j * k;
+                rows_product(gemv, A[j], s, f, Y, indices, lo, hi, k, w, NULL, NULL, alpha, p,
+                             Ap);
+                double pAp = dot4(p, Ap, k), pr = dot4(p, r, k);
+                double step = (pAp > 0.0) ? rs[j] / pAp : 0.0;
+                phi[j] += step * (step * pAp - 2.0 * pr);
+                for (int64_t a = 0; a < k; ++a) {
+                    x[a] += step * p[a];
+                    r[a] -= step * Ap[a];
+                }
+                double rs_new = dot4(r, r, k);
+                double beta = (rs[j] > 0.0) ? rs_new / rs[j] : 0.0;
+                for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
+                rs[j] = rs_new;
             }
-            double alpha = (pAp > 0.0) ? rs / pAp : 0.0;
-            phi += alpha * (alpha * pAp - 2.0 * pr);
-            double rs_new = 0.0;
-            for (int64_t a = 0; a < k; ++a) {
-                x[a] += alpha * p[a];
-                r[a] -= alpha * Ap[a];
-                rs_new += r[a] * r[a];
-            }
-            double beta = (rs > 0.0) ? rs_new / rs : 0.0;
-            for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
-            rs = rs_new;
         }
-        if (track) {
-            xx = 0.0;
-            for (int64_t a = 0; a < k; ++a) xx += x[a] * x[a];
-            total += phi - d * xx;
-        } else if (terms != NULL) {
-            if (A != NULL) gemv_gathered(gemv, 'T', A, k, n, x, s);
+        for (int64_t j = 0; j < nb && terms != NULL; ++j) {
+            int64_t lo = indptr[u0 + j], hi = indptr[u0 + j + 1];
+            const double *x = X + (u0 + j) * k;
+            if (track) {
+                total += phi[j] - d[j] * dot4(x, x, k);
+                continue;
+            }
+            if (A[j] != NULL) gemv_gathered(gemv, 'T', A[j], k, hi - lo, x, s);
             for (int64_t e = lo; e < hi; ++e) {
-                double se = (A != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);
+                double se = (A[j] != NULL) ? s[e - lo] : dot4(Y + indices[e] * k, x, k);
                 double sh = (shift != NULL) ? shift[indices[e]] : 0.0;
                 if (t != NULL) {
                     double te = (t == c) ? t[e] - sh : t[e];
@@ -406,6 +464,7 @@ static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int6
                 }
             }
         }
+        u0 += nb;
     }
     if (terms != NULL) *terms = total;
 }
@@ -414,9 +473,9 @@ ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
                            const double *c, const double *shift, const double *base,
                            const double *reg, double *X, int64_t steps, const double *t,
-                           double *terms, double *work, dgemv_fn gemv) {
+                           double *terms, double *work, dgemv_fn gemv, dgemm_fn gemm) {
     cg_rows(n_rows, k, indptr, indices, Y, w, c, shift, (double)NAN, base, reg, X, steps, t,
-            terms, work, gemv);
+            terms, work, gemv, gemm);
 }
 
 /* Biases as the last of w = k + 1 coordinates: V[j] = [X[j, 0..k-1], 1] and shift[j] = X[j, k]
@@ -465,10 +524,10 @@ ML_EXPORT int64_t als_explicit_cg(int64_t n_users, int64_t n_items, int64_t k, i
         double sse = 0.0;
         design_rows(Xi, n_items, w, biases, V, shift);
         als_cg_rows(n_users, w, indptr_u, cols_u, V, NULL, c_u, sh, NULL, reg_u, Xu, steps,
-                    NULL, NULL, work, gemv);
+                    NULL, NULL, work, gemv, NULL);
         design_rows(Xu, n_users, w, biases, V, shift);
         als_cg_rows(n_items, w, indptr_i, cols_i, V, NULL, c_i, sh, NULL, reg_i, Xi, steps,
-                    c_i, &sse, work, gemv);
+                    c_i, &sse, work, gemv, NULL);
         double obj = sse + penalty(Xu, reg_u, n_users, w) + penalty(Xi, reg_i, n_items, w);
         history[sweep++] = obj;
         if (tol > 0.0 && sweep > 1 && history[sweep - 2] - obj <= tol * history[sweep - 2])
@@ -507,14 +566,16 @@ static void gram_of(dsyrk_fn syrk, const double *Y, int64_t n, int64_t k, double
  * returns the observed pairs' terms; history[s] receives the objective after sweep s,
  * sum((X^T X) * (Y^T Y)) + terms + lam (||X||^2 + ||Y||^2), and with tol > 0 the sweeps stop
  * once it falls by at most tol times the previous one. G (3 k^2) is scratch; work as for
- * als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
+ * als_cg_rows with the longest row of both orientations; gemm (or NULL) serves the blocks of
+ * rows of cg_rows. Returns the sweeps run. */
 ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                   const int64_t *indptr_u, const int64_t *cols_u,
                                   const double *r_u, const int64_t *indptr_i,
                                   const int64_t *cols_i, const double *r_i, double alpha,
                                   double lam, double *X, double *Y, int64_t steps,
                                   int64_t max_iter, double tol, double *history, double *G,
-                                  double *work, dgemv_fn gemv, dsyrk_fn syrk) {
+                                  double *work, dgemv_fn gemv, dsyrk_fn syrk,
+                                  dgemm_fn gemm) {
     double *base = G, *yty = G + k * k, *xtx = G + 2 * k * k;
     int64_t sweep = 0;
     gram_of(syrk, Y, n_items, k, yty);
@@ -523,12 +584,12 @@ ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
         for (int64_t a = 0; a < k * k; ++a) base[a] = yty[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
         cg_rows(n_users, k, indptr_u, cols_u, Y, r_u, r_u, NULL, alpha, base, NULL, X, steps,
-                NULL, NULL, work, gemv);
+                NULL, NULL, work, gemv, gemm);
         gram_of(syrk, X, n_users, k, xtx);
         for (int64_t a = 0; a < k * k; ++a) base[a] = xtx[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
         cg_rows(n_items, k, indptr_i, cols_i, X, r_i, r_i, NULL, alpha, base, NULL, Y, steps,
-                NULL, &terms, work, gemv);
+                NULL, &terms, work, gemv, gemm);
         gram_of(syrk, Y, n_items, k, yty); /* the new Y^T Y: the next sweep's base too */
         for (int64_t a = 0; a < k * k; ++a) total += xtx[a] * yty[a];
         double sq = 0.0;

@@ -15,7 +15,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, _compiled_ridge, ridge_rows
 from ._factor import FactorModel, Pattern
-from ._implicit import _compiled_cg, cg_rows
+from ._implicit import _compiled_cg, cg_rows, cg_work
 
 
 def als_fit(
@@ -148,7 +148,7 @@ def _als_compiled(driver, pattern, Q, reg_u, reg_i, biases, offset, max_iter, to
     V, shift = np.empty((m, w)), np.empty(m)
     longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
     gemv = _ext.blas_pointer("dgemv")
-    work = np.empty(4 * w + (w + 2) * (longest if gemv is not None else 0))
+    work = cg_work(w, longest)
     n_iter = driver(n_users, n_items, k, int(bool(biases)), *(a.ctypes.data for a in (
         pattern.indptr_u, pattern.items_u, c_u, pattern.indptr_i, pattern.users_i, c_i,
         reg_u, reg_i, Xu, Xi)), int(steps), int(max_iter), float(tol),

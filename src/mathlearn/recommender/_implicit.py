@@ -27,8 +27,21 @@ def _compiled_cg():
     if fn.argtypes is None:
         fn.restype = None
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 9
-        fn.argtypes += [ctypes.c_int64] + [ctypes.c_void_p] * 4
+        fn.argtypes += [ctypes.c_int64] + [ctypes.c_void_p] * 5
     return fn
+
+
+def cg_work(k: int, longest: int) -> np.ndarray:
+    """The scratch of the compiled CG kernel (``als_cg_work`` of ``_als.c``) for rank ``k``
+    and rows of at most ``longest`` entries: the state of a block of rows iterated together,
+    and, with SciPy's BLAS, the gathered factor rows of the block's long rows."""
+    lib = _ext.load("_als")
+    assert lib is not None, "called on the compiled routes only"
+    fn = lib.als_cg_work
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int]
+    return np.empty(fn(k, longest, int(_ext.blas_pointer("dgemv") is not None)))
 
 
 def _compiled_sweeps():
@@ -42,7 +55,7 @@ def _compiled_sweeps():
         fn.restype = ctypes.c_int64
         fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
         fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2 + [ctypes.c_double]
-        fn.argtypes += [ctypes.c_void_p] * 5
+        fn.argtypes += [ctypes.c_void_p] * 6
     return fn
 
 
@@ -55,13 +68,13 @@ def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
     k = X.shape[1]
     history = np.empty(max_iter)
     longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
-    gemv, syrk = _ext.blas_pointer("dgemv"), _ext.blas_pointer("dsyrk")
-    work = np.empty(4 * k + (k + 2) * (longest if gemv is not None else 0))
+    blas = (_ext.blas_pointer(name) for name in ("dgemv", "dsyrk", "dgemm"))
+    work = cg_work(k, longest)
     G = np.empty(3 * k * k)
     n_iter = driver(n_users, n_items, k, *(pattern.address(name) for name in (
         "indptr_u", "items_u", "values_u", "indptr_i", "users_i", "values_i")), alpha, lam,
         X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
-        *(a.ctypes.data for a in (history, G, work)), gemv, syrk)  # fmt: skip
+        *(a.ctypes.data for a in (history, G, work)), *blas)  # fmt: skip
     return history[:n_iter].tolist(), int(n_iter)
 
 
@@ -93,12 +106,13 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, s
     t = c if same else t
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
-    # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls.
-    gemv = _ext.blas_pointer("dgemv")
-    work = np.empty(4 * k + (k + 2) * (longest if gemv is not None else 0))
+    # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls;
+    # with its dgemm, the products with base of a block of rows are one call.
+    work = cg_work(k, longest)
     fn(n_rows, k, _ptr(indptr), _ptr(indices), _ptr(Y), _ptr(w), _ptr(c), _ptr(shift),
        _ptr(base), _ptr(reg), _ptr(X), int(steps), _ptr(t),
-       _ptr(terms) if fit_terms else None, _ptr(work), gemv)  # fmt: skip
+       _ptr(terms) if fit_terms else None, _ptr(work),
+       _ext.blas_pointer("dgemv"), _ext.blas_pointer("dgemm"))  # fmt: skip
     return (X, float(terms[0])) if fit_terms else X
 
 
@@ -259,7 +273,9 @@ class ImplicitALS(FactorModel):
     with ``solver="cg"`` costs ``O(s (N k + (U + I) k^2))`` for ``s = cg_steps + 1``
     products per row (each two matrix-vector products with the row's gathered item or user
     factors, ``2 n k`` multiply-adds for a row with ``n`` entries, plus the shared ``k x k``
-    Gram term, ``k^2``), and ``O((U + I) k^2)`` for the Gram matrices ``X^T X``, ``Y^T Y``
+    Gram term, ``k^2``: with the compiled route, one matrix-matrix product for up to 8
+    consecutive rows, which reads the Gram matrix once for them), and ``O((U + I) k^2)``
+    for the Gram matrices ``X^T X``, ``Y^T Y``
     and the objective; with ``solver="cholesky"``, ``O(N k^2 + (U + I) k^3)`` (each row's
     normal matrix formed and factorised) plus ``O(N k)`` for the objective. A fit runs
     ``max_iter`` sweeps (fewer with ``tol > 0``). The unobserved pairs enter only through
