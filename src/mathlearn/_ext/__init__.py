@@ -31,7 +31,7 @@ ABI_VERSIONS = {
     "_cart": 9,
     "_cd": 3,
     "_hgb": 4,
-    "_kdtree": 3,
+    "_kdtree": 4,
     "_kmeans": 1,
     "_knn": 1,
     "_linkage": 1,

@@ -20,7 +20,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int kdtree_abi_version(void) { return 3; }
+ML_EXPORT int kdtree_abi_version(void) { return 4; }
 
 /* (a_d, a_i) < (b_d, b_i) lexicographically */
 static int before(double ad, int64_t ai, double bd, int64_t bi) {
@@ -139,6 +139,42 @@ ML_EXPORT int kdtree_query(const double *P, const int64_t *pos_index, const int6
     free(stack_node);
     free(stack_lb);
     return 0;
+}
+
+/* The k smallest entries of each of the m rows of the row-major m x n block D (1 <= k <= n),
+ * as values out_d and columns out_i (both m x k), each row sorted by (value, column): the
+ * exhaustive search's answer from a block of distances, ties by index. One pass per row
+ * keeps the k best in a max-heap; an entry is compared with the k-th best only (a few per
+ * row displace it: O(n + k log k log n) for a row in random order). NaN entries are never
+ * chosen; +inf ones (a point set aside) only where fewer than k entries are finite. */
+ML_EXPORT void kdtree_select(const double *D, int64_t m, int64_t n, int64_t k, double *out_d,
+                             int64_t *out_i) {
+    for (int64_t q = 0; q < m; q++) {
+        const double *row = D + q * n;
+        double *hd = out_d + q * k;
+        int64_t *hi_ = out_i + q * k, j;
+        for (j = 0; j < k; j++) {
+            hd[j] = INFINITY;
+            hi_[j] = INT64_MAX;
+        }
+        for (j = 0; j < n; j++) {
+            double v = row[j];
+            if (before(v, j, hd[0], hi_[0])) {
+                hd[0] = v;
+                hi_[0] = j;
+                sift_down(hd, hi_, k, 0);
+            }
+        }
+        for (j = k - 1; j > 0; j--) {
+            double td = hd[0];
+            int64_t ti = hi_[0];
+            hd[0] = hd[j];
+            hi_[0] = hi_[j];
+            hd[j] = td;
+            hi_[j] = ti;
+            sift_down(hd, hi_, j, 0);
+        }
+    }
 }
 
 /* Points within squared radius r2[q] (inclusive) of each query. With out_pos == NULL only the

@@ -289,7 +289,8 @@ class SpectralClustering(ClusterMixin, BaseEstimator):
     Complexity: the RBF affinity costs ``O(N^2 D)`` time and ``O(N^2)`` memory; the k-NN
     graph ``O(N log N)`` time by the compiled kd-tree above 2 000 points in at most 12
     dimensions, otherwise ``O(N^2 D)`` by BLAS distances in blocks of about ``2^16``
-    entries with ``argpartition``; its memory is ``O(N n_neighbors)``. The bottom ``K`` eigenpairs
+    entries, each row's nearest picked in one compiled pass; its memory is
+    ``O(N n_neighbors)``. The bottom ``K`` eigenpairs
     come from shift-invert Lanczos: a dense LU (``O(N^3 / 3)``) for RBF, a sparse LU of the
     k-NN Laplacian (its fill-in) for k-NN, then ``O(K)`` restarts of cost ``O(N K)`` plus the
     solves; the k-means on the ``N x K`` embedding ``O(n_init N K^2)`` per iteration.

@@ -29,6 +29,8 @@ def _kdtree_lib():
         lib.kdtree_radius.argtypes = [ptr] * 5 + [i64, i64, i64, ptr, i64] + [ptr] * 5
         lib.kdtree_build.restype = None
         lib.kdtree_build.argtypes = [ptr, i64, i64, ptr, ptr, i64, i64, ptr, ptr, ptr]
+        lib.kdtree_select.restype = None
+        lib.kdtree_select.argtypes = [ptr, i64, i64, i64, ptr, ptr]
         lib._typed = True
     return lib
 

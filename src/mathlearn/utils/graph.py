@@ -130,7 +130,9 @@ def kneighbors(
     dimensions for 10 neighbours) and with ``chunk_size=None``, the neighbours come from
     :class:`mathlearn.neighbors.KDTree`'s compiled search (ties by index, exact
     distances from coordinate differences); otherwise by exhaustive search, with distances
-    from :func:`mathlearn.utils.extmath.squared_distances`' scaled and centred computation.
+    from :func:`mathlearn.utils.extmath.squared_distances`' scaled and centred computation
+    and each row's nearest picked by the kd-tree helper's compiled selection (one pass per
+    row, ties by index; a partial sort where it is not built).
     Either way data far from the origin or near ``1e+-300`` keep their neighbours and
     distances.
 
@@ -143,9 +145,8 @@ def kneighbors(
     chunk_size : int or None, default=None
         Rows processed at once (memory ``chunk_size x N``); ``None``: about ``2^15 / N``
         (at least 16), so a block of distances (and the partial sort's indices) stays near
-        256 KB and the peak memory of the search is about a MB (larger blocks save no time:
-        the cost is the ``O(N^2)`` partial sorts; 2^16 / N measured the same). Time
-        ``O(N^2 D)``.
+        256 KB and the peak memory of the search is about a MB. Time ``O(N^2 D)`` for the
+        distances and ``O(N^2)`` for the selection.
     max_chunk_rows : int or None, default=None
         With ``chunk_size=None``, at most this many rows at once (but at least 16): for a
         caller that next holds an ``N x N`` array (a dense eigensolver's Laplacian), which
@@ -195,6 +196,9 @@ def kneighbors(
     # the pairs whose expansion may have lost digits are recomputed from the differences
     threshold = _RECOMPUTE * 2.0 * float(xn.max())
     block = np.empty((min(chunk_size, n), n))
+    from ..neighbors import _kd_tree  # neighbors imports utils: import on use
+
+    lib = _kd_tree._kdtree_lib()
     for start in range(0, n, chunk_size):
         stop = min(start + chunk_size, n)
         D = block[: stop - start]
@@ -204,6 +208,14 @@ def kneighbors(
         # recomputed (their differences, N x D gathers, would all be the point itself)
         D[rows, rows + start] = np.inf
         _recompute_near(D, Xs[start:stop], Xs, threshold)
+        if lib is not None and ind.dtype == np.int64:
+            # the compiled selection: one pass per row, ties by index
+            d_rows, i_rows = dist[start:stop], ind[start:stop]
+            lib.kdtree_select(D.ctypes.data, stop - start, n, n_neighbors, d_rows.ctypes.data,
+                              i_rows.ctypes.data)  # fmt: skip
+            np.sqrt(d_rows, out=d_rows)
+            d_rows *= factor
+            continue
         # (a copy of the kept columns: the partial sort's indices, as many as D's entries,
         # are freed at once rather than when the next block's replace them)
         part = np.argpartition(D, n_neighbors - 1, axis=1)[:, :n_neighbors].copy()
