@@ -89,7 +89,12 @@ def _lu_basis(Y: np.ndarray) -> np.ndarray:
     return sla.lu(Y, permute_l=True, overwrite_a=True, check_finite=False)[0]
 
 
-def _scatter(X: np.ndarray, mean: np.ndarray, sumsq: np.ndarray | None = None):
+def _scatter(
+    X: np.ndarray,
+    mean: np.ndarray,
+    sumsq: np.ndarray | None = None,
+    gram: np.ndarray | None = None,
+):
     """``X_c^T X_c`` and the refinement of the mean (see :func:`_centred_scatter`).
 
     ``X^T X - N m m^T`` needs no centred pass, and its rounding error, about
@@ -97,13 +102,17 @@ def _scatter(X: np.ndarray, mean: np.ndarray, sumsq: np.ndarray | None = None):
     own (``eps N var``) when every ``m_j^2 <= var_j``: data whose offset is within a standard
     deviation of the origin take that route. Otherwise the offset would cancel digits (off
     by a factor for iris + 1e8), and the rows are centred first. The test uses the
-    uncentred estimate of ``var_j``, which is accurate exactly when it passes.
+    uncentred estimate of ``var_j``, which is accurate exactly when it passes. ``gram``, where
+    given, is ``X^T X`` already formed (its diagonal then serves as ``sumsq``); it is
+    overwritten.
     """
     n = X.shape[0]
-    if sumsq is None:
+    if gram is not None:
+        sumsq = np.diag(gram).copy()
+    elif sumsq is None:
         sumsq = column_sumsq(X)
     if np.all(mean * mean * n <= sumsq - n * mean * mean):
-        C = X.T @ X
+        C = X.T @ X if gram is None else gram
         C -= n * np.outer(mean, mean)
         return C, np.zeros_like(mean)
     return _centred_scatter(X, mean)
@@ -383,25 +392,28 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         solver = self._choose_solver(n, d, k)
         # Data of extreme magnitude (squares beyond float64) are fitted in units of a power
         # of two, exactly; lengths and variances are read back in the data's units (InUnits).
-        unit = mean = sumsq = None
+        unit = mean = gram = None
         if solver == "covariance" and X.dtype == np.float64:
-            # The column sums of squares, which the scatter's route test needs, also settle
-            # what unit_of and the finiteness check would: a NaN or infinite entry makes them
-            # NaN or inf; the computed sum is at least the largest computed square and at most
-            # N times the largest possible one (rounding is monotone, every term >= 0), so a
-            # largest sum in (N 2^-480, 2^480) puts max |x| in [2^-240, 2^240], the range
-            # that unit_of leaves in unit 1. Otherwise both run as they did.
+            # X^T X, which the scatter needs, also settles what unit_of and the finiteness
+            # check would: its diagonal holds the column sums of squares, which a NaN or
+            # infinite entry makes NaN or inf; each computed sum is at least the largest
+            # computed square and at most N times the largest possible one (rounding is
+            # monotone, every term >= 0, in any order of summation), so a largest sum in
+            # (N 2^-480, 2^480) puts max |x| in [2^-240, 2^240], the range that unit_of
+            # leaves in unit 1. Otherwise both run as they did (the product is dropped).
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                mean, sumsq = column_means(X), column_sumsq(X)
-            top = float(np.max(sumsq))
+                mean, gram = column_means(X), X.T @ X
+            top = float(np.max(np.diag(gram)))
             if n * 2.0**-480 < top < 2.0**480:
                 unit = 1.0
+            else:
+                gram = None
         if unit is None:
             assert_all_finite(X, input_name="X", estimator_name=type(self).__name__)
             unit = unit_of(X)
             if unit != 1.0:
                 X = X / unit
-                mean = sumsq = None
+                mean = None
         self._unit = unit
         # Our own centred copy (the solvers below may overwrite it), with one refinement of
         # the mean: the mean of the centred data is the rounding error of the first mean,
@@ -409,7 +421,7 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         if mean is None:
             mean = column_means(X)
         if solver == "covariance":
-            C, shift = _scatter(X, mean, sumsq)
+            C, shift = _scatter(X, mean, gram=gram)
         elif solver == "gram":
             # Block of columns at a time: no N x D centred copy (wide data: the largest array)
             G, shift = _centred_gram(X, mean)
