@@ -144,9 +144,10 @@ ML_EXPORT int kdtree_query(const double *P, const int64_t *pos_index, const int6
 /* The k smallest entries of each of the m rows of the row-major m x n block D (1 <= k <= n),
  * as values out_d and columns out_i (both m x k), each row sorted by (value, column): the
  * exhaustive search's answer from a block of distances, ties by index. One pass per row
- * keeps the k best in a max-heap; an entry is compared with the k-th best only (a few per
- * row displace it: O(n + k log k log n) for a row in random order). NaN entries are never
- * chosen; +inf ones (a point set aside) only where fewer than k entries are finite. */
+ * keeps the k best in a max-heap (built from the first k entries in O(k)); each later entry
+ * is compared with the k-th best only, and about k ln(n / k) of them displace it in a row
+ * in random order: O(n + k log k log(n / k)) a row. NaN entries are never chosen; +inf ones
+ * (a point set aside) only where fewer than k entries are finite. */
 ML_EXPORT void kdtree_select(const double *D, int64_t m, int64_t n, int64_t k, double *out_d,
                              int64_t *out_i) {
     for (int64_t q = 0; q < m; q++) {
@@ -154,10 +155,12 @@ ML_EXPORT void kdtree_select(const double *D, int64_t m, int64_t n, int64_t k, d
         double *hd = out_d + q * k;
         int64_t *hi_ = out_i + q * k, j;
         for (j = 0; j < k; j++) {
-            hd[j] = INFINITY;
-            hi_[j] = INT64_MAX;
+            /* (a NaN as +inf: never before a finite entry) */
+            hd[j] = (row[j] == row[j]) ? row[j] : INFINITY;
+            hi_[j] = (row[j] == row[j]) ? j : INT64_MAX;
         }
-        for (j = 0; j < n; j++) {
+        for (j = k / 2; j-- > 0;) sift_down(hd, hi_, k, j);
+        for (j = k; j < n; j++) {
             double v = row[j];
             if (before(v, j, hd[0], hi_[0])) {
                 hd[0] = v;
