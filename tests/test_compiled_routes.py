@@ -500,7 +500,8 @@ def test_implicit_cg_routes_agree(monkeypatch):
 
 def test_implicit_cg_blocks_of_rows_agree_with_the_numpy_route(monkeypatch):
     # The compiled kernel iterates up to 8 rows together (one dgemm for their products with
-    # the base term Y^T Y + lam I), as many as its gather buffer holds: here short users
+    # the base term Y^T Y + lam I), as many as its gather buffer (the longest row of either
+    # side) holds: here short users
     # (portable loops) and long ones (gathered, dgemv) share blocks cut by the buffer, and
     # the items (all long) go one by one. Rank 20: a lone row's product with the base term
     # goes to dgemv. Against the NumPy route to rounding.

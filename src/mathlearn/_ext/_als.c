@@ -376,19 +376,17 @@ ML_EXPORT int64_t als_cg_work(int64_t k, int64_t longest, int blas) {
  * With base and gemm given, consecutive rows go through the iterations together, up to
  * CG_BLOCK of them and as many as the gather buffer holds (see block_symv); every row's
  * arithmetic is the same as alone but for the order of the sums in base p. work holds
- * als_cg_work(k, longest, gemv != NULL) doubles, longest the pattern's longest row: with gemv
- * (an optimised BLAS's dgemv, see als_ridge_rows), rows with at least CG_GEMV_MIN entries
- * are gathered once and each product is two dgemv calls on them. */
+ * als_cg_work(k, longest, gemv != NULL) doubles, longest at least the pattern's longest row
+ * (the gather buffer then holds `longest` entries): with gemv (an optimised BLAS's dgemv,
+ * see als_ridge_rows), rows with at least CG_GEMV_MIN entries are gathered once and each
+ * product is two dgemv calls on them. */
 static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int64_t *indices,
                     const double *Y, const double *w, const double *c, const double *shift,
                     double alpha, const double *base, const double *reg, double *X,
                     int64_t steps, const double *t, double *terms, double *work,
-                    dgemv_fn gemv, dgemm_fn gemm) {
+                    int64_t longest, dgemv_fn gemv, dgemm_fn gemm) {
     double *R = work, *P = work + CG_BLOCK * k, *AP = work + 2 * CG_BLOCK * k;
-    int64_t longest = 0;
-    if (gemv != NULL)
-        for (int64_t u = 0; u < n_rows; ++u)
-            if (indptr[u + 1] - indptr[u] > longest) longest = indptr[u + 1] - indptr[u];
+    if (gemv == NULL) longest = 0;
     double *s = AP + CG_BLOCK * k, *f = s + longest, *gathered = f + longest;
     int64_t block = (base != NULL && gemm != NULL) ? CG_BLOCK : 1;
     double total = 0.0, d[CG_BLOCK], rs[CG_BLOCK], phi[CG_BLOCK];
@@ -469,13 +467,21 @@ static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int6
     if (terms != NULL) *terms = total;
 }
 
+/* The largest number of entries of a row of the n_rows x ? CSR pattern indptr. */
+static int64_t longest_row(const int64_t *indptr, int64_t n_rows) {
+    int64_t longest = 0;
+    for (int64_t u = 0; u < n_rows; ++u)
+        if (indptr[u + 1] - indptr[u] > longest) longest = indptr[u + 1] - indptr[u];
+    return longest;
+}
+
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
                            const int64_t *indices, const double *Y, const double *w,
                            const double *c, const double *shift, const double *base,
                            const double *reg, double *X, int64_t steps, const double *t,
                            double *terms, double *work, dgemv_fn gemv, dgemm_fn gemm) {
     cg_rows(n_rows, k, indptr, indices, Y, w, c, shift, (double)NAN, base, reg, X, steps, t,
-            terms, work, gemv, gemm);
+            terms, work, longest_row(indptr, n_rows), gemv, gemm);
 }
 
 /* Biases as the last of w = k + 1 coordinates: V[j] = [X[j, 0..k-1], 1] and shift[j] = X[j, k]
@@ -578,18 +584,21 @@ ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                   dgemm_fn gemm) {
     double *base = G, *yty = G + k * k, *xtx = G + 2 * k * k;
     int64_t sweep = 0;
+    /* work holds the longest row of either side: the shorter side's blocks gather more rows */
+    int64_t longest_u = longest_row(indptr_u, n_users), longest_i = longest_row(indptr_i, n_items);
+    int64_t longest = longest_u > longest_i ? longest_u : longest_i;
     gram_of(syrk, Y, n_items, k, yty);
     while (sweep < max_iter) {
         double terms = 0.0, total = 0.0;
         for (int64_t a = 0; a < k * k; ++a) base[a] = yty[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
         cg_rows(n_users, k, indptr_u, cols_u, Y, r_u, r_u, NULL, alpha, base, NULL, X, steps,
-                NULL, NULL, work, gemv, gemm);
+                NULL, NULL, work, longest, gemv, gemm);
         gram_of(syrk, X, n_users, k, xtx);
         for (int64_t a = 0; a < k * k; ++a) base[a] = xtx[a];
         for (int64_t a = 0; a < k; ++a) base[a * k + a] += lam;
         cg_rows(n_items, k, indptr_i, cols_i, X, r_i, r_i, NULL, alpha, base, NULL, Y, steps,
-                NULL, &terms, work, gemv, gemm);
+                NULL, &terms, work, longest, gemv, gemm);
         gram_of(syrk, Y, n_items, k, yty); /* the new Y^T Y: the next sweep's base too */
         for (int64_t a = 0; a < k * k; ++a) total += xtx[a] * yty[a];
         double sq = 0.0;
