@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
+from ._threads import matmul_beside_scipy
 from .extmath import _GER_MAX_ENTRIES, _RECOMPUTE, _expand, _recompute_near, _scaled_points
 
 __all__ = [
@@ -107,10 +108,14 @@ def _expand_block(Xb, Y, xb, yn, D):
     if D.size > _GER_MAX_ENTRIES or not D.flags.c_contiguous:
         _expand(Xb, Y, xb, yn, out=D)
         return
+    # The product from SciPy's BLAS too where BLAS runs threads: a threaded call of NumPy's
+    # pool between two of SciPy's stalls on the other pool's spinning worker (see
+    # utils._threads.scipy_matmul).
+    mm = matmul_beside_scipy()
     if Xb.shape[1] < Y.shape[0]:
-        np.matmul(Xb * -2.0, Y.T, out=D)
+        mm(Xb * -2.0, Y.T, out=D)
     else:
-        np.matmul(Xb, Y.T, out=D)
+        mm(Xb, Y.T, out=D)
         D *= -2.0
     Dt = D.T  # Fortran-ordered: BLAS updates it in place
     blas.dger(1.0, np.ones(D.shape[1]), xb, a=Dt, overwrite_a=True)
