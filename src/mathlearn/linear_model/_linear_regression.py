@@ -146,7 +146,10 @@ class LinearRegression(InformationCriterionMixin, LinearModel):
             if fit_intercept:
                 A = np.hstack([A, r[:, None]])
             coef, resid, inv_diag, rank, n_iter = accurate_lstsq(A, t * r, intercept=False)
-        self._store(coef, float(resid @ resid), inv_diag, rank, n_iter, m, n_eff, prep)
+        # (einsum rather than NumPy's threaded dot right after SciPy's LAPACK, see
+        # utils._threads.scipy_matmul)
+        rss = float(np.einsum("i,i->", resid, resid))
+        self._store(coef, rss, inv_diag, rank, n_iter, m, n_eff, prep)
         return self
 
     def _store(self, coef, rss, inv_diag, rank, n_iter, m, n_eff, prep):

@@ -351,7 +351,10 @@ def accurate_lstsq(
     # First solve, in working precision: z = R^{-1} (Q^T y)[:k], r = Q [0; (Q^T y)[k:]].
     h = q_t(y)
     z = r_solve(h[:k])
-    refine = refinement_needed(R, rcond, z, np.linalg.norm(h[k:]), d, n)
+    # (einsum, not NumPy's BLAS: between SciPy's LAPACK calls a threaded NumPy dot would
+    # wait on SciPy's spinning BLAS workers, see utils._threads.scipy_matmul)
+    tail = h[k:]
+    refine = refinement_needed(R, rcond, z, np.sqrt(np.einsum("i,i->", tail, tail)), d, n)
     h[:k] = 0.0
     r = q(h)
     n_iter = 0
