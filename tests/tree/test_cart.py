@@ -272,3 +272,23 @@ def test_extreme_scales():
         np.testing.assert_allclose(
             reg.predict(X), ref.predict(X) * scale + shift, rtol=1e-12, atol=1e-12 * scale
         )
+
+
+def test_classifier_predict_is_the_argmax_of_predict_proba():
+    # predict takes each node's majority class once and looks it up per sample; it must be
+    # the argmax of the sample's class proportions (first class on ties), with string labels
+    # and leaves that tie (weights 1 and 1 in a leaf of two samples).
+    from mathlearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 4))
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, 300)]
+    for depth in (1, 3, None):
+        tree = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+        Xt = rng.standard_normal((200, 4))
+        expected = tree.classes_[np.argmax(tree.predict_proba(Xt), axis=1)]
+        np.testing.assert_array_equal(tree.predict(Xt), expected)
+    tie = DecisionTreeClassifier(max_depth=1, min_samples_leaf=2).fit(
+        np.array([[0.0], [0.0], [1.0], [1.0]]), np.array([1, 0, 2, 2])
+    )
+    np.testing.assert_array_equal(tie.predict(np.array([[0.0]])), [0])

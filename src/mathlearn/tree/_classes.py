@@ -372,8 +372,11 @@ class DecisionTreeClassifier(BaseClassifier, _BaseTree):
 
     def predict(self, X) -> np.ndarray:
         """The majority class (by weight) of each sample's leaf."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        check_is_fitted(self)
+        # Each node's majority class first, then one lookup per sample: the same argmax as
+        # over the samples' rows of proportions, without that n_samples x n_classes array.
+        node_class = self.classes_[np.argmax(self.tree_.value, axis=1)]
+        return node_class[self.tree_.apply(self._validate_X_predict(X))]
 
     @available_if(lambda self: False)
     def decision_function(self, X):  # pragma: no cover - trees have no decision function
