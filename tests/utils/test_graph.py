@@ -36,7 +36,10 @@ def test_exhaustive_route_selects_by_distance_then_index(monkeypatch):
     if _kd_tree._kdtree_lib() is None:
         pytest.skip("_kdtree not built")
     rng = np.random.default_rng(1)
-    X = rng.integers(0, 4, (70, 2)).astype(float)  # 16 sites: duplicates and ties
+    # 16 sites: duplicates and ties. Small integers (no shift: the mean is within the
+    # spread; power-of-two scalings) make every square, product and sum exact, in any order
+    # of summation and on any BLAS, so the distances and their ties are exact.
+    X = rng.integers(0, 4, (70, 2)).astype(float)
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
     np.fill_diagonal(D, np.inf)
     cols = np.broadcast_to(np.arange(70), D.shape)

@@ -45,6 +45,20 @@ static void sift_down(double *hd, int64_t *hi, int64_t k, int64_t j) {
     }
 }
 
+/* The max-heap (hd, hi) of k entries -> ascending order by (distance, index): repeatedly
+ * move the largest to the end. */
+static void heap_to_ascending(double *hd, int64_t *hi, int64_t k) {
+    for (int64_t j = k - 1; j > 0; j--) {
+        double td = hd[0];
+        int64_t ti = hi[0];
+        hd[0] = hd[j];
+        hi[0] = hi[j];
+        hd[j] = td;
+        hi[j] = ti;
+        sift_down(hd, hi, j, 0);
+    }
+}
+
 static double box_sq(const double *q, const double *lo, const double *hi, int64_t d) {
     double acc = 0.0;
     int64_t j;
@@ -125,16 +139,7 @@ ML_EXPORT int kdtree_query(const double *P, const int64_t *pos_index, const int6
                 }
             }
         }
-        /* heap -> ascending order: repeatedly move the largest to the end */
-        for (j = k - 1; j > 0; j--) {
-            double td = hd[0];
-            int64_t ti = hi_[0];
-            hd[0] = hd[j];
-            hi_[0] = hi_[j];
-            hd[j] = td;
-            hi_[j] = ti;
-            sift_down(hd, hi_, j, 0);
-        }
+        heap_to_ascending(hd, hi_, k);
     }
     free(stack_node);
     free(stack_lb);
@@ -168,15 +173,7 @@ ML_EXPORT void kdtree_select(const double *D, int64_t m, int64_t n, int64_t k, d
                 sift_down(hd, hi_, k, 0);
             }
         }
-        for (j = k - 1; j > 0; j--) {
-            double td = hd[0];
-            int64_t ti = hi_[0];
-            hd[0] = hd[j];
-            hi_[0] = hi_[j];
-            hd[j] = td;
-            hi_[j] = ti;
-            sift_down(hd, hi_, j, 0);
-        }
+        heap_to_ascending(hd, hi_, k);
     }
 }
 

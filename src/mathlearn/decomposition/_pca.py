@@ -89,12 +89,7 @@ def _lu_basis(Y: np.ndarray) -> np.ndarray:
     return sla.lu(Y, permute_l=True, overwrite_a=True, check_finite=False)[0]
 
 
-def _scatter(
-    X: np.ndarray,
-    mean: np.ndarray,
-    sumsq: np.ndarray | None = None,
-    gram: np.ndarray | None = None,
-):
+def _scatter(X: np.ndarray, mean: np.ndarray, gram: np.ndarray | None = None):
     """``X_c^T X_c`` and the refinement of the mean (see :func:`_centred_scatter`).
 
     ``X^T X - N m m^T`` needs no centred pass, and its rounding error, about
@@ -107,10 +102,7 @@ def _scatter(
     overwritten.
     """
     n = X.shape[0]
-    if gram is not None:
-        sumsq = np.diag(gram).copy()
-    elif sumsq is None:
-        sumsq = column_sumsq(X)
+    sumsq = column_sumsq(X) if gram is None else np.diag(gram).copy()
     if np.all(mean * mean * n <= sumsq - n * mean * mean):
         C = X.T @ X if gram is None else gram
         C -= n * np.outer(mean, mean)
