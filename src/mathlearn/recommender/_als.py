@@ -246,11 +246,11 @@ class ALS(FactorModel):
     product two matrix-vector products on them; the squared error of the objective is
     carried through the CG steps, not recomputed); ``"cholesky"`` about N k'^2 + m k'^3 / 3
     (a row with n ratings forms the upper triangle of its normal matrix, n k'^2 / 2, and
-    factorises it). Memory: the factors (m k'), the ratings
-    in both orientations with the permutations between them (2 N values and 4 N indices),
-    one target per rating, and scratch of at most k'^2 + 24 k' + (k' + 2) n_max numbers
-    (n_max the longest row): never a dense users x items matrix. With the compiled helper,
-    the CG sweeps run in one call. CG is the default because, on synthetic rank-32 ratings (5 000 x 1 000 with
+    factorises it). Memory: the factors (m k'), the ratings in both orientations with the
+    permutations between them (2 N values and 4 N indices), one target per rating, and
+    scratch of at most k'^2 + 24 k' + (k' + 2) n_max numbers (n_max the longest row): never
+    a dense users x items matrix. With the compiled helper, the CG sweeps run in one call.
+    CG is the default because, on synthetic rank-32 ratings (5 000 x 1 000 with
     450 000 ratings, and 50 000 x 10 000 with 4.5 M), its sweeps (3 steps) lowered the
     objective as much as the exact sweeps, reaching each of the exact fit's objective values
     at the same sweep or one later and the same test RMSE after 20 sweeps, at 0.4-0.5 of
