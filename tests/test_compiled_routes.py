@@ -386,13 +386,36 @@ def test_als_ridge_routes_agree(monkeypatch, case):
     _check_same_factors(compiled, numpy_route)
 
 
+@pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
+def als_simd(request):
+    """The CG kernel's loops of ``_als.c`` in their portable (SSE2) form, then in their AVX2
+    form with fused multiply-adds (skipped where the processor has not both), restored after
+    the test."""
+    import ctypes
+
+    from mathlearn import _ext
+
+    lib = _ext.load("_als")
+    if lib is None:
+        pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
+    fn = lib.als_simd
+    fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
+    before = fn(-1)
+    if fn(request.param) != request.param:
+        fn(before)
+        pytest.skip("this processor has no AVX2 with FMA")
+    yield request.param
+    fn(before)
+
+
 @pytest.mark.parametrize("case", ["explicit", "explicit-cg", "implicit", "implicit-cg"])
-def test_als_blas_and_portable_loops_agree(monkeypatch, case):
+def test_als_blas_and_portable_loops_agree(monkeypatch, case, als_simd):
     # The compiled helpers with SciPy's BLAS (dsyrk / dgemv on each row's gathered factors)
     # against their portable loops: the same equations, summed in another order. Rows of
     # 8 entries and more take dsyrk and rows of 16 and more dgemv (most rows here), with
     # dgemm for the CG products with the base term of blocks of rows; the rest the loops in
-    # both runs.
+    # both runs. (With the AVX2 loops, the CG kernel gathers no rows for dgemv: its own
+    # loops are the faster there.)
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS, ImplicitALS
@@ -415,7 +438,7 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case):
 
 
 @pytest.mark.parametrize("biases", [True, False])
-def test_als_cg_routes_agree(monkeypatch, biases):
+def test_als_cg_routes_agree(monkeypatch, biases, als_simd):
     # ALS(solver="cg"): the compiled sweeps (every sweep in one call, factors stored with
     # their biases as a last column) against the NumPy route (padded blocks).
     from mathlearn import _ext
@@ -480,7 +503,35 @@ def _check_same_factors(compiled, numpy_route):
     np.testing.assert_allclose(compiled.objective_, numpy_route.objective_, rtol=1e-12)
 
 
-def test_implicit_cg_routes_agree(monkeypatch):
+@pytest.mark.parametrize("k", [1, 3, 6, 32])
+def test_als_cg_rows_of_every_length_agree_with_the_numpy_route(monkeypatch, als_simd, k):
+    # The CG kernel's loops take a row's entries four at a time (the last four padded with
+    # a zero weight) and the rank four coordinates at a time (AVX2) or two (SSE2), the rest
+    # one by one: rows of 1 to 13 entries and widths k + 1 = 2, 4, 7 and 33 cover every
+    # remainder, against the NumPy route (padded blocks) to rounding.
+    from mathlearn.recommender import ALS, Ratings
+    from mathlearn.recommender import _als as rec_als
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    rng = np.random.default_rng(11)
+    users, items = [], []
+    for u in range(26):
+        n = 1 + u % 13
+        users += [u] * n
+        items += sorted(rng.choice(15, n, replace=False).tolist())
+    r = Ratings.from_triples(users, items, rng.normal(3.0, 1.0, len(users)))
+    make = lambda: ALS(k, regularization=0.1, max_iter=3, tol=0.0, solver="cg",  # noqa: E731
+                       random_state=0)  # fmt: skip
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    numpy_route = make().fit(r)
+    _check_same_factors(compiled, numpy_route)
+    np.testing.assert_allclose(compiled.item_bias_, numpy_route.item_bias_, rtol=1e-9,
+                               atol=1e-12)  # fmt: skip
+
+
+def test_implicit_cg_routes_agree(monkeypatch, als_simd):
     # The compiled CG kernel against the NumPy route (padded blocks, stacked products): the
     # same three CG steps per row and half-sweep, summed in another order.
     from mathlearn import _ext
@@ -498,7 +549,7 @@ def test_implicit_cg_routes_agree(monkeypatch):
     _check_same_factors(compiled, ImplicitALS(4, max_iter=3, random_state=0).fit(r))
 
 
-def test_implicit_cg_blocks_of_rows_agree_with_the_numpy_route(monkeypatch):
+def test_implicit_cg_blocks_of_rows_agree_with_the_numpy_route(monkeypatch, als_simd):
     # The compiled kernel iterates up to 8 rows together (one dgemm for their products with
     # the base term Y^T Y + lam I), as many as its gather buffer (the longest row of either
     # side) holds: here short users
