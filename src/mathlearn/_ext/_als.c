@@ -440,7 +440,7 @@ DEFINE_ROWS_LOOP(rows_loop_portable, , dot_rows4, axpy_rows4)
 /* A CG step's scalars and updates for one row, given Ap: the step length a = r.r / p.Ap,
  * the objective's change a^2 p.Ap - 2 a p.r (into *phi), x += a p, r -= a Ap, then
  * p = r + beta p with beta the ratio of the new r.r to the old (*rs, updated). */
-#define DEFINE_CG_STEP(NAME, ATTR, DOT_PAIR, UPDATE)                                         \
+#define DEFINE_CG_STEP(NAME, ATTR, DOT_PAIR, UPDATE, DIRECTION)                              \
     ATTR static void NAME(double *x, double *r, double *p, const double *Ap, int64_t k,     \
                           double *rs, double *phi) {                                         \
         double pAp, pr;                                                                      \
@@ -449,11 +449,34 @@ DEFINE_ROWS_LOOP(rows_loop_portable, , dot_rows4, axpy_rows4)
         *phi += step * (step * pAp - 2.0 * pr);                                              \
         double rs_new = UPDATE(x, r, p, Ap, step, k);                                        \
         double beta = (*rs > 0.0) ? rs_new / *rs : 0.0;                                      \
-        for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];                           \
+        DIRECTION(p, r, beta, k);                                                            \
         *rs = rs_new;                                                                        \
     }
 
-DEFINE_CG_STEP(cg_step_portable, , dot_pair, cg_update)
+/* p = r + beta p */
+static void cg_direction(double *p, const double *r, double beta, int64_t k) {
+    for (int64_t a = 0; a < k; ++a) p[a] = r[a] + beta * p[a];
+}
+
+DEFINE_CG_STEP(cg_step_portable, , dot_pair, cg_update, cg_direction)
+
+/* The start of a row's iterations: r = -r (r held (base + d I) x), *zero = 1 where x is 0;
+ * returns x . x. */
+static double cg_start_portable(const double *x, double *r, int64_t k, int *zero) {
+    int z = 1;
+    for (int64_t a = 0; a < k; ++a) {
+        r[a] = -r[a];
+        z &= (x[a] == 0.0);
+    }
+    *zero = z;
+    return dot4(x, x, k);
+}
+
+/* p = r, the first direction; returns r . r. */
+static double cg_first_portable(const double *r, double *p, int64_t k) {
+    memcpy(p, r, (size_t)k * sizeof(double));
+    return dot4(r, r, k);
+}
 
 /* With GCC or Clang on x86-64, the same loop in AVX2 with fused multiply-adds, taken where
  * the processor has them (checked once, at run time: the build flags stay portable). */
@@ -546,7 +569,56 @@ ALS_AVX2 static inline double cg_update_avx2(double *x, double *r, const double 
     return rr;
 }
 
-DEFINE_CG_STEP(cg_step_avx2, ALS_AVX2, dot_pair_avx2, cg_update_avx2)
+ALS_AVX2 static inline void cg_direction_avx2(double *p, const double *r, double beta,
+                                              int64_t k) {
+    __m256d b = _mm256_set1_pd(beta);
+    int64_t a = 0;
+    for (; a + 4 <= k; a += 4)
+        _mm256_storeu_pd(p + a, _mm256_fmadd_pd(b, _mm256_loadu_pd(p + a), _mm256_loadu_pd(r + a)));
+    for (; a < k; ++a) p[a] = r[a] + beta * p[a];
+}
+
+DEFINE_CG_STEP(cg_step_avx2, ALS_AVX2, dot_pair_avx2, cg_update_avx2, cg_direction_avx2)
+
+ALS_AVX2 static double cg_start_avx2(const double *x, double *r, int64_t k, int *zero) {
+    __m256d sign = _mm256_set1_pd(-0.0), acc = _mm256_setzero_pd(), nz = acc;
+    int64_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        __m256d xv = _mm256_loadu_pd(x + a);
+        _mm256_storeu_pd(r + a, _mm256_xor_pd(_mm256_loadu_pd(r + a), sign));
+        acc = _mm256_fmadd_pd(xv, xv, acc);
+        nz = _mm256_or_pd(nz, _mm256_cmp_pd(xv, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+    }
+    double l[4];
+    _mm256_storeu_pd(l, acc);
+    double xx = (l[0] + l[1]) + (l[2] + l[3]);
+    int z = _mm256_movemask_pd(nz) == 0;
+    for (; a < k; ++a) {
+        r[a] = -r[a];
+        z &= (x[a] == 0.0);
+        xx += x[a] * x[a];
+    }
+    *zero = z;
+    return xx;
+}
+
+ALS_AVX2 static double cg_first_avx2(const double *r, double *p, int64_t k) {
+    __m256d acc = _mm256_setzero_pd();
+    int64_t a = 0;
+    for (; a + 4 <= k; a += 4) {
+        __m256d rv = _mm256_loadu_pd(r + a);
+        _mm256_storeu_pd(p + a, rv);
+        acc = _mm256_fmadd_pd(rv, rv, acc);
+    }
+    double l[4];
+    _mm256_storeu_pd(l, acc);
+    double rr = (l[0] + l[1]) + (l[2] + l[3]);
+    for (; a < k; ++a) {
+        p[a] = r[a];
+        rr += r[a] * r[a];
+    }
+    return rr;
+}
 
 static int simd_level = -1; /* -1: not yet checked; 0: portable; 1: AVX2 and FMA */
 
@@ -576,6 +648,20 @@ static double rows_loop(const double *Y, const int64_t *indices, int64_t lo, int
     if (simd_level > 0) return rows_loop_avx2(Y, indices, lo, hi, k, w, c, shift, alpha, v, out);
 #endif
     return rows_loop_portable(Y, indices, lo, hi, k, w, c, shift, alpha, v, out);
+}
+
+static double cg_start(const double *x, double *r, int64_t k, int *zero) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (simd_level > 0) return cg_start_avx2(x, r, k, zero);
+#endif
+    return cg_start_portable(x, r, k, zero);
+}
+
+static double cg_first(const double *r, double *p, int64_t k) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (simd_level > 0) return cg_first_avx2(r, p, k);
+#endif
+    return cg_first_portable(r, p, k);
 }
 
 static void cg_step(double *x, double *r, double *p, const double *Ap, int64_t k, double *rs,
@@ -660,9 +746,11 @@ static void block_symv(dgemv_fn gemv, dgemm_fn gemm, const double *B, const doub
 }
 
 /* The doubles of work that cg_rows needs for rank k and rows of at most `longest` entries,
- * with (blas) or without SciPy's BLAS. */
+ * with (blas) or without SciPy's BLAS: no gather buffer with the AVX2 loops (for rank 64
+ * and an item with 10^5 interactions, 53 MB fewer). */
 ML_EXPORT int64_t als_cg_work(int64_t k, int64_t longest, int blas) {
-    return 3 * CG_BLOCK * k + (blas ? (k + 2) * longest : 0);
+    if (simd_level < 0) als_simd(-1);
+    return 3 * CG_BLOCK * k + ((blas && simd_level <= 0) ? (k + 2) * longest : 0);
 }
 
 /* Conjugate-gradient iterations of ALS (see mathlearn/recommender/_implicit.py and
@@ -700,7 +788,7 @@ static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int6
                     int64_t longest, dgemv_fn gemv, dgemm_fn gemm) {
     double *R = work, *P = work + CG_BLOCK * k, *AP = work + 2 * CG_BLOCK * k;
     if (simd_level < 0) als_simd(-1);
-    if (gemv == NULL) longest = 0;
+    if (gemv == NULL || simd_level > 0) longest = 0; /* no gather buffer (als_cg_work) */
     double *s = AP + CG_BLOCK * k, *f = s + longest, *gathered = f + longest;
     int64_t block = (base != NULL && gemm != NULL) ? CG_BLOCK : 1;
     double total = 0.0, d[CG_BLOCK], rs[CG_BLOCK], phi[CG_BLOCK];
@@ -711,7 +799,7 @@ static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int6
         int64_t nb = 0, used = 0;
         while (u0 + nb < n_rows && nb < block) {
             int64_t lo = indptr[u0 + nb], n = indptr[u0 + nb + 1] - lo;
-            int64_t need = (gemv != NULL && n >= CG_GEMV_MIN && simd_level <= 0) ? n : 0;
+            int64_t need = (longest > 0 && n >= CG_GEMV_MIN) ? n : 0;
             if (nb > 0 && used + need > longest) break;
             A[nb] = NULL;
             if (need) {
@@ -727,14 +815,12 @@ static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int6
         for (int64_t j = 0; j < nb; ++j) {
             int64_t lo = indptr[u0 + j], hi = indptr[u0 + j + 1];
             double *x = X + (u0 + j) * k, *r = R + j * k;
-            for (int64_t a = 0; a < k; ++a) r[a] = -r[a];
-            int zero = 1;
-            for (int64_t a = 0; a < k; ++a) zero &= (x[a] == 0.0);
+            int zero;
+            double xx = cg_start(x, r, k, &zero);
             /* From x = 0 (the first sweep's users) the product with x is skipped. */
             phi[j] = rows_product(gemv, A[j], s, f, Y, indices, lo, hi, k, w, c, shift, alpha,
-                                  zero ? NULL : x, r) + d[j] * dot4(x, x, k);
-            memcpy(P + j * k, r, (size_t)k * sizeof(double));
-            rs[j] = dot4(r, r, k);
+                                  zero ? NULL : x, r) + d[j] * xx;
+            rs[j] = cg_first(r, P + j * k, k);
         }
         for (int64_t it = 0; it < steps; ++it) {
             block_symv(gemv, gemm, base, d, P, AP, nb, k);

@@ -31,17 +31,23 @@ def _compiled_cg():
     return fn
 
 
-def cg_work(k: int, longest: int) -> np.ndarray:
-    """The scratch of the compiled CG kernel (``als_cg_work`` of ``_als.c``) for rank ``k``
-    and rows of at most ``longest`` entries: the state of a block of rows iterated together,
-    and, with SciPy's BLAS, the gathered factor rows of the block's long rows."""
+def cg_work_size(k: int, longest: int) -> int:
+    """The doubles of scratch of the compiled CG kernel (``als_cg_work`` of ``_als.c``) for
+    rank ``k`` and rows of at most ``longest`` entries: the state of a block of rows iterated
+    together, and, with SciPy's BLAS and without the kernel's AVX2 loops, the gathered
+    factor rows of the block's long rows."""
     lib = _ext.load("_als")
     assert lib is not None, "called on the compiled routes only"
     fn = lib.als_cg_work
     if fn.argtypes is None:
         fn.restype = ctypes.c_int64
         fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_int]
-    return np.empty(fn(k, longest, int(_ext.blas_pointer("dgemv") is not None)))
+    return int(fn(k, longest, int(_ext.blas_pointer("dgemv") is not None)))
+
+
+def cg_work(k: int, longest: int) -> np.ndarray:
+    """The scratch of :func:`cg_work_size` as a fresh array."""
+    return np.empty(cg_work_size(k, longest))
 
 
 def _compiled_sweeps():
