@@ -192,9 +192,11 @@ class ALS(FactorModel):
     alternately over the users' and the items' blocks, each block a set of independent ridge
     regressions, by default lowered by a few conjugate-gradient steps started from the
     current factors (``solver="cg"``), or solved exactly (``solver="cholesky"``); both by the
-    compiled helper ``mathlearn._ext._als`` where the install built it (its products through
-    SciPy's BLAS), else by batched NumPy. The objective is recorded after every sweep
-    (``objective_``); it cannot increase (up to rounding) with either solver.
+    compiled helper ``mathlearn._ext._als`` where the install built it (the CG loops in AVX2
+    with fused multiply-adds where the processor has them, else SSE2 with SciPy's BLAS for
+    the long rows; the exact solves through SciPy's BLAS), else by batched NumPy. The
+    objective is recorded after every sweep (``objective_``); it cannot increase (up to
+    rounding) with either solver.
 
     Parameters
     ----------
@@ -261,14 +263,15 @@ class ALS(FactorModel):
 
     Cost of a sweep, with N ratings, m = n_users + n_items rows and k' = k + 1 with biases
     (k without), half of it for the users' rows and half for the items': ``"cg"`` takes
-    about 4 (cg_steps + 1) N k' multiply-adds (each row's factor rows gathered once, every
-    product two matrix-vector products on them; the squared error of the objective is
-    carried through the CG steps, not recomputed); ``"cholesky"`` about N k'^2 + m k'^3 / 3
-    (a row with n ratings forms the upper triangle of its normal matrix, n k'^2 / 2, and
-    factorises it). Memory: the factors (m k'), the ratings in both orientations with the
-    permutations between them (2 N values and 4 N indices), one target per rating, and
-    scratch of at most k'^2 + 24 k' + (k' + 2) n_max numbers (n_max the longest row): never
-    a dense users x items matrix. With the compiled helper, the CG sweeps run in one call.
+    about 4 (cg_steps + 1) N k' multiply-adds (every product a pass over the row's factor
+    rows, four at a time, with a dot product and an update each; the squared error of the
+    objective is carried through the CG steps, not recomputed); ``"cholesky"`` about
+    N k'^2 + m k'^3 / 3 (a row with n ratings forms the upper triangle of its normal matrix,
+    n k'^2 / 2, and factorises it). Memory: the factors (m k'), the ratings in both
+    orientations with the permutations between them (2 N values and 4 N indices), one
+    target per rating, and scratch of at most k'^2 + 24 k' + (k' + 2) n_max numbers (n_max
+    the longest row; 24 k' with the AVX2 loops, which gather nothing): never a dense users
+    x items matrix. With the compiled helper, the CG sweeps run in one call.
     CG is the default because, on synthetic rank-32 ratings (5 000 x 1 000 with
     450 000 ratings, and 50 000 x 10 000 with 4.5 M), its sweeps (3 steps) lowered the
     objective as much as the exact sweeps, reaching each of the exact fit's objective values

@@ -112,8 +112,9 @@ def _cg_rows_compiled(fn, R, w, c, Y, X, base, reg, steps, targets, fit_terms, s
     t = c if same else t
     X = np.ascontiguousarray(X, dtype=np.float64)  # already a copy
     terms = np.zeros(1)
-    # With SciPy's dgemv, long rows are gathered once and each product is two BLAS calls;
-    # with its dgemm, the products with base of a block of rows are one call.
+    # With SciPy's dgemv (and the SSE2 loops), long rows are gathered once and each product
+    # is two BLAS calls; with its dgemm, the products with base of a block of rows are one
+    # call.
     work = cg_work(k, longest)
     fn(n_rows, k, _ptr(indptr), _ptr(indices), _ptr(Y), _ptr(w), _ptr(c), _ptr(shift),
        _ptr(base), _ptr(reg), _ptr(X), int(steps), _ptr(t),
@@ -232,8 +233,10 @@ class ImplicitALS(FactorModel):
     solver : {"cg", "cholesky"}, default="cg"
         ``"cg"``: ``cg_steps`` conjugate-gradient iterations per sweep for each row, started
         from the previous sweep's vector (Takacs, Pilaszy, Tikk; compiled in
-        ``mathlearn._ext._als`` where the install built it, each product two calls of
-        SciPy's BLAS dgemv on the row's gathered item vectors, else batched NumPy);
+        ``mathlearn._ext._als`` where the install built it, each product a pass over the
+        row's item vectors in AVX2 with fused multiply-adds where the processor has them,
+        else SSE2 with two calls of SciPy's BLAS dgemv for the long rows; else batched
+        NumPy);
         ``"cholesky"``: the exact solve.
     cg_steps : int, default=3
         CG iterations per row and half-sweep.
@@ -277,8 +280,8 @@ class ImplicitALS(FactorModel):
 
     Complexity: with ``U`` users, ``I`` items, ``N`` observed pairs and rank ``k``, a sweep
     with ``solver="cg"`` costs ``O(s (N k + (U + I) k^2))`` for ``s = cg_steps + 1``
-    products per row (each two matrix-vector products with the row's gathered item or user
-    factors, ``2 n k`` multiply-adds for a row with ``n`` entries, plus the shared ``k x k``
+    products per row (each a pass over the row's item or user factors, a dot product and an
+    update each, ``2 n k`` multiply-adds for a row with ``n`` entries, plus the shared ``k x k``
     Gram term, ``k^2``: with the compiled route, one matrix-matrix product for up to 8
     consecutive rows, which reads the Gram matrix once for them), and ``O((U + I) k^2)``
     for the Gram matrices ``X^T X``, ``Y^T Y``
@@ -288,7 +291,8 @@ class ImplicitALS(FactorModel):
     the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``),
     the pairs in item-major order (``2 N`` numbers; the container, in user-major order as
     :class:`Ratings`' builders leave it, serves as the other), and per-row scratch of
-    ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row). The compiled route forms each
+    ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row; ``O(k^2)`` with the compiled
+    AVX2 loops, which gather nothing). The compiled route forms each
     pair's weight ``alpha r_ui`` and confidence as it goes; the NumPy route stores them
     (``4 N`` more). ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
 
