@@ -35,7 +35,7 @@ ABI_VERSIONS = {
     "_kmeans": 1,
     "_knn": 1,
     "_linkage": 1,
-    "_nmf": 2,
+    "_nmf": 1,
     "_ratings": 3,
     "_refine": 1,
     "_rnn": 2,

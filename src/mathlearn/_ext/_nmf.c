@@ -21,37 +21,26 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int nmf_abi_version(void) { return 2; }
+ML_EXPORT int nmf_abi_version(void) { return 1; }
 
-/* Doubles of W (and as many of B) per block of rows: 32 kB each, so that a block stays in
- * the core's cache through its k column passes. */
-#define HALS_BLOCK 4096
 
 ML_EXPORT double nmf_hals_sweep(int64_t n, int64_t k, double *W, const double *G,
                                 const double *B) {
-    /* Rows in blocks, column t outer within a block, rows inner: the rows' updates are
-     * independent, so the processor overlaps them (row by row, each update would wait for
-     * the previous one), and each row sees its columns in the order t = 0..k-1 as in a
-     * column pass over all rows: the same updates, with W and B read from memory once a
-     * sweep instead of k times. */
+    /* Column t outer, rows inner: the rows' updates are independent, so the processor
+     * overlaps them (row by row, each update would wait for the previous one). */
     double violation = 0.0;
-    int64_t step = HALS_BLOCK / (k > 0 ? k : 1);
-    if (step < 1) step = 1;
-    for (int64_t i0 = 0; i0 < n; i0 += step) {
-        int64_t i1 = (n - i0 < step) ? n : i0 + step;
-        for (int64_t t = 0; t < k; ++t) {
-            const double *g_t = G + t * k;
-            double hess = g_t[t];
-            for (int64_t i = i0; i < i1; ++i) {
-                double *w = W + i * k;
-                double grad = -B[i * k + t];
-                for (int64_t r = 0; r < k; ++r) grad += g_t[r] * w[r];
-                double pg = (w[t] == 0.0 && grad > 0.0) ? 0.0 : grad;
-                violation += fabs(pg);
-                if (hess != 0.0) {
-                    double v = w[t] - grad / hess;
-                    w[t] = v > 0.0 ? v : 0.0;
-                }
+    for (int64_t t = 0; t < k; ++t) {
+        const double *g_t = G + t * k;
+        double hess = g_t[t];
+        for (int64_t i = 0; i < n; ++i) {
+            double *w = W + i * k;
+            double grad = -B[i * k + t];
+            for (int64_t r = 0; r < k; ++r) grad += g_t[r] * w[r];
+            double pg = (w[t] == 0.0 && grad > 0.0) ? 0.0 : grad;
+            violation += fabs(pg);
+            if (hess != 0.0) {
+                double v = w[t] - grad / hess;
+                w[t] = v > 0.0 ? v : 0.0;
             }
         }
     }
