@@ -63,6 +63,28 @@ def test_nnls_routes_agree(rng, monkeypatch):
     np.testing.assert_allclose(small, large, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("k", [1, 7, 10])
+def test_nmf_hals_sweep_routes_agree(rng, k):
+    # The compiled HALS sweep (every column over the rows, each row's gradient summed in a
+    # loop) against the NumPy route (each column's gradients by one matrix-vector product),
+    # with some entries at the bound: the same updates, to rounding.
+    fn = _nmf._compiled_sweep()
+    if fn is None:
+        pytest.skip("_nmf not built (a source tree without `setup.py build_ext --inplace`)")
+    n = 1000
+    H = np.abs(rng.normal(size=(k, 15)))
+    X = np.abs(rng.normal(size=(n, 15)))
+    W0 = np.abs(rng.normal(size=(n, k)))
+    W0[rng.uniform(size=W0.shape) < 0.3] = 0.0
+    G, B = H @ H.T, X @ H.T
+    numpy_W = W0.copy()
+    numpy_violation = _nmf._hals_sweep_numpy(numpy_W, G, B)
+    W = W0.copy()
+    violation = fn(n, k, W.ctypes.data, G.ctypes.data, B.ctypes.data)
+    np.testing.assert_allclose(W, numpy_W, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(violation, numpy_violation, rtol=1e-12)
+
+
 def test_lasso_routes_agree(rng, monkeypatch):
     X = rng.normal(size=(100, 6))
     y = X @ np.array([1.0, 0, 0, -2.0, 0.5, 0]) + 0.1 * rng.normal(size=100)
