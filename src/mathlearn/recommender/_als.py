@@ -137,9 +137,8 @@ def _als_compiled(
 ):
     """The CG sweeps of :func:`als_fit` in one compiled call: the same half-sweeps (the same
     kernel as :func:`cg_rows`) on factors stored with their biases as a last column. Every
-    array the kernel reads or writes is a view of one buffer (one allocation, one address:
-    at a thousand ratings the fit takes half a millisecond, and each ``.ctypes.data`` about
-    a microsecond)."""
+    array the kernel reads or writes is a view of one scratch buffer (one allocation, one
+    ``.ctypes.data``); the factors returned are copies, so the model does not keep it."""
     n_users, n_items = pattern.shape
     k = Q.shape[1]
     w = k + 1 if biases else k
@@ -174,7 +173,6 @@ def _als_compiled(
     hist = views["history"][:n_iter].tolist()
     if not (n_iter > 1 and hist[-2] - hist[-1] <= tol * hist[-2]):
         _warn_unconverged(name, max_iter, tol, stacklevel=5)
-    # Copies: the model keeps its factors, not views of the scratch buffer.
     P, Q = Xu[:, :k].copy(), Xi[:, :k].copy()
     bu = Xu[:, k].copy() if biases else np.zeros(n_users)
     bi = Xi[:, k].copy() if biases else np.zeros(n_items)
