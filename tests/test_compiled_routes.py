@@ -466,23 +466,13 @@ def test_als_cg_routes_agree(monkeypatch, biases, als_simd):
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS
-    from mathlearn.recommender import _als as rec_als
-    from mathlearn.recommender import _implicit as rec_implicit
 
     if _ext.load("_als") is None:
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=6)
     make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver="cg",  # noqa: E731
                        biases=biases, random_state=0)  # fmt: skip
-    compiled = make().fit(r)
-    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
-    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
-    numpy_route = make().fit(r)
-    _check_same_factors(compiled, numpy_route)
-    np.testing.assert_allclose(compiled.user_bias_, numpy_route.user_bias_, rtol=1e-9,
-                               atol=1e-12)  # fmt: skip
-    np.testing.assert_allclose(compiled.item_bias_, numpy_route.item_bias_, rtol=1e-9,
-                               atol=1e-12)  # fmt: skip
+    _check_als_cg_routes_agree(monkeypatch, make, r)
 
 
 def test_als_cg_stops_at_the_same_sweep_on_both_routes(monkeypatch):
@@ -517,6 +507,22 @@ def test_als_cg_stops_at_the_same_sweep_on_both_routes(monkeypatch):
     assert fits() == compiled
 
 
+def _check_als_cg_routes_agree(monkeypatch, make, r):
+    """ALS fitted by ``make()`` on ``r`` through the compiled CG sweeps, then through the
+    NumPy route (padded blocks): the same factors, biases and objectives to rounding."""
+    from mathlearn.recommender import _als as rec_als
+    from mathlearn.recommender import _implicit as rec_implicit
+
+    compiled = make().fit(r)
+    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
+    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
+    numpy_route = make().fit(r)
+    _check_same_factors(compiled, numpy_route)
+    for name in ("user_bias_", "item_bias_"):
+        np.testing.assert_allclose(getattr(compiled, name), getattr(numpy_route, name),
+                                   rtol=1e-9, atol=1e-12)  # fmt: skip
+
+
 def _check_same_factors(compiled, numpy_route):
     np.testing.assert_allclose(compiled.user_factors_, numpy_route.user_factors_, rtol=1e-9,
                                atol=1e-12)  # fmt: skip
@@ -532,8 +538,6 @@ def test_als_cg_rows_of_every_length_agree_with_the_numpy_route(monkeypatch, als
     # one by one: rows of 1 to 13 entries and widths k + 1 = 2, 4, 7 and 33 cover every
     # remainder, against the NumPy route (padded blocks) to rounding.
     from mathlearn.recommender import ALS, Ratings
-    from mathlearn.recommender import _als as rec_als
-    from mathlearn.recommender import _implicit as rec_implicit
 
     rng = np.random.default_rng(11)
     users, items = [], []
@@ -544,13 +548,7 @@ def test_als_cg_rows_of_every_length_agree_with_the_numpy_route(monkeypatch, als
     r = Ratings.from_triples(users, items, rng.normal(3.0, 1.0, len(users)))
     make = lambda: ALS(k, regularization=0.1, max_iter=3, tol=0.0, solver="cg",  # noqa: E731
                        random_state=0)  # fmt: skip
-    compiled = make().fit(r)
-    monkeypatch.setattr(rec_als, "_compiled_sweeps", lambda: None)
-    monkeypatch.setattr(rec_implicit, "_compiled_cg", lambda: None)
-    numpy_route = make().fit(r)
-    _check_same_factors(compiled, numpy_route)
-    np.testing.assert_allclose(compiled.item_bias_, numpy_route.item_bias_, rtol=1e-9,
-                               atol=1e-12)  # fmt: skip
+    _check_als_cg_routes_agree(monkeypatch, make, r)
 
 
 def test_implicit_cg_routes_agree(monkeypatch, als_simd):

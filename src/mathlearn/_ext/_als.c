@@ -484,6 +484,13 @@ static double cg_first_portable(const double *r, double *p, int64_t k) {
 #include <immintrin.h>
 #define ALS_AVX2 __attribute__((target("avx2,fma")))
 
+/* (v0 + v1) + (v2 + v3): the four lanes of a partial sum, in a fixed order. */
+ALS_AVX2 static inline double hsum_avx2(__m256d v) {
+    double l[4];
+    _mm256_storeu_pd(l, v);
+    return (l[0] + l[1]) + (l[2] + l[3]);
+}
+
 ALS_AVX2 static inline void dot_rows4_avx2(const double *const *y, const double *v, int64_t k,
                                            double *d) {
     __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
@@ -495,16 +502,12 @@ ALS_AVX2 static inline void dot_rows4_avx2(const double *const *y, const double 
         a2 = _mm256_fmadd_pd(_mm256_loadu_pd(y[2] + a), v0, a2);
         a3 = _mm256_fmadd_pd(_mm256_loadu_pd(y[3] + a), v0, a3);
     }
-    double lanes[4][4];
-    _mm256_storeu_pd(lanes[0], a0);
-    _mm256_storeu_pd(lanes[1], a1);
-    _mm256_storeu_pd(lanes[2], a2);
-    _mm256_storeu_pd(lanes[3], a3);
-    for (int j = 0; j < 4; ++j) {
-        double s = (lanes[j][0] + lanes[j][1]) + (lanes[j][2] + lanes[j][3]);
-        for (int64_t t = a; t < k; ++t) s += y[j][t] * v[t];
-        d[j] = s;
-    }
+    d[0] = hsum_avx2(a0);
+    d[1] = hsum_avx2(a1);
+    d[2] = hsum_avx2(a2);
+    d[3] = hsum_avx2(a3);
+    for (int j = 0; j < 4; ++j)
+        for (int64_t t = a; t < k; ++t) d[j] += y[j][t] * v[t];
 }
 
 ALS_AVX2 static inline void axpy_rows4_avx2(const double *const *y, const double *f, int64_t k,
@@ -535,10 +538,7 @@ ALS_AVX2 static inline void dot_pair_avx2(const double *p, const double *a_, con
         sa = _mm256_fmadd_pd(p0, _mm256_loadu_pd(a_ + a), sa);
         sb = _mm256_fmadd_pd(p0, _mm256_loadu_pd(b_ + a), sb);
     }
-    double la[4], lb[4];
-    _mm256_storeu_pd(la, sa);
-    _mm256_storeu_pd(lb, sb);
-    double ta = (la[0] + la[1]) + (la[2] + la[3]), tb = (lb[0] + lb[1]) + (lb[2] + lb[3]);
+    double ta = hsum_avx2(sa), tb = hsum_avx2(sb);
     for (; a < k; ++a) {
         ta += p[a] * a_[a];
         tb += p[a] * b_[a];
@@ -558,9 +558,7 @@ ALS_AVX2 static inline double cg_update_avx2(double *x, double *r, const double 
         _mm256_storeu_pd(r + a, r0);
         acc = _mm256_fmadd_pd(r0, r0, acc);
     }
-    double l[4];
-    _mm256_storeu_pd(l, acc);
-    double rr = (l[0] + l[1]) + (l[2] + l[3]);
+    double rr = hsum_avx2(acc);
     for (; a < k; ++a) {
         x[a] += step * p[a];
         r[a] -= step * Ap[a];
@@ -589,9 +587,7 @@ ALS_AVX2 static double cg_start_avx2(const double *x, double *r, int64_t k, int 
         acc = _mm256_fmadd_pd(xv, xv, acc);
         nz = _mm256_or_pd(nz, _mm256_cmp_pd(xv, _mm256_setzero_pd(), _CMP_NEQ_UQ));
     }
-    double l[4];
-    _mm256_storeu_pd(l, acc);
-    double xx = (l[0] + l[1]) + (l[2] + l[3]);
+    double xx = hsum_avx2(acc);
     int z = _mm256_movemask_pd(nz) == 0;
     for (; a < k; ++a) {
         r[a] = -r[a];
@@ -610,9 +606,7 @@ ALS_AVX2 static double cg_first_avx2(const double *r, double *p, int64_t k) {
         _mm256_storeu_pd(p + a, rv);
         acc = _mm256_fmadd_pd(rv, rv, acc);
     }
-    double l[4];
-    _mm256_storeu_pd(l, acc);
-    double rr = (l[0] + l[1]) + (l[2] + l[3]);
+    double rr = hsum_avx2(acc);
     for (; a < k; ++a) {
         p[a] = r[a];
         rr += r[a] * r[a];
