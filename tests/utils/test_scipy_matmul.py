@@ -10,7 +10,16 @@ results: their difference is at most ``2 gamma_k |A| |B|``.
 import numpy as np
 import pytest
 
-from mathlearn.utils._threads import faulted_empty, matmul_beside_scipy, scipy_matmul
+from mathlearn.utils._columns import class_sums
+from mathlearn.utils._threads import (
+    faulted_empty,
+    gram_beside_scipy,
+    matmul_beside_scipy,
+    mirror_lower,
+    scipy_gram,
+    scipy_matmul,
+)
+from mathlearn.utils.linalg import symmetric_operator
 
 
 def _layouts(M):
@@ -92,3 +101,76 @@ def test_gram_into_a_faulted_buffer_is_numpys_symmetric_product():
     D = np.matmul(X, X.T, out=faulted_empty((700, 700)))
     np.testing.assert_array_equal(D, np.matmul(X, X.T))
     np.testing.assert_array_equal(D, D.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_matrix_times_a_vector_is_numpys_to_rounding(dtype):
+    rng = np.random.default_rng(2)
+    A0, v = rng.normal(size=(6, 4)).astype(dtype), rng.normal(size=4).astype(dtype)
+    for A in _layouts(A0):
+        c = scipy_matmul(A, v)
+        assert c.shape == (6,) and c.dtype == dtype
+        _check(c[:, None], A, v[:, None])
+
+
+@pytest.mark.parametrize("n", [1, 2, 63, 64, 65, 130])
+def test_mirror_lower_copies_the_lower_triangle_exactly(n):
+    L = np.tril(np.random.default_rng(n).normal(size=(n, n)))
+    G = mirror_lower(L.copy())
+    np.testing.assert_array_equal(np.tril(G), L)
+    np.testing.assert_array_equal(G, G.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 3), (70, 9), (40, 130)])
+def test_the_gram_on_scipys_blas_is_numpys_to_rounding_and_exactly_symmetric(dtype, shape):
+    A0 = np.random.default_rng(3).normal(size=shape).astype(dtype)
+    for A in _layouts(A0):
+        G = scipy_gram(A)
+        assert G.flags.c_contiguous
+        np.testing.assert_array_equal(G, G.T)
+        _check(G, A, A.T)
+        out = faulted_empty((shape[0], shape[0]), dtype)
+        assert scipy_gram(A, out=out) is out
+        np.testing.assert_array_equal(out, G)
+    assert scipy_gram(np.ones((0, 3))).shape == (0, 0)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        scipy_gram(A0, out=np.empty((shape[0] + 1, shape[0]), dtype))
+
+
+def test_the_gram_beside_scipy_follows_the_thread_count(monkeypatch):
+    import mathlearn.utils._threads as threads
+
+    A = np.random.default_rng(4).normal(size=(6, 3))
+    monkeypatch.setattr(threads, "blas_threads", lambda: 1)
+    np.testing.assert_array_equal(gram_beside_scipy()(A), A @ A.T)
+    monkeypatch.setattr(threads, "blas_threads", lambda: 2)
+    assert gram_beside_scipy() is scipy_gram
+
+
+def test_symmetric_operator_is_the_matrix_to_rounding():
+    # symv reads one triangle: for an exactly symmetric matrix, the product's error bound is
+    # that of any computed product (gamma_N |A| |v|, for each of the two results).
+    rng = np.random.default_rng(5)
+    M = rng.normal(size=(50, 50))
+    A = M + M.T
+    V = rng.normal(size=(50, 3))
+    for layout in (A, np.asfortranarray(A)):
+        op = symmetric_operator(layout)
+        assert op.shape == (50, 50)
+        _check((op @ V[:, 0])[:, None], A, V[:, :1])
+        _check(op @ V, A, V)
+    with pytest.raises(ValueError, match="square float64"):
+        symmetric_operator(np.ones((2, 3)))
+
+
+def test_class_sums_through_the_scipy_product_agree_with_numpys():
+    rng = np.random.default_rng(6)
+    X, labels = rng.normal(size=(300, 7)), rng.integers(0, 3, 300)
+    ref = np.stack([X[labels == c].sum(axis=0) for c in range(3)])
+    u = np.finfo(float).eps / 2
+    bound = (
+        2 * 300 * u / (1 - 300 * u) * np.stack([np.abs(X[labels == c]).sum(0) for c in range(3)])
+    )
+    for mm in (np.matmul, scipy_matmul):
+        assert np.all(np.abs(class_sums(X, labels, 3, mm) - ref) <= bound)

@@ -119,13 +119,14 @@ def column_sumsq(X: np.ndarray) -> np.ndarray:
 _ONE_HOT_MAX_CLASSES = 32
 
 
-def class_sums(X: np.ndarray, labels: np.ndarray, n_classes: int) -> np.ndarray:
+def class_sums(X: np.ndarray, labels: np.ndarray, n_classes: int, matmul=np.matmul) -> np.ndarray:
     """``S[c] = sum_{i: labels_i = c} x_i``, shape ``(n_classes, D)``.
 
     ``np.add.at(S, labels, X)`` computes the same with an unbuffered scatter of single
     elements (about 7 ns an entry of ``X``); for few classes the product of a block of
-    one-hot rows with the block of ``X`` is a BLAS call, for many a weighted ``bincount``
-    per column, whichever costs fewer operations.
+    one-hot rows with the block of ``X`` is a BLAS call (taken by ``matmul``: a caller that
+    goes on to SciPy's LAPACK passes ``utils._threads.matmul_beside_scipy()``), for many a
+    weighted ``bincount`` per column, whichever costs fewer operations.
 
     Examples
     --------
@@ -149,5 +150,5 @@ def class_sums(X: np.ndarray, labels: np.ndarray, n_classes: int) -> np.ndarray:
         lb = labels[start : start + block]
         O = onehot[: lb.shape[0]]
         np.equal(lb[:, None], classes, out=O, casting="unsafe")
-        out += O.T @ X[start : start + block]
+        out += matmul(O.T, X[start : start + block])
     return out
