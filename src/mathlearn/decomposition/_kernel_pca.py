@@ -18,7 +18,7 @@ from ..base import (
 from ..kernels import Kernel, get_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
-from ..utils.linalg import solve_psd
+from ..utils.linalg import solve_psd, symmetric_operator
 from ..utils.validation import all_finite, check_random_state, validate_data
 from ._base import flip_rows, top_eigh
 
@@ -259,7 +259,14 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("eigen_solver='arpack' needs n_components < n_samples.")
             rng = check_random_state(self.random_state)
             v0 = rng.uniform(-1.0, 1.0, n)
-            w, V = eigsh(K, want, which="LA", tol=self.tol, maxiter=self.max_iter, v0=v0)
+            w, V = eigsh(
+                symmetric_operator(K),
+                want,
+                which="LA",
+                tol=self.tol,
+                maxiter=self.max_iter,
+                v0=v0,
+            )
             order = np.argsort(w)[::-1]
             w, V = w[order], V[:, order]
         # Components with non-positive eigenvalue carry no variance and cannot be normalised

@@ -19,6 +19,7 @@ from ..base import (
 from ..utils._columns import class_sums
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import centred_linear_map
+from ..utils._threads import gram_beside_scipy, matmul_beside_scipy
 from ..utils.linalg import cholesky
 from ..utils.validation import check_array, validate_data
 
@@ -28,9 +29,10 @@ _CONVENTIONS = ("pooled", "normalized")
 
 
 def _class_means(X, y_idx, n_classes):
-    """Class counts and means (``class_sums``: a BLAS product for few classes)."""
+    """Class counts and means (``class_sums``: a BLAS product for few classes, in SciPy's
+    BLAS where the eigensolvers that follow run; see ``fisher_directions``)."""
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
-    return counts, class_sums(X, y_idx, n_classes) / counts[:, None]
+    return counts, class_sums(X, y_idx, n_classes, matmul_beside_scipy()) / counts[:, None]
 
 
 def _within(R, counts, y_idx, convention):
@@ -131,6 +133,9 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
     n, d = X.shape
     if scatter not in _CONVENTIONS:
         raise ValueError(f"scatter must be one of {_CONVENTIONS}; got {scatter!r}.")
+    # Products beside SciPy's eigensolvers run in SciPy's BLAS (a switch between NumPy's and
+    # SciPy's thread pools can stall; see utils._threads.scipy_matmul).
+    mm, gram = matmul_beside_scipy(), gram_beside_scipy()
     counts, means = _class_means(X, y_idx, C)
     xbar = counts @ means / n  # the overall mean, from the class sums
     R = X - means[y_idx]  # within-class residuals (one N x D temporary)
@@ -149,7 +154,7 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
         # is invariant under it). Otherwise the deviations are taken in units of each
         # column's largest entry, and S_w from the rescaled data.
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            G = R.T @ R  # checked below
+            G = gram(R.T)  # checked below
         g = np.diag(G).copy()
         if np.all((g > n * 2.0**-480) & (g < 2.0**480)):
             sd = np.sqrt(g / n)
@@ -172,8 +177,8 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
         if ok:
             if Sw is None:
                 A = within()
-                Sw = A.T @ A
-            Sb = B.T @ B
+                Sw = gram(A.T)
+            Sb = gram(B.T)
             try:
                 cholesky(Sw, jitter=None, name="S_w")
                 cond = np.linalg.cond(Sw)
@@ -197,10 +202,10 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
         if A is None:
             A = within()
         U = _whiten_within(A, tol, Sw)
-        BU = B @ U
-        w, Q = sla.eigh(BU.T @ BU, check_finite=False)
+        BU = mm(B, U)
+        w, Q = sla.eigh(gram(BU.T), check_finite=False)
         w, Q = w[::-1], Q[:, ::-1]
-        W = U @ Q
+        W = mm(U, Q)
     else:
         if A is None:
             A = within()
@@ -208,17 +213,17 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
         Xc = (X - xbar) / sd
         _, _, Vt = sla.svd(Xc, full_matrices=False, check_finite=False)
         P = Vt[:r].T
-        AP, BP = A @ P, B @ P
-        Swr = AP.T @ AP
+        AP, BP = mm(A, P), mm(B, P)
+        Swr = gram(AP.T)
         try:
-            w, Q = sla.eigh(BP.T @ BP, Swr, check_finite=False)
+            w, Q = sla.eigh(gram(BP.T), Swr, check_finite=False)
         except np.linalg.LinAlgError:
             raise ValueError(
                 "S_w is singular even after PCA to n_samples - n_classes dimensions "
                 "(collinear data); use solver='simultaneous'."
             ) from None
         w, Q = w[::-1], Q[:, ::-1]
-        W = P @ Q
+        W = mm(P, Q)
     if W.shape[1] < k:
         # The simultaneous route keeps the range of S_w only.
         raise ValueError(
@@ -231,7 +236,7 @@ def fisher_directions(X, y_idx, C, k, *, solver="auto", scatter="pooled", tol=1e
     W = W[:, :k]
     # Scale so that the ML estimate of the shared within-class covariance of the
     # projections is I (W^T S_w W = I holds before this for the pooled convention).
-    AW = R @ (W / sd[:, None])  # ((X - means[y]) / sd) @ W, without an N x D temporary
+    AW = mm(R, W / sd[:, None])  # ((X - means[y]) / sd) @ W, without an N x D temporary
     norms = np.sqrt(np.einsum("ij,ij->j", AW, AW) / n)
     norms[norms == 0] = 1.0
     W = W / norms / sd[:, None]  # back to the original units
@@ -247,15 +252,16 @@ def _whiten_within(A, tol, S=None):
     """``U`` with ``U^T A^T A U = I`` spanning the range of ``S_w = A^T A`` (``S``, when
     given, is ``A^T A`` already formed)."""
     n, d = A.shape
+    mm, gram = matmul_beside_scipy(), gram_beside_scipy()  # (as in fisher_directions)
     if n < d:
         # Algorithm 2, steps 1-2: eigendecompose the N x N Gram of the within-class
         # centred data and set U = A^T V_w Lambda_w^{-1} (Lemma 1: Lambda^{-1} whitens).
-        g, V = sla.eigh(A @ A.T, check_finite=False)
+        g, V = sla.eigh(gram(A), check_finite=False)
         keep = g > tol * max(g[-1], 0.0)
         if not keep.any():
             raise ValueError("the within-class scatter is zero (every class is one point).")
-        return (A.T @ V[:, keep]) / g[keep]
-    g, V = sla.eigh(A.T @ A if S is None else S, check_finite=False)
+        return mm(A.T, V[:, keep]) / g[keep]
+    g, V = sla.eigh(gram(A.T) if S is None else S, check_finite=False)
     keep = g > tol * max(g[-1], 0.0)
     if not keep.any():
         raise ValueError("the within-class scatter is zero (every class is one point).")

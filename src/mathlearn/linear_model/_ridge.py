@@ -10,6 +10,7 @@ import numpy as np
 from ..base import _fit_context
 from ..utils._backend import is_dask
 from ..utils._param_validation import Interval
+from ..utils._threads import gram_beside_scipy, matmul_beside_scipy
 from ..utils.linalg import solve_psd
 from ._base import LinearModel, pow2_scale, prepare_data, validate_xy, weights_or_none
 from ._gram import centred_gram
@@ -150,9 +151,12 @@ class Ridge(LinearModel):
             self.solver_ = "primal"
         else:
             Xc = Xw - xo
-            K = Xc @ Xc.T
+            # the Gram and the product after the Cholesky solve in SciPy's BLAS, beside its
+            # LAPACK (a switch between NumPy's and SciPy's thread pools can stall; see
+            # utils._threads.scipy_matmul)
+            K = gram_beside_scipy()(Xc)
             K[np.diag_indices(n)] += alpha_s
-            coef = Xc.T @ _solve_spd(K, yw - yo, "X X^T + alpha I")
+            coef = matmul_beside_scipy()(Xc.T, _solve_spd(K, yw - yo, "X X^T + alpha I"))
             self.solver_ = "dual"
         self._set_coef(coef, prep)
         return self

@@ -13,6 +13,7 @@ from ..base import BaseEstimator, _fit_context
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
+from ..utils.linalg import symmetric_operator
 from ..utils.validation import check_array, validate_data
 
 __all__ = ["MDS"]
@@ -62,7 +63,8 @@ def classical_mds(D2: np.ndarray, n_components: int, *, overwrite: bool = False)
     if n >= _LANCZOS_MIN_N and k <= n // 10:
         # A fixed start vector keeps the result deterministic.
         v0 = np.random.default_rng(0).uniform(-1.0, 1.0, n)
-        w, V = spla.eigsh(B, k=k, which="LA", tol=0.0, v0=v0)
+        # (symv products in SciPy's BLAS: half the memory traffic of a general product)
+        w, V = spla.eigsh(symmetric_operator(B), k=k, which="LA", tol=0.0, v0=v0)
         order = np.argsort(w)
         w, V = w[order], V[:, order]
     elif k > n // 4:
