@@ -30,7 +30,13 @@ default): NumPy's and SciPy's wheels each carry an OpenBLAS with its own thread 
 workers spin for about 0.1 s after a job, and on a machine with no more cores than threads a
 pool left spinning by one side's last call slows the other side's next one by a scheduler tick
 or more. The pause lets both pools go idle, so each side is timed with the machine to itself;
-the switches inside one fit are still timed.
+the switches inside one fit are still timed. A pause also leaves the processor cold: on this
+project's machine, straight after another fit and after 30 ms of sleep, SGDMatrixFactorization
+on 1 000 ratings took 0.62 and 1.21 ms, surprise's SVD 0.75 and 1.11 ms (one thread; a 0.3 s
+Python loop instead of the sleep cost more still): the side whose fit runs more Python code
+loses more. So where a fit takes under 50 ms, the pause is followed
+by one untimed fit of the same side, and the next one is timed: each side is measured warm, as
+in any loop of fits, with the other side's pools idle.
 
 Each case runs in its own process, so one case's thread pools and caches cannot slow the
 next. A size is skipped once one fit of either side at the previous size took longer than
@@ -102,6 +108,11 @@ def all_cases() -> list:
     return cases
 
 
+# Fits faster than this (seconds) are timed after one untimed fit that follows the settle
+# pause (see the module docstring).
+WARM_BELOW = 0.05
+
+
 def _run_case_in_child(
     case_name: str, sizes: list[int], budget: float, wide: bool, settle: float = 0.0
 ) -> list:
@@ -147,6 +158,9 @@ def _run_case_in_child(
                 gc.collect()
                 if settle:
                     time.sleep(settle)
+                    if slower < WARM_BELOW:
+                        fn()  # untimed: this side's code, data and pool warm again
+                        gc.collect()
                 t0 = time.perf_counter()
                 fn()
                 acc.append(time.perf_counter() - t0)
@@ -388,7 +402,9 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         "our time in N from 1e3 up."
         + "".join(
             f" At {threads} threads each timed fit follows a {_settle(settle, threads):g} s"
-            " pause (`--settle`) in which both sides' BLAS thread pools go idle."
+            " pause (`--settle`) in which both sides' BLAS thread pools go idle (then, where"
+            f" a fit takes under {WARM_BELOW * 1e3:g} ms, one untimed fit of the same side:"
+            " the pause leaves the processor cold, see `sweep.py`)."
             for threads in sorted({t for _, t in results})
             if _settle(settle, threads) > 0
         ),
