@@ -59,6 +59,7 @@ import json
 import math
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -483,7 +484,8 @@ def main(argv=None) -> int:
             print(f"{c.family:24s} {c.name}")
         return 0
     results = run(args)
-    command = "python benchmarks/sweep.py " + " ".join(argv or sys.argv[1:])
+    # (quoted where needed: case names have spaces)
+    command = "python benchmarks/sweep.py " + shlex.join(argv or sys.argv[1:])
     text = markdown(results, command, args.section, args.settle)
     print(text)
     if args.write:
