@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 
-from ._threads import faulted_empty, gram_beside_scipy, matmul_beside_scipy
+from ._threads import faulted_empty, gram_beside_scipy
 
 __all__ = [
     "log_sigmoid",
@@ -264,8 +264,11 @@ def expanded_squared_distances(
         # and the near-pair scan by blocks of rows that stay in cache: one pass over the
         # N x N result instead of five, the same operations on every entry. The diagonal is
         # kept out of the recomputation (inf) and set to 0.
-        # (in SciPy's BLAS when threaded: most kernels go next to SciPy's LAPACK; see
-        # utils._threads.scipy_matmul)
+        # (in SciPy's BLAS when threaded: a square kernel matrix goes next to SciPy's
+        # Cholesky or eigensolver, see utils._threads.scipy_matmul; a cross-kernel, in
+        # _expand, stays in NumPy's, since NumPy products of it follow: a prediction's
+        # K(X*, X) alpha, Nystroem's K(X, C) times its normalisation, which after a
+        # cross-kernel in SciPy's pool took 2.1 times as long at two threads)
         D = gram_beside_scipy()(X, out=faulted_empty((X.shape[0], X.shape[0]), X.dtype))
         step = max(1, _BLOCK // D.shape[1])
         for start in range(0, D.shape[0], step):
@@ -310,14 +313,13 @@ def _expand(
 ) -> np.ndarray:
     """``||x||^2 + ||y||^2 - 2 x^T y`` through one BLAS product, clipped at 0 (into ``out``
     when given)."""
-    mm = matmul_beside_scipy()  # (as for X X^T in expanded_squared_distances)
     if Y is not X and X.shape[1] < Y.shape[0]:
         # -2 x^T y with the factor on the smaller operand: scaling by -2 is exact, so this is
         # bit for bit (-2) (x^T y), one pass over the (N, M) result fewer. (X X^T itself stays
         # one symmetric product, exactly symmetric.)
-        D = mm(X * -2.0, Y.T, out=out)
+        D = np.matmul(X * -2.0, Y.T, out=out)
     else:
-        D = mm(X, Y.T, out=out)
+        D = np.matmul(X, Y.T, out=out)
         D *= -2.0
     D += xn[:, None]
     D += yn[None, :]
