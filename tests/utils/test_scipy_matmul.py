@@ -123,7 +123,14 @@ def test_mirror_lower_copies_the_lower_triangle_exactly(n):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("shape", [(1, 1), (5, 3), (70, 9), (40, 130)])
-def test_the_gram_on_scipys_blas_is_numpys_to_rounding_and_exactly_symmetric(dtype, shape):
+@pytest.mark.parametrize("smallest", [0, 1 << 16])
+def test_the_gram_on_scipys_blas_is_numpys_to_rounding_and_exactly_symmetric(
+    dtype, shape, smallest, monkeypatch
+):
+    # smallest=0: every shape through SciPy's syrk; the default: the small ones through NumPy
+    import mathlearn.utils._threads as threads
+
+    monkeypatch.setattr(threads, "_SMALL_PRODUCT", smallest)
     A0 = np.random.default_rng(3).normal(size=shape).astype(dtype)
     for A in _layouts(A0):
         G = scipy_gram(A)
@@ -134,7 +141,7 @@ def test_the_gram_on_scipys_blas_is_numpys_to_rounding_and_exactly_symmetric(dty
         assert scipy_gram(A, out=out) is out
         np.testing.assert_array_equal(out, G)
     assert scipy_gram(np.ones((0, 3))).shape == (0, 0)
-    with pytest.raises(ValueError, match="C-contiguous"):
+    with pytest.raises(ValueError, match=r"C-contiguous|mismatch"):
         scipy_gram(A0, out=np.empty((shape[0] + 1, shape[0]), dtype))
 
 

@@ -103,6 +103,10 @@ def scipy_matmul(A, B, out=None):
     return out
 
 
+# Multiply-adds below which a product runs on one thread anyway (see serial_blas).
+_SMALL_PRODUCT = 1 << 16
+
+
 def scipy_gram(A, out=None):
     """``A @ A.T`` for a 2-D float array, computed by SciPy's BLAS (``syrk``: one triangle,
     half the multiply-adds of a general product, then mirrored), for the same reason as
@@ -112,7 +116,14 @@ def scipy_gram(A, out=None):
     from scipy.linalg.blas import get_blas_funcs
 
     A = np.asarray(A)
-    if A.dtype not in (np.float32, np.float64) or A.ndim != 2 or 0 in A.shape:
+    if (
+        A.dtype not in (np.float32, np.float64)
+        or A.ndim != 2
+        or 0 in A.shape
+        or A.shape[0] ** 2 * A.shape[1] < _SMALL_PRODUCT
+    ):
+        # (too small for BLAS to start a pool: NumPy's product, without the Python steps
+        # below, which cost more than the product itself there)
         return np.matmul(A, A.T, out=out)
     n = A.shape[0]
     if out is not None and (
