@@ -33,14 +33,15 @@ _DENSE_LIMIT = 500
 # eigenvalues, mapped to 1 / (lambda - sigma), are far apart from the rest.
 _SIGMA = -1e-5
 # A sparse Laplacian with more than this fraction of its N^2 entries set is factorised
-# densely between these numbers of points (packed: 7.8 MB at 1 400, 1.6 GB at 20 000):
-# from about 5% the sparse LU of a k-NN graph costs as much as dense Cholesky and beyond it
-# much more. Below 1 400 points ARPACK's pivoted LU holds less memory than the packed
-# factor (SpectralEmbedding, N / 10 neighbours: 11.5 against 14.1 MB at 1 000 points, the
-# peer 10.6; from 1 300 points the packed factor is under the peer's peak, 18.2 against
-# 18.8 MB, and 2.5 times faster than ARPACK's LU: 0.38 against 0.91 of the peer's time).
+# densely between these numbers of points (packed: 2.6 MB at 800, 1.6 GB at 20 000): from
+# about 5% the sparse LU of a k-NN graph costs as much as dense Cholesky and beyond it much
+# more. Below 800 points ARPACK's pivoted LU holds less memory than the packed factor, from
+# 800 up more (SpectralEmbedding, N / 10 neighbours, peak memory of a fit, LU / packed /
+# the peer: 5.19 / 5.35 / 4.60 MB at 700 points, 6.57 / 6.06 at 800, 9.85 / 8.63 / 10.16 at
+# 1 000, 16.85 / 14.51 / 16.67 at 1 300), and the packed factor is about twice as fast at
+# every size (fit 35 / 21 ms at 700 points, 82 / 43 at 1 000, 158 / 76 at 1 300).
 _DENSE_FRACTION = 0.05
-_DENSE_FACTOR_MIN_N = 1_400
+_DENSE_FACTOR_MIN_N = 800
 _DENSE_FACTOR_MAX_N = 20_000
 # Rows of the k-NN search's blocks (of distances and partial-sort indices, each as many
 # entries as rows times N) where the dense eigensolver follows: small against its N x N
@@ -68,7 +69,7 @@ def bottom_eigenpairs(
     factorised matrix is positive definite even with the zero eigenvalues of a disconnected
     graph), converged to machine precision (``tol=0``); ``L - sigma I`` is factorised as the
     positive definite matrix it is (:func:`_shift_invert`): packed Cholesky, ``O(N^3 / 3)``
-    time and ``N^2 / 2`` memory, when dense or a graph over 5% full (from 1 400 points;
+    time and ``N^2 / 2`` memory, when dense or a graph over 5% full (from 800 points;
     below, ARPACK's own sparse LU), an unpivoted sparse LU on a minimum-degree ordering
     (the fill of a sparse Cholesky) for a sparse k-NN graph; each Lanczos step is one pair
     of triangular solves.
