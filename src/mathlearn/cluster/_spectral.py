@@ -35,8 +35,9 @@ _SIGMA = -1e-5
 # A sparse Laplacian with more than this fraction of its N^2 entries set is factorised
 # densely between these numbers of points (packed: 2.6 MB at 800, 1.6 GB at 20 000): from
 # about 5% the sparse LU of a k-NN graph costs as much as dense Cholesky and beyond it much
-# more. Below 800 points ARPACK's pivoted LU holds less memory than the packed factor, from
-# 800 up more (SpectralEmbedding, N / 10 neighbours, peak memory of a fit, LU / packed /
+# more. Below 800 points a fit through ARPACK's pivoted LU holds less memory than one
+# through the packed factor, from 800 points more (SpectralEmbedding, N / 10 neighbours,
+# peak memory of a fit, LU / packed /
 # the peer: 5.19 / 5.35 / 4.60 MB at 700 points, 6.57 / 6.06 at 800, 9.85 / 8.63 / 10.16 at
 # 1 000, 16.85 / 14.51 / 16.67 at 1 300), and the packed factor is about twice as fast at
 # every size (fit 35 / 21 ms at 700 points, 82 / 43 at 1 000, 158 / 76 at 1 300).
