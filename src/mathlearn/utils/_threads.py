@@ -34,7 +34,11 @@ def blas_threads() -> int:
     return max((lib.num_threads for lib in _blas_libs()), default=1)
 
 
-def serial_blas(work: float = float("inf"), threshold: float = float(1 << 16)):
+# Multiply-adds below which OpenBLAS runs a product on one thread anyway.
+_SMALL_PRODUCT = 1 << 16
+
+
+def serial_blas(work: float = float("inf"), threshold: float = float(_SMALL_PRODUCT)):
     """A context in which BLAS runs on one thread when ``work`` (multiply-adds of a single
     product) is at least ``threshold``, else a no-op context (BLAS does not start its pool
     for smaller products anyway). Without ``work``: always one thread.
@@ -103,10 +107,6 @@ def scipy_matmul(A, B, out=None):
     return out
 
 
-# Multiply-adds below which a product runs on one thread anyway (see serial_blas).
-_SMALL_PRODUCT = 1 << 16
-
-
 def scipy_gram(A, out=None):
     """``A @ A.T`` for a 2-D float array, computed by SciPy's BLAS (``syrk``: one triangle,
     half the multiply-adds of a general product, then mirrored), for the same reason as
@@ -139,9 +139,8 @@ def scipy_gram(A, out=None):
     else:
         G = syrk(1.0, np.asfortranarray(A), trans=0, lower=0, **kw)
     # G is Fortran-ordered with its upper triangle set: Gᵀ is C-ordered with the lower one
-    if out is not None and not np.shares_memory(G, out):  # (never: c is F-contiguous)
-        out[...] = G.T
-        G = out.T
+    # (with out given, G is out's Fortran view itself: an F-contiguous c of the right type
+    # is written in place)
     mirror_lower(G.T)
     return G.T if out is None else out
 
