@@ -130,6 +130,25 @@ def test_bad_input(rng):
         KernelPCA(kernel="cosine").fit(X)
     with pytest.raises(ValueError, match="square"):
         KernelPCA(kernel="precomputed").fit(X)
+    # Both eigen routes read one triangle, so a matrix that is not symmetric would be
+    # silently replaced by its lower half: refused instead, naming the asymmetry.
+    K = RBF(1.0)(rng.normal(size=(12, 2)))
+    K[0, 5] += 0.1
+    for solver in ("dense", "arpack"):
+        with pytest.raises(ValueError, match="precomputed kernel matrix is not symmetric"):
+            KernelPCA(n_components=2, kernel="precomputed", eigen_solver=solver).fit(K)
+
+
+def test_precomputed_rounding_asymmetry_accepted(rng):
+    # X X^T formed by a product that does not mirror one triangle differs from its transpose
+    # by rounding only (a few eps per term): that is a symmetric kernel, and it gives the
+    # linear kernel's components.
+    X = rng.normal(size=(40, 7)) * 1e3
+    K = X @ X.T
+    K = K + np.triu(K, 1) * 4 * np.finfo(float).eps  # rounding-sized asymmetry
+    a = KernelPCA(n_components=3, kernel="precomputed").fit(K)
+    b = KernelPCA(n_components=3, kernel="linear").fit(X)
+    np.testing.assert_allclose(a.eigenvalues_, b.eigenvalues_, rtol=1e-10)
     with pytest.raises(ValueError, match="fit_inverse_transform"):
         KernelPCA(n_components=2).fit(X).inverse_transform(np.ones((1, 2)))
     with pytest.raises(ValueError, match="coincide"):

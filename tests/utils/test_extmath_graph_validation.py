@@ -9,6 +9,7 @@ from mathlearn.utils.validation import (
     check_positive,
     check_probability_vector,
     check_random_state,
+    check_symmetric,
     check_symmetric_psd,
 )
 
@@ -106,6 +107,26 @@ def test_semidefinite_threshold_is_relative_to_the_diagonal():
         A = 0.5 * (A + A.T)
         with pytest.raises(ValueError, match="semi-definite"):
             check_symmetric_psd(A, strict=False)
+
+
+def test_check_symmetric_scale_free(rng):
+    # The tolerance is relative to max|A|: rounding-sized asymmetry passes at any scale, an
+    # asymmetry of 1e-6 max|A| does not; indefinite matrices pass (definiteness unchecked).
+    X = rng.standard_normal((30, 4))
+    for scale in (1e-300, 1.0, 1e300):
+        K = (X @ X.T) * scale
+        K -= 2.0 * np.diag(np.diag(K))  # indefinite
+        K[np.triu_indices(30, 1)] *= 1 + 8 * np.finfo(float).eps
+        assert check_symmetric(K, "K") is not None
+        K[0, 3] += 1e-6 * np.max(np.abs(K))
+        with pytest.raises(ValueError, match="K is not symmetric"):
+            check_symmetric(K, "K")
+    with pytest.raises(ValueError, match="square"):
+        check_symmetric(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="empty"):
+        check_symmetric(np.ones((0, 0)))
+    with pytest.raises(ValueError, match="NaN"):
+        check_symmetric(np.array([[1.0, np.inf], [np.inf, 1.0]]))
 
 
 def test_validation_messages():

@@ -19,7 +19,7 @@ from ..kernels import Kernel, get_kernel
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
 from ..utils.linalg import solve_psd, symmetric_operator
-from ..utils.validation import all_finite, check_random_state, validate_data
+from ..utils.validation import all_finite, check_random_state, check_symmetric, validate_data
 from ._base import flip_rows, top_eigh
 
 __all__ = ["KernelPCA"]
@@ -236,6 +236,9 @@ class KernelPCA(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         self.kernel_ = self._make_kernel(X.shape[1])
         if self.kernel_ is None and X.shape[0] != X.shape[1]:
             raise ValueError(f"precomputed kernel must be square; got shape {X.shape}.")
+        if self.kernel_ is None:
+            # both eigen routes read only the lower triangle
+            check_symmetric(X, "the precomputed kernel matrix")
         linear = isinstance(self.kernel, str) and self.kernel == "linear"
         self._unit = unit = unit_of(X) if linear else 1.0
         if unit != 1.0 and self.fit_inverse_transform:

@@ -40,6 +40,7 @@ __all__ = [
     "check_probability_vector",
     "check_random_state",
     "check_sample_weight",
+    "check_symmetric",
     "check_symmetric_psd",
     "validate_data",
 ]
@@ -470,6 +471,62 @@ def check_probability_vector(
     return p
 
 
+def _raise_if_asymmetric(A: np.ndarray, name: str, rtol: float) -> None:
+    scale = max(float(np.max(np.abs(A))), np.finfo(float).tiny)
+    gap = float(np.max(np.abs(A - A.T)))
+    if gap > rtol * scale * 1e3:
+        raise ValueError(
+            f"{name} is not symmetric: max|A - A^T| = {gap:.3g} against max|A| = {scale:.3g}."
+        )
+
+
+def check_symmetric(A, name: str = "matrix", *, rtol: float = 1e-10) -> np.ndarray:
+    """Check that ``A`` is a finite, square, symmetric matrix (definiteness is not checked).
+
+    For a matrix that is meant to be symmetric but was computed in floating point (a
+    precomputed kernel ``K_ij = k(x_i, x_j)`` whose two triangles came from two evaluations,
+    or ``X X^T`` by a product that does not mirror one triangle): each entry of such a
+    matrix carries a relative error of a few ``eps`` per term summed, so ``max|A - A^T|``
+    stays far below ``1e3 rtol max|A|`` (``1e-7 max|A|`` by default) for any sum of fewer
+    than about 10^8 terms, while a matrix that is not symmetric by construction exceeds it.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, n)
+    name : str
+        Name used in error messages.
+    rtol : float, default=1e-10
+        The same tolerance as :func:`check_symmetric_psd`'s symmetry check.
+
+    Returns
+    -------
+    A : ndarray of shape (n, n)
+        The input as a float array (not symmetrised: callers that read one triangle read the
+        lower one).
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not square, is empty, contains NaN/inf, or is not symmetric.
+
+    Examples
+    --------
+    >>> from mathlearn.utils.validation import check_symmetric
+    >>> check_symmetric([[2.0, 1.0], [1.0, 2.0]], "kernel")
+    array([[2., 1.],
+           [1., 2.]])
+    """
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square 2-D matrix; got shape {A.shape}.")
+    if A.shape[0] == 0:
+        raise ValueError(f"{name} is empty.")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    _raise_if_asymmetric(A, name, rtol)
+    return A
+
+
 def check_symmetric_psd(
     A,
     name: str = "matrix",
@@ -518,9 +575,7 @@ def check_symmetric_psd(
         raise ValueError(f"{name} is empty.")
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains NaN or infinity.")
-    scale = max(np.max(np.abs(A)), np.finfo(float).tiny)
-    if np.max(np.abs(A - A.T)) > rtol * scale * 1e3:
-        raise ValueError(f"{name} is not symmetric.")
+    _raise_if_asymmetric(A, name, rtol)
     A = 0.5 * (A + A.T)
     if strict:
         try:
