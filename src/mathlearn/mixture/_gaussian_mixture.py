@@ -7,7 +7,7 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg.blas import get_blas_funcs
 
 from ..distributions import MultivariateNormal
 from ..exceptions import NumericalWarning
@@ -485,14 +485,16 @@ class GaussianMixture(_BaseMixture):
             # Per component: the differences (N x D, reused), one in-place triangular solve
             # L_k z = (x - mu_k) on their transpose (Fortran order: no copy), and the column
             # sums of squares; no (N, K, D) temporary.
+            # BLAS's trsm directly (SciPy's solve_triangular wrapper costs more than the
+            # solve at N = 1 000, D = 10): Fortran reads the C-ordered factor L_k as its
+            # transpose, so op(a) = L_k with trans_a=1 on an upper triangle.
             n = X.shape[0]
             out = np.empty((n, len(means)))
             diff = np.empty_like(X)
+            trsm = get_blas_funcs("trsm", dtype=X.dtype)
             for k in range(len(means)):
                 np.subtract(X, means[k], out=diff)
-                z = sla.solve_triangular(
-                    self._cov_chol[k], diff.T, lower=True, overwrite_b=True, check_finite=False
-                )
+                z = trsm(1.0, self._cov_chol[k].T, diff.T, lower=0, trans_a=1, overwrite_b=1)
                 out[:, k] = np.einsum("ij,ij->j", z, z)
             out *= 0.5
             return out
