@@ -146,7 +146,7 @@ def _run_case_in_child(
         # the repetitions are set by the slower side, so that a peer that takes minutes at a
         # size (scikit-learn's FactorAnalysis running to max_iter) does not stall the sweep
         slower = max(warm_ours, time.perf_counter() - t0)
-        repeats = 7 if slower < 0.05 else 5 if slower < 1 else 3 if slower < 10 else 1
+        repeats = 15 if slower < 0.05 else 5 if slower < 1 else 3 if slower < 10 else 1
         t_ours, t_peer = [], []
         # The long-lived objects (modules, data) are frozen out of the collector, so that the
         # collection before each fit visits only what the previous fits left: a full
