@@ -408,3 +408,50 @@ def test_predict_and_transform_of_extreme_rows():
         km.transform(far)
     with pytest.warns(NumericalWarning, match="distortion"):
         assert km.score(far) == -np.inf
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_assignment_split_between_threads(monkeypatch, rng, weighted):
+    # The compiled pass split into parts (forced here: 3 parts on any machine) gives each
+    # row the nearest centre by explicit differences, and per-cluster sums equal to the
+    # direct ones up to summation rounding: |error| <= n eps sum_i |w_i x_i| per entry.
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    import mathlearn.cluster._kmeans_common as kc
+
+    if kc._compiled() is None:
+        pytest.skip("the compiled assignment helper was not built")
+    n, d, k = 3000, 5, 7
+    X = rng.normal(size=(n, d)) + 10.0
+    C = X[rng.choice(n, k, replace=False)] + 0.1
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    monkeypatch.setattr(kc, "_PARALLEL_WORK", 0)
+    monkeypatch.setattr(kc, "_MIN_PART_ROWS", 16)
+    monkeypatch.setattr(kc, "blas_threads", lambda: 3)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    calls = []
+    run_parts = kc.run_parts
+    monkeypatch.setattr(
+        kc, "run_parts", lambda parts, fn: (calls.append(parts), run_parts(parts, fn))
+    )
+    with threadpool_limits(1):
+        labels, d2, sums, counts = kc.assign(X, C, accumulate=True, sample_weight=w)
+    assert calls == [[0, 1, 2]]
+    dist = ((X[:, None, :] - C[None]) ** 2).sum(-1)
+    np.testing.assert_array_equal(labels, np.argmin(dist, axis=1))
+    # the expanded form ||x||^2 - 2 x.mu + ||mu||^2: rounding of (d + 3) terms of size at most
+    # (||x|| + ||mu||)^2
+    scale = (np.linalg.norm(X, axis=1) + np.linalg.norm(C[labels], axis=1)) ** 2
+    assert np.all(np.abs(d2 - dist.min(axis=1)) <= (d + 3) * np.finfo(float).eps * scale)
+    wt = np.ones(n) if w is None else w
+    ref_counts = np.bincount(labels, weights=wt, minlength=k)
+    ref_sums = np.stack([(wt[labels == j, None] * X[labels == j]).sum(0) for j in range(k)])
+    bound = (
+        n
+        * np.finfo(float).eps
+        * np.stack([np.abs(wt[labels == j, None] * X[labels == j]).sum(0) for j in range(k)])
+    )
+    assert np.all(np.abs(sums - ref_sums) <= bound)
+    assert np.all(np.abs(counts - ref_counts) <= n * np.finfo(float).eps * ref_counts)

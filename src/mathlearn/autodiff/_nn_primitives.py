@@ -66,7 +66,7 @@ from scipy import special
 
 from .._ext import blas_pointer as _ext_blas
 from .._ext import load as _load_ext
-from ..utils._threads import blas_threads, serial_blas
+from ..utils._threads import blas_threads, run_parts, serial_blas
 from ._primitives import reshape, transpose
 from ._tensor import Primitive, Tensor, _value
 
@@ -99,10 +99,6 @@ def _memo(cache: dict, g, compute):
     return cache["grads"]
 
 
-_POOL: list = []
-if hasattr(os, "register_at_fork"):
-    # A forked child has none of the parent's pool threads: it starts a pool of its own.
-    os.register_at_fork(after_in_child=_POOL.clear)
 # A batch is split between threads only where each thread gets at least 16 rows and enough
 # work to outweigh handing it over: per thread, _MIN_STEP_WORK gate entries per time step of
 # a recurrence, _MIN_CONV_WORK im2col entries of a convolution.
@@ -135,21 +131,7 @@ def _over_blocks(blocks, fn) -> None:
 
 def _run_blocks(slices: list[slice], fn) -> None:
     with serial_blas():
-        if len(slices) == 1:
-            fn(slices[0])
-            return
-        if not _POOL:
-            from concurrent.futures import ThreadPoolExecutor
-
-            _POOL.append(ThreadPoolExecutor(thread_name_prefix="mathlearn-batch"))
-        futures = [_POOL[0].submit(fn, sl) for sl in slices[1:]]
-        try:
-            fn(slices[0])
-        finally:
-            for future in futures:
-                future.exception()
-        for future in futures:
-            future.result()
+        run_parts(slices, fn)
 
 
 def _kernels(dtype):

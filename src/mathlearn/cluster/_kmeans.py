@@ -454,7 +454,9 @@ class KMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseEstimator)
     Complexity: each Lloyd iteration costs ``O(N K D)`` time: the cross terms ``X C^T`` by BLAS
     over blocks of rows (each block's ``rows x K`` products kept within ~256 KiB), then one
     compiled pass (helper ``_ext._kmeans``) that takes each row's nearest centre and adds the
-    row to its cluster's sum; the k-means++ seeding costs ``O(N K D log K)``. Memory: the
+    row to its cluster's sum (a pass of more than about 4e6 multiply-adds splits its rows
+    between as many threads as BLAS may use: ``threadpoolctl.threadpool_limits(1)`` keeps it
+    on one); the k-means++ seeding costs ``O(N K D log K)``. Memory: the
     centred copy of ``X`` (``N D``) and ``O(N)`` besides, with no ``N x K`` array. Data of
     extreme magnitude are divided by a power of two (exact) before the loop, so that squares
     stay in the float range; ``predict``/``transform`` handle rows of any magnitude.

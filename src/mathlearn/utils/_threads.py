@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
@@ -181,6 +182,40 @@ def matmul_beside_scipy():
     BLAS may use more than one thread, NumPy's ``matmul`` otherwise (one thread has no pool
     to switch, and NumPy's newer OpenBLAS was measured up to 15% faster on such products)."""
     return scipy_matmul if blas_threads() > 1 else np.matmul
+
+
+_POOL: list = []
+if hasattr(os, "register_at_fork"):
+    # A forked child has none of the parent's pool threads: it starts a pool of its own.
+    os.register_at_fork(after_in_child=_POOL.clear)
+
+
+def run_parts(parts: list, fn) -> None:
+    """Run ``fn(part)`` for every part, the first in the calling thread and the others in
+    the package's thread pool, and return once all have finished (re-raising the first
+    exception, after every part has stopped).
+
+    For work that releases the interpreter lock (BLAS products, the compiled helpers called
+    through ctypes) split into independent parts: each thread writes only its own outputs.
+    Callers choose the number of parts (at most :func:`blas_threads`, so that
+    ``threadpoolctl.threadpool_limits(1)`` or ``OPENBLAS_NUM_THREADS=1`` keeps everything
+    on one core) and run the BLAS calls inside each part on one thread (:func:`serial_blas`).
+    """
+    if len(parts) == 1:
+        fn(parts[0])
+        return
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.append(ThreadPoolExecutor(thread_name_prefix="mathlearn"))
+    futures = [_POOL[0].submit(fn, part) for part in parts[1:]]
+    try:
+        fn(parts[0])
+    finally:
+        for future in futures:
+            future.exception()
+    for future in futures:
+        future.result()
 
 
 # Bytes of one memory page (the smallest Linux uses; touching one entry per page faults it).
