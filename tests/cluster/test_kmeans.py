@@ -420,6 +420,7 @@ def test_assignment_split_between_threads(monkeypatch, rng, weighted):
     from threadpoolctl import threadpool_limits
 
     import mathlearn.cluster._kmeans_common as kc
+    import mathlearn.utils._threads as threads
 
     if kc._compiled() is None:
         pytest.skip("the compiled assignment helper was not built")
@@ -427,9 +428,9 @@ def test_assignment_split_between_threads(monkeypatch, rng, weighted):
     X = rng.normal(size=(n, d)) + 10.0
     C = X[rng.choice(n, k, replace=False)] + 0.1
     w = rng.uniform(0.5, 2.0, n) if weighted else None
-    monkeypatch.setattr(kc, "_PARALLEL_WORK", 0)
-    monkeypatch.setattr(kc, "_MIN_PART_ROWS", 16)
-    monkeypatch.setattr(kc, "blas_threads", lambda: 3)
+    monkeypatch.setattr(threads, "_PARALLEL_WORK", 0)
+    monkeypatch.setattr(threads, "_MIN_PART_ROWS", 16)
+    monkeypatch.setattr(threads, "blas_threads", lambda: 3)
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     calls = []
     run_parts = kc.run_parts

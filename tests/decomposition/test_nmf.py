@@ -208,6 +208,43 @@ def test_same_iterates_as_sklearn_cd(nmf_data, monkeypatch, compiled):
     assert _objective(X, W, H, "frobenius") <= ours.loss_curve_[-1]
 
 
+def test_w_half_split_between_threads(nmf_data, monkeypatch):
+    # Each row of W is updated from that row alone: the W half of an iteration split by rows
+    # (forced here: 3 parts on any machine) differs from one pass only in the order of the
+    # additions forming W^T W and X^T W, so it gives the same stopping iteration and, HALS
+    # being a contraction near the solution, the same factors to ~1e-15 relative, as
+    # scikit-learn's one-thread sweeps.
+    import os
+
+    import mathlearn.decomposition._nmf as nmf_module
+    import mathlearn.utils._threads as threads
+
+    if nmf_module._compiled_sweep() is None:
+        pytest.skip("the compiled sweep was not built")
+    X, W0, H0 = nmf_data
+    kw = {"init": "custom", "max_iter": 400, "tol": 1e-3}
+    one = NMF(3, **kw)
+    W_one = one.fit_transform(X, W=W0.copy(), H=H0.copy())
+    calls = []
+    run_parts = threads.run_parts
+    monkeypatch.setattr(threads, "_PARALLEL_WORK", 0)
+    monkeypatch.setattr(threads, "_MIN_PART_ROWS", 4)
+    monkeypatch.setattr(threads, "blas_threads", lambda: 3)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(
+        nmf_module, "run_parts", lambda parts, fn: (calls.append(parts), run_parts(parts, fn))
+    )
+    split = NMF(3, **kw)
+    W_split = split.fit_transform(X, W=W0.copy(), H=H0.copy())
+    assert len(calls) == split.n_iter_ == one.n_iter_ < 400
+    assert all(parts == [0, 1, 2] for parts in calls)
+    np.testing.assert_allclose(split.components_, one.components_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(W_split, W_one, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(split.loss_curve_, one.loss_curve_, rtol=1e-10)
+    ref = SkNMF(3, solver="cd", **kw).fit(X, W=W0.copy(), H=H0.copy())
+    np.testing.assert_allclose(split.components_, ref.components_, rtol=1e-9, atol=1e-12)
+
+
 def test_warm_started_nnls_equals_cold(rng):
     from mathlearn.decomposition._nmf import _nnls_weights
 

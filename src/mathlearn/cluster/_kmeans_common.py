@@ -8,9 +8,9 @@ statistics) in the same pass, so neither an ``(N, K, D)`` nor an ``(N, K)`` temp
 formed and nothing is compiled at run time. Where the helper was not built, a NumPy route
 (an argmin and a one-hot product per block) computes the same thing.
 
-A pass of at least ``_PARALLEL_WORK`` multiply-adds splits its rows into as many contiguous
-parts as BLAS may use threads (``threadpoolctl.threadpool_limits`` and
-``OPENBLAS_NUM_THREADS`` set that number), each run by one thread with its own statistics,
+A pass of more than about 4e6 multiply-adds splits its rows into as many contiguous parts as
+BLAS may use threads (``threadpoolctl.threadpool_limits`` and ``OPENBLAS_NUM_THREADS`` set
+that number; ``utils._threads.row_parts``), each run by one thread with its own statistics,
 added in part order afterwards: a pass's labels do not depend on the thread count, its sums
 differ from one thread's by rounding only (a different order of the same additions).
 """
@@ -18,7 +18,6 @@ differ from one thread's by rounding only (a different order of the same additio
 from __future__ import annotations
 
 import ctypes
-import os
 from numbers import Integral
 
 import numpy as np
@@ -26,22 +25,13 @@ import scipy.sparse as sp
 
 from .. import _ext
 from ..utils._param_validation import Interval, validate_params
-from ..utils._threads import blas_threads, run_parts, serial_blas
+from ..utils._threads import row_parts, run_parts, serial_blas
 from ..utils.extmath import squared_distances
 from ..utils.validation import check_array, check_random_state, check_sample_weight
 
 # Doubles in one block of cross terms (rows x K): 32 768 (256 KiB) keeps the block, and
 # the rows of X it was made from, in the L2 cache while the helper reads them back.
 _BLOCK_DOUBLES = 1 << 15
-
-
-# Multiply-adds of one assignment pass (N K D) from which its rows are split between threads
-# (as many as BLAS may use). Handing a part to a pool thread and collecting it cost about
-# 0.3 ms on the project's 2-core machine: at K D = 200 a pass over 1e4 rows took 0.37 ms on
-# one thread and 0.49 ms on two, over 2e4 rows 0.70 and 0.69-0.78, over 4e4 rows 1.38-1.51
-# and 0.89, over 1e5 rows 4.3-5.7 and 2.5-3.0. Each thread gets at least _MIN_PART_ROWS rows.
-_PARALLEL_WORK = 1 << 22
-_MIN_PART_ROWS = 1024
 
 
 def _block_rows(k: int) -> int:
@@ -129,9 +119,8 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, samp
     step = _block_rows(k)
     lib = _compiled()
     Ct = centers.T
-    workers = 1
-    if lib is not None and n * k * d >= _PARALLEL_WORK:
-        workers = max(1, min(blas_threads(), os.cpu_count() or 1, n // _MIN_PART_ROWS))
+    parts = row_parts(n, n * k * d) if lib is not None else [(0, n)]
+    workers = len(parts)
     # One BLAS thread for the block products (as scikit-learn's Lloyd): small products,
     # where a pool costs more than it gains (and ~20x on a busy machine).
     with serial_blas(n * k * d):
@@ -141,7 +130,6 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, samp
             # s rows further on.
             p_cn, p_x, p_lab, p_min = map(_ptr, (c_norm, X, labels, min_d))
             p_w = _ptr(w)
-            bounds = [n * j // workers for j in range(workers + 1)]
             # one set of M-step statistics per part (the first part's are the outputs)
             part_sums = [sums] + [np.zeros((k, d)) for _ in range(workers - 1)]
             part_counts = [counts] + [np.zeros(k) for _ in range(workers - 1)]
@@ -149,7 +137,7 @@ def assign(X, centers, x_norm_sq=None, *, accumulate=False, distances=True, samp
                 part_sums = part_counts = [None] * workers
 
             def run(j):
-                lo, hi = bounds[j], bounds[j + 1]
+                lo, hi = parts[j]
                 buf = np.empty((min(step, hi - lo), k))
                 p_buf, p_sums, p_counts = _ptr(buf), _ptr(part_sums[j]), _ptr(part_counts[j])
                 for s in range(lo, hi, step):

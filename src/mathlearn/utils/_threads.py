@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 
 import numpy as np
@@ -188,6 +189,29 @@ _POOL: list = []
 if hasattr(os, "register_at_fork"):
     # A forked child has none of the parent's pool threads: it starts a pool of its own.
     os.register_at_fork(after_in_child=_POOL.clear)
+
+
+# Multiply-adds of one pass over independent rows from which the rows are split between
+# threads (:func:`row_parts`). Handing a part to a pool thread and collecting it cost about
+# 0.3 ms on the project's 2-core machine: the k-means assignment pass at K D = 200 took, on
+# one thread and on two, 0.37 and 0.49 ms over 1e4 rows, 0.70 and 0.69-0.78 ms over 2e4,
+# 1.38-1.51 and 0.89 ms over 4e4, 4.3-5.7 and 2.5-3.0 ms over 1e5.
+_PARALLEL_WORK = 1 << 22
+# rows each thread gets at least
+_MIN_PART_ROWS = 1024
+
+
+def row_parts(n: int, work: float) -> list[tuple[int, int]]:
+    """Contiguous ranges ``(lo, hi)`` covering ``range(n)`` for a pass of ``work``
+    multiply-adds over ``n`` independent rows: one range below ``_PARALLEL_WORK``, otherwise
+    one per thread BLAS may use (:func:`blas_threads`, at most ``os.cpu_count()``), each of
+    at least ``_MIN_PART_ROWS`` rows. Read it outside :func:`serial_blas`, which sets the
+    BLAS count to one."""
+    parts = 1
+    if work >= _PARALLEL_WORK:
+        parts = max(1, min(blas_threads(), os.cpu_count() or 1, n // _MIN_PART_ROWS))
+    bounds = [n * j // parts for j in range(parts + 1)]
+    return list(itertools.pairwise(bounds))
 
 
 def run_parts(parts: list, fn) -> None:
