@@ -25,6 +25,7 @@ from ..utils.validation import check_array, check_random_state, check_sample_wei
 from ._kmeans_common import (
     _kmeans_plusplus,
     assign,
+    blas_loop,
     check_n_clusters,
     inertia,
 )
@@ -246,14 +247,22 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weigh
     its points and the inertia is weighted.
     """
     n = X.shape[0]
+    parts, blas = blas_loop(n, *centers.shape)
+    with blas:
+        return _lloyd(X, centers, max_iter, tol, sample_weight, parts)
+
+
+def _lloyd(X, centers, max_iter, tol, sample_weight, parts):
+    n = X.shape[0]
     labels_old = np.full(n, -1, dtype=np.intp)
     converged = strict = False
     n_iter = 0
     for _ in range(max_iter):
         n_iter += 1
         labels, _, sums, counts = assign(
-            X, centers, accumulate=True, distances=False, sample_weight=sample_weight
-        )
+            X, centers, accumulate=True, distances=False, sample_weight=sample_weight,
+            parts=parts,
+        )  # fmt: skip
         _relocate_empty(X, centers, labels, sums, counts, sample_weight)
         # A cluster still empty (duplicates) keeps its centre.
         filled = counts > 0
@@ -270,7 +279,7 @@ def lloyd(X, centers, *, max_iter: int, tol: float, x_norm_sq=None, sample_weigh
         labels_old = labels
     if not strict:
         # The centres moved after the last assignment: re-assign so labels match them.
-        labels = assign(X, centers, distances=False)[0]
+        labels = assign(X, centers, distances=False, parts=parts)[0]
     return labels, inertia(X, centers, labels, sample_weight), centers, n_iter, converged
 
 
@@ -785,48 +794,56 @@ class MiniBatchKMeans(ComponentNamesMixin, ClusterMixin, TransformerMixin, BaseE
         ewa, best_ewa, no_improvement = None, np.inf, 0
         converged = False
         step = 0
-        for _ in range(n_steps_max):
-            step += 1
-            # With replacement: O(batch) per step, not a permutation of all N points.
-            idx = rng.integers(n, size=batch) if X_all is None else np.arange(n)
-            Xb = frame.rows(idx) if X_all is None else X_all
-            if sample_weight is None:
-                labels, d2, sums, cnt = assign(Xb, centers, accumulate=True)
-                batch_weight = float(batch)
-            else:
-                wb = sample_weight[idx]
-                labels, d2, sums, cnt = assign(Xb, centers, accumulate=True, sample_weight=wb)
-                d2 = d2 * wb
-                batch_weight = float(wb.sum())
-            counts += cnt
-            hit = cnt > 0
-            new_centers = centers.copy()
-            new_centers[hit] += (sums[hit] - cnt[hit, None] * centers[hit]) / counts[hit, None]
-            shift = float(((new_centers - centers) ** 2).sum())
-            centers = new_centers
-            # Exponentially weighted average of the batch distortion per point.
-            batch_inertia = float(d2.sum()) / batch_weight if batch_weight > 0 else 0.0
-            alpha = min(1.0, 2.0 * batch / (n + 1))
-            ewa = batch_inertia if ewa is None else ewa * (1 - alpha) + batch_inertia * alpha
-            if tol > 0 and shift <= tol:
-                converged = True
-                break
-            if step == 1:
-                # The first batch's distortion is measured against the initial centres, not
-                # a fitted state: the average starts at the second (scikit-learn's rule).
-                # Started at the first, it decayed from the seeding's distortion for ~200 steps
-                # where the partition settled in a few.
-                ewa = None
-                continue
-            # Improvements below 1e-3 (relative) do not count: the running means keep
-            # creeping towards the Lloyd fixed point long after the partition has settled.
-            if ewa < best_ewa * (1.0 - 1e-3):  # ewa >= 0; best_ewa starts at inf
-                best_ewa, no_improvement = ewa, 0
-            else:
-                no_improvement += 1
-            if self.max_no_improvement is not None and no_improvement >= self.max_no_improvement:
-                converged = True
-                break
+        # (one BLAS limit for the whole loop, see blas_loop)
+        parts, blas = blas_loop(batch, k, X.shape[1])
+        with blas:
+            for _ in range(n_steps_max):
+                step += 1
+                # With replacement: O(batch) per step, not a permutation of all N points.
+                idx = rng.integers(n, size=batch) if X_all is None else np.arange(n)
+                Xb = frame.rows(idx) if X_all is None else X_all
+                if sample_weight is None:
+                    labels, d2, sums, cnt = assign(Xb, centers, accumulate=True, parts=parts)
+                    batch_weight = float(batch)
+                else:
+                    wb = sample_weight[idx]
+                    labels, d2, sums, cnt = assign(
+                        Xb, centers, accumulate=True, sample_weight=wb, parts=parts
+                    )
+                    d2 = d2 * wb
+                    batch_weight = float(wb.sum())
+                counts += cnt
+                hit = cnt > 0
+                new_centers = centers.copy()
+                new_centers[hit] += (sums[hit] - cnt[hit, None] * centers[hit]) / counts[hit, None]
+                shift = float(((new_centers - centers) ** 2).sum())
+                centers = new_centers
+                # Exponentially weighted average of the batch distortion per point.
+                batch_inertia = float(d2.sum()) / batch_weight if batch_weight > 0 else 0.0
+                alpha = min(1.0, 2.0 * batch / (n + 1))
+                ewa = batch_inertia if ewa is None else ewa * (1 - alpha) + batch_inertia * alpha
+                if tol > 0 and shift <= tol:
+                    converged = True
+                    break
+                if step == 1:
+                    # The first batch's distortion is measured against the initial centres, not
+                    # a fitted state: the average starts at the second (scikit-learn's rule).
+                    # Started at the first, it decayed from the seeding's distortion for ~200 steps
+                    # where the partition settled in a few.
+                    ewa = None
+                    continue
+                # Improvements below 1e-3 (relative) do not count: the running means keep
+                # creeping towards the Lloyd fixed point long after the partition has settled.
+                if ewa < best_ewa * (1.0 - 1e-3):  # ewa >= 0; best_ewa starts at inf
+                    best_ewa, no_improvement = ewa, 0
+                else:
+                    no_improvement += 1
+                if (
+                    self.max_no_improvement is not None
+                    and no_improvement >= self.max_no_improvement
+                ):
+                    converged = True
+                    break
         if not converged:
             warnings.warn(
                 f"MiniBatchKMeans stopped at max_iter={self.max_iter} passes before its "
