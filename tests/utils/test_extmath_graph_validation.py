@@ -174,3 +174,23 @@ def test_check_random_state_from_an_int_is_default_rng():
     np.testing.assert_array_equal(first, np.random.default_rng(9).spawn(2)[1].random(3))
     np.testing.assert_array_equal(check_random_state(np.int64(9)).random(2),
                                   np.random.default_rng(9).random(2))  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", [(37, 5), (300, 20), (1 << 10, 1 << 10)])
+def test_sum_of_squares_against_fsum(rng, shape):
+    # Both routes (einsum below 2^20 entries, BLAS ddot from 2^20) against the correctly
+    # rounded sum: a recursive or blocked sum of n non-negative terms errs by at most
+    # (n - 1) eps times the exact sum.
+    import math
+
+    from mathlearn.utils.extmath import sum_of_squares
+
+    X = rng.standard_normal(shape) * 1e3
+    exact = math.fsum((X * X).ravel().tolist())  # the squares rounded once, as in both routes
+    got = sum_of_squares(X)
+    assert abs(got - exact) <= X.size * np.finfo(float).eps * exact
+    # a non-contiguous view gives the sum of its own entries
+    view = X[:, ::2]
+    assert abs(sum_of_squares(view) - math.fsum((view * view).ravel().tolist())) <= (
+        view.size * np.finfo(float).eps * exact
+    )

@@ -20,7 +20,7 @@ from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..utils._backend import is_dask
 from ..utils._columns import column_extremes, column_means
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.extmath import squared_distances
+from ..utils.extmath import squared_distances, sum_of_squares
 from ..utils.validation import check_array, check_random_state, check_sample_weight, validate_data
 from ._kmeans_common import (
     _kmeans_plusplus,
@@ -217,7 +217,7 @@ def _tolerance(X, tol, sample_weight, x_norm_sq=None):
         return 0.0
     if sample_weight is None:
         n, d = X.shape
-        total = float(x_norm_sq.sum()) if x_norm_sq is not None else float(np.vdot(X, X))
+        total = float(x_norm_sq.sum()) if x_norm_sq is not None else sum_of_squares(X)
         return total / (n * max(d, 1)) * tol
     mean = sample_weight @ X / sample_weight.sum()
     var = sample_weight @ ((X - mean) ** 2) / sample_weight.sum()
@@ -230,7 +230,7 @@ def _blocked_tolerance(frame, n_features: int, tol, sample_weight):
         return 0.0
     n = frame._source.shape[0]
     if sample_weight is None:
-        total = sum(float(np.vdot(Xb, Xb)) for _, Xb in frame.blocks(n_features))
+        total = sum(sum_of_squares(Xb) for _, Xb in frame.blocks(n_features))
         return total / (n * max(n_features, 1)) * tol
     w_sum = sample_weight.sum()
     mean = sum(sample_weight[sl] @ Xb for sl, Xb in frame.blocks(n_features)) / w_sum

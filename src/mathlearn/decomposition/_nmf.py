@@ -22,6 +22,7 @@ from ..base import (
 from ..exceptions import ConvergenceWarning
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._threads import row_parts, run_parts, serial_blas
+from ..utils.extmath import sum_of_squares
 from ..utils.linalg import cholesky
 from ..utils.validation import check_random_state, validate_data
 from ._pca import randomized_range_svd
@@ -412,7 +413,7 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         k = W.shape[1]
         W = np.array(W, dtype=np.float64, order="C")
         Ht = np.array(H.T, dtype=np.float64, order="C")
-        xsq = float(np.vdot(Xd, Xd))
+        xsq = sum_of_squares(Xd)
         # Every product goes into a buffer of its own, reused: the compiled sweep is given
         # the same addresses at every iteration.
         HHt, WtW = np.empty((k, k)), np.empty((k, k))
