@@ -17,6 +17,7 @@ differ from one thread's by rounding only (a different order of the same additio
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 from numbers import Integral
 
@@ -128,9 +129,11 @@ def assign(
     if lib is None or parts is None:
         parts = row_parts(n, n * k * d) if lib is not None else [(0, n)]
     workers = len(parts)
-    # One BLAS thread for the block products (as scikit-learn's Lloyd): small products,
-    # where a pool costs more than it gains (and ~20x on a busy machine).
-    with serial_blas(n * k * d):
+    # Split into parts: one BLAS thread in each. One part: BLAS's own choice for the block
+    # products (OpenBLAS keeps products under about 2.6e5 multiply-adds on one thread, and
+    # its pool, warm across a loop's passes, took K D = 200 from 7.1 to 6.3 ms a fit at
+    # N = 1e4 on two cores, where one BLAS thread and this package's pool were both slower).
+    with serial_blas() if workers > 1 else contextlib.nullcontext():
         if lib is not None:
             fa = lib[0]
             # Addresses taken once (``.ctypes`` costs microseconds per call); block s starts
@@ -184,11 +187,13 @@ def assign(
 def blas_loop(n: int, k: int, d: int):
     """``(parts, context)`` for a loop of assignment passes over ``n`` rows and ``k``
     centres in ``d`` dimensions: the row ranges of each pass (:func:`row_parts`, read
-    while BLAS still has its thread count) and a context that holds BLAS at one thread for
-    the whole loop (as scikit-learn's Lloyd does), inside which each pass's own
-    :func:`serial_blas` has nothing left to change (setting and restoring the limit costs
-    about 14 us, against about 0.1 ms for a whole pass at N = 1 000, K = 10, D = 20)."""
-    return row_parts(n, n * k * d), serial_blas(n * k * d)
+    while BLAS still has its thread count) and a context for the whole loop: where the
+    passes split into parts, it holds BLAS at one thread for the loop, so that each pass's
+    own :func:`serial_blas` has nothing left to change (setting and restoring the limit
+    costs about 14 us, against about 0.1 ms for a whole pass at N = 1 000, K = 10,
+    D = 20); otherwise it changes nothing."""
+    parts = row_parts(n, n * k * d)
+    return parts, serial_blas() if len(parts) > 1 else contextlib.nullcontext()
 
 
 def inertia(X, centers, labels, sample_weight=None) -> float:
