@@ -100,8 +100,9 @@ def assign(
     """Nearest centre of every row of ``X``.
 
     ``parts``: the row ranges of the compiled pass (one thread each), as
-    :func:`~mathlearn.utils._threads.row_parts` gives them; a loop of passes reads them once,
-    before it limits BLAS to one thread for the whole loop (see :func:`blas_loop`).
+    :func:`~mathlearn.utils._threads.row_parts` gives them for ``N`` rows; a loop of passes
+    reads them once, before any limit on BLAS's thread count (see :func:`blas_loop`).
+    Ranges that do not end at ``N`` are ignored and formed afresh.
 
     Returns
     -------
@@ -126,7 +127,7 @@ def assign(
     step = _block_rows(k)
     lib = _compiled()
     Ct = centers.T
-    if lib is None or parts is None:
+    if lib is None or parts is None or parts[-1][1] != n:
         parts = row_parts(n, n * k * d) if lib is not None else [(0, n)]
     workers = len(parts)
     # Split into parts: one BLAS thread in each. One part: BLAS's own choice for the block
