@@ -471,15 +471,6 @@ def check_probability_vector(
     return p
 
 
-def _raise_if_asymmetric(A: np.ndarray, name: str, rtol: float) -> None:
-    scale = max(float(np.max(np.abs(A))), np.finfo(float).tiny)
-    gap = float(np.max(np.abs(A - A.T)))
-    if gap > rtol * scale * 1e3:
-        raise ValueError(
-            f"{name} is not symmetric: max|A - A^T| = {gap:.3g} against max|A| = {scale:.3g}."
-        )
-
-
 def check_symmetric(A, name: str = "matrix", *, rtol: float = 1e-10) -> np.ndarray:
     """Check that ``A`` is a finite, square, symmetric matrix (definiteness is not checked).
 
@@ -523,7 +514,12 @@ def check_symmetric(A, name: str = "matrix", *, rtol: float = 1e-10) -> np.ndarr
         raise ValueError(f"{name} is empty.")
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains NaN or infinity.")
-    _raise_if_asymmetric(A, name, rtol)
+    scale = max(float(np.max(np.abs(A))), np.finfo(float).tiny)
+    gap = float(np.max(np.abs(A - A.T)))
+    if gap > rtol * scale * 1e3:
+        raise ValueError(
+            f"{name} is not symmetric: max|A - A^T| = {gap:.3g} against max|A| = {scale:.3g}."
+        )
     return A
 
 
@@ -568,14 +564,7 @@ def check_symmetric_psd(
     array([[2., 1.],
            [1., 2.]])
     """
-    A = np.array(A, dtype=float, copy=copy or None)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square 2-D matrix; got shape {A.shape}.")
-    if A.shape[0] == 0:
-        raise ValueError(f"{name} is empty.")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} contains NaN or infinity.")
-    _raise_if_asymmetric(A, name, rtol)
+    A = check_symmetric(np.array(A, dtype=float, copy=copy or None), name, rtol=rtol)
     A = 0.5 * (A + A.T)
     if strict:
         try:
