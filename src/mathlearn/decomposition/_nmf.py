@@ -379,8 +379,10 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                 raise ValueError("custom W and H must be finite and non-negative.")
         elif self.init == "random":
             avg = np.sqrt(X.mean() / k)
-            H = np.abs(avg * rng.standard_normal((k, d))).astype(X.dtype)
-            W = np.abs(avg * rng.standard_normal((n, k))).astype(X.dtype)
+            # |avg z| formed in place (avg >= 0, so it equals avg |z| exactly)
+            H, W = rng.standard_normal((k, d)), rng.standard_normal((n, k))
+            H, W = (np.multiply(np.abs(A, out=A), avg, out=A) for A in (H, W))
+            H, W = H.astype(X.dtype, copy=False), W.astype(X.dtype, copy=False)
         else:  # "nndsvd", "nndsvda"
             if k > min(n, d):
                 raise ValueError(
@@ -411,7 +413,9 @@ class NMF(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         Xd = X.astype(np.float64, copy=False)
         n, d = Xd.shape
         k = W.shape[1]
-        W = np.array(W, dtype=np.float64, order="C")
+        # W is fit_transform's own array (its start, or a copy of the custom one): updated
+        # in place, not copied.
+        W = np.ascontiguousarray(W, dtype=np.float64)
         Ht = np.array(H.T, dtype=np.float64, order="C")
         xsq = sum_of_squares(Xd)
         # Every product goes into a buffer of its own, reused: the compiled sweep is given
