@@ -324,6 +324,7 @@ def lasso_path(
         # the smallest alpha whose solution is w = 0 (only positive correlations count
         # when w >= 0)
         alpha_max = float(np.max(Xty if positive else np.abs(Xty))) / n  # scaled units
+        del Xty
         if alpha_max <= np.finfo(float).resolution:
             alphas = np.full(n_alphas, np.finfo(float).resolution / gh)
         else:
@@ -338,12 +339,13 @@ def lasso_path(
     w = np.zeros(X.shape[1])
     coefs = np.empty((X.shape[1], alphas.shape[0]))
     gaps = np.empty(alphas.shape[0])
-    back = prep.x_scale / prep.y_scale
+    # one scale for every column (per_column=False)
+    back = (float(prep.x_scale[0]) if X.shape[1] else 1.0) / prep.y_scale
     for k, alpha in enumerate(alphas):
         gap, _ = problem.solve(w, float(alpha) * gh, max_iter, tol, positive, working_set=True)
         if gap >= tol * max(problem.yty, 1e-300):
             _warn_not_converged(gap / prep.y_scale**2, tol * problem.yty / prep.y_scale**2, alpha)
-        coefs[:, k] = w * back
+        np.multiply(w, back, out=coefs[:, k])
         gaps[k] = gap / problem.n / prep.y_scale**2
     return alphas, coefs, gaps
 
@@ -471,10 +473,9 @@ class Lasso(LinearModel):
             X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw, per_column=False,
             order="F", check_finite_for=self,
         )  # fmt: skip
-        back = prep.x_scale / prep.y_scale
         gh = float(prep.x_scale[0] if m else 1.0) * prep.y_scale
         if warm_start and hasattr(self, "coef_") and self.coef_.shape == (m,):
-            w = np.array(self.coef_, dtype=float) / back
+            w = np.array(self.coef_, dtype=float) / (prep.x_scale / prep.y_scale)
         else:
             w = np.zeros(m)
         # One alpha: sweeps over the residual cost O(N D) each, cheaper than a Gram matrix
@@ -501,8 +502,10 @@ class Lasso(LinearModel):
         )
         w /= t
         h2 = prep.y_scale**2
-        if gap >= tol * max(problem.yty, 1e-300):
-            _warn_not_converged(gap / h2, tol * problem.yty / h2, alpha)
+        yty = problem.yty
+        del problem, Xp  # its work arrays (and a rescaled copy of X) before the coefficients
+        if gap >= tol * max(yty, 1e-300):
+            _warn_not_converged(gap / h2, tol * yty / h2, alpha)
         self._set_coef(w, prep)
         self.dual_gap_ = float(gap) / h2 / prep.sw_sum
         self.n_iter_ = int(n_iter)
