@@ -22,8 +22,12 @@ from ..utils.validation import check_random_state, validate_data
 __all__ = ["Nystroem"]
 
 
-# Entries of k(X, landmarks) evaluated at a time in transform.
-_BLOCK = 1 << 20
+# Entries of k(X, landmarks) evaluated at a time in transform: 512 KiB, which stays in a
+# core's L2 cache from the kernel to the product. Against 8 MiB blocks, with 100 landmarks
+# and 10 features on a 2-core AMD EPYC: 10.1 against 14.9 ms at N = 1e4 (one thread), 7.8
+# against 15.8 ms (two), the same at 1e3 and 1e5; smaller blocks pay the per-call overhead
+# (1.8 ms against 1.1 at N = 1e3 with 128 KiB).
+_BLOCK = 1 << 16
 
 
 class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
@@ -202,7 +206,7 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         m = self.components_.shape[0]
         out = np.empty((X.shape[0], m))
-        # In blocks of rows whose kernel matrix (about 8 MB) stays in cache from its
+        # In blocks of rows whose kernel matrix (_BLOCK entries) stays in cache from its
         # evaluation to its product with the normalisation; no (N, m) kernel matrix is kept.
         step = max(1, _BLOCK // m)
         for start in range(0, X.shape[0], step):
