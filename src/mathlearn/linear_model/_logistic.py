@@ -127,7 +127,7 @@ class _BinaryObjective:
         # fit in a core's cache, so that X is read from memory once per evaluation.
         cached = self._theta is not None and np.array_equal(theta, self._theta)
         z = self._z
-        tmp = np.empty(D)
+        tmp = None  # the blocks after the first add their product through it
         loss = r_sum = 0.0
         scalar_sw = np.ndim(self.sw) == 0
         for lo, hi in self._blocks():
@@ -140,8 +140,13 @@ class _BinaryObjective:
             rb = expit(zb, out=self._t[: hi - lo])
             rb -= self.y[lo:hi]
             rb *= self.sw if scalar_sw else self.sw[lo:hi]  # r = ŝ (σ(z) - y)
-            np.dot(rb, Xb, out=tmp)
-            gw += tmp
+            if lo == 0:
+                np.dot(rb, Xb, out=gw)
+            else:
+                if tmp is None:
+                    tmp = np.empty(D)
+                np.dot(rb, Xb, out=tmp)
+                gw += tmp
             r_sum += float(rb.sum())
         if not cached:
             self._theta = np.array(theta, dtype=float)
