@@ -1,7 +1,7 @@
 """Size sweep: every estimator against its peer from N = 100 up, at 1 and 2 threads.
 
 ``python benchmarks/sweep.py [--threads 1 2] [--families cluster ...] [--cases NAME ...]
-[--max-n 100000] [--budget 20] [--write]``
+[--max-n 100000] [--budget 20] [--memory-only] [--write]``
 
 For each case (an estimator and its peer on the same data, with the same amount of work) and
 each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a wide case
@@ -15,8 +15,9 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
 * the peak memory of one fit of each: the growth of the resident set (``_memory.py``, in a
   child process whose ``malloc`` returns every large block to the system and whose heap is
   trimmed before each reading, with Python's objects on that heap, so every page either
-  side touches counts, C and C++ allocations included; the smallest of three readings where
-  both fits take under 2 s; a case may name other calls for it, see
+  side touches counts, C and C++ allocations included; the smallest of the readings of
+  :data:`MEMORY_PROCESSES` such child processes, each taking three (alternating which side
+  goes first) where both fits take under 2 s; a case may name other calls for it, see
   ``_sweep_cases.Case``), and the ``tracemalloc`` peak (NumPy reports its
   allocations to it; a peer's C/C++ allocations and BLAS workspaces are not seen);
 * the first call: the first fit (libraries already imported) in a fresh process whose
@@ -195,9 +196,10 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
     """Body of the memory child (started with :data:`_memory.MALLOC_ENV`): the peak resident
     memory of one fit of each side at each shape, after one unmeasured fit of each.
 
-    Where both fits take under a second, each side is measured three times (alternating)
-    and the smallest growth kept: a small fit's figure moves by hundreds of kB with what the
-    allocator happens to hold, which a single reading would report as a difference."""
+    Where both fits take under two seconds, each side is measured three times, the side
+    that goes first alternating, and the smallest growth kept: a small fit's figure moves by
+    hundreds of kB with what the allocator happens to hold, which a single reading would
+    report as a difference."""
     import warnings
 
     from _memory import peak_rss
@@ -213,9 +215,9 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
         peer()
         reps = 3 if time.perf_counter() - t0 < 2.0 else 1
         got = {"ours": [], "peer": []}
-        for _ in range(reps):
-            got["ours"].append(peak_rss(ours))
-            got["peer"].append(peak_rss(peer))
+        for rep in range(reps):
+            for side in ("ours", "peer") if rep % 2 == 0 else ("peer", "ours"):
+                got[side].append(peak_rss(ours if side == "ours" else peer))
         row = {"n": n, "d": d}
         for side, vals in got.items():
             vals = [v for v in vals if v is not None]
@@ -224,8 +226,18 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
     return rows
 
 
+# Child processes per case for the memory column. Within one process the readings repeat
+# to the page, but between processes the same fit's figure moves with the heap's layout
+# (what the imports and the warm-up calls left, and where): SVC rbf on 200 x 2000 read
+# 3 052 - 3 380 kB in four processes, the peer 3 004 - 3 184 kB; MiniBatchKMeans on 1 000 x
+# 20 read 380 - 464 kB, the peer 328 - 492 kB. The smallest over a few processes is the
+# fit's own need, which a single process reads only by chance.
+MEMORY_PROCESSES = 3
+
+
 def memory(case_name: str, rows: list) -> None:
-    """Add the resident-memory peaks (``rss_ours``, ``rss_peer``) to the timed ``rows``."""
+    """Add the resident-memory peaks (``rss_ours``, ``rss_peer``) to the timed ``rows``:
+    for each side, the smallest over :data:`MEMORY_PROCESSES` memory children."""
     from _memory import MALLOC_ENV
 
     shapes = [(r["n"], r["d"]) for r in rows if "skipped" not in r]
@@ -233,21 +245,27 @@ def memory(case_name: str, rows: list) -> None:
         f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep; "
         f"print(json.dumps(sweep._memory_in_child({case_name!r}, {shapes!r})))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**_thread_env(1), **MALLOC_ENV},
-        capture_output=True,
-        text=True,
-        cwd=HERE,
-    )
-    if out.returncode != 0:
-        print(f"{case_name}: memory child failed:\n{out.stderr[-2000:]}", file=sys.stderr)
-        return
-    peaks = {(m["n"], m["d"]): m for m in json.loads(out.stdout.strip().splitlines()[-1])}
+    peaks: dict = {}
+    for _ in range(MEMORY_PROCESSES):
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**_thread_env(1), **MALLOC_ENV},
+            capture_output=True,
+            text=True,
+            cwd=HERE,
+        )
+        if out.returncode != 0:
+            print(f"{case_name}: memory child failed:\n{out.stderr[-2000:]}", file=sys.stderr)
+            return
+        for m in json.loads(out.stdout.strip().splitlines()[-1]):
+            best = peaks.setdefault((m["n"], m["d"]), {})
+            for key in ("rss_ours", "rss_peer"):
+                if m[key] is not None:
+                    best[key] = min(best.get(key, m[key]), m[key])
     for r in rows:
         m = peaks.get((r["n"], r["d"]))
         if m is not None:
-            r["rss_ours"], r["rss_peer"] = m["rss_ours"], m["rss_peer"]
+            r["rss_ours"], r["rss_peer"] = m.get("rss_ours"), m.get("rss_peer")
 
 
 _FIRST_CALL = """
@@ -308,6 +326,15 @@ def run(args) -> dict:
     sizes = [n for n in SIZES if n <= args.max_n]
     results = {}
     for case in cases:
+        if args.memory_only:
+            shapes = [(n, case.d) for n in sizes if n <= case.max_n]
+            if not args.no_wide and case.wide is not None:
+                shapes.append(tuple(case.wide))
+            rows = [{"n": n, "d": d} for n, d in shapes]
+            memory(case.name, rows)
+            results[(case.name, 1)] = {"family": case.family, "rows": rows, "slope": None}
+            print(_format_case(case.name, 1, results[(case.name, 1)]), flush=True)
+            continue
         for threads in args.threads:
             code = (
                 f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import sweep; "
@@ -366,9 +393,8 @@ def _format_case(name: str, threads: int, entry: dict) -> str:
             parts.append(f"{r['n']}x{r['d']}: skipped")
             continue
         mem = _rss_ratio(r)
-        parts.append(
-            f"{r['n']}x{r['d']}: {r['ratio']:.2f}" + ("" if mem is None else f" (mem {mem})")
-        )
+        timed = f": {r['ratio']:.2f}" if "ratio" in r else ":"
+        parts.append(f"{r['n']}x{r['d']}{timed}" + ("" if mem is None else f" (mem {mem})"))
     return f"{name} [{threads} thr] " + ", ".join(parts)
 
 
@@ -392,8 +418,10 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
         " child process with glibc's mmap threshold fixed, the heap trimmed before each"
-        " reading and Python's objects on the C heap, see `_memory.py`; the smallest of"
-        " three readings where both fits take under 2 s, with the peaks in brackets;"
+        " reading and Python's objects on the C heap, see `_memory.py`; for each side the"
+        f" smallest of the readings of {MEMORY_PROCESSES} such processes, three in each"
+        " (alternating which side goes first) where both fits take under 2 s, with the"
+        " peaks in brackets;"
         " the recommenders' measured call"
         " builds each side's training container from the same raw triples, then fits,"
         " see `_sweep_cases.Case`), ours / peer;"
@@ -431,8 +459,11 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
                 if "skipped" in r:
                     lines.append(f"{head} skipped ({r['skipped']}) | | | | |{tail}")
                     continue
-                traced = r["mem_ours"] / max(r["mem_peer"], 1)
                 rss = _rss_ratio(r) or "-"
+                if "ratio" not in r:  # --memory-only
+                    lines.append(f"{head} - | - | - | {rss} | - |{tail}")
+                    continue
+                traced = r["mem_ours"] / max(r["mem_peer"], 1)
                 lines.append(
                     f"{head} {_fmt_time(r['ours'])} | {_fmt_time(r['peer'])} | "
                     f"{r['ratio']:.2f} | {rss} | {traced:.2f} |{tail}"
@@ -470,6 +501,12 @@ def main(argv=None) -> int:
     parser.add_argument("--no-first-call", action="store_true")
     parser.add_argument(
         "--no-memory", action="store_true", help="skip the resident-memory child process"
+    )
+    parser.add_argument(
+        "--memory-only",
+        action="store_true",
+        help="only the resident-memory column (no timing, no first call): a table of every"
+        " case's peaks in a fraction of a timed sweep's time",
     )
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", action="store_true")
