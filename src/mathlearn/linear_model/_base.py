@@ -60,7 +60,9 @@ class Prepared(NamedTuple):
     ``X`` and ``y`` are the scaled data, centred (when an offset is fitted) and multiplied
     row-wise by ``sqrt(sample_weight)`` (when weights are given). A solution ``v`` of the
     prepared problem gives ``coef = v * x_scale / y_scale`` and ``intercept = (y_offset -
-    x_offset @ v) / y_scale`` (see :meth:`LinearModel._set_coef`).
+    x_offset @ v) / y_scale`` (see :meth:`LinearModel._set_coef`). An ``x_scale`` or
+    ``x_offset`` with one value for every column (no scaling, one scale for all, no offset)
+    is a read-only broadcast of that value: no array of ``D`` entries beside a solver's own.
     """
 
     X: np.ndarray
@@ -113,7 +115,7 @@ def prepare_data(
     Prepared
     """
     n, m = X.shape
-    x_scale = np.ones(m)
+    x_scale = np.broadcast_to(1.0, (m,))
     y_scale = 1.0
     # A column-ordered result is a copy in any case except for X already column-ordered and
     # used as it is: make that copy first, then scale and centre it in place, so that the
@@ -134,7 +136,11 @@ def prepare_data(
             name = type(check_finite_for).__name__
             assert_all_finite(X, input_name="X", estimator_name=name)
         if _needs_scaling(col_max):
-            x_scale = pow2_scale(col_max) if per_column else np.full(m, pow2_scale(col_max.max()))
+            x_scale = (
+                pow2_scale(col_max)
+                if per_column
+                else np.broadcast_to(float(pow2_scale(col_max.max())), (m,))
+            )
         y_max = float(np.max(np.abs(y)))
         if _needs_scaling(y_max):
             y_scale = float(pow2_scale(y_max))
@@ -159,7 +165,7 @@ def prepare_data(
             y_offset = float(sample_weight @ ys) / sw_sum
         sqrt_sw = np.sqrt(sample_weight)
     if not fit_intercept:
-        x_offset = np.zeros(m)
+        x_offset = np.broadcast_to(0.0, (m,))
         y_offset = 0.0
     if center:
         if fit_intercept or sqrt_sw is not None:

@@ -65,7 +65,8 @@ def column_extremes(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def column_max_abs(X: np.ndarray) -> np.ndarray:
     """``max_i |x_ij|`` per column of a non-empty 2-D array, without an ``|X|`` temporary."""
     hi, lo = column_extremes(X)
-    return np.maximum(hi, -lo)
+    # in place: no further length-D arrays (wide data have many columns)
+    return np.maximum(hi, np.negative(lo, out=lo), out=hi)
 
 
 def column_means(X: np.ndarray) -> np.ndarray:
