@@ -413,7 +413,13 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         "",
         f"```bash\n{command}\n```",
         "",
-        "Ratio = ours / peer (median fit time, same data, one process, alternating, a"
+        (
+            "Memory only (`--memory-only`): the time, traced, first-call and slope columns"
+            " are empty. "
+            if all("ratio" not in r for e in results.values() for r in e["rows"])
+            else ""
+        )
+        + "Ratio = ours / peer (median fit time, same data, one process, alternating, a"
         " garbage collection before each fit with the objects alive before the first timed"
         " fit frozen out of it); memory ="
         " peak resident memory of one fit (growth of the process's high-water mark, in a"
