@@ -228,10 +228,11 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
 
 # Child processes per case for the memory column. Within one process the readings repeat
 # to the page, but between processes the same fit's figure moves with the heap's layout
-# (what the imports and the warm-up calls left, and where): SVC rbf on 200 x 2000 read
-# 3 052 - 3 380 kB in four processes, the peer 3 004 - 3 184 kB; MiniBatchKMeans on 1 000 x
-# 20 read 380 - 464 kB, the peer 328 - 492 kB. The smallest over a few processes is the
-# fit's own need, which a single process reads only by chance.
+# (what the imports and the warm-up calls left, and where): in four processes measuring one
+# side each, SVC rbf on 200 x 2000 read 3 080 - 3 456 kB, the peer 3 072 - 3 204 kB;
+# MiniBatchKMeans on 1 000 x 20 read 384 - 452 kB, the peer 312 - 520 kB (RESULTS.md,
+# nineteenth session). The smallest over a few processes is the fit's own need, which a
+# single process reads only by chance.
 MEMORY_PROCESSES = 3
 
 
