@@ -45,6 +45,28 @@ def test_subset_of_landmarks_is_kxz_kzz_inverse_kzx():
     assert np.linalg.norm(Phi @ Phi.T - direct, 2) <= bound
 
 
+def test_transform_in_blocks_equals_one_kernel_matrix():
+    # transform evaluates k(X, Z) a block of rows at a time. A row of the features depends
+    # on its own row of X only, but a few rows and a block may take different evaluation
+    # routes of the kernel (direct differences or the expanded form) and of the product, so
+    # they agree to rounding: each entry sum_j K_ij N_jl, with K_ij = exp(-gamma d^2)
+    # accurate to about (gamma d^2 + 2) * 4 eps relative (d^2 <= 60 here, so under 110 eps)
+    # and a 50-term sum (50 eps), is off by at most ~200 eps (|K| |N|)_il.
+    from mathlearn.kernel_approximation import _nystroem
+
+    X = _data(3000, 4, seed=5)
+    ny = Nystroem("rbf", gamma=0.4, n_components=50, random_state=1).fit(X[:500])
+    step = _nystroem._BLOCK // 50
+    assert step < len(X) - 1  # several blocks, the last one partial
+    blocked = ny.transform(X)
+    rows = np.r_[0, step - 1, step, len(X) - 1]
+    assert (((X[rows, None, :] - ny.components_[None]) ** 2).sum(-1)).max() <= 60
+    K = ny.kernel_(X[rows], ny.components_)
+    one = K @ ny.normalization_
+    bound = 200 * EPS * (np.abs(K) @ np.abs(ny.normalization_))
+    assert np.all(np.abs(blocked[rows] - one) <= bound)
+
+
 def test_same_gram_as_sklearn_nystroem_on_the_same_landmarks():
     """Fitting both on the landmarks alone (all of them landmarks) fixes the same ``Z``; the
     features may differ by a rotation, so compare ``Phi Phi^T`` on other points."""

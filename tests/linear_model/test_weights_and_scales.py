@@ -341,3 +341,22 @@ def test_column_ordered_preparation_equals_the_row_route(scale, weighted, per_co
     np.testing.assert_allclose(f.X, c.X, rtol=0, atol=1e-13 * np.abs(c.X).max() * 10)
     np.testing.assert_allclose(f.x_offset, c.x_offset, rtol=1e-14)
     np.testing.assert_array_equal(f.y, c.y)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-300, 1e300])
+def test_uniform_scale_and_no_offset_are_broadcasts(scale):
+    # per_column=False gives one power of two for every column, and fit_intercept=False no
+    # offset: both are stride-0 views of one value (no length-D arrays beside the solver's),
+    # equal entry for entry to the arrays they stand for, and read-only.
+    from mathlearn.linear_model._base import prepare_data
+    from mathlearn.utils._rowscale import pow2_scale
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(50, 40)) * scale
+    y = rng.normal(size=50)
+    p = prepare_data(X, y, fit_intercept=False, per_column=False, order="F")
+    expected = 1.0 if scale == 1.0 else float(pow2_scale(np.abs(X).max()))
+    for arr, value in ((p.x_scale, expected), (p.x_offset, 0.0)):
+        assert arr.shape == (40,) and arr.strides == (0,) and not arr.flags.writeable
+        np.testing.assert_array_equal(arr, np.full(40, value))
+    np.testing.assert_array_equal(p.X, X * expected)
