@@ -179,18 +179,20 @@ def test_check_random_state_from_an_int_is_default_rng():
 @pytest.mark.parametrize("shape", [(37, 5), (300, 20), (1 << 10, 1 << 10)])
 def test_sum_of_squares_against_fsum(rng, shape):
     # Both routes (einsum below 2^20 entries, BLAS ddot from 2^20) against the correctly
-    # rounded sum: a recursive or blocked sum of n non-negative terms errs by at most
-    # (n - 1) eps times the exact sum.
+    # rounded sum of the rounded squares. A sum of n products in any order, with or without
+    # fused multiply-adds, errs by at most gamma_n ~ n u times the sum of the exact squares
+    # (u = eps / 2, Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., §3.1),
+    # and rounding the squares first moves the reference by at most u times it: within
+    # n eps times the reference for n >= 2.
     import math
 
     from mathlearn.utils.extmath import sum_of_squares
 
     X = rng.standard_normal(shape) * 1e3
-    exact = math.fsum((X * X).ravel().tolist())  # the squares rounded once, as in both routes
+    exact = math.fsum((X * X).ravel().tolist())
     got = sum_of_squares(X)
     assert abs(got - exact) <= X.size * np.finfo(float).eps * exact
     # a non-contiguous view gives the sum of its own entries
     view = X[:, ::2]
-    assert abs(sum_of_squares(view) - math.fsum((view * view).ravel().tolist())) <= (
-        view.size * np.finfo(float).eps * exact
-    )
+    exact_view = math.fsum((view * view).ravel().tolist())
+    assert abs(sum_of_squares(view) - exact_view) <= view.size * np.finfo(float).eps * exact_view
