@@ -76,7 +76,7 @@ def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
     longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
     blas = (_ext.blas_pointer(name) for name in ("dgemv", "dsyrk", "dgemm"))
     work = cg_work(k, longest)
-    G = np.empty(3 * k * k)
+    G = np.empty(2 * k * k)
     n_iter = driver(n_users, n_items, k, *(pattern.address(name) for name in (
         "indptr_u", "items_u", "values_u", "indptr_i", "users_i", "values_i")), alpha, lam,
         X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
