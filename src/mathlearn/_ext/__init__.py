@@ -41,7 +41,7 @@ ABI_VERSIONS = {
     "_rnn": 2,
     "_sgd": 1,
     "_sgdmf": 5,
-    "_smo": 3,
+    "_smo": 4,
     "_sqdist": 3,
 }
 
