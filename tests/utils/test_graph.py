@@ -51,3 +51,60 @@ def test_exhaustive_route_selects_by_distance_then_index(monkeypatch):
     monkeypatch.setattr(_kd_tree, "_kdtree_lib", lambda: None)
     dist_np, _ = kneighbors(X, 5, chunk_size=16)
     np.testing.assert_array_equal(dist_np, dist)
+
+
+def _random_graph(rng, n, density, zeros=0):
+    """A sparse graph with asymmetric lengths (G_ij and G_ji drawn apart), some explicit
+    zeros (edges of length 0), self-loops and, with low density, several components."""
+    import scipy.sparse as sp
+
+    G = sp.random(n, n, density=density, random_state=rng, format="coo")
+    data = G.data * 10.0
+    data[:zeros] = 0.0
+    return sp.csr_matrix((data, (G.row, G.col)), shape=(n, n))
+
+
+@pytest.mark.parametrize("n, density", [(1, 0.0), (7, 0.3), (60, 0.02), (300, 0.01)])
+def test_geodesic_distances_against_scipy(n, density):
+    """Dijkstra from every vertex against scipy.sparse.csgraph's on the undirected graph.
+    Both keep, for every vertex, the least of the sums d(u) + w_uv over its neighbours, the
+    same floating-point sums (the least solution of the same equations, see ``_paths.c``),
+    so they agree exactly: in value, in the infinities between components and in the zeros
+    that length-0 edges give. (Not symmetric to the last bit: d(s, v) and d(v, s) add a
+    path's lengths in opposite orders.)"""
+    from scipy.sparse.csgraph import shortest_path
+
+    from mathlearn.utils.graph import geodesic_distances
+
+    rng = np.random.default_rng(n)
+    G = _random_graph(rng, n, density, zeros=3)
+    D = geodesic_distances(G)
+    np.testing.assert_array_equal(D, shortest_path(G, method="D", directed=False))
+
+
+def test_geodesic_distances_split_over_threads(monkeypatch):
+    """The sources split into parts run on the package's threads give the same matrix as
+    one part."""
+    from mathlearn import _ext
+    from mathlearn.utils import graph
+
+    if _ext.load("_paths") is None:
+        pytest.skip("_paths not built")
+    G = _random_graph(np.random.default_rng(1), 200, 0.02, zeros=2)
+    one = graph.geodesic_distances(G)
+    monkeypatch.setattr(graph, "blas_threads", lambda: 3)
+    monkeypatch.setattr(graph, "_PATHS_MIN_PART", 16)
+    np.testing.assert_array_equal(graph.geodesic_distances(G), one)
+
+
+def test_geodesic_distances_rejects_bad_graphs():
+    import scipy.sparse as sp
+
+    from mathlearn.utils.graph import geodesic_distances
+
+    with pytest.raises(ValueError, match="non-negative"):
+        geodesic_distances(sp.csr_matrix(np.array([[0.0, -1.0], [0.0, 0.0]])))
+    with pytest.raises(ValueError, match="non-negative"):
+        geodesic_distances(sp.csr_matrix(np.array([[0.0, np.nan], [0.0, 0.0]])))
+    with pytest.raises(ValueError, match="square"):
+        geodesic_distances(sp.csr_matrix(np.ones((2, 3))))

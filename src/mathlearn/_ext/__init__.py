@@ -36,6 +36,7 @@ ABI_VERSIONS = {
     "_knn": 1,
     "_linkage": 1,
     "_nmf": 1,
+    "_paths": 1,
     "_ratings": 3,
     "_refine": 1,
     "_rnn": 2,

@@ -19,7 +19,7 @@ from ..base import (
 from ..utils._param_validation import Interval, StrOptions
 from ..utils._rowscale import InUnits, unit_of
 from ..utils.extmath import squared_distances
-from ..utils.graph import kneighbors
+from ..utils.graph import geodesic_distances, kneighbors
 from ..utils.validation import validate_data
 from ._mds import classical_mds
 
@@ -36,7 +36,9 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         the other's nearest).
     n_components : int, default=2
     path_method : {"D", "FW", "auto"}, default="D"
-        Shortest paths by Dijkstra or Floyd-Warshall (``scipy.sparse.csgraph``).
+        Shortest paths by Dijkstra (:func:`mathlearn.utils.graph.geodesic_distances`,
+        compiled, the sources split over threads) or by ``scipy.sparse.csgraph``'s
+        Floyd-Warshall or automatic choice.
     disconnected : {"connect", "raise"}, default="connect"
         What to do when the neighbour graph falls apart: ``"connect"`` joins every pair of
         components by an edge between their closest points (so geodesics stay finite, as
@@ -73,8 +75,8 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
 
     Complexity: the neighbour graph costs ``O(N log N)`` by the compiled kd-tree above 2 000
     points in at most 12 dimensions, otherwise ``O(N^2 D)`` in blocks of about ``2^16``
-    distances; Dijkstra from every point ``O(N^2 (k + log N))`` time and the ``N x N``
-    geodesic matrix; the double-centred matrix is formed in place of the squared geodesics
+    distances; Dijkstra from every point (compiled, with a binary heap: ``O(N^2 k log N)``
+    time at worst, the sources split over threads) and the ``N x N`` geodesic matrix; the double-centred matrix is formed in place of the squared geodesics
     (one more ``N x N`` array) and its top eigenpairs are found by Lanczos, ``O(N^2)`` per
     product (dense ``O(N^3)`` only for small ``N``). Memory ``O(N^2)``: two ``N x N``
     arrays.
@@ -148,7 +150,11 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
                     "some geodesic distances are infinite; increase n_neighbors."
                 )
             G = self._connect(G.tolil(), Xc, labels, n_comp).tocsr()
-        self.dist_matrix_ = geodesics = shortest_path(G, method=self.path_method, directed=False)
+        if self.path_method == "D":
+            geodesics = geodesic_distances(G)
+        else:
+            geodesics = shortest_path(G, method=self.path_method, directed=False)
+        self.dist_matrix_ = geodesics
         emb, w, V, col_means, grand = classical_mds(geodesics**2, k, overwrite=True)
         self.embedding_ = emb
         self.eigenvalues_ = w
