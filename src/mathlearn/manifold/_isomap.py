@@ -76,10 +76,10 @@ class Isomap(ComponentNamesMixin, TransformerMixin, BaseEstimator):
     Complexity: the neighbour graph costs ``O(N log N)`` by the compiled kd-tree above 2 000
     points in at most 12 dimensions, otherwise ``O(N^2 D)`` in blocks of about ``2^16``
     distances; Dijkstra from every point (compiled, with a binary heap: ``O(N^2 k log N)``
-    time at worst, the sources split over threads) and the ``N x N`` geodesic matrix; the double-centred matrix is formed in place of the squared geodesics
-    (one more ``N x N`` array) and its top eigenpairs are found by Lanczos, ``O(N^2)`` per
-    product (dense ``O(N^3)`` only for small ``N``). Memory ``O(N^2)``: two ``N x N``
-    arrays.
+    time at worst, the sources split over threads) and the ``N x N`` geodesic matrix; the
+    double-centred matrix is formed in place of the squared geodesics (one more ``N x N``
+    array) and its top eigenpairs are found by Lanczos, ``O(N^2)`` per product (dense
+    ``O(N^3)`` only for small ``N``). Memory ``O(N^2)``: two ``N x N`` arrays.
 
     Examples
     --------

@@ -1,4 +1,5 @@
-"""Similarity graphs and graph Laplacians, shared by spectral embedding and clustering.
+"""Similarity graphs and graph Laplacians, shared by spectral embedding and clustering, and
+the geodesic (shortest-path) distances of a neighbour graph, which Isomap embeds.
 
 Oxford "Advanced Topics in Statistical Machine Learning" ch. 4 and Stuttgart
 "Introduction to Machine Learning" §6.1: given a weighted adjacency ``W`` with degrees ``d_i =
