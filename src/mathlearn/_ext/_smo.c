@@ -123,7 +123,9 @@ static double power(double v, int degree)
  * factors below k = -1000 (2^(k + 600) 2^-600), so that results down to the subnormal range
  * take a single rounding there and v below -746 gives 0 (as exp does). Entries at or above 0
  * give 1: v = 0 (a point with itself) is exactly 1. No fused multiply-adds (ISO C mode turns
- * off contraction), so every build and processor gives the same bits. */
+ * off contraction), so every build and processor gives the same bits. (_rnn.c's exp_neg is
+ * the single-precision form of the same reduction, to degree 7; each library is one
+ * standalone C file, so they do not share code.) */
 ML_CLONES ML_NO_TRAPS static void exp_nonpositive(double *restrict v, int64_t len)
 {
     const double log2e = 1.4426950408889634, shift = 6755399441055744.0; /* 1.5 * 2^52 */
