@@ -105,6 +105,28 @@ def _swiss(n, d):
     return (X + 0.05 * rng.standard_normal(X.shape),)
 
 
+def _swiss_graph(n, d):
+    """Isomap's graph on the swiss roll: each point's 10 nearest, as a CSR matrix of lengths."""
+    import scipy.sparse as sp
+
+    from mathlearn.utils.graph import kneighbors
+
+    (X,) = _swiss(n, d)
+    dist, ind = kneighbors(X, 10)
+    return (sp.csr_matrix((dist.ravel(), ind.ravel(), np.arange(0, n * 10 + 1, 10)), (n, n)),)
+
+
+def _geodesics():
+    from scipy.sparse.csgraph import shortest_path
+
+    from mathlearn.utils.graph import geodesic_distances
+
+    return (
+        lambda G: lambda: geodesic_distances(G),
+        lambda G: lambda: shortest_path(G, method="D", directed=False),
+    )
+
+
 def _lin():
     from sklearn.linear_model import LinearRegression as Sk
 
@@ -360,6 +382,15 @@ CASES = [
     _case("feature extraction", "KernelPCA rbf", _kernel_pca, _low_rank, max_n=5_000, wide=None),
     _case("feature extraction", "FisherLDA", _fisher, _classes, wide=(200, 2_000)),
     _case("feature extraction", "Isomap", _isomap, _swiss, d=3, max_n=5_000, wide=None),
+    _case(
+        "feature extraction",
+        "geodesic distances (Dijkstra from every vertex) vs scipy.sparse.csgraph",
+        _geodesics,
+        _swiss_graph,
+        d=3,
+        max_n=5_000,
+        wide=None,
+    ),
     _case(
         "feature extraction",
         "SpectralEmbedding",
