@@ -73,6 +73,29 @@ def test_integer_array_ids_as_python_lists(ids, duplicates):
     assert np.all(np.diff(key) > 0)
 
 
+def test_indices_are_32_bit_and_checked(monkeypatch):
+    from mathlearn.recommender import _ratings
+
+    # Ids of any width map to 32-bit row and column indices (4 bytes a rating each).
+    r = Ratings.from_triples(np.array([5, 3, 5]), np.array([2**40, 7, 7]), [1.0, 2.0, 3.0])
+    assert r.users.dtype == r.items.dtype == np.int32
+    assert r.users.tolist() == [0, 1, 1] and r.items.tolist() == [0, 0, 1]
+    assert r.values.tolist() == [2.0, 3.0, 1.0]  # (3, 7), (5, 7), (5, 2**40)
+    # 32-bit indices given to the constructor are kept as they are; wider ones are checked
+    # against the id maps, then narrowed.
+    u = np.array([0, 1], dtype=np.int32)
+    assert Ratings(u, u, [1.0, 2.0], np.arange(2), np.arange(2)).users is u
+    with pytest.raises(ValueError, match="outside its id map"):
+        Ratings(np.array([0, 2**32]), np.array([0, 1]), [1.0, 2.0], np.arange(2), np.arange(2))
+    with pytest.raises(ValueError, match="outside its id map"):
+        Ratings(np.array([-1, 0]), np.array([0, 1]), [1.0, 2.0], np.arange(2), np.arange(2))
+    # More users or items than 32-bit indices reach: refused, naming the limit (the limit
+    # lowered here, since 2**31 ids do not fit in a test).
+    monkeypatch.setattr(_ratings, "_INDEX_MAX", 2)
+    with pytest.raises(ValueError, match="32-bit row and column indices"):
+        Ratings.from_triples([0, 1, 2, 3], [0, 0, 0, 0], np.ones(4))
+
+
 def test_integer_array_duplicate_named():
     with pytest.raises(ValueError, match="Duplicate rating for user 5 and item 9"):
         Ratings.from_triples(np.array([3, 5, 5]), np.array([9, 9, 9]), np.ones(3))

@@ -27,21 +27,21 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
-    "_als": 9,
+    "_als": 10,
     "_cart": 9,
     "_cd": 3,
     "_hgb": 4,
     "_kdtree": 4,
     "_kmeans": 1,
-    "_knn": 1,
+    "_knn": 2,
     "_linkage": 1,
     "_nmf": 1,
     "_paths": 1,
-    "_ratings": 3,
+    "_ratings": 4,
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,
-    "_sgdmf": 5,
+    "_sgdmf": 6,
     "_smo": 4,
     "_sqdist": 3,
 }

@@ -1,7 +1,8 @@
 /* Per-row ridge solves of alternating least squares (see mathlearn/recommender/_base.py).
  *
  * For every row u of a CSR pattern (entries e in [indptr[u], indptr[u+1]), columns
- * indices[e]), with v_e = V[indices[e]] (k numbers):
+ * indices[e], 32-bit like every column index of the package's rating patterns), with
+ * v_e = V[indices[e]] (k numbers):
  *
  *     G_u = base + sum_e w_e v_e v_e^T + reg[u] I,      b_u = sum_e coef[e] v_e,
  *
@@ -26,7 +27,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 9; }
+ML_EXPORT int als_abi_version(void) { return 10; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -73,7 +74,7 @@ typedef void (*dgemv_fn)(char *trans, int *m, int *n, double *alpha, double *a, 
 /* The k x n column-major matrix whose columns are Y[indices[e]], e in [lo, hi): the rows'
  * factors gathered into A (row-major n x k). Entries up to end (the pattern's last) may be
  * prefetched, so the next row's first reads are under way too. */
-static void gather(const double *Y, const int64_t *indices, int64_t lo, int64_t hi, int64_t end,
+static void gather(const double *Y, const int32_t *indices, int64_t lo, int64_t hi, int64_t end,
                    int64_t k, double *A) {
     for (int64_t e = lo; e < hi; ++e) {
 #if defined(__GNUC__)
@@ -104,7 +105,7 @@ static void gemv_gathered(dgemv_fn gemv, char trans, const double *A, int64_t k,
  * the "N" product) and, without weights, dgemv. Returns 0 when a weight is negative
  * (nothing is added then). */
 static int gram_syrk(dsyrk_fn syrk, dgemv_fn gemv, int64_t lo, int64_t hi, int64_t end,
-                     int64_t k, const int64_t *indices, const double *V, const double *coef,
+                     int64_t k, const int32_t *indices, const double *V, const double *coef,
                      const double *w, double *G, double *rhs, double *A) {
     if (w != NULL) {
         for (int64_t e = lo; e < hi; ++e)
@@ -159,7 +160,7 @@ static int cholesky_solve(double *G, const double *rhs, double *y, double *x, do
  * solution is then left unset). work holds k^2 + 3 k doubles, plus (k + 1) times the
  * largest row's number of entries when syrk and gemv are given (else both are NULL). */
 ML_EXPORT int64_t als_ridge_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
-                                 const int64_t *indices, const double *V, const double *coef,
+                                 const int32_t *indices, const double *V, const double *coef,
                                  const double *w, const double *base, const double *reg,
                                  const double *t, double *X, double *sse, double *work,
                                  dsyrk_fn syrk, dgemv_fn gemv) {
@@ -402,7 +403,7 @@ static inline double entry_weight(const double *w, double alpha, int64_t e) {
     return (alpha == alpha) ? alpha * w[e] : w[e];
 }
 
-static inline double entry_target(const double *c, const double *shift, const int64_t *indices,
+static inline double entry_target(const double *c, const double *shift, const int32_t *indices,
                                   double alpha, double we, int64_t e) {
     if (alpha == alpha) return 1.0 + we;
     return (shift != NULL) ? c[e] - shift[indices[e]] : c[e];
@@ -413,7 +414,7 @@ static inline double entry_target(const double *c, const double *shift, const in
  * its first entry, given f = 0 (adding 0 y_e leaves out as it is: the factor rows are
  * finite). */
 #define DEFINE_ROWS_LOOP(NAME, ATTR, DOT, AXPY)                                                  \
-    ATTR static double NAME(const double *Y, const int64_t *indices, int64_t lo, int64_t hi,   \
+    ATTR static double NAME(const double *Y, const int32_t *indices, int64_t lo, int64_t hi,   \
                             int64_t k, const double *w, const double *c, const double *shift, \
                             double alpha, const double *v, double *out) {                      \
         double sq = 0.0;                                                                       \
@@ -634,7 +635,7 @@ ML_EXPORT int als_simd(int level) {
     return simd_level;
 }
 
-static double rows_loop(const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
+static double rows_loop(const double *Y, const int32_t *indices, int64_t lo, int64_t hi,
                         int64_t k, const double *w, const double *c, const double *shift,
                         double alpha, const double *v, double *out) {
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -676,7 +677,7 @@ static void cg_step(double *x, double *r, double *p, const double *Ap, int64_t k
  * (the gathered y_e, column-major k x n) the two products go to the BLAS's dgemv, with s
  * and f as scratch of n doubles each; else one pass of dot products and updates. */
 static double rows_product(dgemv_fn gemv, const double *A, double *s, double *f,
-                           const double *Y, const int64_t *indices, int64_t lo, int64_t hi,
+                           const double *Y, const int32_t *indices, int64_t lo, int64_t hi,
                            int64_t k, const double *w, const double *c, const double *shift,
                            double alpha, const double *v, double *out) {
     double sq = 0.0;
@@ -775,7 +776,7 @@ ML_EXPORT int64_t als_cg_work(int64_t k, int64_t longest, int blas) {
  * gathered once and each product is two dgemv calls on them (with the AVX2 loops, the
  * kernel's own loops are the faster at every length: 7.8 against 11-12 ns an entry and
  * product at k = 33, rows of 50 to 100). */
-static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int64_t *indices,
+static void cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr, const int32_t *indices,
                     const double *Y, const double *w, const double *c, const double *shift,
                     double alpha, const double *base, const double *reg, double *X,
                     int64_t steps, const double *t, double *terms, double *work,
@@ -860,7 +861,7 @@ static int64_t longest_row(const int64_t *indptr, int64_t n_rows) {
 }
 
 ML_EXPORT void als_cg_rows(int64_t n_rows, int64_t k, const int64_t *indptr,
-                           const int64_t *indices, const double *Y, const double *w,
+                           const int32_t *indices, const double *Y, const double *w,
                            const double *c, const double *shift, const double *base,
                            const double *reg, double *X, int64_t steps, const double *t,
                            double *terms, double *work, dgemv_fn gemv, dgemm_fn gemm) {
@@ -902,9 +903,9 @@ static double penalty(const double *X, const double *reg, int64_t n, int64_t w) 
  * value. V (max(n_users, n_items) x w) and shift (max(n_users, n_items)) are scratch; work
  * as for als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
 ML_EXPORT int64_t als_explicit_cg(int64_t n_users, int64_t n_items, int64_t k, int biases,
-                                  const int64_t *indptr_u, const int64_t *cols_u,
+                                  const int64_t *indptr_u, const int32_t *cols_u,
                                   const double *c_u, const int64_t *indptr_i,
-                                  const int64_t *cols_i, const double *c_i, const double *reg_u,
+                                  const int32_t *cols_i, const double *c_i, const double *reg_u,
                                   const double *reg_i, double *Xu, double *Xi, int64_t steps,
                                   int64_t max_iter, double tol, double *history, double *V,
                                   double *shift, double *work, dgemv_fn gemv) {
@@ -964,9 +965,9 @@ static void gram_of(dsyrk_fn syrk, const double *Y, int64_t n, int64_t k, double
  * orientations; gemm (or NULL) serves the blocks of rows of cg_rows. Returns the sweeps
  * run. */
 ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
-                                  const int64_t *indptr_u, const int64_t *cols_u,
+                                  const int64_t *indptr_u, const int32_t *cols_u,
                                   const double *r_u, const int64_t *indptr_i,
-                                  const int64_t *cols_i, const double *r_i, double alpha,
+                                  const int32_t *cols_i, const double *r_i, double alpha,
                                   double lam, double *X, double *Y, int64_t steps,
                                   int64_t max_iter, double tol, double *history, double *G,
                                   double *work, dgemv_fn gemv, dsyrk_fn syrk,

@@ -2,7 +2,8 @@
  * mathlearn/recommender/_knn.py, similarity_matrix).
  *
  * The n rows of a sparse matrix (users or items) are compared over the columns both observe.
- * The row-major CSR form gives each row a's columns (indptr_r, cols_r) and deviations
+ * The row-major CSR form gives each row a's columns (indptr_r, cols_r; indices 32-bit,
+ * offsets 64-bit) and deviations
  * d_ao (dev_r); the column-major form gives each column o's rows (indptr_c, rows_c, in
  * ascending order) and the same deviations in that order (dev_c). For every row a, the
  * pairs (a, b), b != a, with a co-observed column are accumulated in a dense scratch row
@@ -31,12 +32,12 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int knn_abi_version(void) { return 1; }
+ML_EXPORT int knn_abi_version(void) { return 2; }
 
 /* counts[a] = the number of rows b != a that share a column with row a; returns their sum.
  * mark holds n numbers (scratch). */
-ML_EXPORT int64_t knn_pair_counts(int64_t n, const int64_t *indptr_r, const int64_t *cols_r,
-                                  const int64_t *indptr_c, const int64_t *rows_c,
+ML_EXPORT int64_t knn_pair_counts(int64_t n, const int64_t *indptr_r, const int32_t *cols_r,
+                                  const int64_t *indptr_c, const int32_t *rows_c,
                                   int64_t *counts, int64_t *mark) {
     int64_t total = 0;
     for (int64_t b = 0; b < n; ++b) mark[b] = -1;
@@ -67,9 +68,9 @@ static int cmp_index(const void *x, const void *y) {
 /* The similarities (see the file's comment) into indptr (n + 1), indices and data (room
  * for the total of knn_pair_counts); returns the number stored. mark (n numbers), partners
  * (the largest of knn_pair_counts's counts) and acc (4 n doubles) are scratch. */
-ML_EXPORT int64_t knn_similarities(int64_t n, const int64_t *indptr_r, const int64_t *cols_r,
+ML_EXPORT int64_t knn_similarities(int64_t n, const int64_t *indptr_r, const int32_t *cols_r,
                                    const double *dev_r, const int64_t *indptr_c,
-                                   const int64_t *rows_c, const double *dev_c,
+                                   const int32_t *rows_c, const double *dev_c,
                                    double shrinkage, int64_t *indptr,
                                    int64_t *indices, double *data, int64_t *mark,
                                    int64_t *partners, double *acc) {

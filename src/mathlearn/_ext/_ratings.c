@@ -9,7 +9,9 @@
  * within a user), then the user-major order by item (users ascend within an item). Ties,
  * i.e. repeated (user, item) pairs, keep the container's order in both. A container already
  * in user-major order (ratings_user_major) is its own user-major form: then only the sort
- * by item runs, and perm_u, items_u, values_u and perm_i are not formed (passed as NULL). */
+ * by item runs, and perm_u, items_u, values_u and perm_i are not formed (passed as NULL).
+ * User and item indices (users, items, items_u, users_i) are 32-bit, as Ratings stores them;
+ * offsets and permutations, which count ratings, are 64-bit. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,11 +22,11 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int ratings_abi_version(void) { return 3; }
+ML_EXPORT int ratings_abi_version(void) { return 4; }
 
 /* indptr[0..m] from the keys' counts; cursor[0..m-1] = indptr[0..m-1] (the next free slot of
  * each key), returned through cursor. */
-static void offsets(int64_t n, int64_t m, const int64_t *keys, int64_t *indptr,
+static void offsets(int64_t n, int64_t m, const int32_t *keys, int64_t *indptr,
                     int64_t *cursor) {
     for (int64_t j = 0; j <= m; ++j) indptr[j] = 0;
     for (int64_t t = 0; t < n; ++t) indptr[keys[t] + 1] += 1;
@@ -34,7 +36,7 @@ static void offsets(int64_t n, int64_t m, const int64_t *keys, int64_t *indptr,
 
 /* 1 when the container is in user-major order (users ascending, items ascending within a
  * user, repeated pairs in any order), else 0. */
-ML_EXPORT int64_t ratings_user_major(int64_t n, const int64_t *users, const int64_t *items) {
+ML_EXPORT int64_t ratings_user_major(int64_t n, const int32_t *users, const int32_t *items) {
     for (int64_t t = 1; t < n; ++t)
         if (users[t] < users[t - 1] || (users[t] == users[t - 1] && items[t] < items[t - 1]))
             return 0;
@@ -43,10 +45,10 @@ ML_EXPORT int64_t ratings_user_major(int64_t n, const int64_t *users, const int6
 
 /* cursor holds max(n_users, n_items) numbers; perm_u, items_u, values_u and perm_i NULL for
  * a container in user-major order. */
-ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int64_t *users,
-                              const int64_t *items, const double *values, int64_t *indptr_u,
-                              int64_t *perm_u, int64_t *items_u, int64_t *indptr_i,
-                              int64_t *perm_i, int64_t *users_i, int64_t *cursor,
+ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int32_t *users,
+                              const int32_t *items, const double *values, int64_t *indptr_u,
+                              int64_t *perm_u, int32_t *items_u, int64_t *indptr_i,
+                              int64_t *perm_i, int32_t *users_i, int64_t *cursor,
                               double *values_u, double *values_i) {
     if (perm_u == NULL) {
         /* The container is the user-major order: one sort by item keeps users ascending. */

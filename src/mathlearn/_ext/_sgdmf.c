@@ -30,7 +30,7 @@ struct sgdmf_rating {
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int sgdmf_abi_version(void) { return 5; }
+ML_EXPORT int sgdmf_abi_version(void) { return 6; }
 
 /* p . q in the fixed order described above (four sequential partial sums, the tail into
  * the first, combined as (s0 + s1) + (s2 + s3)): the epoch and the objective share it. */
@@ -93,8 +93,8 @@ ML_EXPORT void sgdmf_user_records(int64_t n_users, const int64_t *user_order,
 /* The sum of squared residuals sum_n e_n^2, e_n = r - mu - bu[u] - bi[i] - p . q (the
  * epoch's residual, its dot product in the same fixed order), added sequentially over the
  * ratings in the order given (bu, bi may be all zeros). */
-ML_EXPORT double sgdmf_sse(int64_t n_ratings, int64_t k, const int64_t *users,
-                           const int64_t *items, const double *values, const double *P,
+ML_EXPORT double sgdmf_sse(int64_t n_ratings, int64_t k, const int32_t *users,
+                           const int32_t *items, const double *values, const double *P,
                            const double *Q, const double *bu, const double *bi, double mu) {
     double total = 0.0;
     for (int64_t n = 0; n < n_ratings; ++n) {
@@ -158,8 +158,8 @@ ML_EXPORT int64_t sgdmf_fit(int64_t n_ratings, int64_t k, int64_t n_users, int64
                             int mode, int64_t n_epochs, const struct sgdmf_rating *records,
                             const struct sgdmf_rating *records_um, const int64_t *indptr,
                             const int64_t *orders, const int64_t *swaps,
-                            struct sgdmf_rating *visit, const int64_t *users,
-                            const int64_t *items, const double *values, const double *n_u,
+                            struct sgdmf_rating *visit, const int32_t *users,
+                            const int32_t *items, const double *values, const double *n_u,
                             const double *n_i, double *P, double *Q, double *bu, double *bi,
                             double mu, double lr, double lam, int biases, int record_all,
                             int64_t last_epoch, double tol, double *history,

@@ -197,7 +197,9 @@ def _ridge_rows_compiled(fn, R, wt, V, reg, weights, base_gram, targets, return_
     SciPy exports it) and Cholesky-solves them in place."""
     n_rows, k = R.shape[0], V.shape[1]
     indptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(R.indices, dtype=np.int64)
+    # (column indices below R.shape[1], which Ratings keeps within 32 bits: SciPy's own
+    # indices, no copy)
+    indices = np.ascontiguousarray(R.indices, dtype=np.int32)
     V, wt, w, base = _c64(V), _c64(wt), _c64(weights), _c64(base_gram)
     reg, t = _c64(reg), _c64(targets) if return_sse else None
     if not (np.all(np.isfinite(V)) and np.all(np.isfinite(wt))):

@@ -59,7 +59,8 @@ class Pattern:
 
     Arrays: ``indptr_u``, ``items_u``, ``values_u`` (rows by user, items ascending within a
     user) and ``indptr_i``, ``users_i``, ``values_i`` (rows by item, users ascending within
-    an item), all indices 64-bit; ``perm_u`` and ``perm_i`` (position p of each order holds
+    an item), the offsets ``indptr_*`` 64-bit and the indices 32-bit (as :class:`Ratings`
+    holds them); ``perm_u`` and ``perm_i`` (position p of each order holds
     the container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
     item, as floats); ``R`` and ``Rt``, the two orders as SciPy CSR arrays of shapes
     (n_users, n_items) and (n_items, n_users). These last four are formed on first use (the
@@ -88,28 +89,35 @@ class Pattern:
             # are) is its own user-major form: only the item-major one is formed.
             a_users, a_items, a_values = users.ctypes.data, items.ctypes.data, values.ctypes.data
             user_major = bool(_compiled_user_major()(n, a_users, a_items))
-            # The outputs as views of two buffers (one allocation and one address each),
-            # then the sort's scratch (cursor).
-            int_layout = [("indptr_u", n_users + 1), ("indptr_i", n_items + 1), ("users_i", n)]
+            # The outputs as views of three buffers (one allocation and one address each:
+            # offsets and permutations, then the sort's scratch (cursor); 32-bit indices;
+            # values).
+            wide_layout = [("indptr_u", n_users + 1), ("indptr_i", n_items + 1)]
+            index_layout = [("users_i", n)]
             float_layout = [("values_i", n)]
             if user_major:
                 self.items_u, self.values_u = items, values
                 self._perm_u = self._perm_i = None
                 self.addresses.update(items_u=a_items, values_u=a_values)
             else:
-                int_layout += [("perm_u", n), ("items_u", n), ("perm_i", n)]
+                wide_layout += [("perm_u", n), ("perm_i", n)]
+                index_layout += [("items_u", n)]
                 float_layout += [("values_u", n)]
-            for layout, dtype in ((int_layout, np.int64), (float_layout, np.float64)):
-                scratch = max(n_users, n_items, 1) if dtype is np.int64 else 0
+            for layout, dtype in (
+                (wide_layout, np.int64),
+                (index_layout, np.int32),
+                (float_layout, np.float64),
+            ):
+                scratch = max(n_users, n_items, 1) if layout is wide_layout else 0
                 buffer = np.empty(sum(m for _, m in layout) + scratch, dtype=dtype)
-                start, address = 0, buffer.ctypes.data
+                start, address, size = 0, buffer.ctypes.data, buffer.itemsize
                 for name, m in layout:
                     view = buffer[start : start + m]
                     setattr(self, f"_{name}" if name.startswith("perm") else name, view)
-                    self.addresses[name] = address + 8 * start
+                    self.addresses[name] = address + size * start
                     start += m
                 if scratch:
-                    cursor = address + 8 * start
+                    cursor = address + size * start
             names = ("indptr_u", "perm_u", "items_u", "indptr_i", "perm_i", "users_i")
             fn(n, n_users, n_items, a_users, a_items, a_values,
                *(None if user_major and name in ("perm_u", "items_u", "perm_i")
@@ -130,7 +138,7 @@ class Pattern:
             # the item-major position p holds user-major position csc.data[p]
             self._perm_i = perm_u[csc.data]
             self.values_i = self.values_u[csc.data]
-            self.users_i = csc.indices.astype(np.int64)
+            self.users_i = csc.indices.astype(np.int32)
             self.indptr_i = csc.indptr.astype(np.int64)
         self._R: sp.csr_array | None = None
         self._Rt: sp.csr_array | None = None

@@ -85,10 +85,11 @@ def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
 
 
 def cg_plan(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """What the compiled CG kernel reads of a CSR pattern, formed once per fit: the index
-    arrays as 64-bit integers and the longest row's number of entries."""
+    """What the compiled CG kernel reads of a CSR pattern, formed once per fit: the offsets
+    as 64-bit integers, the column indices as 32-bit ones, and the longest row's number of
+    entries."""
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
     return indptr, indices, int(np.max(np.diff(indptr), initial=0))
 
 

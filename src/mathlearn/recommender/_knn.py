@@ -149,7 +149,11 @@ def _similarities_compiled(fns, A: _Rows, dev, At: _Rows, dev_t, shrinkage: floa
 
     def addresses(rows: _Rows, dev) -> list[int]:
         if rows.addresses is None or rows.indptr.dtype != np.int64:
-            arrays = [np.ascontiguousarray(a, dtype=np.int64) for a in rows[:2]]
+            # 64-bit offsets, 32-bit indices (a pattern's own; SciPy's, when they fit)
+            arrays: list[np.ndarray] = [
+                np.ascontiguousarray(rows.indptr, dtype=np.int64),
+                np.ascontiguousarray(rows.indices, dtype=np.int32),
+            ]
             out = [a.ctypes.data for a in arrays]
             keep.extend(arrays)
         else:

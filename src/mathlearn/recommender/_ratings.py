@@ -60,6 +60,18 @@ def _codes(ids, name: str) -> tuple[np.ndarray, np.ndarray, dict | None]:
     return distinct, codes, index
 
 
+# The largest row or column index: 32-bit indices, as SciPy's sparse arrays and the
+# compiled kernels use them (4 bytes a rating each instead of 8).
+_INDEX_MAX = np.iinfo(np.int32).max
+
+
+def _index_array(a) -> np.ndarray:
+    """An index array as given when it holds integers (any width), else as 64-bit integers
+    (the conversion NumPy makes of a list or of floats)."""
+    a = np.asarray(a)
+    return a if a.dtype.kind in "iu" else np.asarray(a, dtype=np.int64)
+
+
 def _as_list(values, name: str) -> list:
     if isinstance(values, np.ndarray):
         if values.ndim != 1:
@@ -76,17 +88,20 @@ class Ratings:
     Rows are always users and columns always items, whatever the source; user and item ids
     may be any hashable values and are mapped to row and column indices by ``user_ids`` and
     ``item_ids`` (sorted when the ids can be sorted, otherwise in order of first appearance).
-    Only the observed entries are stored (``nnz`` of them): no dense users x items array is
-    ever formed. A stored rating may be 0 (an observed zero), which is distinct from a
-    missing entry. The builders store the ratings in user-major order (by user, then item),
-    which the models then use as it is; the constructor keeps the order given.
+    Only the observed entries are stored (``nnz`` of them, 16 bytes each: two 32-bit indices
+    and the value): no dense users x items array is ever formed. A stored rating may be 0
+    (an observed zero), which is distinct from a missing entry. The builders store the
+    ratings in user-major order (by user, then item), which the models then use as it is;
+    the constructor keeps the order given.
 
     Parameters
     ----------
     users : ndarray of shape (nnz,)
-        Row (user) index of each rating.
+        Row (user) index of each rating (stored as 32-bit integers, as in SciPy's sparse
+        arrays: at most 2**31 users and 2**31 items; widen them, ``astype(np.int64)``,
+        before forming keys such as ``users * n_items + items``).
     items : ndarray of shape (nnz,)
-        Column (item) index of each rating.
+        Column (item) index of each rating (32-bit, likewise).
     values : ndarray of shape (nnz,)
         The ratings (finite floats).
     user_ids : ndarray of shape (n_users,)
@@ -137,14 +152,19 @@ class Ratings:
         item_ids: np.ndarray,
         timestamps: np.ndarray | None = None,
     ) -> None:
-        self.users = np.asarray(users, dtype=np.int64)
-        self.items = np.asarray(items, dtype=np.int64)
-        self.values = np.asarray(values, dtype=np.float64)
         self.user_ids = np.asarray(user_ids, dtype=object)
         self.item_ids = np.asarray(item_ids, dtype=object)
+        if max(len(self.user_ids), len(self.item_ids)) > _INDEX_MAX + 1:
+            raise ValueError(
+                f"At most {_INDEX_MAX + 1} users and {_INDEX_MAX + 1} items (32-bit row and "
+                f"column indices); got {len(self.user_ids)} users and {len(self.item_ids)} "
+                "items."
+            )
+        users, items = (_index_array(a) for a in (users, items))
+        self.values = np.asarray(values, dtype=np.float64)
         self.timestamps = None if timestamps is None else np.asarray(timestamps)
         n = self.values.shape[0]
-        if not (self.users.shape == self.items.shape == self.values.shape == (n,)):
+        if not (users.shape == items.shape == self.values.shape == (n,)):
             raise ValueError("users, items and values must be 1-D arrays of one length.")
         if self.timestamps is not None and self.timestamps.shape != (n,):
             raise ValueError("timestamps must have one entry per rating.")
@@ -154,12 +174,15 @@ class Ratings:
                 "storing NaN (a missing rating is simply an absent triple)."
             )
         if n and (
-            self.users.min() < 0
-            or self.items.min() < 0
-            or self.users.max() >= len(self.user_ids)
-            or self.items.max() >= len(self.item_ids)
+            users.min() < 0
+            or items.min() < 0
+            or users.max() >= len(self.user_ids)
+            or items.max() >= len(self.item_ids)
         ):
             raise ValueError("A user or item index is outside its id map.")
+        # (in range, so 32 bits hold them: a copy only for wider integers)
+        self.users = users.astype(np.int32, copy=False)
+        self.items = items.astype(np.int32, copy=False)
         self._user_index: dict | None = None
         self._item_index: dict | None = None
 
