@@ -381,18 +381,18 @@ def _surprise_svd(r, ts, d):
     return lambda: _svd(d).fit(ts)
 
 
-def _implicit_fit(M, d):
+def _implicit_fit(M, d, dtype=np.float32):
     from implicit.cpu.als import AlternatingLeastSquares
 
     m = AlternatingLeastSquares(factors=d, regularization=0.1, alpha=1.0, iterations=15,
                                 use_cg=True, num_threads=1, random_state=0,
-                                calculate_training_loss=False)  # fmt: skip
+                                calculate_training_loss=False, dtype=dtype)  # fmt: skip
     m.fit(M, show_progress=False)
     return m
 
 
-def _implicit_als(r, M, d):
-    return lambda: _implicit_fit(M, d)
+def _implicit_als(dtype):
+    return lambda r, M, d: lambda: _implicit_fit(M, d, dtype)
 
 
 def _surprise_item_knn(r, ts, d):
@@ -433,13 +433,19 @@ def _surprise_from_triples(algo):
     return make
 
 
-def _implicit_from_triples(r, M, d):
-    """implicit's ALS fitted on its CSR matrix built from the raw triples (the stored value
-    is its confidence, 1 + alpha r)."""
-    import scipy.sparse as sp
+def _implicit_from_triples(dtype):
+    """implicit's ALS (factors of ``dtype``) fitted on its CSR matrix built from the raw
+    triples (the stored value is its confidence, 1 + alpha r)."""
 
-    u, i, v = _triples(r)
-    return lambda: _implicit_fit(sp.csr_matrix((1.0 + 10.0 * v, (u, i)), shape=M.shape), d)
+    def make(r, M, d):
+        import scipy.sparse as sp
+
+        u, i, v = _triples(r)
+        return lambda: _implicit_fit(
+            sp.csr_matrix((1.0 + 10.0 * v, (u, i)), shape=M.shape), d, dtype
+        )
+
+    return make
 
 
 def _als(d):
@@ -452,8 +458,9 @@ def _sgd(d):
     )
 
 
-def _implicit_ours(d):
-    return ImplicitALS(d, regularization=0.1, alpha=10.0, max_iter=15, cg_steps=3, random_state=0)
+def _implicit_ours(dtype):
+    return lambda d: ImplicitALS(d, regularization=0.1, alpha=10.0, max_iter=15, cg_steps=3,
+                                 dtype=dtype, random_state=0)  # fmt: skip
 
 
 def _item_knn(d):
@@ -487,16 +494,20 @@ SWEEP_CASES = [
         memory_ours=_ours_from_triples(_sgd),
         memory_peer=_surprise_from_triples(_svd),
     ),
-    Case(
-        "recommenders",
-        "ImplicitALS 15 iterations (3 CG steps) vs implicit ALS",
-        _sweep_implicit,
-        _ours(_implicit_ours),
-        _implicit_als,
-        d=64,
-        wide=None,
-        memory_ours=_ours_from_triples(_implicit_ours),
-        memory_peer=_implicit_from_triples,
+    # Each precision against the peer at the same precision (implicit's default is float32).
+    *(
+        Case(
+            "recommenders",
+            f"ImplicitALS {name}, 15 iterations (3 CG steps) vs implicit ALS {name}",
+            _sweep_implicit,
+            _ours(_implicit_ours(dtype)),
+            _implicit_als(dtype),
+            d=64,
+            wide=None,
+            memory_ours=_ours_from_triples(_implicit_ours(dtype)),
+            memory_peer=_implicit_from_triples(dtype),
+        )
+        for name, dtype in (("float32", np.float32), ("float64", np.float64))
     ),
     Case(
         "recommenders",

@@ -107,3 +107,76 @@ def test_implicit_package_precision_comparable():
     p_ours = precision_at_k(rec_ours, rel, 10)
     p_theirs = precision_at_k(rec_theirs, rel, 10)
     assert p_ours >= p_theirs - 0.02
+
+
+def _fit(r, dtype, **kw):
+    params = dict(n_components=3, regularization=0.3, alpha=2.0, max_iter=8, random_state=0)
+    return ImplicitALS(**{**params, **kw}, dtype=dtype).fit(r)
+
+
+def test_float32_sweeps_follow_the_double_ones():
+    # The single-precision sweeps (compiled) against the double-precision ones from the same
+    # start (the float64 draw rounded once). Each row's CG is a few dozen operations on
+    # numbers of one scale, each rounded to float32 (eps 6e-8); the per-row systems here
+    # have condition numbers of a few units (regularization 0.3 against Gram entries of the
+    # same order), so one sweep moves the factors by about 1e-6 of their size. Over 8 sweeps
+    # the alternation contracts, not amplifies, those differences: 1e-4 of the largest
+    # factor bounds them with a wide margin, and the objectives (sums of positive terms)
+    # agree to 1e-5.
+    from mathlearn import _ext
+
+    if _ext.load("_als32") is None:
+        pytest.skip("_als32 not built (a source tree without `setup.py build_ext --inplace`)")
+    r, _, _ = _interactions(4)
+    m64 = _fit(r, np.float64)
+    m32 = _fit(r, np.float32)
+    assert m32.user_factors_.dtype == m32.item_factors_.dtype == np.float32
+    for a, b in ((m32.user_factors_, m64.user_factors_), (m32.item_factors_, m64.item_factors_)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-4 * np.abs(b).max())
+    np.testing.assert_allclose(m32.objective_, m64.objective_, rtol=1e-5)
+    # k = 3 CG steps solve each 3-dimensional system exactly up to rounding: the float32
+    # sweeps follow the exact (Cholesky) ones too, and the objective never rises by more
+    # than rounding.
+    exact = _fit(r, np.float64, solver="cholesky")
+    np.testing.assert_allclose(m32.user_factors_, exact.user_factors_, rtol=0,
+                               atol=1e-4 * np.abs(exact.user_factors_).max())  # fmt: skip
+    h = np.array(m32.objective_)
+    assert np.all(np.diff(h) <= 1e-5 * h[:-1])
+    # predictions are float64 from the float32 factors
+    p = m32.predict([0, 1], [0, 1])
+    assert p.dtype == np.float64
+    np.testing.assert_allclose(p, m64.predict([0, 1], [0, 1]), rtol=0, atol=1e-4)
+    # the string form of the dtype names the same thing
+    np.testing.assert_array_equal(_fit(r, "float32").user_factors_, m32.user_factors_)
+
+
+def test_float32_without_the_compiled_sweeps_rounds_the_double_fit(monkeypatch):
+    from mathlearn.recommender import _implicit
+
+    r, _, _ = _interactions(5)
+    m64 = _fit(r, np.float64)
+    monkeypatch.setattr(_implicit, "_compiled_sweeps32", lambda: None)
+    m32 = _fit(r, np.float32)
+    np.testing.assert_array_equal(m32.user_factors_, m64.user_factors_.astype(np.float32))
+    np.testing.assert_array_equal(m32.item_factors_, m64.item_factors_.astype(np.float32))
+    assert m32.objective_ == m64.objective_
+    # solver="cholesky" always runs in double precision
+    c32 = _fit(r, np.float32, solver="cholesky")
+    c64 = _fit(r, np.float64, solver="cholesky")
+    np.testing.assert_array_equal(c32.item_factors_, c64.item_factors_.astype(np.float32))
+
+
+@pytest.mark.parametrize("top, alpha", [(1e38, 40.0), (3e38, 1.0)])
+def test_float32_overflow_is_refused(top, alpha):
+    from mathlearn import _ext
+
+    if _ext.load("_als32") is None:
+        pytest.skip("_als32 not built")
+    # alpha r beyond float32's range is refused before the sweeps; a weight just inside
+    # it (3e38) overflows the residual's squared norm in the first row: refused after.
+    r = Ratings.from_triples([0, 0, 1, 2], [0, 1, 1, 2], [1.0, top, 2.0, 1.0])
+    with pytest.raises(ValueError, match=r"dtype=np\.float64"):
+        ImplicitALS(2, alpha=alpha, max_iter=2, dtype=np.float32, random_state=0).fit(r)
+    # double precision answers (finite factors)
+    m = ImplicitALS(2, alpha=alpha, max_iter=2, random_state=0).fit(r)
+    assert np.isfinite(m.user_factors_).all()

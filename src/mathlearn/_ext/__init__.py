@@ -28,6 +28,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
     "_als": 10,
+    "_als32": 1,
     "_cart": 9,
     "_cd": 3,
     "_hgb": 4,

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from .. import _ext
 from ..base import _fit_context
 from ..exceptions import ConvergenceWarning
-from ..utils._param_validation import Interval, StrOptions
+from ..utils._param_validation import Interval, Options, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, ridge_rows
 from ._factor import FactorModel, Pattern, pair_dots
@@ -63,6 +63,47 @@ def _compiled_sweeps():
         fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2 + [ctypes.c_double]
         fn.argtypes += [ctypes.c_void_p] * 6
     return fn
+
+
+def _compiled_sweeps32():
+    """The single-precision sweeps (``_als32.c``, ``als32_implicit_cg``), typed, or None."""
+    lib = _ext.load("_als32")
+    if lib is None:
+        return None
+    fn = lib.als32_implicit_cg
+    if fn.argtypes is None:
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 6 + [ctypes.c_double] * 2
+        fn.argtypes += [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 2 + [ctypes.c_double]
+        fn.argtypes += [ctypes.c_void_p] * 4
+    return fn
+
+
+def _implicit_compiled32(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
+    """The sweeps of :meth:`ImplicitALS.fit` with ``dtype=np.float32``, in one compiled
+    call, in place on the float32 X and Y; returns the objectives and the number of sweeps."""
+    n_users, n_items = pattern.shape
+    k = X.shape[1]
+    history = np.empty(max_iter)
+    G, work = np.empty(k * k, dtype=np.float32), np.empty(4 * k, dtype=np.float32)
+    n_iter = driver(n_users, n_items, k, *(pattern.address(name) for name in (
+        "indptr_u", "items_u", "values_u", "indptr_i", "users_i", "values_i")), alpha, lam,
+        X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
+        *(a.ctypes.data for a in (history, G, work)), _ext.blas_pointer("ssyrk"))  # fmt: skip
+    return history[:n_iter].tolist(), int(n_iter)
+
+
+def _normal_rows(rng, n: int, k: int, scale: float, dtype) -> np.ndarray:
+    """``scale`` times standard normal draws, shape (n, k), in ``dtype``: for float32 drawn
+    in blocks of rows of about 1 000 numbers and rounded (the same numbers as the float64
+    draw, rounded once, without a float64 temporary of the factors' size)."""
+    if dtype == np.float64:
+        return scale * rng.standard_normal((n, k))
+    out = np.empty((n, k), dtype=dtype)
+    step = max(1, 1024 // max(k, 1))
+    for s in range(0, n, step):
+        out[s : s + step] = scale * rng.standard_normal((min(step, n - s), k))
+    return out
 
 
 def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
@@ -245,15 +286,21 @@ class ImplicitALS(FactorModel):
         Stop when the objective falls by less than ``tol`` times its value (0: run all).
     init_std : float, default=0.01
         Standard deviation of the random initial factors.
+    dtype : {np.float64, np.float32}, default=np.float64
+        Precision of the factors. ``np.float32`` halves their memory (``(U + I) k`` numbers),
+        as implicit feedback libraries commonly do: with ``solver="cg"`` and the compiled
+        helper, the sweeps run in single precision (``mathlearn._ext._als32``: factors,
+        Gram matrix and CG vectors in float32, the objective summed in float64); otherwise
+        they run in double precision and the factors are rounded at the end.
     random_state : int, Generator or None, default=None
         Seed.
 
     Attributes
     ----------
     user_factors_ : ndarray of shape (n_users, n_components)
-        x_u.
+        x_u (of ``dtype``).
     item_factors_ : ndarray of shape (n_items, n_components)
-        y_i.
+        y_i (of ``dtype``).
     user_bias_, item_bias_ : ndarray
         Zeros.
     offset_ : float
@@ -320,6 +367,7 @@ class ImplicitALS(FactorModel):
         "cg_steps": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "init_std": [Interval(Real, 0, None, closed="neither")],
+        "dtype": [Options(type, {np.float64, np.float32}), StrOptions({"float64", "float32"})],
         "random_state": ["random_state"],
     }
 
@@ -334,6 +382,7 @@ class ImplicitALS(FactorModel):
         cg_steps: int = 3,
         tol: float = 0.0,
         init_std: float = 0.01,
+        dtype=np.float64,
         random_state=None,
     ) -> None:
         self.n_components = n_components
@@ -344,6 +393,7 @@ class ImplicitALS(FactorModel):
         self.cg_steps = cg_steps
         self.tol = tol
         self.init_std = init_std
+        self.dtype = dtype
         self.random_state = random_state
 
     @_fit_context
@@ -378,8 +428,30 @@ class ImplicitALS(FactorModel):
         pattern = Pattern(data)
         rng = check_random_state(self.random_state)
         k, lam, alpha = int(self.n_components), float(self.regularization), float(self.alpha)
-        X = self.init_std * rng.standard_normal((n_users, k))
-        Y = self.init_std * rng.standard_normal((n_items, k))
+        # float32 with the compiled CG sweeps: single precision throughout; otherwise the
+        # double-precision sweeps (the factors rounded at the end, _finish_fit).
+        driver32 = _compiled_sweeps32() if self.solver == "cg" else None
+        single = np.dtype(self.dtype) == np.float32 and driver32 is not None
+        dtype = np.dtype(np.float32 if single else np.float64)
+        X = _normal_rows(rng, n_users, k, float(self.init_std), dtype)
+        Y = _normal_rows(rng, n_items, k, float(self.init_std), dtype)
+        if single:
+            top = alpha * float(data.values.max())
+            if top > float(np.finfo(np.float32).max):
+                raise ValueError(
+                    f"alpha * the largest stored value ({top:.3g}) overflows single "
+                    "precision; use dtype=np.float64."
+                )
+            objectives, sweeps = _implicit_compiled32(driver32, pattern, X, Y, alpha, lam,
+                                                      int(self.cg_steps), int(self.max_iter),
+                                                      float(self.tol))  # fmt: skip
+            if not (np.isfinite(objectives).all() and np.isfinite(X).all()
+                    and np.isfinite(Y).all()):  # fmt: skip
+                raise ValueError(
+                    "The single-precision sweeps overflowed (stored values or alpha too "
+                    "large for float32); use dtype=np.float64."
+                )
+            return self._finish_fit(X, Y, objectives, sweeps)
         driver = _compiled_sweeps() if self.solver == "cg" else None
         if driver is not None:
             objectives, sweeps = _implicit_compiled(driver, pattern, X, Y, alpha, lam,
@@ -433,7 +505,11 @@ class ImplicitALS(FactorModel):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        self.user_factors_, self.item_factors_ = X, Y
+        dtype = np.dtype(self.dtype)
+        self.user_factors_, self.item_factors_ = (
+            X.astype(dtype, copy=False),
+            Y.astype(dtype, copy=False),
+        )
         self.user_bias_, self.item_bias_ = np.zeros(X.shape[0]), np.zeros(Y.shape[0])
         self.offset_ = 0.0
         self.objective_, self.n_iter_ = history, n_iter
