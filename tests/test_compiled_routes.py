@@ -654,11 +654,18 @@ def test_rating_pattern_routes_agree(monkeypatch, order):
     u, i = np.divmod(cells, n_items)
     r = Ratings(u, i, gen.standard_normal(u.size), np.arange(n_users), np.arange(n_items))
     compiled = _factor.Pattern(r)
+    # the single-precision item-major values: the same order, each value rounded once
+    single = _factor.Pattern(r, item_values=np.float32)
+    assert single.values_i.dtype == np.float32
+    np.testing.assert_array_equal(single.values_i, compiled.values_i.astype(np.float32))
     monkeypatch.setattr(_factor, "_compiled_orders", lambda: None)
     numpy_route = _factor.Pattern(r)
     for name in ("indptr_u", "items_u", "values_u", "perm_u", "indptr_i", "users_i",
                  "values_i", "perm_i", "n_user", "n_item"):  # fmt: skip
         np.testing.assert_array_equal(getattr(compiled, name), getattr(numpy_route, name))
+    np.testing.assert_array_equal(
+        _factor.Pattern(r, item_values=np.float32).values_i, single.values_i
+    )
     expect_u = np.lexsort((np.arange(u.size), i, u))
     expect_i = np.lexsort((np.arange(u.size), u, i))
     np.testing.assert_array_equal(compiled.perm_u, expect_u)

@@ -27,8 +27,8 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
-    "_als": 10,
-    "_als32": 1,
+    "_als": 11,
+    "_als32": 2,
     "_cart": 9,
     "_cd": 3,
     "_hgb": 4,
@@ -38,7 +38,7 @@ ABI_VERSIONS = {
     "_linkage": 1,
     "_nmf": 1,
     "_paths": 1,
-    "_ratings": 4,
+    "_ratings": 5,
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,

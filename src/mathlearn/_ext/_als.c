@@ -27,7 +27,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 10; }
+ML_EXPORT int als_abi_version(void) { return 11; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -954,16 +954,17 @@ static void gram_of(dsyrk_fn syrk, const double *Y, int64_t n, int64_t k, double
  * updated in place: the users' rows by the CG rows with base Y^T Y + lam I and, from the
  * stored values r_u (user-major), weights alpha r and confidences 1 + alpha r formed entry
  * by entry (no arrays of them), then the items' with X^T X + lam I and r_i, which also
- * returns the observed pairs' terms; history[s] receives the objective after sweep s,
- * sum((X^T X) * (Y^T Y)) + terms + lam (||X||^2 + ||Y||^2), and with tol > 0 the sweeps stop
- * once it falls by at most tol times the previous one. G (2 k^2) is scratch: one half holds
- * Y^T Y, shifted in place by lam on its diagonal to serve as the users' base, the other
- * X^T X + lam I, the items' base, which the objective reads with the lam taken off its
- * diagonal again (the entry (X^T X)_aa + lam, minus lam, is (X^T X)_aa to within one
- * rounding of the sum, a relative error below eps (1 + lam / (X^T X)_aa) in a term that the
- * objective's lam ||Y||^2 bounds). work as for als_cg_rows with the longest row of both
- * orientations; gemm (or NULL) serves the blocks of rows of cg_rows. Returns the sweeps
- * run. */
+ * returns the observed pairs' terms. history[s] receives the objective after sweep s,
+ *
+ *     sum_i y_i^T (X^T X + lam I) y_i + terms + lam ||X||^2
+ *       = tr(X^T X Y^T Y) + terms + lam (||X||^2 + ||Y||^2),
+ *
+ * read from the items' base still in G (one dgemv per item row where gemv is given), so
+ * that one k x k buffer G serves both half-sweeps and the objective; with tol > 0 the
+ * sweeps stop once it falls by at most tol times the previous one. work as for
+ * als_cg_rows with the longest row of both orientations (its first k doubles also hold
+ * G y_i for the objective); gemm (or NULL) serves the blocks of rows of cg_rows. Returns
+ * the sweeps run. */
 ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                   const int64_t *indptr_u, const int32_t *cols_u,
                                   const double *r_u, const int64_t *indptr_i,
@@ -972,28 +973,26 @@ ML_EXPORT int64_t als_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                   int64_t max_iter, double tol, double *history, double *G,
                                   double *work, dgemv_fn gemv, dsyrk_fn syrk,
                                   dgemm_fn gemm) {
-    double *yty = G, *xtx = G + k * k; /* xtx holds X^T X + lam I once formed */
     int64_t sweep = 0;
     /* work holds the longest row of either side: the shorter side's blocks gather more rows */
     int64_t longest_u = longest_row(indptr_u, n_users), longest_i = longest_row(indptr_i, n_items);
     int64_t longest = longest_u > longest_i ? longest_u : longest_i;
-    gram_of(syrk, Y, n_items, k, yty);
     while (sweep < max_iter) {
         double terms = 0.0, total = 0.0;
-        for (int64_t a = 0; a < k; ++a) yty[a * k + a] += lam; /* the users' base */
-        cg_rows(n_users, k, indptr_u, cols_u, Y, r_u, r_u, NULL, alpha, yty, NULL, X, steps,
+        gram_of(syrk, Y, n_items, k, G);
+        for (int64_t a = 0; a < k; ++a) G[a * k + a] += lam; /* the users' base */
+        cg_rows(n_users, k, indptr_u, cols_u, Y, r_u, r_u, NULL, alpha, G, NULL, X, steps,
                 NULL, NULL, work, longest, gemv, gemm);
-        gram_of(syrk, X, n_users, k, xtx);
-        for (int64_t a = 0; a < k; ++a) xtx[a * k + a] += lam; /* the items' base */
-        cg_rows(n_items, k, indptr_i, cols_i, X, r_i, r_i, NULL, alpha, xtx, NULL, Y, steps,
+        gram_of(syrk, X, n_users, k, G);
+        for (int64_t a = 0; a < k; ++a) G[a * k + a] += lam; /* the items' base */
+        cg_rows(n_items, k, indptr_i, cols_i, X, r_i, r_i, NULL, alpha, G, NULL, Y, steps,
                 NULL, &terms, work, longest, gemv, gemm);
-        gram_of(syrk, Y, n_items, k, yty); /* the new Y^T Y: the next sweep's base too */
-        for (int64_t a = 0; a < k; ++a)
-            for (int64_t b = 0; b < k; ++b)
-                total += (a == b ? xtx[a * k + b] - lam : xtx[a * k + b]) * yty[a * k + b];
+        for (int64_t i = 0; i < n_items; ++i) {
+            shifted_symv(gemv, G, 0.0, Y + i * k, work, k);
+            total += dot4(Y + i * k, work, k);
+        }
         double sq = 0.0;
         for (int64_t a = 0; a < n_users * k; ++a) sq += X[a] * X[a];
-        for (int64_t a = 0; a < n_items * k; ++a) sq += Y[a] * Y[a];
         double obj = total + terms + lam * sq;
         history[sweep++] = obj;
         if (tol > 0.0 && sweep > 1 && history[sweep - 2] - obj <= tol * history[sweep - 2])

@@ -9,8 +9,10 @@
  *
  * over the row's entries e (y_e = Y[indices[e]], the other side's factor row; r_e the
  * stored value), with G = Y^T Y + lam I formed once per half-sweep (k x k). The factors, G
- * and the CG vectors are floats; the stored values are the container's doubles, each
- * entry's weight alpha r_e rounded once to float. The residual starts as
+ * and the CG vectors are floats. The stored values come as the container's doubles for the
+ * users' half-sweep and as floats for the items' (the item-major copy, rounded): both
+ * sides round r_e to float first, so each entry's weight w_e = fl(alpha fl(r_e)) is the
+ * same number in both. The residual starts as
  * r = -G x + sum_e (c_e - w_e y_e . x) y_e = b - A x; each step takes
  * Ap = G p + sum_e w_e (y_e . p) y_e, a = r.r / p.Ap, x += a p, r -= a Ap,
  * p = r + (r.r new / r.r old) p.
@@ -49,7 +51,7 @@
 #define ML_CLONES
 #endif
 
-ML_EXPORT int als32_abi_version(void) { return 1; }
+ML_EXPORT int als32_abi_version(void) { return 2; }
 
 /* C = alpha A A^T + beta C (uplo "U", trans "N"), column-major: SciPy's cython_blas ssyrk. */
 typedef void (*ssyrk_fn)(char *uplo, char *trans, int *n, int *k, float *alpha, float *a,
@@ -150,9 +152,16 @@ static inline void symv(const float *G, const float *v, float *out, int64_t k) {
  * `target` (the residual's part), else w_e (y_e . v); four entries at a time, the last
  * block padded with the row's first entry at f = 0 (which adds nothing: the factors are
  * finite). */
-static inline void rows_pass(const float *Y, const int32_t *indices, const double *r,
-                             int64_t lo, int64_t hi, int64_t k, double alpha, const float *v,
-                             int target, float *out) {
+/* Entry e's weight fl(alpha fl(r_e)) from the double values r64, or from the float ones
+ * r32 where r64 is NULL. */
+static inline float weight(const double *r64, const float *r32, double alpha, int64_t e) {
+    float r = (r64 != NULL) ? (float)r64[e] : r32[e];
+    return (float)(alpha * (double)r);
+}
+
+static inline void rows_pass(const float *Y, const int32_t *indices, const double *r64,
+                             const float *r32, int64_t lo, int64_t hi, int64_t k, double alpha,
+                             const float *v, int target, float *out) {
     for (int64_t e = lo; e < hi; e += 4) {
         int64_t m = (hi - e < 4) ? hi - e : 4;
         const float *y[4];
@@ -160,7 +169,7 @@ static inline void rows_pass(const float *Y, const int32_t *indices, const doubl
         for (int64_t j = 0; j < 4; ++j) y[j] = Y + (int64_t)indices[j < m ? e + j : lo] * k;
         dot_rows4(y, v, k, d);
         for (int64_t j = 0; j < m; ++j) {
-            float w = (float)(alpha * r[e + j]);
+            float w = weight(r64, r32, alpha, e + j);
             f[j] = target ? (1.0f + w) - w * d[j] : w * d[j];
         }
         axpy_rows4(y, f, k, out);
@@ -171,7 +180,8 @@ static inline void rows_pass(const float *Y, const int32_t *indices, const doubl
  * *terms receives sum_e c_e (1 - s_e)^2 - s_e^2 at the result (in double). work holds 3 k
  * floats. */
 ML_CLONES static void half_sweep(int64_t n_rows, int64_t k, const int64_t *indptr,
-                                 const int32_t *indices, const double *r, double alpha,
+                                 const int32_t *indices, const double *r64, const float *r32,
+                                 double alpha,
                                  const float *Y, const float *G, float *X, int64_t steps,
                                  double *terms, float *work) {
     float *res = work, *p = work + k, *Ap = work + 2 * k;
@@ -181,12 +191,12 @@ ML_CLONES static void half_sweep(int64_t n_rows, int64_t k, const int64_t *indpt
         float *x = X + u * k;
         symv(G, x, res, k);
         for (int64_t a = 0; a < k; ++a) res[a] = -res[a];
-        rows_pass(Y, indices, r, lo, hi, k, alpha, x, 1, res);
+        rows_pass(Y, indices, r64, r32, lo, hi, k, alpha, x, 1, res);
         memcpy(p, res, (size_t)k * sizeof(float));
         float rs = dot(res, res, k);
         for (int64_t it = 0; it < steps; ++it) {
             symv(G, p, Ap, k);
-            rows_pass(Y, indices, r, lo, hi, k, alpha, p, 0, Ap);
+            rows_pass(Y, indices, r64, r32, lo, hi, k, alpha, p, 0, Ap);
             float pAp = dot(p, Ap, k);
             float step = (pAp > 0.0f) ? rs / pAp : 0.0f;
             for (int64_t a = 0; a < k; ++a) {
@@ -201,7 +211,7 @@ ML_CLONES static void half_sweep(int64_t n_rows, int64_t k, const int64_t *indpt
         if (terms != NULL)
             for (int64_t e = lo; e < hi; ++e) {
                 double s = dot(Y + (int64_t)indices[e] * k, x, k);
-                double c = 1.0f + (float)(alpha * r[e]);
+                double c = 1.0f + weight(r64, r32, alpha, e);
                 total += c * (1.0 - s) * (1.0 - s) - s * s;
             }
     }
@@ -252,14 +262,15 @@ static double squared_norm(const float *X, int64_t n) {
 }
 
 /* The sweeps, in place on X (n_users x k) and Y (n_items x k): indptr_u, cols_u, r_u the
- * ratings in user-major order, indptr_i, cols_i, r_i in item-major order. history[s]
+ * ratings in user-major order (r_u double), indptr_i, cols_i, r_i in item-major order (r_i
+ * float). history[s]
  * receives the objective after sweep s; with tol > 0 the sweeps stop once it falls by at
  * most tol times the previous one. G holds k^2 floats, work 4 k; syrk (or NULL) is SciPy's
  * ssyrk. Returns the sweeps run. */
 ML_EXPORT int64_t als32_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                     const int64_t *indptr_u, const int32_t *cols_u,
                                     const double *r_u, const int64_t *indptr_i,
-                                    const int32_t *cols_i, const double *r_i, double alpha,
+                                    const int32_t *cols_i, const float *r_i, double alpha,
                                     double lam, float *X, float *Y, int64_t steps,
                                     int64_t max_iter, double tol, double *history, float *G,
                                     float *work, ssyrk_fn syrk) {
@@ -267,9 +278,10 @@ ML_EXPORT int64_t als32_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
     while (sweep < max_iter) {
         double terms = 0.0;
         gram(syrk, Y, n_items, k, (float)lam, G); /* the users' base */
-        half_sweep(n_users, k, indptr_u, cols_u, r_u, alpha, Y, G, X, steps, NULL, work);
+        half_sweep(n_users, k, indptr_u, cols_u, r_u, NULL, alpha, Y, G, X, steps, NULL, work);
         gram(syrk, X, n_users, k, (float)lam, G); /* the items' base */
-        half_sweep(n_items, k, indptr_i, cols_i, r_i, alpha, X, G, Y, steps, &terms, work);
+        half_sweep(n_items, k, indptr_i, cols_i, NULL, r_i, alpha, X, G, Y, steps, &terms,
+                   work);
         double obj = quadratic_forms(Y, n_items, k, G, work + 3 * k) + terms +
                      lam * squared_norm(X, n_users * k);
         history[sweep++] = obj;

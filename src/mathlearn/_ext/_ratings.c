@@ -22,7 +22,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int ratings_abi_version(void) { return 4; }
+ML_EXPORT int ratings_abi_version(void) { return 5; }
 
 /* indptr[0..m] from the keys' counts; cursor[0..m-1] = indptr[0..m-1] (the next free slot of
  * each key), returned through cursor. */
@@ -44,12 +44,13 @@ ML_EXPORT int64_t ratings_user_major(int64_t n, const int32_t *users, const int3
 }
 
 /* cursor holds max(n_users, n_items) numbers; perm_u, items_u, values_u and perm_i NULL for
- * a container in user-major order. */
+ * a container in user-major order. The item-major values go to values_i, or, where it is
+ * NULL, rounded to single precision into values_i32 (the single-precision sweeps' copy). */
 ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const int32_t *users,
                               const int32_t *items, const double *values, int64_t *indptr_u,
                               int64_t *perm_u, int32_t *items_u, int64_t *indptr_i,
                               int64_t *perm_i, int32_t *users_i, int64_t *cursor,
-                              double *values_u, double *values_i) {
+                              double *values_u, double *values_i, float *values_i32) {
     if (perm_u == NULL) {
         /* The container is the user-major order: one sort by item keeps users ascending. */
         offsets(n, n_users, users, indptr_u, cursor);
@@ -57,7 +58,11 @@ ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const
         for (int64_t t = 0; t < n; ++t) {
             int64_t p = cursor[items[t]]++;
             users_i[p] = users[t];
-            values_i[p] = values[t];
+            if (values_i != NULL) {
+                values_i[p] = values[t];
+            } else {
+                values_i32[p] = (float)values[t];
+            }
         }
         return;
     }
@@ -81,6 +86,10 @@ ML_EXPORT void ratings_orders(int64_t n, int64_t n_users, int64_t n_items, const
         items_u[p] = items[t];
         values_u[p] = values[t];
         users_i[p] = users[s];
-        values_i[p] = values[s];
+        if (values_i != NULL) {
+            values_i[p] = values[s];
+        } else {
+            values_i32[p] = (float)values[s];
+        }
     }
 }

@@ -40,7 +40,7 @@ def _compiled_orders():
     fn = lib.ratings_orders
     if fn.argtypes is None:
         fn.restype = None
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 12
+        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_void_p] * 13
     return fn
 
 
@@ -59,9 +59,11 @@ class Pattern:
 
     Arrays: ``indptr_u``, ``items_u``, ``values_u`` (rows by user, items ascending within a
     user) and ``indptr_i``, ``users_i``, ``values_i`` (rows by item, users ascending within
-    an item), the offsets ``indptr_*`` 64-bit and the indices 32-bit (as :class:`Ratings`
-    holds them); ``perm_u`` and ``perm_i`` (position p of each order holds
-    the container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
+    an item), the offsets ``indptr_*`` 64-bit, the indices 32-bit (as :class:`Ratings`
+    holds them) and the values float64 (``values_i`` of ``item_values``: float32 for the
+    single-precision sweeps of :class:`ImplicitALS`, which read no other copy of the
+    item-major values); ``perm_u`` and ``perm_i`` (position p of each order holds the
+    container's rating ``perm[p]``); ``n_user`` and ``n_item`` (ratings per user and per
     item, as floats); ``R`` and ``Rt``, the two orders as SciPy CSR arrays of shapes
     (n_users, n_items) and (n_items, n_users). These last four are formed on first use (the
     compiled routes read the arrays themselves, through :meth:`address`).
@@ -74,7 +76,7 @@ class Pattern:
     users in order within each item, gives the item-major order. Both give the same arrays.
     """
 
-    def __init__(self, ratings: Ratings) -> None:
+    def __init__(self, ratings: Ratings, item_values=np.float64) -> None:
         n_users, n_items = self.shape = ratings.shape
         self.addresses: dict[str, int] = {}
         self._n_user: np.ndarray | None = None
@@ -94,7 +96,9 @@ class Pattern:
             # values).
             wide_layout = [("indptr_u", n_users + 1), ("indptr_i", n_items + 1)]
             index_layout = [("users_i", n)]
-            float_layout = [("values_i", n)]
+            single = np.dtype(item_values) == np.float32
+            float_layout = [] if single else [("values_i", n)]
+            single_layout = [("values_i", n)] if single else []
             if user_major:
                 self.items_u, self.values_u = items, values
                 self._perm_u = self._perm_i = None
@@ -107,6 +111,7 @@ class Pattern:
                 (wide_layout, np.int64),
                 (index_layout, np.int32),
                 (float_layout, np.float64),
+                (single_layout, np.float32),
             ):
                 scratch = max(n_users, n_items, 1) if layout is wide_layout else 0
                 buffer = np.empty(sum(m for _, m in layout) + scratch, dtype=dtype)
@@ -123,7 +128,8 @@ class Pattern:
                *(None if user_major and name in ("perm_u", "items_u", "perm_i")
                  else self.addresses[name] for name in names),
                cursor, None if user_major else self.addresses["values_u"],
-               self.addresses["values_i"])  # fmt: skip
+               None if single else self.addresses["values_i"],
+               self.addresses["values_i"] if single else None)  # fmt: skip
         else:
             perm_u, identity = _order(self.users, self.items, n_users, n_items)
             self._perm_u = perm_u
@@ -137,7 +143,7 @@ class Pattern:
             csc = by_user.tocsc()
             # the item-major position p holds user-major position csc.data[p]
             self._perm_i = perm_u[csc.data]
-            self.values_i = self.values_u[csc.data]
+            self.values_i = self.values_u[csc.data].astype(item_values, copy=False)
             self.users_i = csc.indices.astype(np.int32)
             self.indptr_i = csc.indptr.astype(np.int64)
         self._R: sp.csr_array | None = None

@@ -98,7 +98,9 @@ def _normal_rows(rng, n: int, k: int, scale: float, dtype) -> np.ndarray:
     in blocks of rows of about 1 000 numbers and rounded (the same numbers as the float64
     draw, rounded once, without a float64 temporary of the factors' size)."""
     if dtype == np.float64:
-        return scale * rng.standard_normal((n, k))
+        out = rng.standard_normal((n, k))
+        out *= scale  # (in place: no second array of the factors' size)
+        return out
     out = np.empty((n, k), dtype=dtype)
     step = max(1, 1024 // max(k, 1))
     for s in range(0, n, step):
@@ -117,7 +119,7 @@ def _implicit_compiled(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol):
     longest = max(int(pattern.n_user.max(initial=0)), int(pattern.n_item.max(initial=0)))
     blas = (_ext.blas_pointer(name) for name in ("dgemv", "dsyrk", "dgemm"))
     work = cg_work(k, longest)
-    G = np.empty(2 * k * k)
+    G = np.empty(k * k)
     n_iter = driver(n_users, n_items, k, *(pattern.address(name) for name in (
         "indptr_u", "items_u", "values_u", "indptr_i", "users_i", "values_i")), alpha, lam,
         X.ctypes.data, Y.ctypes.data, steps, max_iter, tol,
@@ -425,13 +427,14 @@ class ImplicitALS(FactorModel):
         self._fallback_item = (
             np.bincount(data.items, minlength=n_items) / n_users - self.global_mean_
         )
-        pattern = Pattern(data)
-        rng = check_random_state(self.random_state)
-        k, lam, alpha = int(self.n_components), float(self.regularization), float(self.alpha)
-        # float32 with the compiled CG sweeps: single precision throughout; otherwise the
-        # double-precision sweeps (the factors rounded at the end, _finish_fit).
+        # float32 with the compiled CG sweeps: single precision throughout (the item-major
+        # values too); otherwise the double-precision sweeps (the factors rounded at the
+        # end, _finish_fit).
         driver32 = _compiled_sweeps32() if self.solver == "cg" else None
         single = np.dtype(self.dtype) == np.float32 and driver32 is not None
+        pattern = Pattern(data, item_values=np.float32 if single else np.float64)
+        rng = check_random_state(self.random_state)
+        k, lam, alpha = int(self.n_components), float(self.regularization), float(self.alpha)
         dtype = np.dtype(np.float32 if single else np.float64)
         X = _normal_rows(rng, n_users, k, float(self.init_std), dtype)
         Y = _normal_rows(rng, n_items, k, float(self.init_std), dtype)
