@@ -286,10 +286,12 @@ class Ratings:
         """The container from each rating's row and column, sorted by user then item, with
         repeated cells raised or aggregated as ``duplicates`` says.
 
-        ``rows`` and ``cols`` are the caller's scratch (fresh integer arrays): their buffers
-        take the cells' keys ``row * n_items + column``, the sorted keys, and at the end the
-        sorted rows and columns, so the sort holds four arrays of the ratings' length (the
-        two of codes, the order and the sorted values), not six.
+        ``rows`` and ``cols`` are the caller's scratch (fresh 64-bit integer arrays): their
+        buffers take the cells' keys ``row * n_items + column`` and the sorted keys, and,
+        without repeated cells, the first one then takes the sorted values; the 32-bit rows
+        and columns are split off the sorted keys. The sort so holds three arrays
+        of 8 bytes a rating (the keys, the sorted keys, the order), the end two of them and
+        the 8 bytes a rating of the container's indices.
         """
         n_items = max(len(item_ids), 1)
         key = rows
@@ -320,16 +322,20 @@ class Ratings:
                 ts_sorted = ts[order]
                 ts = np.maximum.reduceat(ts_sorted, starts) if ts_sorted.size else ts_sorted
             key_sorted = key_sorted[starts]
-            rows = np.empty_like(key_sorted)
         else:
-            vals = vals[order]
+            # (the keys are no longer needed: their buffer takes the sorted values)
+            vals = np.take(vals, order, out=key.view(np.float64))
             ts = None if ts is None else ts[order]
-            rows = key  # (its keys are no longer needed)
-        del order, first
-        np.floor_divide(key_sorted, n_items, out=rows)
-        cols = key_sorted
-        cols -= rows * n_items
-        return cls(rows, cols, vals, user_ids, item_ids, ts)
+        del order, first, key, rows, cols
+        # Written as 32-bit integers through NumPy's cast buffers (no 64-bit temporary of the
+        # ratings' length); more than 2**31 ids is refused by the constructor before the
+        # indices are read.
+        users = np.floor_divide(key_sorted, n_items, out=np.empty(key_sorted.shape, np.int32),
+                                casting="unsafe")  # fmt: skip
+        items = np.remainder(key_sorted, n_items, out=np.empty(key_sorted.shape, np.int32),
+                             casting="unsafe")  # fmt: skip
+        del key_sorted
+        return cls(users, items, vals, user_ids, item_ids, ts)
 
     @classmethod
     def from_sparse(
