@@ -292,8 +292,9 @@ class ImplicitALS(FactorModel):
         Precision of the factors. ``np.float32`` halves their memory (``(U + I) k`` numbers),
         as implicit feedback libraries commonly do: with ``solver="cg"`` and the compiled
         helper, the sweeps run in single precision (``mathlearn._ext._als32``: factors,
-        Gram matrix and CG vectors in float32, the objective summed in float64); otherwise
-        they run in double precision and the factors are rounded at the end.
+        Gram matrix, CG vectors and the stored values rounded to float32, the objective
+        summed in float64); otherwise they run in double precision and the factors are
+        rounded at the end. Predictions are float64 either way.
     random_state : int, Generator or None, default=None
         Seed.
 
@@ -338,11 +339,13 @@ class ImplicitALS(FactorModel):
     and the objective; with ``solver="cholesky"``, ``O(N k^2 + (U + I) k^3)`` (each row's
     normal matrix formed and factorised) plus ``O(N k)`` for the objective. A fit runs
     ``max_iter`` sweeps (fewer with ``tol > 0``). The unobserved pairs enter only through
-    the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``),
-    the pairs in item-major order (``2 N`` numbers; the container, in user-major order as
-    :class:`Ratings`' builders leave it, serves as the other), and per-row scratch of
-    ``O(k^2 + k n_max)`` numbers (``n_max`` the longest row; ``O(k^2)`` with the compiled
-    AVX2 loops, which gather nothing). The compiled route forms each
+    the Gram matrices: there is no ``U x I`` array. Memory: the factors (``(U + I) k``
+    numbers, 4 bytes each with ``dtype=np.float32``, else 8), the pairs in item-major order
+    (a 32-bit index and a value each, the value in float32 for the single-precision sweeps:
+    8 or 12 bytes a pair; the container, in user-major order as :class:`Ratings`' builders
+    leave it, serves as the other), one ``k x k`` Gram matrix, and per-row scratch of
+    ``O(k + k n_max)`` numbers (``n_max`` the longest row; ``O(k)`` with the compiled AVX2
+    loops, which gather nothing, and in single precision). The compiled route forms each
     pair's weight ``alpha r_ui`` and confidence as it goes; the NumPy route stores them
     (``4 N`` more). ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
 
