@@ -75,7 +75,9 @@ static inline __attribute__((always_inline)) v8f load8(const float *p) {
     return v;
 }
 
-static inline __attribute__((always_inline)) float lanes_sum(v8f s) {
+static inline __attribute__((always_inline)) float lanes_sum(const v8f *v) {
+    float s[LANES];
+    memcpy(s, v, sizeof s);
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
@@ -84,7 +86,7 @@ static inline float dot(const float *x, const float *y, int64_t k) {
     int64_t a = 0;
     for (; a + LANES <= k; a += LANES) s += load8(x + a) * load8(y + a);
     for (; a < k; ++a) s[0] += x[a] * y[a];
-    return lanes_sum(s);
+    return lanes_sum(&s);
 }
 
 /* d[j] = y[j] . v for four rows at once (four independent partial sums, v read once for
@@ -106,10 +108,10 @@ static inline void dot_rows4(const float *const *y, const float *v, int64_t k, f
         s2[0] += y2[a] * v[a];
         s3[0] += y3[a] * v[a];
     }
-    d[0] = lanes_sum(s0);
-    d[1] = lanes_sum(s1);
-    d[2] = lanes_sum(s2);
-    d[3] = lanes_sum(s3);
+    d[0] = lanes_sum(&s0);
+    d[1] = lanes_sum(&s1);
+    d[2] = lanes_sum(&s2);
+    d[3] = lanes_sum(&s3);
 }
 #else
 /* The same lanes as arrays (compilers without GCC's vector extension). */
@@ -135,7 +137,8 @@ static inline void dot_rows4(const float *const *y, const float *v, int64_t k, f
 static inline void axpy_rows4(const float *const *y, const float *f, int64_t k, float *out) {
     const float *y0 = y[0], *y1 = y[1], *y2 = y[2], *y3 = y[3];
     float f0 = f[0], f1 = f[1], f2 = f[2], f3 = f[3];
-    for (int64_t a = 0; a < k; ++a) out[a] += (f0 * y0[a] + f1 * y1[a]) + (f2 * y2[a] + f3 * y3[a]);
+    for (int64_t a = 0; a < k; ++a)
+        out[a] += (f0 * y0[a] + f1 * y1[a]) + (f2 * y2[a] + f3 * y3[a]);
 }
 
 /* out = G v for the full symmetric row-major k x k G: four rows' dot products at a time. */
@@ -148,10 +151,6 @@ static inline void symv(const float *G, const float *v, float *out, int64_t k) {
     for (; a < k; ++a) out[a] = dot(G + a * k, v, k);
 }
 
-/* out += sum_e f_e y_e over the entries [lo, hi) of a row, f_e = c_e - w_e (y_e . v) with
- * `target` (the residual's part), else w_e (y_e . v); four entries at a time, the last
- * block padded with the row's first entry at f = 0 (which adds nothing: the factors are
- * finite). */
 /* Entry e's weight fl(alpha fl(r_e)) from the double values r64, or from the float ones
  * r32 where r64 is NULL. */
 static inline float weight(const double *r64, const float *r32, double alpha, int64_t e) {
@@ -159,6 +158,10 @@ static inline float weight(const double *r64, const float *r32, double alpha, in
     return (float)(alpha * (double)r);
 }
 
+/* out += sum_e f_e y_e over the entries [lo, hi) of a row, f_e = c_e - w_e (y_e . v) with
+ * `target` (the residual's part), else w_e (y_e . v); four entries at a time, the last
+ * block padded with the row's first entry at f = 0 (which adds nothing: the factors are
+ * finite). */
 static inline void rows_pass(const float *Y, const int32_t *indices, const double *r64,
                              const float *r32, int64_t lo, int64_t hi, int64_t k, double alpha,
                              const float *v, int target, float *out) {
@@ -181,9 +184,8 @@ static inline void rows_pass(const float *Y, const int32_t *indices, const doubl
  * floats. */
 ML_CLONES static void half_sweep(int64_t n_rows, int64_t k, const int64_t *indptr,
                                  const int32_t *indices, const double *r64, const float *r32,
-                                 double alpha,
-                                 const float *Y, const float *G, float *X, int64_t steps,
-                                 double *terms, float *work) {
+                                 double alpha, const float *Y, const float *G, float *X,
+                                 int64_t steps, double *terms, float *work) {
     float *res = work, *p = work + k, *Ap = work + 2 * k;
     double total = 0.0;
     for (int64_t u = 0; u < n_rows; ++u) {
@@ -263,10 +265,9 @@ static double squared_norm(const float *X, int64_t n) {
 
 /* The sweeps, in place on X (n_users x k) and Y (n_items x k): indptr_u, cols_u, r_u the
  * ratings in user-major order (r_u double), indptr_i, cols_i, r_i in item-major order (r_i
- * float). history[s]
- * receives the objective after sweep s; with tol > 0 the sweeps stop once it falls by at
- * most tol times the previous one. G holds k^2 floats, work 4 k; syrk (or NULL) is SciPy's
- * ssyrk. Returns the sweeps run. */
+ * float). history[s] receives the objective after sweep s; with tol > 0 the sweeps stop
+ * once it falls by at most tol times the previous one. G holds k^2 floats, work 4 k; syrk
+ * (or NULL) is SciPy's ssyrk. Returns the sweeps run. */
 ML_EXPORT int64_t als32_implicit_cg(int64_t n_users, int64_t n_items, int64_t k,
                                     const int64_t *indptr_u, const int32_t *cols_u,
                                     const double *r_u, const int64_t *indptr_i,
