@@ -2,8 +2,12 @@
  * an indexed binary heap, the compiled route of mathlearn/utils/graph.py
  * (geodesic_distances), which Isomap's geodesics take.
  *
- * The graph is a CSR adjacency holding every edge in both directions with one weight
- * (w >= 0, the caller symmetrises). For each source s in [lo, hi), row s - lo of `out`
+ * The graph comes as two CSR adjacencies, G and its transpose (w >= 0, 32-bit column
+ * indices): a settled vertex u relaxes its edges in both, so every stored edge is usable
+ * either way. Where G_uv and G_vu are both stored, or an edge is stored twice, each is
+ * relaxed, and the least candidate is fl(d(u) + min w): addition is monotone, so that is
+ * the sum with the smaller weight, as a symmetrised graph with one (the least) weight per
+ * pair would give. For each source s in [lo, hi), row s - lo of `out`
  * receives d(s, v) for every vertex v (infinity where no path reaches v). Dijkstra settles
  * the vertices in order of distance; a vertex's tentative distance is lowered through an
  * edge (u, v) to d(u) + w(u, v) when that is smaller, and each vertex sits in the heap at
@@ -30,7 +34,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int paths_abi_version(void) { return 1; }
+ML_EXPORT int paths_abi_version(void) { return 2; }
 
 /* A heap entry: the vertex's tentative distance, kept beside it so that the sifts compare
  * entries of the heap array itself rather than reading the distances of their vertices. */
@@ -70,11 +74,33 @@ static void sift_down(Entry *heap, int64_t *pos, Entry e, int64_t size) {
     pos[e.v] = i;
 }
 
-/* Rows lo .. hi - 1 of the n x n distance matrix into out ((hi - lo) x n, row-major);
- * heap and pos: scratch of 2 n and n 64-bit entries. */
-ML_EXPORT void paths_dijkstra(int64_t n, const int64_t *indptr, const int64_t *indices,
-                              const double *weights, int64_t lo, int64_t hi, double *out,
-                              int64_t *heap_scratch, int64_t *pos) {
+/* Lower the tentative distances of the neighbours of u (distance du) along the edges
+ * [lo_e, hi_e) of one adjacency, inserting or sifting their heap entries; returns the heap's
+ * new size. */
+static int64_t relax(const int32_t *indices, const double *weights, int64_t lo_e, int64_t hi_e,
+                     double du, double *dist, Entry *heap, int64_t *pos, int64_t size) {
+    for (int64_t e = lo_e; e < hi_e; e++) {
+        const int64_t v = indices[e];
+        if (pos[v] == -2) continue;
+        const double candidate = du + weights[e];
+        if (candidate < dist[v]) {
+            dist[v] = candidate;
+            int64_t at = pos[v];
+            if (at == -1) at = size++;
+            Entry entry = {candidate, v};
+            sift_up(heap, pos, entry, at);
+        }
+    }
+    return size;
+}
+
+/* Rows lo .. hi - 1 of the n x n distance matrix into out ((hi - lo) x n, row-major), for
+ * the graph G (indptr, indices, weights) and its transpose (indptr_t, indices_t,
+ * weights_t); heap and pos: scratch of 2 n and n 64-bit entries. */
+ML_EXPORT void paths_dijkstra(int64_t n, const int64_t *indptr, const int32_t *indices,
+                              const double *weights, const int64_t *indptr_t,
+                              const int32_t *indices_t, const double *weights_t, int64_t lo,
+                              int64_t hi, double *out, int64_t *heap_scratch, int64_t *pos) {
     Entry *heap = (Entry *)heap_scratch;
     for (int64_t s = lo; s < hi; s++) {
         double *dist = out + (s - lo) * n;
@@ -92,18 +118,9 @@ ML_EXPORT void paths_dijkstra(int64_t n, const int64_t *indptr, const int64_t *i
             pos[u] = -2;
             if (--size > 0) sift_down(heap, pos, heap[size], size);
             const double du = dist[u];
-            for (int64_t e = indptr[u]; e < indptr[u + 1]; e++) {
-                const int64_t v = indices[e];
-                if (pos[v] == -2) continue;
-                const double candidate = du + weights[e];
-                if (candidate < dist[v]) {
-                    dist[v] = candidate;
-                    int64_t at = pos[v];
-                    if (at == -1) at = size++;
-                    Entry entry = {candidate, v};
-                    sift_up(heap, pos, entry, at);
-                }
-            }
+            size = relax(indices, weights, indptr[u], indptr[u + 1], du, dist, heap, pos, size);
+            size = relax(indices_t, weights_t, indptr_t[u], indptr_t[u + 1], du, dist, heap, pos,
+                         size);
         }
     }
 }

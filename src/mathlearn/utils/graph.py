@@ -579,25 +579,15 @@ def _symmetric_laplacian_dense(W: sp.csr_matrix, s: np.ndarray) -> np.ndarray:
 _PATHS_MIN_PART = 256
 
 
-def _undirected_csr(G: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every stored edge of ``G`` in both directions, one weight per vertex pair (the smaller
-    where both ``G_ij`` and ``G_ji`` are stored; an explicit zero is an edge of length 0),
-    as 64-bit CSR arrays sorted by row then column."""
-    n = G.shape[0]
-    coo = G.tocoo()
-    rows = np.concatenate([coo.row, coo.col]).astype(np.int64)
-    cols = np.concatenate([coo.col, coo.row]).astype(np.int64)
-    key = rows * n + cols
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    weights = np.concatenate([coo.data, coo.data]).astype(np.float64)[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key
-    weights = np.minimum.reduceat(weights, starts) if key.size else weights
-    key = key[starts]
-    rows = key // n
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    return indptr, key - rows * n, weights
+def _kernel_csr(A: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arrays of a CSR matrix as the compiled Dijkstra reads them: 64-bit offsets,
+    32-bit column indices (SciPy's own, no copy, where they are 32-bit) and float64
+    weights."""
+    return (
+        np.ascontiguousarray(A.indptr, dtype=np.int64),
+        np.ascontiguousarray(A.indices, dtype=np.int32),
+        np.ascontiguousarray(A.data, dtype=np.float64),
+    )
 
 
 def geodesic_distances(G: Any) -> np.ndarray:
@@ -609,7 +599,8 @@ def geodesic_distances(G: Any) -> np.ndarray:
     ``G_ji`` differ), ``inf`` where no path exists. The compiled helper
     ``mathlearn._ext._paths`` runs it with an indexed binary heap, ``O(n (n + m) log n)``
     time for ``n`` vertices and ``m`` edges and ``O(n + m)`` memory beside the ``n x n``
-    result, the sources split over the threads BLAS may use; without it,
+    result (the transpose of ``G``, whose edges it relaxes beside ``G``'s), the sources split
+    over the threads BLAS may use; without it,
     :func:`scipy.sparse.csgraph.shortest_path`. Both form every distance as the same sums
     ``d(u) + w_uv`` and keep the least, so they give the same numbers.
 
@@ -654,9 +645,11 @@ def geodesic_distances(G: Any) -> np.ndarray:
         import ctypes
 
         fn.restype = None
-        fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 2
+        fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2
         fn.argtypes += [ctypes.c_void_p] * 3
-    indptr, indices, weights = _undirected_csr(G)
+    # G and its transpose, each edge relaxed both ways (12 bytes an edge for the transpose;
+    # no symmetrised copy)
+    arrays = [*_kernel_csr(G), *_kernel_csr(G.T.tocsr())]
     out = np.empty((n, n))
     n_parts = max(1, min(blas_threads(), n // _PATHS_MIN_PART))
     bounds = [n * j // n_parts for j in range(n_parts + 1)]
@@ -664,8 +657,8 @@ def geodesic_distances(G: Any) -> np.ndarray:
     def run(part: tuple[int, int]) -> None:
         lo, hi = part
         heap, pos = np.empty(2 * n, dtype=np.int64), np.empty(n, dtype=np.int64)
-        fn(n, indptr.ctypes.data, indices.ctypes.data, weights.ctypes.data, lo, hi,
-           out[lo:hi].ctypes.data, heap.ctypes.data, pos.ctypes.data)  # fmt: skip
+        fn(n, *(a.ctypes.data for a in arrays), lo, hi, out[lo:hi].ctypes.data,
+           heap.ctypes.data, pos.ctypes.data)  # fmt: skip
 
     run_parts(list(itertools.pairwise(bounds)), run)
     return out
