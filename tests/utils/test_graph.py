@@ -82,6 +82,40 @@ def test_geodesic_distances_against_scipy(n, density):
     np.testing.assert_array_equal(D, shortest_path(G, method="D", directed=False))
 
 
+def test_geodesic_distances_mutual_and_repeated_edges():
+    """Pairs stored both ways at different lengths (as in a k-nearest-neighbour graph, with
+    either direction the shorter) and entries repeated within a row: each pair's least
+    length counts. The reference is SciPy on the graph symmetrised by hand, one least length
+    per pair, whose sums are the same floating-point numbers."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import shortest_path
+
+    from mathlearn.utils.graph import geodesic_distances
+
+    rng = np.random.default_rng(5)
+    n = 40
+    rows = np.repeat(np.arange(n), 5)
+    cols = np.concatenate([rng.choice(n, 5, replace=False) for _ in range(n)])
+    w = rng.uniform(0.5, 2.0, rows.size)
+    mirror = rng.uniform(size=rows.size) < 0.7  # stored both ways, at another length
+    again = rng.uniform(size=rows.size) < 0.2  # stored twice in the same row
+    rows = np.concatenate([rows, cols[mirror], rows[again]])
+    cols = np.concatenate([cols, rows[: mirror.size][mirror], cols[again]])
+    w = np.concatenate(
+        [w, rng.uniform(0.5, 2.0, mirror.sum()), rng.uniform(0.5, 2.0, again.sum())]
+    )
+    order = np.argsort(rows, kind="stable")
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=n))]
+    G = sp.csr_matrix((w[order], cols[order], indptr), shape=(n, n))  # repeats kept
+    assert not G.has_canonical_format
+    W = np.full((n, n), np.inf)
+    for u, v, x in zip(rows, cols, w, strict=True):
+        W[u, v] = W[v, u] = min(W[u, v], x)
+    r, c = np.nonzero(np.isfinite(W) & ~np.eye(n, dtype=bool))
+    S = sp.csr_matrix((W[r, c], (r, c)), shape=(n, n))
+    np.testing.assert_array_equal(geodesic_distances(G), shortest_path(S, method="D"))
+
+
 def test_geodesic_distances_split_over_threads(monkeypatch):
     """The sources split into parts run on the package's threads give the same matrix as
     one part."""

@@ -37,7 +37,7 @@ ABI_VERSIONS = {
     "_knn": 2,
     "_linkage": 1,
     "_nmf": 1,
-    "_paths": 2,
+    "_paths": 3,
     "_ratings": 5,
     "_refine": 1,
     "_rnn": 2,

@@ -2,10 +2,12 @@
  * an indexed binary heap, the compiled route of mathlearn/utils/graph.py
  * (geodesic_distances), which Isomap's geodesics take.
  *
- * The graph comes as two CSR adjacencies, G and its transpose (w >= 0, 32-bit column
- * indices): a settled vertex u relaxes its edges in both, so every stored edge is usable
- * either way. Where G_uv and G_vu are both stored, or an edge is stored twice, each is
- * relaxed, and the least candidate is fl(d(u) + min w): addition is monotone, so that is
+ * The graph comes as two CSR adjacencies (w >= 0, 32-bit column indices): G, and the
+ * reverse edges (v, u) of G's entries G_uv that G does not already hold at the same or a
+ * smaller length (paths_reverse_edges; for a k-nearest-neighbour graph, whose mutual
+ * neighbours are stored both ways, about half of them). A settled vertex u relaxes its
+ * edges in both, so every stored edge is usable either way. Where a pair is relaxed more
+ * than once, the least candidate is fl(d(u) + min w): addition is monotone, so that is
  * the sum with the smaller weight, as a symmetrised graph with one (the least) weight per
  * pair would give. For each source s in [lo, hi), row s - lo of `out`
  * receives d(s, v) for every vertex v (infinity where no path reaches v). Dijkstra settles
@@ -34,7 +36,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int paths_abi_version(void) { return 2; }
+ML_EXPORT int paths_abi_version(void) { return 3; }
 
 /* A heap entry: the vertex's tentative distance, kept beside it so that the sifts compare
  * entries of the heap array itself rather than reading the distances of their vertices. */
@@ -74,6 +76,54 @@ static void sift_down(Entry *heap, int64_t *pos, Entry e, int64_t size) {
     pos[e.v] = i;
 }
 
+/* The reverse edges of G (n vertices; indptr, indices, weights) that G lacks: the edges
+ * (v, u) for the entries G_uv, less those where G holds (u, v) at a length at most G_uv,
+ * as a CSR adjacency (indptr_r with n + 1 offsets, indices_r and weights_r with room for
+ * all of G's entries; rows hold their columns in ascending order). stamp (n) and least
+ * (n) are scratch: stamp[v] = u marks the columns of row u of G, least[v] their smallest
+ * length there. Returns the number of edges kept. */
+ML_EXPORT int64_t paths_reverse_edges(int64_t n, const int64_t *indptr, const int32_t *indices,
+                                      const double *weights, int64_t *indptr_r,
+                                      int32_t *indices_r, double *weights_r, int32_t *stamp,
+                                      double *least) {
+    /* The transpose by counting: row v of the reverse holds the u with an entry G_uv, in
+     * ascending order of u. */
+    for (int64_t v = 0; v <= n; v++) indptr_r[v] = 0;
+    for (int64_t e = 0; e < indptr[n]; e++) indptr_r[indices[e] + 1]++;
+    for (int64_t v = 0; v < n; v++) indptr_r[v + 1] += indptr_r[v];
+    for (int64_t u = 0; u < n; u++)
+        for (int64_t e = indptr[u]; e < indptr[u + 1]; e++) {
+            const int64_t at = indptr_r[indices[e]]++;
+            indices_r[at] = (int32_t)u;
+            weights_r[at] = weights[e];
+        }
+    for (int64_t v = n; v > 0; v--) indptr_r[v] = indptr_r[v - 1]; /* (each moved one on) */
+    indptr_r[0] = 0;
+    /* Drop, in place, the reverse edges that row u of G holds at the same or a smaller
+     * length. */
+    for (int64_t v = 0; v < n; v++) stamp[v] = -1;
+    int64_t kept = 0, lo = 0;
+    for (int64_t u = 0; u < n; u++) {
+        for (int64_t e = indptr[u]; e < indptr[u + 1]; e++) {
+            const int64_t v = indices[e];
+            if (stamp[v] != u || weights[e] < least[v]) least[v] = weights[e];
+            stamp[v] = (int32_t)u;
+        }
+        const int64_t hi = indptr_r[u + 1];
+        indptr_r[u] = kept;
+        for (int64_t p = lo; p < hi; p++) {
+            const int64_t v = indices_r[p];
+            if (stamp[v] == u && least[v] <= weights_r[p]) continue;
+            indices_r[kept] = indices_r[p];
+            weights_r[kept] = weights_r[p];
+            kept++;
+        }
+        lo = hi;
+    }
+    indptr_r[n] = kept;
+    return kept;
+}
+
 /* Lower the tentative distances of the neighbours of u (distance du) along the edges
  * [lo_e, hi_e) of one adjacency, inserting or sifting their heap entries; returns the heap's
  * new size. */
@@ -95,8 +145,9 @@ static int64_t relax(const int32_t *indices, const double *weights, int64_t lo_e
 }
 
 /* Rows lo .. hi - 1 of the n x n distance matrix into out ((hi - lo) x n, row-major), for
- * the graph G (indptr, indices, weights) and its transpose (indptr_t, indices_t,
- * weights_t); heap and pos: scratch of 2 n and n 64-bit entries. */
+ * the graph G (indptr, indices, weights) and its reverse edges (indptr_t, indices_t,
+ * weights_t, from paths_reverse_edges); heap and pos: scratch of 2 n and n 64-bit
+ * entries. */
 ML_EXPORT void paths_dijkstra(int64_t n, const int64_t *indptr, const int32_t *indices,
                               const double *weights, const int64_t *indptr_t,
                               const int32_t *indices_t, const double *weights_t, int64_t lo,

@@ -599,7 +599,7 @@ def geodesic_distances(G: Any) -> np.ndarray:
     ``G_ji`` differ), ``inf`` where no path exists. The compiled helper
     ``mathlearn._ext._paths`` runs it with an indexed binary heap, ``O(n (n + m) log n)``
     time for ``n`` vertices and ``m`` edges and ``O(n + m)`` memory beside the ``n x n``
-    result (the transpose of ``G``, whose edges it relaxes beside ``G``'s), the sources split
+    result (the reverse edges that ``G`` lacks, relaxed beside ``G``'s), the sources split
     over the threads BLAS may use; without it,
     :func:`scipy.sparse.csgraph.shortest_path`. Both form every distance as the same sums
     ``d(u) + w_uv`` and keep the least, so they give the same numbers.
@@ -640,16 +640,25 @@ def geodesic_distances(G: Any) -> np.ndarray:
         from scipy.sparse.csgraph import shortest_path
 
         return shortest_path(G, method="D", directed=False)
-    fn = lib.paths_dijkstra
+    fn, reverse_fn = lib.paths_dijkstra, lib.paths_reverse_edges
     if fn.argtypes is None:
         import ctypes
 
         fn.restype = None
         fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 2
         fn.argtypes += [ctypes.c_void_p] * 3
-    # G and its transpose, each edge relaxed both ways (12 bytes an edge for the transpose;
-    # no symmetrised copy)
-    arrays = [*_kernel_csr(G), *_kernel_csr(G.T.tocsr())]
+        reverse_fn.restype = ctypes.c_int64
+        reverse_fn.argtypes = [ctypes.c_int64] + [ctypes.c_void_p] * 8
+    # G, and the reverse edges G lacks (at most 12 bytes an edge, as SciPy's transpose; no
+    # symmetrised copy): each stored edge is relaxed both ways, a mutual pair twice at most.
+    arrays = list(_kernel_csr(G))
+    reverse = (np.empty(n + 1, dtype=np.int64), np.empty(G.nnz, dtype=np.int32),
+               np.empty(G.nnz), np.empty(n, dtype=np.int32), np.empty(n))  # fmt: skip
+    kept = reverse_fn(n, *(a.ctypes.data for a in arrays + list(reverse)))
+    # (trimmed to the edges kept before the n x n result is allocated, so that the copies
+    # do not add to the peak)
+    arrays += [reverse[0], reverse[1][:kept].copy(), reverse[2][:kept].copy()]
+    del reverse
     out = np.empty((n, n))
     n_parts = max(1, min(blas_threads(), n // _PATHS_MIN_PART))
     bounds = [n * j // n_parts for j in range(n_parts + 1)]
