@@ -289,9 +289,9 @@ class Ratings:
         ``rows`` and ``cols`` are the caller's scratch (fresh 64-bit integer arrays): their
         buffers take the cells' keys ``row * n_items + column`` and the sorted keys, and,
         without repeated cells, the first one then takes the sorted values; the 32-bit rows
-        and columns are split off the sorted keys. The sort so holds three arrays
-        of 8 bytes a rating (the keys, the sorted keys, the order), the end two of them and
-        the 8 bytes a rating of the container's indices.
+        and columns are split off the sorted keys. The sort holds three arrays of 8 bytes a
+        rating (the keys, the sorted keys and the order); the end holds two (the sorted keys
+        and values) and the container's indices, 8 bytes a rating.
         """
         n_items = max(len(item_ids), 1)
         key = rows
