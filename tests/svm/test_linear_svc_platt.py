@@ -27,6 +27,40 @@ def test_linear_svc_matches_liblinear(kw):
     np.testing.assert_allclose(ours.intercept_, peer.intercept_, atol=1e-6)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_primal_line_search_is_the_exact_root(seed):
+    """The line search's step against the root of phi'(s) = a + b s - 2 sum c q (m - s q)_+
+    found by bisection of the same function, over directions where the full step's active
+    set holds (the fast path), where samples start and stop being active before and after
+    s = 1, where the root lies past 1, and with margins exactly at 1 (m = 0) and zero
+    weights. phi' is piecewise linear with slopes between b and b + 2 sum c q^2, so its root
+    is determined to a few units of rounding relative to its size: 1e-12 relative."""
+    from scipy.optimize import brentq
+
+    from mathlearn.svm._linear import _line_search
+
+    rng = np.random.default_rng(seed)
+    n = 200
+    m = rng.standard_normal(n)
+    q = rng.standard_normal(n) * [0.1, 1.0, 3.0, 0.01, 1.0, 1.0][seed]
+    c = rng.uniform(0.0, 2.0, n)
+    m[:5], q[5:8], c[8:10] = 0.0, 0.0, 0.0
+    b = rng.uniform(0.5, 2.0)
+
+    def slope(s, a):
+        return a + b * s - 2.0 * np.sum(c * q * np.maximum(m - s * q, 0.0))
+
+    for a in (-50.0, -5.0, -0.5, slope(0.0, 0.0) - slope(1.0, 0.0)):
+        if slope(0.0, a) >= 0:
+            assert _line_search(a, b, m, q, c) == 0.0
+            continue
+        hi = 1.0
+        while slope(hi, a) < 0:
+            hi *= 2.0
+        ref = brentq(slope, 0.0, hi, args=(a,), xtol=1e-300, rtol=4 * np.finfo(float).eps)
+        assert _line_search(a, b, m, q, c) == pytest.approx(ref, rel=1e-12, abs=1e-300)
+
+
 def test_linear_svc_multiclass_and_weights():
     X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=1)
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))

@@ -16,19 +16,23 @@ from ..utils.validation import all_finite, check_symmetric_psd, validate_data
 from ._smo import KernelSpec
 
 
-def check_finite_products(X, what: str) -> None:
-    """Refuse data whose inner products ``x^T x`` overflow float64 (a clear error, not inf).
+def check_finite_products(X, what: str, column: float | None = None) -> None:
+    """Refuse data whose inner products ``x^T x`` overflow float64 (a clear error, not inf),
+    with ``column`` appended to every row where given (the constant column of the linear
+    SVM's intercept, which its primal solver does not form).
 
     Linear, polynomial and sigmoid kernels, the linear SVM and the perceptron are not
     invariant to the scale of the features (their ``C``, ``coef0`` and margins are in the
     data's units), so data whose squared norms leave float64 cannot be fitted by rescaling.
     """
+    extra = 0.0 if column is None else column * column  # (inf, not an error, on overflow)
     with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.einsum("ij,ij->i", X, X)
+        sq = np.einsum("ij,ij->i", X, X) + extra
     if not np.all(np.isfinite(sq)):
+        largest = max(float(np.max(np.abs(X))), 0.0 if column is None else abs(column))
         raise ValueError(
             f"{what}: the squared norms of the samples overflow float64 (largest |x| = "
-            f"{np.max(np.abs(X)):.3g}); rescale the features."
+            f"{largest:.3g}); rescale the features."
         )
 
 

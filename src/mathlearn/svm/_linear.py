@@ -6,7 +6,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..base import BaseClassifier, _fit_context, check_is_fitted
 from ..exceptions import ConvergenceWarning
@@ -36,8 +35,69 @@ class _LinearGram:
         return lambda point: Zr @ self.Z[point]
 
 
-def _primal_newton(Z, t, cost, tol, max_iter):
+def _line_search(a: float, b: float, m: np.ndarray, q: np.ndarray, c: np.ndarray) -> float:
+    """The exact step ``s >= 0`` along a Newton direction: the root of the objective's
+    derivative along it,
+
+    ``phi'(s) = a + b s - 2 sum_i c_i q_i max(0, m_i - s q_i)``
+
+    (``a = w^T d``, ``b = d^T d > 0``, ``m_i = 1 - t_i z_i^T w`` the margins' shortfalls,
+    ``q_i = t_i z_i^T d``), which is piecewise linear and increasing. Just right of a point
+    ``s`` it is the line ``A + B s`` of the samples active there (``m_i - s q_i > 0``, or
+    ``= 0`` with ``q_i < 0``); a sample starts or stops being active at its breakpoint
+    ``m_i / q_i``. Near convergence the root is that of the line at the full step ``s = 1``
+    (the Newton step's active set holds): two passes over the samples confirm it. Otherwise
+    the root is bracketed between ``0`` and the full step (or, past it, the next segment's
+    root, doubled until ``phi'`` is positive), then found exactly by walking the segments
+    between the breakpoints inside the bracket, sorted. A handful of passes over the
+    samples, against a bracketing root finder's dozens.
+    """
+    cqm, cqq = c * q * m, c * q * q
+
+    def line(s: float) -> tuple[float, float]:
+        r = m - s * q
+        live = (r > 0) | ((r == 0) & (q < 0))
+        return a - 2.0 * float(cqm @ live), b + 2.0 * float(cqq @ live)
+
+    # Near convergence the active set at the full step holds at the root: one jump from
+    # s = 1 to its segment's root, which is the root if it is its own segment's.
+    A, B = line(1.0)
+    s = -A / B
+    if s > 0.0:
+        A, B = line(s)
+        if -A / B == s:
+            return float(s)
+    lo, (A, B) = 0.0, line(0.0)
+    if A >= 0.0:
+        return 0.0  # (not a descent direction)
+    hi = 1.0
+    for _ in range(64):
+        A_hi, B_hi = line(hi)
+        if A_hi + B_hi * hi >= 0.0:
+            break
+        lo, A, B = hi, A_hi, B_hi
+        hi = max(2.0 * hi, -A / B)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = m / q
+    inside = (at > lo) & (at < hi)
+    at, qi = at[inside], q[inside]
+    order = np.argsort(at, kind="stable")
+    # crossing a breakpoint: a sample with q > 0 stops being active, one with q < 0 starts
+    sign = np.where(qi > 0, -1.0, 1.0)[order]
+    A_seg = np.concatenate(([A], A - 2.0 * np.cumsum(sign * cqm[inside][order])))
+    B_seg = np.concatenate(([B], B + 2.0 * np.cumsum(sign * cqq[inside][order])))
+    crossed = np.flatnonzero(A_seg[:-1] + B_seg[:-1] * at[order] >= 0.0)
+    k = int(crossed[0]) if crossed.size else at.size
+    return float(-A_seg[k] / B_seg[k])
+
+
+def _primal_newton(X, scaling, t, cost, tol, max_iter):
     """Minimise ``1/2 ||w||^2 + sum_i c_i max(0, 1 - t_i w^T z_i)^2`` by truncated Newton.
+
+    ``z_i`` is ``x_i``, or ``[x_i, scaling]`` where ``scaling`` is given (the intercept's
+    column): the products with ``Z`` take that column as a rank-one term, so no copy of the
+    data with the column appended is formed (``N (D + 1)`` numbers, more than the solver's
+    whole working set at small ``D``).
 
     The objective is convex and piecewise quadratic, with gradient
     ``w - 2 Z^T (c t (1 - t Z w))_+`` and generalised Hessian ``I + 2 Z_I^T diag(c_I) Z_I``
@@ -47,16 +107,33 @@ def _primal_newton(Z, t, cost, tol, max_iter):
     ``D x D`` matrix), to a relative residual ``min(1/2, sqrt(||g|| / ||g_0||))`` (an inexact
     Newton method, superlinear near the solution), and each direction is followed by an exact
     line search: the derivative along it is piecewise linear and increasing, and its root is
-    found by Brent's method. Stops when ``||grad|| <= tol ||grad at w = 0||``, liblinear's
-    rule for its primal solver.
+    found exactly on its segments (:func:`_line_search`). Stops when
+    ``||grad|| <= tol ||grad at w = 0||``, liblinear's rule for its primal solver.
     """
-    n, d = Z.shape
+    n, p = X.shape
+    d = p + (scaling is not None)
     w = np.zeros(d)
     o = np.zeros(n)  # Z w
 
+    def z_times(v):
+        out = X @ v[:p]
+        if scaling is not None:
+            out += scaling * v[p]
+        return out
+
+    buffer = np.empty(d)
+
+    def z_transpose_times(u):
+        # (into one buffer: each caller combines the result into a new array at once)
+        if scaling is None:
+            return X.T @ u
+        np.matmul(u, X, out=buffer[:p])
+        buffer[p] = scaling * np.add.reduce(u)
+        return buffer
+
     def gradient(w, o):
         viol = np.maximum(1.0 - t * o, 0.0)
-        return w - 2.0 * (Z.T @ (cost * t * viol)), viol > 0
+        return w - 2.0 * z_transpose_times(cost * t * viol), viol > 0
 
     g, act = gradient(w, o)
     g0 = np.linalg.norm(g)
@@ -68,7 +145,7 @@ def _primal_newton(Z, t, cost, tol, max_iter):
         h = 2.0 * cost * act  # the generalised Hessian's weights on the active rows
 
         def hess_vec(v, h=h):
-            return v + Z.T @ (h * (Z @ v))
+            return v + z_transpose_times(h * z_times(v))
 
         # Conjugate gradients on H step = -g.
         step = np.zeros(d)
@@ -87,16 +164,8 @@ def _primal_newton(Z, t, cost, tol, max_iter):
                 break
             q = r + (rr_new / rr) * q
             rr = rr_new
-        z = Z @ step
-
-        def slope(s, w=w, o=o, step=step, z=z):
-            viol = np.maximum(1.0 - t * (o + s * z), 0.0)
-            return w @ step + s * (step @ step) - 2.0 * np.sum(cost * t * viol * z)
-
-        hi = 1.0
-        while slope(hi) < 0:
-            hi *= 2.0
-        s = hi if slope(hi) == 0 else brentq(slope, 0.0, hi, xtol=1e-12)
+        z = z_times(step)
+        s = _line_search(w @ step, step @ step, 1.0 - t * o, t * z, cost)
         w = w + s * step
         o = o + s * z
         g, act = gradient(w, o)
@@ -144,7 +213,9 @@ class LinearSVC(BaseClassifier):
     :func:`mathlearn.svm._smo.solve_dual` with single-variable steps. For the squared hinge
     the dual has ``Q + diag(1 / (2 C s_i))`` and no upper bound; the primal route is a
     truncated Newton method with exact line search (``_primal_newton``): each conjugate-gradient
-    step costs two passes over the data, ``O(N D)``, and a handful of Newton steps suffice.
+    step costs two passes over the data, ``O(N D)``, each line search a few passes over the
+    samples, and a handful of Newton steps suffice; the data are read
+    in place (the intercept's column enters the products as a rank-one term).
 
     See Also
     --------
@@ -218,13 +289,16 @@ class LinearSVC(BaseClassifier):
         y_idx = self._encode_labels(y)
         sw = check_sample_weight(sample_weight, X)
         n, d = X.shape
-        Z = np.hstack([X, np.full((n, 1), self.intercept_scaling)]) if self.fit_intercept else X
-        check_finite_products(Z, "LinearSVC")
+        scaling = float(self.intercept_scaling) if self.fit_intercept else None
+        check_finite_products(X, "LinearSVC", column=scaling)
         use_dual = self.dual
         if use_dual == "auto":
             use_dual = self.loss == "hinge" or n <= d
         if not use_dual and self.loss == "hinge":
             raise ValueError("loss='hinge' is solved in the dual only; set dual=True or 'auto'.")
+        # The dual reads the rows z_i = [x_i, scaling] as an array; the primal takes the
+        # intercept's column as a rank-one term of its products.
+        Z = np.hstack([X, np.full((n, 1), scaling)]) if use_dual and self.fit_intercept else X
         n_classes = len(self.classes_)
         cw = np.ones(n_classes)
         if self.class_weight == "balanced":
@@ -239,7 +313,7 @@ class LinearSVC(BaseClassifier):
                 "(times class_weight); only one class has any weight."
             )
         problems = [1] if n_classes == 2 else range(n_classes)
-        W = np.zeros((len(problems), Z.shape[1]))
+        W = np.zeros((len(problems), d + int(self.fit_intercept)))
         n_iter, converged = 0, True
         for k, c in enumerate(problems):
             t = np.where(y_idx == c, 1.0, -1.0)
@@ -254,7 +328,7 @@ class LinearSVC(BaseClassifier):
                 # (Z is the fit's own array when it has the intercept column appended)
                 W[k], it, ok = self._dual(Z, t, cost, own_z=bool(self.fit_intercept))
             else:
-                W[k], it, ok = _primal_newton(Z, t, cost, self.tol, self.max_iter)
+                W[k], it, ok = _primal_newton(X, scaling, t, cost, self.tol, self.max_iter)
             n_iter, converged = max(n_iter, it), converged and ok
         if not converged:
             warnings.warn(
