@@ -180,3 +180,14 @@ def test_float32_overflow_is_refused(top, alpha):
     # double precision answers (finite factors)
     m = ImplicitALS(2, alpha=alpha, max_iter=2, random_state=0).fit(r)
     assert np.isfinite(m.user_factors_).all()
+
+
+@pytest.mark.parametrize("n, k", [(7, 3), (1000, 64), (50_000, 8)])
+def test_float32_start_is_the_double_start_rounded(n, k):
+    # The float32 factors are drawn in blocks (no float64 array of their size): the same
+    # numbers as one float64 draw from the same generator, each rounded once.
+    from mathlearn.recommender._implicit import _normal_rows
+
+    got = _normal_rows(np.random.default_rng(1), n, k, 0.01, np.float32)
+    want = (0.01 * np.random.default_rng(1).standard_normal((n, k))).astype(np.float32)
+    np.testing.assert_array_equal(got, want)

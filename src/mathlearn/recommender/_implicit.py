@@ -95,16 +95,19 @@ def _implicit_compiled32(driver, pattern, X, Y, alpha, lam, steps, max_iter, tol
 
 def _normal_rows(rng, n: int, k: int, scale: float, dtype) -> np.ndarray:
     """``scale`` times standard normal draws, shape (n, k), in ``dtype``: for float32 drawn
-    in blocks of rows of about 1 000 numbers and rounded (the same numbers as the float64
-    draw, rounded once, without a float64 temporary of the factors' size)."""
+    in blocks of rows and rounded (the same numbers as the float64 draw, rounded once).
+    A block holds about a 64th of the factors, at least 1 000 numbers: its float64
+    temporaries stay a few per cent of the float32 result, in at most about 64 draws."""
     if dtype == np.float64:
         out = rng.standard_normal((n, k))
         out *= scale  # (in place: no second array of the factors' size)
         return out
     out = np.empty((n, k), dtype=dtype)
-    step = max(1, 1024 // max(k, 1))
+    step = max(1, max(1024, n * k // 64) // max(k, 1))
     for s in range(0, n, step):
-        out[s : s + step] = scale * rng.standard_normal((min(step, n - s), k))
+        block = rng.standard_normal((min(step, n - s), k))
+        block *= scale
+        out[s : s + step] = block
     return out
 
 
