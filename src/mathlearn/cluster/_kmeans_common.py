@@ -35,8 +35,16 @@ from ..utils.validation import check_array, check_random_state, check_sample_wei
 _BLOCK_DOUBLES = 1 << 15
 
 
-def _block_rows(k: int) -> int:
-    return int(min(max(_BLOCK_DOUBLES // max(k, 1), 256), 16_384))
+def _block_rows(k: int, n: int | None = None, d: int | None = None) -> int:
+    """Rows of a block of cross terms for ``k`` centres: the cache's size, 256 to 16 384
+    rows; given the data's shape ``n x d``, at most an eighth of its numbers (but 256 rows),
+    so that a small fit's block does not add a third to the copy of the data it clusters
+    (at 1 000 x 20 and K = 10: 256 rows, 20 kB, instead of all 1 000 rows, 80 kB, for
+    about 2% more time)."""
+    rows = min(max(_BLOCK_DOUBLES // max(k, 1), 256), 16_384)
+    if n is not None and d is not None:
+        rows = min(rows, max(256, -(-n * d // (8 * max(k, 1)))))
+    return int(rows)
 
 
 def _compiled():
@@ -124,7 +132,7 @@ def assign(
     min_d = np.empty(n)
     sums = np.zeros((k, d)) if accumulate else None
     counts = np.zeros(k) if accumulate else None
-    step = _block_rows(k)
+    step = _block_rows(k, n, d)
     lib = _compiled()
     Ct = centers.T
     if lib is None or parts is None or parts[-1][1] != n:
