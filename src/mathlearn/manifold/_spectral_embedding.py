@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import BaseEstimator, _fit_context
-from ..cluster._spectral import _KNN_ROWS, bottom_eigenpairs, dense_route
+from ..cluster._spectral import bottom_eigenpairs, dense_route, knn_rows
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.graph import knn_graph, laplacian, rbf_affinity
 from ..utils.validation import validate_data
@@ -125,7 +125,9 @@ class SpectralEmbedding(BaseEstimator):
             nn = max(n // 10, 1) if self.n_neighbors is None else int(self.n_neighbors)
             if nn >= n:
                 raise ValueError(f"n_neighbors={nn} must be an int in [1, {n - 1}].")
-            rows = _KNN_ROWS if dense_route(n, self.n_components + int(self.drop_first)) else None
+            rows = (
+                knn_rows(n) if dense_route(n, self.n_components + int(self.drop_first)) else None
+            )
             return knn_graph(X, nn, mode="connectivity", max_chunk_rows=rows)
         # "precomputed"
         if X.shape[0] != X.shape[1]:
