@@ -184,7 +184,8 @@ class _BaseKernelSVM(BaseEstimator):
                 )
             gram = _RBFGram(X, gamma_s, s, amax)
         self._gamma = _gamma_value(self.gamma, X) if self.gamma != "scale" else gamma_s * s * s
-        self._rbf_units = (s, gram.shift)
+        # (rows used uncentred: a zero shift, kept as a number rather than D zeros)
+        self._rbf_units = (s, gram.shift if gram.col_means is None else 0.0)
         self._kernel_obj = get_kernel("rbf", gamma=gamma_s)
         n, d = X.shape
         budget = min(self.cache_size * 2**20, _WHOLE_GRAM_MAX_BYTES)
