@@ -72,3 +72,32 @@ def peak_rss(fn: Callable[[], object]) -> int | None:
     if before is None or after is None:
         return None
     return max(after - before, 0)
+
+
+def peak_allocated(fn: Callable[[], object]) -> int | None:
+    """Bytes by which the memory allocated during ``fn()`` peaks above what was allocated
+    before it, counted allocation by allocation by memray (``malloc``, ``calloc``,
+    ``realloc``, ``mmap`` and the rest, in Python and in every native library: a peer's C
+    and C++ buffers count too); ``None`` where memray is not installed.
+
+    The resident-memory figure of :func:`peak_rss` comes from the kernel's page counters,
+    which it keeps per processor and folds into the process's total in batches of tens of
+    pages: on this project's machine a fit that touches 160 kB was read as 0 to 68 kB and one
+    that touches 1 200 kB as 936 to 1 092 kB, depending on what the counters held before. Below
+    about a quarter of a MB, differences of that column are within its error; this count is
+    exact, and the same from one process to the next. It counts memory that is allocated
+    and never touched (a ``calloc``'d array left mostly zero) in full, which the resident set
+    does not."""
+    try:
+        import memray
+    except ImportError:
+        return None
+    import os
+    import tempfile
+
+    gc.collect()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "fit.bin")
+        with memray.Tracker(path, file_format=memray.FileFormat.AGGREGATED_ALLOCATIONS):
+            fn()
+        return int(memray.FileReader(path).metadata.peak_memory)

@@ -18,8 +18,13 @@ each size ``N`` in 1e2, 1e3, 1e4, 1e5, 1e6 (up to the case's ``max_n``) plus a w
   side touches counts, C and C++ allocations included; the smallest of the readings of
   :data:`MEMORY_PROCESSES` such child processes, each taking three (alternating which side
   goes first) where both fits take under 2 s; a case may name other calls for it, see
-  ``_sweep_cases.Case``), and the ``tracemalloc`` peak (NumPy reports its
-  allocations to it; a peer's C/C++ allocations and BLAS workspaces are not seen);
+  ``_sweep_cases.Case``); the peak of the memory allocated during one fit, counted
+  allocation by allocation by memray, in Python and native code alike, in one more child
+  process (``_memory.peak_allocated``; exact where the resident set is read from the
+  kernel's batched page counters, about a quarter of a MB off either way; installed with
+  ``pip install -e '.[bench]'``, else the column is empty); and the ``tracemalloc`` peak
+  (NumPy reports its allocations to it; a peer's C/C++ allocations and BLAS workspaces are
+  not seen);
 * the first call: the first fit (libraries already imported) in a fresh process whose
   numba cache directory is empty (``NUMBA_CACHE_DIR`` set to a new temporary directory),
   for ours and the peer, at N = 1 000;
@@ -226,19 +231,60 @@ def _memory_in_child(case_name: str, shapes: list) -> list:
     return rows
 
 
+def _allocated_in_child(case_name: str, shapes: list) -> list:
+    """Body of the allocated-memory child: memray's count of the peak allocated during one
+    fit of each side at each shape (:func:`_memory.peak_allocated`), after one unmeasured fit
+    of each, in its own process so that memray's allocations do not move the
+    resident-memory children's heaps. The count is exact, but what a fit allocates moves by
+    a few kB with Python's caches (``isinstance`` checks against abstract classes, whose
+    caches an unrelated registration empties): where both fits take under two seconds the
+    smallest of three readings, alternating which side goes first."""
+    import warnings
+
+    from _memory import peak_allocated
+
+    warnings.simplefilter("ignore")
+    case = next(c for c in all_cases() if c.name == case_name)
+    rows = []
+    for n, d in shapes:
+        ours, peer = case.memory_thunks(case.data(n, d))
+        t0 = time.perf_counter()
+        ours()
+        peer()
+        reps = 3 if time.perf_counter() - t0 < 2.0 else 1
+        got: dict = {"ours": [], "peer": []}
+        for rep in range(reps):
+            for side in ("ours", "peer") if rep % 2 == 0 else ("peer", "ours"):
+                got[side].append(peak_allocated(ours if side == "ours" else peer))
+        row = {"n": n, "d": d}
+        for side, vals in got.items():
+            vals = [v for v in vals if v is not None]
+            row[f"alloc_{side}"] = min(vals) if vals else None
+        rows.append(row)
+    return rows
+
+
 # Child processes per case for the memory column. Within one process the readings repeat
 # to the page, but between processes the same fit's figure moves with the heap's layout
 # (what the imports and the warm-up calls left, and where): in four processes measuring one
 # side each, SVC rbf on 200 x 2000 read 3 080 - 3 456 kB, the peer 3 072 - 3 204 kB;
 # MiniBatchKMeans on 1 000 x 20 read 384 - 452 kB, the peer 312 - 520 kB (RESULTS.md,
 # nineteenth session). The smallest over a few processes is the fit's own need, which a
-# single process reads only by chance.
+# single process reads only by chance. Part of that spread is the instrument's: the kernel
+# keeps its page counts per processor and adds them to the process's total in batches, so a
+# reading can be off by about a quarter of a MB either way (see _memory.peak_allocated,
+# whose exact count the table shows beside it).
 MEMORY_PROCESSES = 3
 
 
+_MEMORY_KEYS = ("rss_ours", "rss_peer", "alloc_ours", "alloc_peer")
+
+
 def memory(case_name: str, rows: list) -> None:
-    """Add the resident-memory peaks (``rss_ours``, ``rss_peer``) to the timed ``rows``:
-    for each side, the smallest over :data:`MEMORY_PROCESSES` memory children."""
+    """Add the resident-memory peaks (``rss_ours``, ``rss_peer``) and the allocated peaks
+    (``alloc_ours``, ``alloc_peer``, where memray is installed) to the timed ``rows``: for
+    each side, the smallest over :data:`MEMORY_PROCESSES` memory children (and the one
+    allocated-memory child's count)."""
     from _memory import MALLOC_ENV
 
     shapes = [(r["n"], r["d"]) for r in rows if "skipped" not in r]
@@ -247,9 +293,11 @@ def memory(case_name: str, rows: list) -> None:
         f"print(json.dumps(sweep._memory_in_child({case_name!r}, {shapes!r})))"
     )
     peaks: dict = {}
-    for _ in range(MEMORY_PROCESSES):
+    # the resident-memory children, then one allocated-memory child
+    children = [code] * MEMORY_PROCESSES + [code.replace("_memory_in_", "_allocated_in_")]
+    for child in children:
         out = subprocess.run(
-            [sys.executable, "-c", code],
+            [sys.executable, "-c", child],
             env={**_thread_env(1), **MALLOC_ENV},
             capture_output=True,
             text=True,
@@ -260,13 +308,13 @@ def memory(case_name: str, rows: list) -> None:
             return
         for m in json.loads(out.stdout.strip().splitlines()[-1]):
             best = peaks.setdefault((m["n"], m["d"]), {})
-            for key in ("rss_ours", "rss_peer"):
-                if m[key] is not None:
+            for key in _MEMORY_KEYS:
+                if m.get(key) is not None:
                     best[key] = min(best.get(key, m[key]), m[key])
     for r in rows:
         m = peaks.get((r["n"], r["d"]))
         if m is not None:
-            r["rss_ours"], r["rss_peer"] = m.get("rss_ours"), m.get("rss_peer")
+            r.update({key: m.get(key) for key in _MEMORY_KEYS})
 
 
 _FIRST_CALL = """
@@ -369,8 +417,8 @@ def _fmt_time(t: float) -> str:
     return f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
 
 
-def _rss_ratio(r: dict) -> str | None:
-    a, b = r.get("rss_ours"), r.get("rss_peer")
+def _rss_ratio(r: dict, kind: str = "rss") -> str | None:
+    a, b = r.get(f"{kind}_ours"), r.get(f"{kind}_peer")
     if a is None or b is None:
         return None
     # growths below one page are below what the counter resolves
@@ -394,8 +442,13 @@ def _format_case(name: str, threads: int, entry: dict) -> str:
             parts.append(f"{r['n']}x{r['d']}: skipped")
             continue
         mem = _rss_ratio(r)
+        alloc = _rss_ratio(r, "alloc")
         timed = f": {r['ratio']:.2f}" if "ratio" in r else ":"
-        parts.append(f"{r['n']}x{r['d']}{timed}" + ("" if mem is None else f" (mem {mem})"))
+        parts.append(
+            f"{r['n']}x{r['d']}{timed}"
+            + ("" if mem is None else f" (mem {mem})")
+            + ("" if alloc is None else f" (alloc {alloc})")
+        )
     return f"{name} [{threads} thr] " + ", ".join(parts)
 
 
@@ -432,6 +485,12 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " the recommenders' measured call"
         " builds each side's training container from the same raw triples, then fits,"
         " see `_sweep_cases.Case`), ours / peer;"
+        " allocated = the peak of the memory allocated during one fit, ours / peer, counted"
+        " allocation by allocation by memray in Python and native code alike (exact, where the"
+        " resident figure is read from the kernel's batched page counters, about a quarter of"
+        " a MB off either way; a `calloc`'d buffer left untouched counts in full), the"
+        " in one more child process, the smallest of three readings where both fits take"
+        " under 2 s, see `_memory.peak_allocated`;"
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
         " first call = the first fit at "
         "N = 1 000 in a fresh process with an empty numba cache; slope = log-log slope of "
@@ -449,10 +508,10 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
     for family in families:
         lines += ["", f"### {family}", ""]
         lines.append(
-            "| case | threads | N x D | ours | peer | ratio | memory ratio | traced ratio | "
-            "first call ours / peer | slope |"
+            "| case | threads | N x D | ours | peer | ratio | memory ratio | allocated ratio | "
+            "traced ratio | first call ours / peer | slope |"
         )
-        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for (name, threads), e in results.items():
             if e["family"] != family:
                 continue
@@ -464,16 +523,17 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
                 head = f"| {name} | {threads} | {r['n']}x{r['d']} |"
                 tail = f" {fc} | {sl} |" if i == 0 else " | |"
                 if "skipped" in r:
-                    lines.append(f"{head} skipped ({r['skipped']}) | | | | |{tail}")
+                    lines.append(f"{head} skipped ({r['skipped']}) | | | | | |{tail}")
                     continue
                 rss = _rss_ratio(r) or "-"
+                alloc = _rss_ratio(r, "alloc") or "-"
                 if "ratio" not in r:  # --memory-only
-                    lines.append(f"{head} - | - | - | {rss} | - |{tail}")
+                    lines.append(f"{head} - | - | - | {rss} | {alloc} | - |{tail}")
                     continue
                 traced = r["mem_ours"] / max(r["mem_peer"], 1)
                 lines.append(
                     f"{head} {_fmt_time(r['ours'])} | {_fmt_time(r['peer'])} | "
-                    f"{r['ratio']:.2f} | {rss} | {traced:.2f} |{tail}"
+                    f"{r['ratio']:.2f} | {rss} | {alloc} | {traced:.2f} |{tail}"
                 )
     lines.append(markers(section)[1])
     return "\n".join(lines)
