@@ -295,7 +295,9 @@ def _spectral(affinity):
     from mathlearn.cluster import SpectralClustering
 
     kw = {"affinity": "nearest_neighbors"} if affinity == "knn" else {"gamma": 0.01}
-    ours_kw = {"affinity": "nearest_neighbors"} if affinity == "knn" else {"gamma": 0.01}
+    # scikit-learn's k-NN affinity counts each point among its own 10 neighbours (a self-loop
+    # the Laplacian then ignores): the same graph is ours with 9 other points
+    ours_kw = {"affinity": "nearest_neighbors", "n_neighbors": 9} if affinity == "knn" else kw
     return (
         lambda X: lambda: SpectralClustering(10, random_state=0, **ours_kw).fit(X),
         lambda X: lambda: Sk(10, random_state=0, **kw).fit(X),
@@ -315,10 +317,13 @@ def _spectral_embedding():
 
     from mathlearn.manifold import SpectralEmbedding
 
-    return (
-        lambda X: lambda: SpectralEmbedding(2, affinity="nearest_neighbors").fit(X),
-        lambda X: lambda: Sk(2, random_state=0).fit(X),
-    )
+    def ours(X):
+        # scikit-learn's default N / 10 neighbours count each point itself (a self-loop the
+        # Laplacian ignores): the same graph is ours with one other point fewer
+        nn = max(max(X.shape[0] // 10, 1) - 1, 1)
+        return lambda: SpectralEmbedding(2, affinity="nearest_neighbors", n_neighbors=nn).fit(X)
+
+    return ours, lambda X: lambda: Sk(2, random_state=0).fit(X)
 
 
 def _gmm(cov):
