@@ -338,3 +338,35 @@ def test_covariance_route_works_in_the_units_unit_of_chooses(e):
     np.testing.assert_allclose(
         np.abs(pca.components_[0]), np.abs(ref.components_[0]), rtol=1e-10, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("k", [4, 0.95, None])
+def test_full_solver_on_wide_data_against_a_known_decomposition(rng, k):
+    # Wide data (N < D): the full solver factorises X_c^T = Q R and takes the SVD of R (the
+    # right vectors as Q U_R, Q never formed). Data with a known SVD after centring:
+    # X = 1 m^T + U diag(s) V^T, U's columns orthonormal and orthogonal to the ones vector.
+    # Centring data of size ~300 perturbs X_c by E with ||E||_2 <= ||E||_F <= sqrt(N D) eps
+    # 300 ~ 1.5e-12, the factorisations add a few N eps s_1: singular values within ||E||
+    # plus that (Weyl), axes within that over the gap (>= 1 here; Wedin).
+    n, d, r = 12, 40, 6
+    ones = np.ones((n, 1)) / np.sqrt(n)
+    A = rng.normal(size=(n, r))
+    A -= ones @ (ones.T @ A)
+    U = np.linalg.qr(A)[0]
+    V = np.linalg.qr(rng.normal(size=(d, r)))[0]
+    s = np.array([8.0, 7.0, 6.0, 5.0, 4.0, 3.0])
+    X = rng.normal(size=d) * 100 + (U * s) @ V.T
+    tol = 1e-11
+    fit = PCA(k, svd_solver="full").fit(X)
+    kept = {4: 4, 0.95: 5, None: n}[k]  # 0.95: cumulative s^2 / 199 first reaches it at 5
+    assert fit.n_components_ == kept
+    s_all = np.r_[s, np.zeros(n - r)]
+    np.testing.assert_allclose(fit.singular_values_, s_all[:kept], rtol=0, atol=tol)
+    axes = min(kept, r)  # beyond the rank the axes are any basis of the null space
+    assert_same_up_to_sign(fit.components_[:axes].T, V[:, :axes], rtol=0, atol=tol)
+    np.testing.assert_allclose(fit.components_ @ fit.components_.T, np.eye(kept), atol=tol)
+    # fit_transform's projections from the same factorisation: U diag(s), and the same as
+    # transform's
+    Z = PCA(k, svd_solver="full").fit_transform(X)
+    assert_same_up_to_sign(Z[:, :axes], U[:, :axes] * s[:axes], rtol=0, atol=tol)
+    np.testing.assert_allclose(Z, fit.transform(X), rtol=0, atol=tol)

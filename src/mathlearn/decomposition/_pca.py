@@ -35,6 +35,34 @@ __all__ = ["PCA"]
 _SOLVERS = ("auto", "full", "gram", "covariance", "randomized")
 
 
+def _householder_qr(A):
+    """LAPACK's ``geqrf`` of ``A`` in place where ``A`` is column-major (its packed factor and
+    the reflectors' scalars), with the workspace it asks for: the default of the wrapper is
+    too small for the blocked code, which then factorises a column at a time (2 000 x 200:
+    16 against 13 ms)."""
+    geqrf = sla.get_lapack_funcs("geqrf", (A,))
+    # (a workspace query reads nothing of A; overwrite_a keeps the wrapper from copying it)
+    lwork = int(geqrf(A, lwork=-1, overwrite_a=True)[2][0].real)
+    qr, tau, _, info = geqrf(A, lwork=max(lwork, 1), overwrite_a=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"geqrf failed (info = {info}).")
+    return qr, tau
+
+
+def _apply_q(qr, tau, B):
+    """``Q [B; 0]`` for the orthogonal factor ``Q`` (``M x M``) packed in ``qr`` by
+    :func:`_householder_qr` and ``B`` of ``N`` rows (``ormqr``, ``Q`` not formed)."""
+    m, k = qr.shape[0], B.shape[1]
+    C = np.zeros((m, k), dtype=qr.dtype, order="F")
+    C[: B.shape[0]] = B
+    ormqr = sla.get_lapack_funcs("ormqr", (qr,))
+    lwork = int(ormqr("L", "N", qr, tau, C, lwork=-1, overwrite_c=1)[1][0].real)
+    out, _, info = ormqr("L", "N", qr, tau, C, lwork=max(lwork, 1, k), overwrite_c=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"ormqr failed (info = {info}).")
+    return out
+
+
 def randomized_range_svd(
     X: np.ndarray, k: int, *, n_oversamples: int = 10, n_iter: int = 4, rng=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -189,7 +217,11 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
         tall data (``N > D``), which needs no left vectors, takes the SVD of the triangular
         factor of ``X_c = Q R`` instead (the same singular values and right vectors to the
         same backward error, in ``2 N D^2`` operations and no ``N x D`` factor besides the
-        centred copy, factorised in place).
+        centred copy, factorised in place). On wide data (``N < D``) it factorises
+        ``X_c^T = Q R`` in place and takes the SVD of the ``N x N`` factor: ``X_c = V_R S
+        (Q U_R)^T``, the kept axes ``Q U_R[:, :k]`` formed by applying the reflectors to
+        ``N x k`` numbers (``2 N^2 D + O(N^3 + N D k)`` operations, no ``D x N`` factor;
+        gesdd forms one, about 2.5 times the time at 200 x 2 000).
         ``"gram"``: eigendecomposition of the ``N x N`` Gram matrix ``X_c X_c^T`` and
         ``U = X_c^T V Lambda^{-1/2}`` (Imperial "Mathematics for Inference and Machine Learning"
         §2.1.4.3, Lemma 1 and Algorithm 1): ``O(N^2 D)`` time and no ``D x D`` matrix, the route
@@ -460,9 +492,23 @@ class PCA(InformationCriterionMixin, ComponentNamesMixin, TransformerMixin, Base
             # singular values and right vectors of X_c to the same backward error, without
             # forming the N x D factors Q and U (LAPACK's gesdd would, at about three times
             # the cost on tall data)
-            geqrf = sla.get_lapack_funcs("geqrf", (X,))
-            R = np.triu(geqrf(X, overwrite_a=True)[0][:d])
+            R = np.triu(_householder_qr(X)[0][:d])
             _, s, Vt = sla.svd(R, full_matrices=False, check_finite=False, lapack_driver="gesdd")
+            s_all = s
+        elif solver == "full" and n < d:
+            # Wide data: X_c^T = Q R (X_c^T is the C-ordered copy read column-major, factorised
+            # in place), so X_c = R^T Q^T and, with R = U_R S V_R^T, X_c = V_R S (Q U_R)^T:
+            # the singular values, U = V_R, and the kept right vectors Q U_R[:, :k] (Q
+            # applied to N x k numbers, not formed). gesdd takes the same steps (an LQ
+            # factorisation first) but forms the D x N factor and multiplies by it: about
+            # 2.5 times the time at 200 x 2 000.
+            qr, tau = _householder_qr(X.T)
+            Ur, s, Vr = sla.svd(
+                np.triu(qr[:n]), full_matrices=False, check_finite=False, lapack_driver="gesdd"
+            )
+            rows = n if not isinstance(k, Integral) else int(k)
+            Vt = _apply_q(qr, tau, Ur[:, :rows]).T
+            U = Vr.T if need_u else None
             s_all = s
         elif solver == "full":
             U, s, Vt = sla.svd(
