@@ -63,6 +63,29 @@ def test_laplacians_identities(rng, sparse):
     np.testing.assert_allclose(Lrw, np.diag(1 / d) @ L, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["unnormalized", "symmetric", "random_walk"])
+@pytest.mark.parametrize("dense", [False, True])
+def test_dense_laplacian_is_the_textbook_expression_bit_for_bit(rng, kind, dense):
+    # A dense W's Laplacian is written into one array (Fortran-ordered with dense=True, for
+    # the eigensolver to factorise in place): every entry, signed zeros included, is what
+    # the expressions below round to (one rounding per operation in the same order).
+    W = rng.random((30, 30))
+    W = W + W.T
+    W[3, 7] = W[7, 3] = 0.0
+    d = W.sum(axis=1)
+    s = 1.0 / np.sqrt(d)
+    expected = {
+        "unnormalized": np.diag(d) - W,
+        "symmetric": np.eye(30) - s[:, None] * W * s[None, :],
+        "random_walk": np.eye(30) - W / d[:, None],
+    }[kind]
+    L, degree = laplacian(W, kind, dense=dense)
+    np.testing.assert_array_equal(L, expected)
+    np.testing.assert_array_equal(np.signbit(L), np.signbit(expected))
+    np.testing.assert_array_equal(degree, d)
+    assert L.flags.f_contiguous == dense
+
+
 def test_knn_graph_symmetric_and_laplacian_errors(rng):
     X = rng.standard_normal((20, 2))
     G = knn_graph(X, 3)

@@ -479,8 +479,8 @@ def laplacian(
     kind : {"unnormalized", "symmetric", "random_walk"}
         ``D - W``, ``I - D^{-1/2} W D^{-1/2}`` or ``I - D^{-1} W``.
     dense : bool, default=False
-        For a sparse ``W``, return ``L`` as a dense Fortran-ordered array (what a dense
-        eigensolver factorises in place), the same numbers as ``L.toarray()``. The
+        Return ``L`` as a dense Fortran-ordered array (what a dense eigensolver factorises
+        in place); for a sparse ``W``, the same numbers as ``L.toarray()``. The
         symmetric Laplacian of a graph without repeated entries is then written straight from
         the entries of ``W``, ``0 - (s_i w_ij) s_j`` and ``1`` added on the diagonal with
         ``s = d^{-1/2}`` (the products and differences of the sparse route, one rounding
@@ -514,34 +514,56 @@ def laplacian(
     if (W.data if sparse else W).min(initial=0.0) < 0:
         raise ValueError("adjacency has negative weights.")
     d = np.asarray(W.sum(axis=1)).ravel()
-    if kind == "unnormalized":
-        L = (sp.diags(d) - W).tocsr() if sparse else np.diag(d) - W
-        return _densified(L, dense), d
-    if kind not in ("symmetric", "random_walk"):
+    if kind not in ("unnormalized", "symmetric", "random_walk"):
         raise ValueError(
             f"kind must be 'unnormalized', 'symmetric' or 'random_walk'; got {kind!r}."
         )
-    if np.any(d <= 0):
+    if kind != "unnormalized" and np.any(d <= 0):
         raise ValueError(
             "the graph has isolated vertices (zero degree); a normalised Laplacian is undefined."
         )
+    if not sparse:
+        return _dense_laplacian(W, kind, d, dense), d
+    if kind == "unnormalized":
+        return _densified((sp.diags(d) - W).tocsr(), dense), d
     n = W.shape[0]
     if kind == "symmetric":
         s = 1.0 / np.sqrt(d)
-        if sparse and dense:
+        if dense:
             W.sort_indices()  # (W is this function's copy) then duplicates are checked
             if W.has_canonical_format:
                 return _symmetric_laplacian_dense(W, s), d
-        if sparse:
-            L = (sp.identity(n) - sp.diags(s) @ W @ sp.diags(s)).tocsr()
-        else:
-            L = np.eye(n) - s[:, None] * W * s[None, :]
+        L = (sp.identity(n) - sp.diags(s) @ W @ sp.diags(s)).tocsr()
     else:
-        if sparse:
-            L = (sp.identity(n) - sp.diags(1.0 / d) @ W).tocsr()
-        else:
-            L = np.eye(n) - W / d[:, None]
+        L = (sp.identity(n) - sp.diags(1.0 / d) @ W).tocsr()
     return _densified(L, dense), d
+
+
+def _dense_laplacian(W: np.ndarray, kind: str, d: np.ndarray, fortran: bool) -> np.ndarray:
+    """The Laplacian of a dense ``W`` in one new ``N x N`` array (Fortran-ordered with
+    ``fortran``, for a dense eigensolver to factorise in place), where the expressions
+    ``np.diag(d) - W``, ``np.eye(N) - s[:, None] * W * s[None, :]`` (``s = d^{-1/2}``) and
+    ``np.eye(N) - W / d[:, None]`` hold up to three: the same numbers, ``0 - m`` off the
+    diagonal and ``c + (0 - m)`` on it, which rounds as ``c - m``."""
+    n = W.shape[0]
+    # W copied first, then scaled in place: a ufunc between arrays of different memory
+    # orders goes through one of NumPy's 64 kB buffers per operand (a broadcast vector of
+    # scales through one), which at 100 points is more than L itself
+    L = np.empty((n, n), order="F" if fortran else "C")
+    np.copyto(L, W)
+    diag = d
+    if kind == "symmetric":
+        s = 1.0 / np.sqrt(d)
+        L *= s[:, None]  # w_ij s_i, which is s_i w_ij
+        L *= s[None, :]
+        diag = 1.0
+    elif kind == "random_walk":
+        L /= d[:, None]
+        diag = 1.0
+    np.subtract(0.0, L, out=L)
+    idx = np.arange(n)
+    L[idx, idx] += diag
+    return L
 
 
 def _densified(L, dense: bool):
