@@ -208,11 +208,16 @@ class Nystroem(ComponentNamesMixin, TransformerMixin, BaseEstimator):
         out = np.empty((X.shape[0], m))
         # In blocks of rows whose kernel matrix (_BLOCK entries) stays in cache from its
         # evaluation to its product with the normalisation; no (N, m) kernel matrix is kept.
-        step = max(1, _BLOCK // m)
-        for start in range(0, X.shape[0], step):
+        # Blocks of equal size, at most _BLOCK entries, each let go before the next is
+        # evaluated (rebinding it would hold two at once).
+        n = X.shape[0]
+        blocks = -(-n // max(1, _BLOCK // m)) if n else 0
+        step = -(-n // blocks) if blocks else 1
+        for start in range(0, n, step):
             with np.errstate(over="ignore", invalid="ignore"):
                 Kxz = self.kernel_(X[start : start + step], self.components_)
             if not np.isfinite(Kxz).all():
                 raise ValueError("the kernel matrix k(X, landmarks) is not finite (overflow).")
             np.matmul(Kxz, self.normalization_, out=out[start : start + step])
+            del Kxz
         return out

@@ -7,7 +7,8 @@ squared Euclidean distances computed through BLAS without ``(N, M, D)`` temporar
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -330,6 +331,19 @@ def _recompute_near(D: np.ndarray, X: np.ndarray, Y: np.ndarray, threshold: floa
         D[rows, cols] = _direct(X, Y, rows, cols)
 
 
+@contextlib.contextmanager
+def small_ufunc_buffers(size: int = 256) -> Iterator[None]:
+    """NumPy's ufunc buffers of ``size`` elements in this context (the setting is
+    context-local): a ufunc with a broadcast operand, ``D += v[:, None]``, iterates through
+    buffers of 8 192 elements per operand by default, 64 kB allocated for the call even where
+    nothing is copied, which at small sizes outweighs the arrays themselves."""
+    old = np.setbufsize(size)
+    try:
+        yield
+    finally:
+        np.setbufsize(old)
+
+
 def _expand(
     X: np.ndarray, Y: np.ndarray, xn: np.ndarray, yn: np.ndarray, out: np.ndarray | None = None
 ) -> np.ndarray:
@@ -343,7 +357,8 @@ def _expand(
     else:
         D = np.matmul(X, Y.T, out=out)
         D *= -2.0
-    D += xn[:, None]
-    D += yn[None, :]
+    with small_ufunc_buffers():
+        D += xn[:, None]
+        D += yn[None, :]
     np.maximum(D, 0.0, out=D)
     return D

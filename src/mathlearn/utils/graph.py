@@ -26,7 +26,14 @@ from numpy.typing import ArrayLike
 from scipy.linalg import blas
 
 from ._threads import blas_threads, matmul_beside_scipy, run_parts
-from .extmath import _GER_MAX_ENTRIES, _RECOMPUTE, _expand, _recompute_near, _scaled_points
+from .extmath import (
+    _GER_MAX_ENTRIES,
+    _RECOMPUTE,
+    _expand,
+    _recompute_near,
+    _scaled_points,
+    small_ufunc_buffers,
+)
 
 __all__ = [
     "cut",
@@ -546,20 +553,21 @@ def _dense_laplacian(W: np.ndarray, kind: str, d: np.ndarray, fortran: bool) -> 
     ``np.eye(N) - W / d[:, None]`` hold up to three: the same numbers, ``0 - m`` off the
     diagonal and ``c + (0 - m)`` on it, which rounds as ``c - m``."""
     n = W.shape[0]
-    # W copied first, then scaled in place: a ufunc between arrays of different memory
-    # orders goes through one of NumPy's 64 kB buffers per operand (a broadcast vector of
-    # scales through one), which at 100 points is more than L itself
+    # W copied first, then scaled in place (a ufunc between arrays of different memory
+    # orders goes through one of NumPy's buffers per operand), the broadcast scales through
+    # small buffers: at 100 points NumPy's default ones would be more than L itself
     L = np.empty((n, n), order="F" if fortran else "C")
     np.copyto(L, W)
     diag = d
-    if kind == "symmetric":
-        s = 1.0 / np.sqrt(d)
-        L *= s[:, None]  # w_ij s_i, which is s_i w_ij
-        L *= s[None, :]
-        diag = 1.0
-    elif kind == "random_walk":
-        L /= d[:, None]
-        diag = 1.0
+    with small_ufunc_buffers():
+        if kind == "symmetric":
+            s = 1.0 / np.sqrt(d)
+            L *= s[:, None]  # w_ij s_i, which is s_i w_ij
+            L *= s[None, :]
+            diag = 1.0
+        elif kind == "random_walk":
+            L /= d[:, None]
+            diag = 1.0
     np.subtract(0.0, L, out=L)
     idx = np.arange(n)
     L[idx, idx] += diag
