@@ -332,11 +332,14 @@ def _recompute_near(D: np.ndarray, X: np.ndarray, Y: np.ndarray, threshold: floa
 
 
 @contextlib.contextmanager
-def small_ufunc_buffers(size: int = 256) -> Iterator[None]:
+def small_ufunc_buffers(size: int = 1024) -> Iterator[None]:
     """NumPy's ufunc buffers of ``size`` elements in this context (the setting is
     context-local): a ufunc with a broadcast operand, ``D += v[:, None]``, iterates through
     buffers of 8 192 elements per operand by default, 64 kB allocated for the call even where
-    nothing is copied, which at small sizes outweighs the arrays themselves."""
+    nothing is copied, which at small sizes outweighs the arrays themselves. With 1 024 (8 kB)
+    the two broadcast adds of a 1 000 x 1 000 block took 355 instead of 670-720 us, of a
+    10 000 x 10 one 122 instead of 127-129 us, and of a 100 x 100 one 13 instead of 9 us
+    (the setting and its restoring)."""
     old = np.setbufsize(size)
     try:
         yield
