@@ -230,3 +230,17 @@ def test_settings_that_passed_are_not_checked_again_and_bad_ones_always_fail():
     Model(n=[1]).fit()
     Model(n=[1]).fit()
     assert calls == [[1], [1]]  # objects (here a list) are checked every time
+
+
+def test_constraint_lists_are_read_again_when_changed_in_place():
+    # The constraint objects of a list are made once and reused; a list changed in place
+    # (an item replaced or added) is read again, so the check follows the list as it is.
+    constraints = {"n": [Interval(Integral, 1, None, closed="left")]}
+    validate_parameter_constraints(constraints, {"n": 3}, "f")
+    with pytest.raises(InvalidParameterError, match="'n' parameter of f"):
+        validate_parameter_constraints(constraints, {"n": "a"}, "f")
+    constraints["n"].append(StrOptions({"a"}))
+    validate_parameter_constraints(constraints, {"n": "a"}, "f")
+    constraints["n"][1] = StrOptions({"b"})
+    with pytest.raises(InvalidParameterError, match="'n' parameter of f"):
+        validate_parameter_constraints(constraints, {"n": "a"}, "f")

@@ -41,7 +41,7 @@ import functools
 import inspect
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from numbers import Integral, Real
 
 import numpy as np
@@ -334,11 +334,35 @@ def make_constraint(constraint) -> _Constraint:
     raise ValueError(f"Unknown constraint type: {constraint!r}.")
 
 
-def _describe(constraints: list[_Constraint]) -> str:
+def _describe(constraints: Sequence[_Constraint]) -> str:
     shown = [str(c) for c in constraints if not c.hidden]
     if len(shown) == 1:
         return shown[0]
     return f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+# Constraint objects of each constraint list, made once: the lists are class attributes (or
+# a decorated function's), read at every fit. Keyed by the list's identity, the list kept
+# (so that its identity is not reused) with the items it held, which must still be the same
+# objects (a list changed in place is read again). A fit otherwise made them anew each
+# time: about 9 kB of short-lived objects for BayesianGaussianMixture's sixteen parameters.
+_CONSTRAINT_OBJECTS: dict[int, tuple[list, tuple, tuple[_Constraint, ...]]] = {}
+_CONSTRAINT_OBJECTS_MAX = 4096
+
+
+def _constraint_objects(entry: list) -> tuple[_Constraint, ...]:
+    cached = _CONSTRAINT_OBJECTS.get(id(entry))
+    if (
+        cached is not None
+        and cached[0] is entry
+        and len(cached[1]) == len(entry)
+        and all(a is b for a, b in zip(cached[1], entry, strict=True))
+    ):
+        return cached[2]
+    objs = tuple(make_constraint(c) for c in entry)
+    if len(_CONSTRAINT_OBJECTS) < _CONSTRAINT_OBJECTS_MAX:
+        _CONSTRAINT_OBJECTS[id(entry)] = (entry, tuple(entry), objs)
+    return objs
 
 
 def validate_parameter_constraints(constraints: dict, params: dict, caller_name: str) -> None:
@@ -365,11 +389,9 @@ def validate_parameter_constraints(constraints: dict, params: dict, caller_name:
         entry = constraints[name]
         if isinstance(entry, str) and entry == "no_validation":
             continue
-        # (built lazily: the first satisfied constraint ends the check, and a fit pays this
-        # for each hyperparameter)
-        if any(make_constraint(c).is_satisfied_by(value) for c in entry):
+        objs = _constraint_objects(entry)
+        if any(c.is_satisfied_by(value) for c in objs):
             continue
-        objs = [make_constraint(c) for c in entry]
         raise InvalidParameterError(
             f"The {name!r} parameter of {caller_name} must be {_describe(objs)}. "
             f"Got {value!r} instead."
