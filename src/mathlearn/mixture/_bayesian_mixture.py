@@ -377,11 +377,17 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
                 np.any(sdiag <= 1e-6 * np.diagonal(second, axis1=1, axis2=2), axis=1)
                 & (nk > 1e-8 * n)
             )
+            del second
             for k in bad:
                 diff = X - xbar[k]
                 scatter[k] = (resp[:, k] * diff.T) @ diff
-            winv = self._cov0 + scatter + shrink[:, :, None] * dev[:, :, None] * dev[:, None, :]
-            winv = 0.5 * (winv + np.swapaxes(winv, 1, 2))
+            # W_k^{-1} = W_0^{-1} + N_k S_k + shrink (xbar - m0)(xbar - m0)^T, symmetrised,
+            # summed in place in the order of that expression (the same numbers)
+            winv = scatter
+            winv += self._cov0
+            winv += shrink[:, :, None] * dev[:, :, None] * dev[:, None, :]
+            winv = np.add(winv, np.swapaxes(winv, 1, 2))
+            winv *= 0.5
             self._chol = cholesky_batched(winv, name="a component's posterior scale")
             self._winv = winv
             # W_k = (W_k^{-1})^{-1} from its Cholesky factor (d x d per component).
