@@ -59,10 +59,12 @@ def dense_route(n: int, m: int, solver: str = "auto") -> bool:
 def knn_rows(n: int) -> int:
     """Rows of the k-NN search's blocks (of distances and partial-sort indices, each as many
     entries as rows times ``N``) where the dense eigensolver follows: an eighth of ``N``,
-    16 to 32 rows, so that together they stay under a quarter of its ``N x N`` Laplacian,
-    the search's heap pages (which the Laplacian cannot reuse) small against it. At 100
-    points (16 rows) the search's arrays take about 70 kB instead of 200 kB with the
-    default blocks, for about 0.1 ms more; from 256 points 32 rows, under 5% more time."""
+    clipped to 16 to 32 rows, so that the two hold about a quarter of the numbers of its
+    ``N x N`` Laplacian (a third at 100 points), and the heap pages the search leaves,
+    which the Laplacian cannot reuse, stay small against it. At 100 points (16 rows) the
+    search's arrays take about 70 kB traced, against 100 kB with 32 rows and 200 kB with
+    the default blocks, for about 0.1 ms more; from 256 points 32 rows, under 5% more
+    time."""
     return min(32, max(16, n // 8))
 
 
