@@ -418,6 +418,8 @@ def _fmt_time(t: float) -> str:
 
 
 def _rss_ratio(r: dict, kind: str = "rss") -> str | None:
+    """``ours / peer (ours / peer in kB or MB)`` of the resident (``kind="rss"``) or the
+    allocated (``"alloc"``) peaks of row ``r``; None where either is missing."""
     a, b = r.get(f"{kind}_ours"), r.get(f"{kind}_peer")
     if a is None or b is None:
         return None
@@ -488,8 +490,8 @@ def markdown(results: dict, command: str, section: str = "", settle: float | Non
         " allocated = the peak of the memory allocated during one fit, ours / peer, counted"
         " allocation by allocation by memray in Python and native code alike (exact, where the"
         " resident figure is read from the kernel's batched page counters, about a quarter of"
-        " a MB off either way; a `calloc`'d buffer left untouched counts in full), the"
-        " in one more child process, the smallest of three readings where both fits take"
+        " a MB off either way; a buffer allocated and left untouched counts in full), in"
+        " one more child process, the smallest of three readings where both fits take"
         " under 2 s, see `_memory.peak_allocated`;"
         " traced = the tracemalloc peak, ours / peer (blind to a peer's C/C++ allocations);"
         " first call = the first fit at "
