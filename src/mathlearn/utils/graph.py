@@ -558,7 +558,7 @@ def _dense_laplacian(W: np.ndarray, kind: str, d: np.ndarray, fortran: bool) -> 
     # small buffers: at 100 points NumPy's default ones would be more than L itself
     L = np.empty((n, n), order="F" if fortran else "C")
     np.copyto(L, W)
-    diag = d
+    diag: np.ndarray | float = d
     with small_ufunc_buffers():
         if kind == "symmetric":
             s = 1.0 / np.sqrt(d)
