@@ -140,6 +140,22 @@ typedef struct {
     int is_left;
 } Frame;
 
+/* Room for ``need`` frames on a depth-first stack of capacity *cap, doubled on demand. The
+ * stack holds the pending right siblings of the current path, at most depth + 2 frames;
+ * sizing it for the worst case (a chain, 2 n - 1 nodes) reserved 40 bytes a node of every
+ * tree. 0 when out of memory (the stack is then left as it was, for the caller to free). */
+static int frames_reserve(Frame **stack, int64_t *cap, int64_t need) {
+    int64_t c = *cap;
+    Frame *grown;
+    if (need <= c) return 1;
+    while (c < need) c *= 2;
+    grown = realloc(*stack, sizeof(Frame) * (size_t)c);
+    if (!grown) return 0;
+    *stack = grown;
+    *cap = c;
+    return 1;
+}
+
 /* Grow the tree; returns the number of nodes, or -1 when out of memory (nothing written
  * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
  * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
@@ -163,7 +179,8 @@ ML_EXPORT int64_t cart_grow(
     unsigned char *nonconst = malloc(d > 0 ? d : 1);
     unsigned char *go = calloc(n_data > 0 ? n_data : 1, 1);
     int32_t *tmp = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
-    Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
+    int64_t stack_cap = 64;
+    Frame *stack = malloc(sizeof(Frame) * stack_cap);
     int64_t node_count = 0, sp = 0, c, f, i, k, d_part;
     uint64_t rng = seed;
     double W_total = 0.0;
@@ -333,6 +350,10 @@ ML_EXPORT int64_t cart_grow(
             feature[node] = best_f;
             threshold[node] = best_thr;
             (void)best_p;
+            if (!frames_reserve(&stack, &stack_cap, sp + 2)) {
+                node_count = -1;
+                goto done;
+            }
             stack[sp++] = (Frame){start + nL, end, fr.depth + 1, node, 0};
             stack[sp++] = (Frame){start, start + nL, fr.depth + 1, node, 1};
         }
@@ -386,7 +407,8 @@ ML_EXPORT int64_t cart_grow_random(
     double *wtmp = malloc(sizeof(double) * (n > 0 ? n : 1));
     int64_t *tmp = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
     unsigned char *go = malloc(n > 0 ? n : 1);
-    Frame *stack = malloc(sizeof(Frame) * (max_nodes + 1));
+    int64_t stack_cap = 64;
+    Frame *stack = malloc(sizeof(Frame) * stack_cap);
     int64_t node_count = 0, sp = 0, c, f, i;
     uint64_t rng = seed;
     double W_total = 0.0;
@@ -546,6 +568,10 @@ ML_EXPORT int64_t cart_grow_random(
             memcpy(wp + a, wtmp, sizeof(double) * b);
             feature[node] = best_f;
             threshold[node] = best_thr;
+            if (!frames_reserve(&stack, &stack_cap, sp + 2)) {
+                node_count = -1;
+                goto done;
+            }
             stack[sp++] = (Frame){a, end, fr.depth + 1, node, 0};
             stack[sp++] = (Frame){start, a, fr.depth + 1, node, 1};
         }
