@@ -197,51 +197,12 @@ def _run_case_in_child(
     return rows
 
 
-def _memory_in_child(case_name: str, shapes: list) -> list:
-    """Body of the memory child (started with :data:`_memory.MALLOC_ENV`): the peak resident
-    memory of one fit of each side at each shape, after one unmeasured fit of each.
-
-    Where both fits take under two seconds, each side is measured three times, the side
-    that goes first alternating, and the smallest growth kept: a small fit's figure moves by
-    hundreds of kB with what the allocator happens to hold, which a single reading would
-    report as a difference."""
+def _smallest_readings(case_name: str, shapes: list, measure, key: str) -> list:
+    """``measure(fit)`` of one fit of each side at each shape, after one unmeasured fit of
+    each, as rows ``{"n", "d", key + "_ours", key + "_peer"}``: where both fits take under
+    two seconds each side is measured three times, the side that goes first alternating,
+    and the smallest reading kept."""
     import warnings
-
-    from _memory import peak_rss
-
-    warnings.simplefilter("ignore")
-    case = next(c for c in all_cases() if c.name == case_name)
-    rows = []
-    for n, d in shapes:
-        data = case.data(n, d)
-        ours, peer = case.memory_thunks(data)
-        t0 = time.perf_counter()
-        ours()
-        peer()
-        reps = 3 if time.perf_counter() - t0 < 2.0 else 1
-        got = {"ours": [], "peer": []}
-        for rep in range(reps):
-            for side in ("ours", "peer") if rep % 2 == 0 else ("peer", "ours"):
-                got[side].append(peak_rss(ours if side == "ours" else peer))
-        row = {"n": n, "d": d}
-        for side, vals in got.items():
-            vals = [v for v in vals if v is not None]
-            row[f"rss_{side}"] = min(vals) if vals else None
-        rows.append(row)
-    return rows
-
-
-def _allocated_in_child(case_name: str, shapes: list) -> list:
-    """Body of the allocated-memory child: memray's count of the peak allocated during one
-    fit of each side at each shape (:func:`_memory.peak_allocated`), after one unmeasured fit
-    of each, in its own process so that memray's allocations do not move the
-    resident-memory children's heaps. The count is exact, but what a fit allocates moves by
-    a few kB with Python's caches (``isinstance`` checks against abstract classes, whose
-    caches an unrelated registration empties): where both fits take under two seconds the
-    smallest of three readings, alternating which side goes first."""
-    import warnings
-
-    from _memory import peak_allocated
 
     warnings.simplefilter("ignore")
     case = next(c for c in all_cases() if c.name == case_name)
@@ -255,13 +216,36 @@ def _allocated_in_child(case_name: str, shapes: list) -> list:
         got: dict = {"ours": [], "peer": []}
         for rep in range(reps):
             for side in ("ours", "peer") if rep % 2 == 0 else ("peer", "ours"):
-                got[side].append(peak_allocated(ours if side == "ours" else peer))
+                got[side].append(measure(ours if side == "ours" else peer))
         row = {"n": n, "d": d}
         for side, vals in got.items():
             vals = [v for v in vals if v is not None]
-            row[f"alloc_{side}"] = min(vals) if vals else None
+            row[f"{key}_{side}"] = min(vals) if vals else None
         rows.append(row)
     return rows
+
+
+def _memory_in_child(case_name: str, shapes: list) -> list:
+    """Body of the memory child (started with :data:`_memory.MALLOC_ENV`): the peak resident
+    memory of one fit of each side at each shape, the smallest of three readings where the
+    fits are short (:func:`_smallest_readings`): a small fit's figure moves by hundreds of
+    kB with what the allocator happens to hold, which a single reading would report as a
+    difference."""
+    from _memory import peak_rss
+
+    return _smallest_readings(case_name, shapes, peak_rss, "rss")
+
+
+def _allocated_in_child(case_name: str, shapes: list) -> list:
+    """Body of the allocated-memory child: memray's count of the peak allocated during one
+    fit of each side at each shape (:func:`_memory.peak_allocated`), in its own process so
+    that memray's allocations do not move the resident-memory children's heaps. The count
+    is exact, but what a fit allocates moves by a few kB with Python's caches
+    (``isinstance`` checks against abstract classes, whose caches an unrelated registration
+    empties): the smallest of three readings where the fits are short."""
+    from _memory import peak_allocated
+
+    return _smallest_readings(case_name, shapes, peak_allocated, "alloc")
 
 
 # Child processes per case for the memory column. Within one process the readings repeat
