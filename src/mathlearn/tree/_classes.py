@@ -67,8 +67,9 @@ class _BaseTree(BaseEstimator):
         # exact, and the tree's weighted counts are scaled back.
         top = float(w.max()) if w.size else 0.0
         exponent = int(np.frexp(top)[1]) if top > 0 else 0
-        if exponent:
-            w = np.ldexp(w, -exponent)
+        if exponent:  # (in place where w is not the caller's array)
+            own = sample_weight is None or isinstance(sample_weight, Real)
+            w = np.ldexp(w, -exponent, out=w if own else None)
         mss = self.min_samples_split
         mss = mss if isinstance(mss, Integral) else max(2, ceil(mss * n))
         msl = self.min_samples_leaf
@@ -483,7 +484,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         return self._fit_checked(X, y, sample_weight)
 
     def _fit_checked(self, X, y, sample_weight, presorted_order=None, rows=None):
-        y = y.astype(np.float64)
+        y = np.asarray(y, dtype=np.float64)  # (validated: float64 already, not copied)
         # Centre and scale y so the sums of w y^2 neither overflow nor cancel (data far from
         # the origin); the tree is invariant to this affine map, values and variances are
         # mapped back.
