@@ -309,3 +309,54 @@ def test_random_splitter_chain_deeper_than_the_builders_first_stack():
     assert tree.tree_.node_count == 2 * n - 1
     atol = 4 * np.finfo(float).eps * np.abs(y).max()
     np.testing.assert_allclose(tree.predict(x), y, rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("Est, target", [(DecisionTreeClassifier, 1), (DecisionTreeRegressor, 2)])
+def test_tree_arrays_are_views_of_one_exact_buffer(Est, target):
+    """A fitted tree's eight arrays are views of one buffer of node_count x (7 + n_values)
+    doubles, without spare capacity; writing into a view writes the tree; the tree survives
+    a pickle round trip and equals the tree built from copies of its arrays."""
+    import pickle
+
+    from mathlearn.tree._tree import Tree
+
+    X, *ys = _data(300, 3)
+    y = ys[target - 1]
+    est = Est(random_state=0).fit(X, y)
+    t = est.tree_
+    names = [
+        "children_left",
+        "children_right",
+        "feature",
+        "threshold",
+        "impurity",
+        "n_node_samples",
+        "weighted_n_node_samples",
+        "value",
+    ]
+    n_values = t.value.shape[1]
+    assert t._nodes.shape == (t.node_count * (7 + n_values),)
+    for name in names:
+        a = getattr(t, name)
+        assert a.shape[0] == t.node_count and np.shares_memory(a, t._nodes), name
+    assert t.children_left.dtype == np.intp and t.threshold.dtype == np.float64
+    # the same arrays copied into a tree of their own, and through pickle
+    copied = Tree(
+        *(getattr(t, k).copy() for k in names[:4]),
+        t.value.copy(),
+        *(getattr(t, k).copy() for k in names[4:7]),
+        max_depth=t.max_depth,
+    )
+    for other in (copied, pickle.loads(pickle.dumps(t))):
+        assert other.max_depth == t.max_depth
+        for name in names:
+            np.testing.assert_array_equal(getattr(other, name), getattr(t, name), err_msg=name)
+    # a write through the view changes the prediction
+    leaf, pred = t.apply(X[:1])[0], est.predict(X[:1])[0]
+    if target == 1:
+        other = (list(est.classes_).index(pred) + 1) % n_values
+        t.value[leaf] = np.eye(n_values)[other]
+        assert est.predict(X[:1])[0] == est.classes_[other]
+    else:
+        t.value[leaf] = pred + 1.0
+        assert est.predict(X[:1])[0] == pred + 1.0

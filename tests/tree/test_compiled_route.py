@@ -242,6 +242,7 @@ def _levels_data(layout, k):
         {"max_depth": 6, "min_samples_leaf": 4, "min_samples_split": 15},
         {"max_depth": 4, "min_impurity_decrease": 2e-3},
         {"max_depth": 5, "min_weight_leaf": 30.0},
+        {"max_depth": 16},  # hundreds of nodes; levels at most n wide, not 2^16
     ],
 )
 def test_levels_route_grows_cart_grows_tree(monkeypatch, layout, criterion, k, params):
@@ -391,3 +392,36 @@ def test_compact_presort_is_the_stable_argsort():
         order = _tree.presort(X, compact=True)
         assert order.dtype == (np.uint16 if n <= 65536 else np.int32)
         np.testing.assert_array_equal(order, np.argsort(X, axis=0, kind="stable"))
+
+
+@pytest.mark.parametrize("splitter, levels", [("best", False), ("best", True), ("random", False)])
+def test_node_store_grows_to_the_bound_of_2n_minus_1_nodes(monkeypatch, splitter, levels):
+    """The helpers grow their node arrays from a few nodes by doubling: a tree with one
+    sample per leaf has exactly 2 n - 1 nodes (the bound the arrays may reach, not a power
+    of two here), and each route gives the NumPy route's tree. Distinct x, y = x: every
+    split point of the sorted x leaves both sides impure until they hold one sample."""
+    n = 333
+    X = np.random.default_rng(4).permutation(n).astype(float)[:, None]
+    Y = X.copy()
+    w = np.ones(n)
+    kw = dict(
+        criterion="squared_error",
+        splitter=splitter,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_leaf=0.0,
+        max_features=1,
+        min_impurity_decrease=0.0,
+        max_depth=16 if levels else None,
+    )
+    order = _tree.presort(X) if levels else None
+    compiled = _tree.build_tree(X, Y, w, rng=np.random.default_rng(0), presorted_order=order, **kw)
+    assert compiled.node_count == 2 * n - 1
+    assert np.all(compiled.n_node_samples[compiled.children_left == -1] == 1)
+    # a leaf's value is its sample's y
+    leaves = compiled.apply(X)
+    np.testing.assert_array_equal(compiled.value[leaves, 0], Y[:, 0])
+    if splitter == "best":
+        _numpy_route(monkeypatch)
+        reference = _tree.build_tree(X, Y, w, rng=np.random.default_rng(0), **kw)
+        _same_tree(compiled, reference)

@@ -29,7 +29,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 ABI_VERSIONS = {
     "_als": 11,
     "_als32": 2,
-    "_cart": 9,
+    "_cart": 10,
     "_cd": 3,
     "_hgb": 4,
     "_kdtree": 4,

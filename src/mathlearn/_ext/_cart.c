@@ -34,7 +34,7 @@
 #define CRIT_ENTROPY 1
 #define CRIT_SQUARED 2
 
-ML_EXPORT int cart_abi_version(void) { return 9; }
+ML_EXPORT int cart_abi_version(void) { return 10; }
 
 /* splitmix64: the feature draws when max_features < n_features, and the random splitter's
  * thresholds. */
@@ -140,6 +140,114 @@ typedef struct {
     int is_left;
 } Frame;
 
+/* Capacity for ``need`` nodes, from ``cap``: doubled (from 8) until it suffices, at most
+ * ``limit`` (the bound on the number of nodes) unless ``need`` is above it. Sized for the
+ * worst case from the start (2 n - 1 nodes, a chain or a tree with one sample per leaf), the
+ * node arrays were 9 x 8 bytes per sample of every tree grown, where most trees have far
+ * fewer nodes. */
+static int64_t grown_capacity(int64_t cap, int64_t need, int64_t limit) {
+    int64_t c = cap > 0 ? cap : 8;
+    while (c < need) c *= 2;
+    if (c > limit) c = limit > need ? limit : need;
+    return c;
+}
+
+/* A tree's nodes as the caller keeps them: one buffer of cap * (7 + V) doubles holding, for
+ * capacity cap, the segments left, right, feature, threshold, impurity, n_node_samples,
+ * weighted_n (cap entries each, at k * cap; the integers as int64_t) and value (cap x V,
+ * at 7 cap). The caller owns the buffer and resizes it through ``grow`` (its contents up
+ * to the old size kept, as realloc keeps them; NULL when out of memory), so that the tree
+ * is grown in the array the caller keeps, with no copy at the end and no second buffer
+ * alive beside it. At the end the segments are moved to k * count (out_compact) for the
+ * caller to cut the buffer to count * (7 + V) doubles. */
+typedef double *(*grow_fn)(void *ctx, int64_t n_doubles);
+typedef struct {
+    double *buf;
+    int64_t cap, V;
+    grow_fn grow;
+    void *ctx;
+} Out;
+
+/* Room for ``need`` nodes; 0 when out of memory (the buffer as it was). */
+static int out_reserve(Out *o, int64_t need, int64_t limit) {
+    int64_t c, k;
+    double *p;
+    if (need <= o->cap) return 1;
+    c = grown_capacity(o->cap, need, limit);
+    p = o->grow(o->ctx, c * (7 + o->V));
+    if (!p) return 0;
+    /* segment k from k cap to k c, the last first (each moves up, past none not yet moved) */
+    if (o->cap > 0)
+        for (k = 7; k >= 1; k--)
+            memmove(p + k * c, p + k * o->cap, sizeof(double) * (size_t)(o->cap * (k == 7 ? o->V : 1)));
+    o->buf = p;
+    o->cap = c;
+    return 1;
+}
+
+/* The segments moved from k cap to k count, the first first. */
+static void out_compact(Out *o, int64_t count) {
+    int64_t k;
+    if (count >= o->cap) return;
+    for (k = 1; k <= 7; k++)
+        memmove(o->buf + k * count, o->buf + k * o->cap, sizeof(double) * (size_t)(count * (k == 7 ? o->V : 1)));
+    o->cap = count;
+}
+
+/* A grower's names for the segments, refreshed after each growth. */
+#define VIEW_OUT(o)                                                            \
+    do {                                                                       \
+        left = (int64_t *)(o).buf;                                             \
+        right = (int64_t *)((o).buf + (o).cap);                                \
+        feature = (int64_t *)((o).buf + 2 * (o).cap);                          \
+        threshold = (o).buf + 3 * (o).cap;                                     \
+        impurity_out = (o).buf + 4 * (o).cap;                                  \
+        n_node_samples = (int64_t *)((o).buf + 5 * (o).cap);                   \
+        weighted_n = (o).buf + 6 * (o).cap;                                    \
+        value = (o).buf + 7 * (o).cap;                                         \
+    } while (0)
+
+/* The breadth-first node store of cart_grow_levels (its own, freed at the end): eight arrays
+ * of 8-byte entries, V per node for N_VALUE. */
+enum { N_LEFT, N_RIGHT, N_FEATURE, N_THRESHOLD, N_VALUE, N_IMPURITY, N_SAMPLES, N_WEIGHT };
+typedef struct {
+    int64_t cap, V;
+    void *a[8];
+} Nodes;
+
+static void nodes_free(Nodes *t) {
+    int j;
+    if (!t) return;
+    for (j = 0; j < 8; j++) free(t->a[j]);
+    free(t);
+}
+
+/* Room for ``need`` nodes; 0 when out of memory (the arrays already grown stay valid). */
+static int nodes_reserve(Nodes *t, int64_t need, int64_t limit) {
+    int64_t c;
+    int j;
+    if (need <= t->cap) return 1;
+    c = grown_capacity(t->cap, need, limit);
+    for (j = 0; j < 8; j++) {
+        void *p = realloc(t->a[j], 8 * (size_t)c * (size_t)(j == N_VALUE ? t->V : 1));
+        if (!p) return 0;
+        t->a[j] = p;
+    }
+    t->cap = c;
+    return 1;
+}
+
+static Nodes *nodes_new(int64_t V, int64_t need, int64_t limit) {
+    Nodes *t = calloc(1, sizeof(Nodes));
+    if (!t) return NULL;
+    t->V = V;
+    if (!nodes_reserve(t, need, limit)) {
+        nodes_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* Room for ``need`` frames on a depth-first stack of capacity *cap, doubled on demand. The
  * stack holds the pending right siblings of the current path, at most depth + 2 frames;
  * sizing it for the worst case (a chain, 2 n - 1 nodes) reserved 40 bytes a node of every
@@ -156,18 +264,20 @@ static int frames_reserve(Frame **stack, int64_t *cap, int64_t need) {
     return 1;
 }
 
-/* Grow the tree; returns the number of nodes, or -1 when out of memory (nothing written
- * beyond max_nodes: the caller sizes the outputs for 2 n - 1 nodes, the most a binary
- * tree with non-empty leaves can have). ``order`` is modified (partitioned in place). */
+/* Grow the tree into the caller's buffer (see Out: ``grow`` resizes it, called with
+ * ``grow_ctx``); returns the number of nodes, the buffer then holding them at k * count, or
+ * -1 when out of memory or past max_nodes nodes (2 n - 1 is the most a binary tree with
+ * non-empty leaves can have). ``order`` is modified (partitioned in place). */
 ML_EXPORT int64_t cart_grow(
     const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int32_t *order, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
-    int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
-    double *value, double *impurity_out, int64_t *n_node_samples, double *weighted_n,
-    int64_t *depth_reached) {
+    int64_t max_nodes, grow_fn grow, void *grow_ctx, int64_t *depth_reached) {
     const double EPS = 2.220446049250313e-16;
     int64_t V = crit == CRIT_SQUARED ? 1 : C;
+    int64_t *left, *right, *feature, *n_node_samples;
+    double *threshold, *value, *impurity_out, *weighted_n;
+    Out T = {NULL, 0, V, grow, grow_ctx};
     double *stat = malloc(sizeof(double) * C);
     double *total = malloc(sizeof(double) * C);
     double *sL = malloc(sizeof(double) * C);
@@ -185,10 +295,11 @@ ML_EXPORT int64_t cart_grow(
     uint64_t rng = seed;
     double W_total = 0.0;
     if (!stat || !total || !sL || !sR || !cL || !cR || !feats || !perm || !nonconst || !go ||
-        !tmp || !stack) {
+        !tmp || !stack || !out_reserve(&T, max_nodes < 16 ? max_nodes : 16, max_nodes)) {
         node_count = -1;
         goto done;
     }
+    VIEW_OUT(T);
     *depth_reached = 0;
     if (crit == CRIT_SQUARED) {
         for (i = 0; i < n_data; i++) W_total += w[i];
@@ -205,9 +316,12 @@ ML_EXPORT int64_t cart_grow(
         double W = 0.0, imp;
         int64_t n_feats = 0, best_f = -1, best_p = -1;
         double best_score = -INFINITY, best_thr = 0.0;
-        if (node >= max_nodes) {
-            node_count = -1;
-            goto done;
+        if (node >= T.cap) { /* max_nodes bounds the capacity */
+            if (node >= max_nodes || !out_reserve(&T, node + 1, max_nodes)) {
+                node_count = -1;
+                goto done;
+            }
+            VIEW_OUT(T);
         }
         if (fr.parent >= 0) {
             if (fr.is_left)
@@ -371,6 +485,7 @@ done:
     free(go);
     free(tmp);
     free(stack);
+    if (node_count > 0) out_compact(&T, node_count);
     return node_count;
 }
 
@@ -387,11 +502,12 @@ ML_EXPORT int64_t cart_grow_random(
     const double *X, int64_t sx, int64_t sf, const double *Yw, const double *w, int64_t *idx, int64_t n, int64_t n_data, int64_t d,
     int64_t C, int crit, int64_t max_depth, int64_t min_samples_split, int64_t min_samples_leaf,
     double min_weight_leaf, int64_t max_features, double min_impurity_decrease, uint64_t seed,
-    int64_t max_nodes, int64_t *left, int64_t *right, int64_t *feature, double *threshold,
-    double *value, double *impurity_out, int64_t *n_node_samples, double *weighted_n,
-    int64_t *depth_reached) {
+    int64_t max_nodes, grow_fn grow, void *grow_ctx, int64_t *depth_reached) {
     const double EPS = 2.220446049250313e-16;
     int64_t V = crit == CRIT_SQUARED ? 1 : C;
+    int64_t *left, *right, *feature, *n_node_samples;
+    double *threshold, *value, *impurity_out, *weighted_n;
+    Out T = {NULL, 0, V, grow, grow_ctx};
     double *stat = malloc(sizeof(double) * C);
     double *sL = malloc(sizeof(double) * C);
     double *sR = malloc(sizeof(double) * C);
@@ -413,10 +529,11 @@ ML_EXPORT int64_t cart_grow_random(
     uint64_t rng = seed;
     double W_total = 0.0;
     if (!stat || !sL || !sR || !cL || !cR || !perm || !buf || !Yp || !wp || !Ytmp || !wtmp ||
-        !tmp || !go || !stack) {
+        !tmp || !go || !stack || !out_reserve(&T, max_nodes < 16 ? max_nodes : 16, max_nodes)) {
         node_count = -1;
         goto done;
     }
+    VIEW_OUT(T);
     *depth_reached = 0;
     for (f = 0; f < d; f++) perm[f] = f;
     for (i = 0; i < n; i++) {
@@ -437,9 +554,12 @@ ML_EXPORT int64_t cart_grow_random(
         const double *Yn = Yp + start * C, *wn = wp + start;
         double W = 0.0, Wn = 0.0, imp, best_score = -INFINITY, best_thr = 0.0;
         int64_t n_feats = 0, best_f = -1, j;
-        if (node >= max_nodes) {
-            node_count = -1;
-            goto done;
+        if (node >= T.cap) { /* max_nodes bounds the capacity */
+            if (node >= max_nodes || !out_reserve(&T, node + 1, max_nodes)) {
+                node_count = -1;
+                goto done;
+            }
+            VIEW_OUT(T);
         }
         if (fr.parent >= 0) {
             if (fr.is_left)
@@ -591,6 +711,7 @@ done:
     free(tmp);
     free(go);
     free(stack);
+    if (node_count > 0) out_compact(&T, node_count);
     return node_count;
 }
 
@@ -680,22 +801,25 @@ ML_EXPORT int64_t cart_grow_levels(
     const double *yv, const double *w, const void *order_ids, int order16, int64_t n, int64_t d,
     int64_t C, int crit, int64_t max_depth,
     int64_t min_samples_split, int64_t min_samples_leaf, double min_weight_leaf,
-    double min_impurity_decrease, int64_t max_nodes, int64_t *left, int64_t *right,
-    int64_t *feature, double *threshold, double *value, double *impurity_out,
-    int64_t *n_node_samples, double *weighted_n, int64_t *depth_reached) {
+    double min_impurity_decrease, int64_t max_nodes, grow_fn grow, void *grow_ctx,
+    int64_t *depth_reached) {
     const double EPS = 2.220446049250313e-16;
     /* the order's ids: 32-bit, or 16-bit (order16, n <= 65536: half the shared order) */
     const int32_t *order32 = order16 ? NULL : (const int32_t *)order_ids;
     const uint16_t *order16p = order16 ? (const uint16_t *)order_ids : NULL;
     int64_t V = crit == CRIT_SQUARED ? 1 : C;
-    int64_t width = (int64_t)1 << (max_depth < 30 ? max_depth : 30); /* nodes per level, at most */
+    /* nodes per level, at most: 2^depth, and n (a node holds at least one sample) */
+    int64_t width_d = (int64_t)1 << (max_depth < 30 ? max_depth : 30);
+    int64_t width = n < width_d ? (n > 0 ? n : 1) : width_d;
     int32_t *node_of = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
-    /* per node of the tree, in breadth-first order (b_ ids) */
-    int64_t *b_left = malloc(sizeof(int64_t) * max_nodes), *b_right = malloc(sizeof(int64_t) * max_nodes);
-    int64_t *b_feat = malloc(sizeof(int64_t) * max_nodes), *b_nn = malloc(sizeof(int64_t) * max_nodes);
-    double *b_thr = malloc(sizeof(double) * max_nodes), *b_imp = malloc(sizeof(double) * max_nodes);
-    double *b_W = malloc(sizeof(double) * max_nodes), *b_val = malloc(sizeof(double) * max_nodes * V);
-    int64_t *pre = malloc(sizeof(int64_t) * max_nodes), *dfs = malloc(sizeof(int64_t) * max_nodes);
+    /* per node of the tree, in breadth-first order (b_ ids), grown on demand; the outputs
+     * (T) are this store in pre-order, allocated at the exact size at the end */
+    Nodes *B = nodes_new(V, max_nodes < 16 ? max_nodes : 16, max_nodes);
+    Out T = {NULL, 0, V, grow, grow_ctx};
+    int64_t *b_left, *b_right, *b_feat, *b_nn, *pre = NULL, *dfs = NULL;
+    double *b_thr, *b_imp, *b_W, *b_val;
+    int64_t *left, *right, *feature, *n_node_samples;
+    double *threshold, *value, *impurity_out, *weighted_n;
     /* per node of the current level (level-local index t) and of the next (2t, 2t + 1) */
     double *stat = malloc(sizeof(double) * width * C), *nstat = malloc(sizeof(double) * 2 * width * C);
     double *Wl = malloc(sizeof(double) * width), *nW = malloc(sizeof(double) * 2 * width);
@@ -728,13 +852,24 @@ ML_EXPORT int64_t cart_grow_levels(
         } else                                                                 \
             for (c = 0; c < C; c++) (acc)[c] += Yw[(s) * C + c];               \
     } while (0)
-    if (!node_of || !b_left || !b_right || !b_feat || !b_nn || !b_thr || !b_imp || !b_W ||
-        !b_val || !pre || !dfs || !stat || !nstat || !Wl || !nW || !cnt || !ncnt || !id ||
+    if (!node_of || !B || !stat || !nstat || !Wl || !nW || !cnt || !ncnt || !id ||
         !nid || !sL || !WL || !pos || !bf || !xprev || !bscore || !bthr || !imp || !sR ||
         !remap || !run || max_nodes < 1) {
         node_count = -1;
         goto done;
     }
+#define B_VIEW()                                                               \
+    do {                                                                       \
+        b_left = B->a[N_LEFT];                                                 \
+        b_right = B->a[N_RIGHT];                                               \
+        b_feat = B->a[N_FEATURE];                                              \
+        b_thr = B->a[N_THRESHOLD];                                             \
+        b_val = B->a[N_VALUE];                                                 \
+        b_imp = B->a[N_IMPURITY];                                              \
+        b_nn = B->a[N_SAMPLES];                                                \
+        b_W = B->a[N_WEIGHT];                                                  \
+    } while (0)
+    B_VIEW();
     *depth_reached = 0;
     if (crit == CRIT_SQUARED || yidx) {
         for (i = 0; i < n; i++) W_total += w[i];
@@ -966,9 +1101,12 @@ ML_EXPORT int64_t cart_grow_levels(
             iR = impurity(nstat + (2 * t + 1) * C, WRs, (int)C, crit);
             improvement = (W / W_total) * (imp[t] - WLs / W * iL - WRs / W * iR);
             if (improvement + EPS < min_impurity_decrease) continue;
-            if (node_count + 2 > max_nodes) {
-                node_count = -1;
-                goto done;
+            if (node_count + 2 > B->cap) { /* max_nodes bounds the capacity */
+                if (node_count + 2 > max_nodes || !nodes_reserve(B, node_count + 2, max_nodes)) {
+                    node_count = -1;
+                    goto done;
+                }
+                B_VIEW();
             }
             b_feat[id[t]] = bf[t];
             b_thr[id[t]] = bthr[t];
@@ -996,6 +1134,13 @@ ML_EXPORT int64_t cart_grow_levels(
         depth++;
     }
     /* Pre-order numbering (a node, its left subtree, its right subtree) and the outputs. */
+    pre = malloc(sizeof(int64_t) * node_count);
+    dfs = malloc(sizeof(int64_t) * node_count);
+    if (!pre || !dfs || !out_reserve(&T, node_count, node_count)) {
+        node_count = -1;
+        goto done;
+    }
+    VIEW_OUT(T);
     sp = 0;
     dfs[sp++] = 0;
     t = 0;
@@ -1018,18 +1163,12 @@ ML_EXPORT int64_t cart_grow_levels(
         weighted_n[q] = b_W[i];
         for (c = 0; c < V; c++) value[q * V + c] = b_val[i * V + c];
     }
+#undef B_VIEW
 #undef ADD_ROW
 #undef ID
 done:
     free(node_of);
-    free(b_left);
-    free(b_right);
-    free(b_feat);
-    free(b_nn);
-    free(b_thr);
-    free(b_imp);
-    free(b_W);
-    free(b_val);
+    nodes_free(B);
     free(pre);
     free(dfs);
     free(stat);
@@ -1051,6 +1190,7 @@ done:
     free(sR);
     free(remap);
     free(run);
+    if (node_count > 0) out_compact(&T, node_count);
     return node_count;
 }
 

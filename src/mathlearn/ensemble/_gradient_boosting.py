@@ -465,7 +465,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self._boost(X, y_units, w, loss, stratify=False, own_w=sample_weight is None)
         self.init_ = self.init_ * scale
         for tree in self.estimators_.ravel():
-            tree.value = tree.value * scale
+            np.multiply(tree.value, scale, out=tree.value)
         power = 1 if self.loss in ("absolute_error", "quantile") else 2
         with np.errstate(over="ignore"):
             factor = np.float64(scale) ** power

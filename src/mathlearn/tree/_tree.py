@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import xlogy
@@ -61,7 +60,19 @@ _EPS = np.finfo(np.float64).eps
 _CHUNK = 1 << 22
 
 
-@dataclass
+# The node arrays of a :class:`Tree`, in the order of its buffer: name, and whether the
+# entries are integers (held as int64 bit patterns in the float64 buffer).
+_TREE_FIELDS = (
+    ("children_left", True),
+    ("children_right", True),
+    ("feature", True),
+    ("threshold", False),
+    ("impurity", False),
+    ("n_node_samples", True),
+    ("weighted_n_node_samples", False),
+)
+
+
 class Tree:
     """A fitted binary tree stored as flat arrays.
 
@@ -78,21 +89,82 @@ class Tree:
     impurity : ndarray of shape (node_count,)
     n_node_samples : ndarray of shape (node_count,)
     weighted_n_node_samples : ndarray of shape (node_count,)
+    max_depth : int
+
+    Notes
+    -----
+    The arrays are views of one buffer of ``node_count * (7 + n_values)`` doubles (the
+    integer arrays as 64-bit integers), formed on each access: writing into them writes the
+    tree. An ensemble holds hundreds of small trees, and eight arrays of their own were
+    eight NumPy objects and allocations per tree (about 1.7 kB for a depth-3 tree of 15
+    nodes, against 1 kB of node data).
     """
 
-    children_left: np.ndarray
-    children_right: np.ndarray
-    feature: np.ndarray
-    threshold: np.ndarray
-    value: np.ndarray
-    impurity: np.ndarray
-    n_node_samples: np.ndarray
-    weighted_n_node_samples: np.ndarray
-    max_depth: int = field(default=0)
+    __slots__ = ("_count", "_nodes", "max_depth")
+
+    def __init__(
+        self,
+        children_left,
+        children_right,
+        feature,
+        threshold,
+        value,
+        impurity,
+        n_node_samples,
+        weighted_n_node_samples,
+        max_depth: int = 0,
+    ):
+        count = np.shape(children_left)[0]
+        value = np.asarray(value, dtype=np.float64).reshape(count, -1)
+        arrays = (
+            children_left,
+            children_right,
+            feature,
+            threshold,
+            impurity,
+            n_node_samples,
+            weighted_n_node_samples,
+        )
+        self._nodes = np.empty(count * (len(arrays) + value.shape[1]))
+        self._count = count
+        self.max_depth = max_depth
+        for (name, integer), a in zip(_TREE_FIELDS, arrays, strict=True):
+            getattr(self, name)[:] = np.asarray(a, dtype=np.int64 if integer else np.float64)
+        self.value[:] = value
+
+    @classmethod
+    def _from_buffer(cls, nodes: np.ndarray, count: int, max_depth: int) -> Tree:
+        """The tree whose buffer (laid out as the class documents) is ``nodes``, not copied."""
+        tree = cls.__new__(cls)
+        tree._nodes, tree._count, tree.max_depth = nodes, count, max_depth
+        return tree
+
+    def _field(self, k: int, integer: bool) -> np.ndarray:
+        a = self._nodes[k * self._count : (k + 1) * self._count]
+        return a.view(np.int64) if integer else a
+
+    children_left = property(lambda self: self._field(0, True), doc="Left child ids.")
+    children_right = property(lambda self: self._field(1, True), doc="Right child ids.")
+    feature = property(lambda self: self._field(2, True), doc="Feature tested at each node.")
+    threshold = property(lambda self: self._field(3, False), doc="Threshold at each node.")
+    impurity = property(lambda self: self._field(4, False), doc="Impurity of each node.")
+    n_node_samples = property(lambda self: self._field(5, True), doc="Samples per node.")
+    weighted_n_node_samples = property(
+        lambda self: self._field(6, False), doc="Weight of the samples per node."
+    )
+
+    @property
+    def value(self) -> np.ndarray:
+        """Node values, ``(node_count, n_values)``."""
+        m = len(_TREE_FIELDS) * self._count
+        return self._nodes[m:].reshape(self._count, -1)
+
+    def __repr__(self) -> str:
+        return f"Tree(node_count={self._count}, max_depth={self.max_depth})"
 
     @property
     def node_count(self) -> int:
-        return self.children_left.shape[0]
+        return self._count
 
     @property
     def n_leaves(self) -> int:
@@ -103,71 +175,67 @@ class Tree:
         where the helper is not built, all rows descending together level by level."""
         lib = _cart_lib()
         if lib is not None and X.shape[0] > 0:
-            if not hasattr(self, "_c_arrays"):
-                self._c_arrays = tuple(
-                    np.ascontiguousarray(a, dtype=t)
-                    for a, t in (
-                        (self.children_left, np.int64),
-                        (self.children_right, np.int64),
-                        (self.feature, np.int64),
-                        (self.threshold, np.float64),
-                    )
-                )
             Xc = np.ascontiguousarray(X, dtype=np.float64)
             out = np.empty(Xc.shape[0], dtype=np.int64)
-            cl, cr, ft, th = self._c_arrays
+            base, step = self._nodes.ctypes.data, 8 * self._count
             lib.cart_apply(
                 Xc.ctypes.data,
                 Xc.shape[0],
                 Xc.shape[1],
-                cl.ctypes.data,
-                cr.ctypes.data,
-                ft.ctypes.data,
-                th.ctypes.data,
+                base,  # children_left
+                base + step,  # children_right
+                base + 2 * step,  # feature
+                base + 3 * step,  # threshold
                 out.ctypes.data,
             )
             return out.astype(np.intp, copy=False)
+        left, right = self.children_left, self.children_right
+        feature, threshold = self.feature, self.threshold
         node = np.zeros(X.shape[0], dtype=np.intp)
-        active = np.flatnonzero(self.children_left[node] != -1)
+        active = np.flatnonzero(left[node] != -1)
         while active.size:
             cur = node[active]
-            go_left = X[active, self.feature[cur]] <= self.threshold[cur]
-            node[active] = np.where(go_left, self.children_left[cur], self.children_right[cur])
-            active = active[self.children_left[node[active]] != -1]
+            go_left = X[active, feature[cur]] <= threshold[cur]
+            node[active] = np.where(go_left, left[cur], right[cur])
+            active = active[left[node[active]] != -1]
         return node
 
     def decision_path(self, X: np.ndarray):
         """Sparse indicator (n_samples, node_count) of the nodes each row passes through."""
         import scipy.sparse as sp
 
+        left, right = self.children_left, self.children_right
+        feature, threshold = self.feature, self.threshold
         n = X.shape[0]
         rows, cols = [np.arange(n)], [np.zeros(n, dtype=np.intp)]
         node = np.zeros(n, dtype=np.intp)
-        active = np.flatnonzero(self.children_left[node] != -1)
+        active = np.flatnonzero(left[node] != -1)
         while active.size:
             cur = node[active]
-            go_left = X[active, self.feature[cur]] <= self.threshold[cur]
-            node[active] = np.where(go_left, self.children_left[cur], self.children_right[cur])
+            go_left = X[active, feature[cur]] <= threshold[cur]
+            node[active] = np.where(go_left, left[cur], right[cur])
             rows.append(active)
             cols.append(node[active])
-            active = active[self.children_left[node[active]] != -1]
+            active = active[left[node[active]] != -1]
         r, c = np.concatenate(rows), np.concatenate(cols)
         data = np.ones(r.shape[0], dtype=np.int64)
         return sp.csr_matrix((data, (r, c)), shape=(n, self.node_count))
 
     def subtree_size(self) -> np.ndarray:
         """Number of nodes in each node's subtree (pre-order makes them contiguous)."""
+        left, right = self.children_left, self.children_right
         size = np.ones(self.node_count, dtype=np.intp)
         for t in range(self.node_count - 1, -1, -1):
-            if self.children_left[t] != -1:
-                size[t] += size[self.children_left[t]] + size[self.children_right[t]]
+            if left[t] != -1:
+                size[t] += size[left[t]] + size[right[t]]
         return size
 
     def depths(self) -> np.ndarray:
+        left, right = self.children_left, self.children_right
         depth = np.zeros(self.node_count, dtype=np.intp)
         for t in range(self.node_count):
-            if self.children_left[t] != -1:
-                depth[self.children_left[t]] = depth[self.children_right[t]] = depth[t] + 1
+            if left[t] != -1:
+                depth[left[t]] = depth[right[t]] = depth[t] + 1
         return depth
 
 
@@ -350,6 +418,18 @@ _UINT16_LIMIT = 2**16
 _LEVELS_MAX_DEPTH = 16
 
 
+@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_int64)
+def _GROW_BUFFER_CALLBACK(holder, size):  # the helper's ``grow``: see _grow_compiled
+    try:
+        holder[0].resize(size, refcheck=False)
+    except MemoryError:
+        return None
+    return holder[0].ctypes.data
+
+
+_GROW_BUFFER = type(_GROW_BUFFER_CALLBACK)
+
+
 def presort(X: np.ndarray, compact: bool = False) -> np.ndarray:
     """``np.argsort(X, axis=0, kind="stable")`` with 32-bit indices where they suffice,
     sorted one column at a time into a feature-major array (the layout the compiled grower
@@ -396,14 +476,14 @@ def _cart_lib():
         lib.cart_grow.argtypes = [ptr, i64, i64, ptr, ptr, ptr, i64, i64, i64, i64, ctypes.c_int]
         lib.cart_grow.argtypes += [i64, i64]
         lib.cart_grow.argtypes += [i64, f64, i64, f64, ctypes.c_uint64, i64]
-        lib.cart_grow.argtypes += [ptr] * 9
+        lib.cart_grow.argtypes += [_GROW_BUFFER, ctypes.py_object, ptr]
         lib.cart_grow_random.restype = i64
         lib.cart_grow_random.argtypes = lib.cart_grow.argtypes
         lib.cart_grow_levels.restype = i64
         lib.cart_grow_levels.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr, ctypes.c_int]
         lib.cart_grow_levels.argtypes += [i64, i64, i64]
         lib.cart_grow_levels.argtypes += [ctypes.c_int, i64, i64, i64, f64, f64, i64]
-        lib.cart_grow_levels.argtypes += [ptr] * 9
+        lib.cart_grow_levels.argtypes += [_GROW_BUFFER, ctypes.py_object, ptr]
         lib.cart_apply.restype = None
         lib.cart_apply.argtypes = [ptr, i64, i64, ptr, ptr, ptr, ptr, ptr]
         lib._typed = True
@@ -487,22 +567,20 @@ def _grow_compiled(
         order = np.array(presorted_order.T, dtype=np.int32, order="C")
     seed = int(rng.integers(0, 2**63)) if max_features < d or splitter == "random" else 0
     # A binary tree with non-empty leaves has at most 2 n - 1 nodes, and at most
-    # 2^(depth + 1) - 1 below a depth limit (15 for boosting's depth-3 trees).
+    # 2^(depth + 1) - 1 below a depth limit (15 for boosting's depth-3 trees): the bound
+    # past which the helper reports an error. It grows the tree's buffer (see Tree) from a
+    # few nodes, doubling it through _GROW_BUFFER_CALLBACK (``ndarray.resize``: realloc),
+    # and packs the nodes at the end, so that the buffer is then cut to the nodes in place.
+    # (Arrays of the bound's size were 9 x 8 bytes per sample of every tree, most of them
+    # never written; copying the nodes out of them held the tree twice.)
     m = max(2 * n - 1, 1)
     if max_depth is not None and max_depth < 62:
         m = min(m, 2 ** (int(max_depth) + 1) - 1)
     V = 1 if criterion == "squared_error" else C
-    left = np.empty(m, dtype=np.int64)
-    right = np.empty(m, dtype=np.int64)
-    feat = np.empty(m, dtype=np.int64)
-    thr = np.empty(m)
-    value = np.empty((m, V))
-    imp = np.empty(m)
-    nns = np.empty(m, dtype=np.int64)
-    wnns = np.empty(m)
     depth = np.zeros(1, dtype=np.int64)
+    holder = [np.empty(0)]
     max_depth = np.iinfo(np.int64).max if max_depth is None else int(max_depth)
-    outputs = [a.ctypes.data for a in (left, right, feat, thr, value, imp, nns, wnns, depth)]
+    outputs = (m, _GROW_BUFFER_CALLBACK, ctypes.py_object(holder), depth.ctypes.data)
     if levels:
         count = lib.cart_grow_levels(
             X.ctypes.data,
@@ -523,7 +601,6 @@ def _grow_compiled(
             int(min_samples_leaf),
             float(min_weight_leaf),
             float(min_impurity_decrease),
-            m,
             *outputs,
         )
     else:
@@ -548,37 +625,14 @@ def _grow_compiled(
             int(max_features),
             float(min_impurity_decrease),
             seed,
-            m,
             *outputs,
         )
     if count < 0:
         raise MemoryError("growing the tree ran out of memory.")
-    del order
-    # The nodes grown are copied into arrays of their exact size, one array at a time, each
-    # buffer freed after its copy (the peak grows by one array of `count` entries). A view
-    # would keep the whole (2 n - 1)-node buffer alive with the fitted tree (a hundred
-    # boosting stages of 15 nodes held 100 x 4 such buffers). Shrinking the buffers in place
-    # (realloc) left each fitted tree's arrays inside the heap blocks the tree's work arrays
-    # had used, so the next tree's work arrays found no room there and the heap grew by
-    # about one tree's work arrays per tree: 46 against 30 MB of peak resident memory for a
-    # forest of 20 trees on 1e5 x 20.
-    arrays = [left, right, feat, thr, value, imp, nns, wnns]
-    del left, right, feat, thr, value, imp, nns, wnns
-    for i, a in enumerate(arrays):
-        arrays[i] = a[:count].copy()
-        del a
-    left, right, feat, thr, value, imp, nns, wnns = arrays
-    return Tree(
-        children_left=left.astype(np.intp, copy=False),
-        children_right=right.astype(np.intp, copy=False),
-        feature=feat.astype(np.intp, copy=False),
-        threshold=thr,
-        value=value,
-        impurity=imp,
-        n_node_samples=nns.astype(np.intp, copy=False),
-        weighted_n_node_samples=wnns,
-        max_depth=int(depth[0]),
-    )
+    del order, Yw, yidx, yv
+    nodes = holder.pop()
+    nodes.resize(count * (len(_TREE_FIELDS) + V), refcheck=False)  # in place
+    return Tree._from_buffer(nodes, count, int(depth[0]))
 
 
 def _grow_numpy(
