@@ -360,3 +360,41 @@ def test_tree_arrays_are_views_of_one_exact_buffer(Est, target):
     else:
         t.value[leaf] = pred + 1.0
         assert est.predict(X[:1])[0] == pred + 1.0
+
+
+@pytest.mark.parametrize("exponent", [0, -600, 600])
+def test_regressor_splits_targets_small_beside_the_largest(exponent):
+    """Targets 2^0 ... 2^29 at x = 0 ... 29: a fully grown tree fits every target exactly, as
+    scikit-learn's does (the same splits). The regressor grows on targets scaled into
+    [-1, 1], where the node {1, 2, 4, 8, 16} has variance about 2^-54: a node is pure when
+    its variance is below eps times its mean square, not below eps. At scales 2^-600 and
+    2^600 (targets scaled by a power of two) the same tree; at 2^600 the variances of the
+    upper nodes (2^1258) overflow and are reported as inf, as they are."""
+    x = np.arange(30.0)[:, None]
+    y = 2.0 ** np.arange(30)
+    ours = DecisionTreeRegressor().fit(x, np.ldexp(y, exponent))
+    np.testing.assert_array_equal(ours.predict(x), np.ldexp(y, exponent))
+    t, ref = ours.tree_, sk.DecisionTreeRegressor(random_state=0).fit(x, y).tree_
+    assert t.node_count == ref.node_count == 59
+    for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(t, name), getattr(ref, name), err_msg=name)
+    leaves = t.children_left == -1
+    np.testing.assert_array_equal(t.value[leaves, 0], np.ldexp(ref.value[leaves, 0, 0], exponent))
+    assert np.all(t.impurity[leaves] == 0.0)
+    assert np.all(np.isfinite(t.impurity)) == (exponent < 500)
+
+
+def test_pruning_refuses_targets_whose_variance_overflows():
+    """Targets spread over 1e200: the tree is grown (its predictions are the targets) but its
+    variances are beyond the doubles, so pruning, which compares them, says so."""
+    x = np.arange(20.0)[:, None]
+    y = np.linspace(-1.0, 1.0, 20) * 1e200
+    # a leaf's value is its target mapped to [-1, 1] and back: four roundings on numbers up
+    # to 2 max |y|
+    eps = np.finfo(float).eps
+    pred = DecisionTreeRegressor().fit(x, y).predict(x)
+    np.testing.assert_allclose(pred, y, rtol=0, atol=8 * eps * 1e200)
+    with pytest.raises(ValueError, match="overflows float64"):
+        DecisionTreeRegressor(ccp_alpha=1.0).fit(x, y)
+    with pytest.raises(ValueError, match="overflows float64"):
+        DecisionTreeRegressor().cost_complexity_pruning_path(x, y)

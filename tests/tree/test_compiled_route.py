@@ -94,6 +94,17 @@ def test_regressor_same_tree(monkeypatch, params):
     _same_tree(compiled, DecisionTreeRegressor(random_state=0, **params).fit(X, y).tree_)
 
 
+def test_purity_is_relative_to_the_mean_square_on_both_routes(monkeypatch):
+    """Targets 2^0 ... 2^29: both routes split every node down to one sample (a node is pure
+    when its variance is below eps times its mean square), and give the same tree."""
+    x, y = np.arange(30.0)[:, None], 2.0 ** np.arange(30)
+    compiled = DecisionTreeRegressor().fit(x, y).tree_
+    _numpy_route(monkeypatch)
+    reference = DecisionTreeRegressor().fit(x, y).tree_
+    assert compiled.node_count == reference.node_count == 59
+    _same_tree(compiled, reference)
+
+
 def test_ties_and_constant_features(monkeypatch):
     """Integer features (many equal values), a constant column, duplicated rows."""
     rng = np.random.default_rng(2)

@@ -78,6 +78,18 @@ static double impurity(const double *s, double W, int C, int crit) {
     }
 }
 
+/* Whether a node is pure: its impurity at the level of rounding. Below eps for the class
+ * criteria (impurities in [0, 1]); below eps E[y^2] for the squared error, whose impurity
+ * E[y^2] - E[y]^2 is computed with errors of at least that order, so that the test means
+ * the same at any scale of the targets. (An absolute eps left nodes of distinct targets
+ * small beside the data's largest unsplit: the regressor grows on targets scaled into
+ * [-1, 1], and among targets 2^0 ... 2^29 the node {1, 2, 4, 8, 16}, of variance 2^-54 or
+ * so after scaling, was a leaf.) */
+static inline int pure(double imp, const double *s, double W, int crit) {
+    const double eps = 2.220446049250313e-16;
+    return imp <= (crit == CRIT_SQUARED ? eps * (s[1] / W) : eps);
+}
+
 static double proxy(const double *sL, double WL, const double *sR, double WR, int C, int crit) {
     int c;
     if (crit == CRIT_SQUARED) return sL[0] * sL[0] / WL + sR[0] * sR[0] / WR;
@@ -349,7 +361,7 @@ ML_EXPORT int64_t cart_grow(
         for (c = 0; c < V; c++) value[node * V + c] = stat[c] / W;
         if (fr.depth > *depth_reached) *depth_reached = fr.depth;
         if (fr.depth >= max_depth || nn < min_samples_split || nn < 2 * min_samples_leaf ||
-            W < 2 * min_weight_leaf || imp <= EPS)
+            W < 2 * min_weight_leaf || pure(imp, stat, W, crit))
             continue;
         for (f = 0; f < d; f++) {
             const int32_t *o = order + f * n;
@@ -442,9 +454,11 @@ ML_EXPORT int64_t cart_grow(
             {
                 int64_t nR = nn - nL, dd = d, cd = fr.depth + 1;
                 int leafL = cd >= max_depth || nL < min_samples_split ||
-                            nL < 2 * min_samples_leaf || WLs < 2 * min_weight_leaf || iL <= EPS;
+                            nL < 2 * min_samples_leaf || WLs < 2 * min_weight_leaf ||
+                            pure(iL, cL, WLs, crit);
                 int leafR = cd >= max_depth || nR < min_samples_split ||
-                            nR < 2 * min_samples_leaf || WRs < 2 * min_weight_leaf || iR <= EPS;
+                            nR < 2 * min_samples_leaf || WRs < 2 * min_weight_leaf ||
+                            pure(iR, cR, WRs, crit);
                 if (leafL && leafR) dd = 1;
                 d_part = dd;
             }
@@ -587,7 +601,7 @@ ML_EXPORT int64_t cart_grow_random(
         for (c = 0; c < V; c++) value[node * V + c] = stat[c] / W;
         if (fr.depth > *depth_reached) *depth_reached = fr.depth;
         if (fr.depth >= max_depth || nn < min_samples_split || nn < 2 * min_samples_leaf ||
-            W < 2 * min_weight_leaf || imp <= EPS)
+            W < 2 * min_weight_leaf || pure(imp, stat, W, crit))
             continue;
         for (j = 0; j < d && n_feats < max_features; j++) {
             const double *x;
@@ -910,7 +924,8 @@ ML_EXPORT int64_t cart_grow_levels(
             bscore[t] = -INFINITY;
             bthr[t] = 0.0;
             if (depth >= max_depth || cnt[t] < min_samples_split ||
-                cnt[t] < 2 * min_samples_leaf || W < 2 * min_weight_leaf || imp[t] <= EPS)
+                cnt[t] < 2 * min_samples_leaf || W < 2 * min_weight_leaf ||
+                pure(imp[t], stat + t * C, W, crit))
                 pos[t] = -1; /* a leaf: its samples are skipped below */
             else {
                 pos[t] = 0;

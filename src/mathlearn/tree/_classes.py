@@ -40,6 +40,17 @@ _TREE_CONSTRAINTS = {
 }
 
 
+def _check_finite_impurities(tree) -> None:
+    """Minimal cost-complexity pruning compares impurities (for a regressor, in units of
+    y^2): refuse trees whose impurities overflowed."""
+    if not np.all(np.isfinite(tree.impurity)):
+        raise ValueError(
+            "cost-complexity pruning needs the node impurities, and the variance of these "
+            "targets overflows float64 (their spread is above about 1e154); rescale y "
+            "(the tree is the same) or set ccp_alpha=0."
+        )
+
+
 class _BaseTree(BaseEstimator):
     """Shared fitting, prediction and inspection of CART trees."""
 
@@ -99,6 +110,8 @@ class _BaseTree(BaseEstimator):
         return self
 
     def _prune(self):
+        if self.ccp_alpha > 0:
+            _check_finite_impurities(self._full_tree)
         self.tree_ = prune_tree(self._full_tree, self.ccp_alpha)
         return self
 
@@ -201,6 +214,7 @@ class _BaseTree(BaseEstimator):
         from ..base import clone
 
         est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        _check_finite_impurities(est._full_tree)
         alphas, impurities = pruning_path(est._full_tree)
         return {"ccp_alphas": alphas, "impurities": impurities}
 
@@ -494,9 +508,15 @@ class DecisionTreeRegressor(RegressorMixin, _BaseTree):
         Y = ((y - shift) / scale)[:, None]
         self._grow(X, Y, sample_weight, "squared_error", presorted_order, rows=rows)
         tree = self._full_tree
-        # in place (the same products and sums): the arrays share one block
+        # in place (the same products and sums): the arrays share one block. The variances
+        # of targets beyond about 1e154 are beyond the doubles: inf (an honest figure; the
+        # tree and its predictions are not affected, pruning refuses them).
         np.add(np.multiply(tree.value, scale, out=tree.value), shift, out=tree.value)
-        np.multiply(tree.impurity, scale**2, out=tree.impurity)
+        with np.errstate(over="ignore"):
+            s2 = np.float64(scale) ** 2
+            np.multiply(tree.impurity, s2 if np.isfinite(s2) else scale, out=tree.impurity)
+            if not np.isfinite(s2):  # (a pure node's 0 stays 0, not 0 x inf)
+                np.multiply(tree.impurity, scale, out=tree.impurity)
         return self._prune()
 
     def predict(self, X) -> np.ndarray:

@@ -53,8 +53,9 @@ from .._ext import load as _load_ext
 
 __all__ = ["Tree", "build_tree", "presort", "prune_tree", "pruning_path"]
 
-# A node whose impurity is below EPS is pure. (Unlike scikit-learn, which merges values
-# closer than 1e-7, any two distinct doubles can be split, so data at scale 1e-300 work.)
+# A node whose impurity is below EPS is pure, EPS times the mean of w y^2 for the squared
+# error (see _ext/_cart.c, ``pure``). (Unlike scikit-learn, which merges values closer than
+# 1e-7, any two distinct doubles can be split, so data at scale 1e-300 work.)
 _EPS = np.finfo(np.float64).eps
 # Largest number of (position, feature, class) prefix-sum entries formed at once.
 _CHUNK = 1 << 22
@@ -711,7 +712,7 @@ def _grow_numpy(
             or n < min_samples_split
             or n < 2 * min_samples_leaf
             or W < 2 * min_weight_leaf
-            or impurity <= _EPS
+            or impurity <= (_EPS * (stat[1] / W) if criterion == "squared_error" else _EPS)
         ):
             continue
         if presorted:
