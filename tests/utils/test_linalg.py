@@ -104,3 +104,25 @@ def test_symmetrize_in_place_is_the_expression_bit_for_bit(n):
     assert symmetrize_in_place(A) is A
     np.testing.assert_array_equal(A, expected)
     np.testing.assert_array_equal(A, A.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cho_solve_is_scipys_solve_bit_for_bit(rng, dtype):
+    """LAPACK's potrs called directly gives scipy.linalg.cho_solve's result exactly (it calls
+    the same routine), for one and several right-hand sides, either memory order, in the
+    factor's precision; empty right-hand sides and mismatched shapes are handled."""
+    import scipy.linalg as sla
+
+    from mathlearn.utils.linalg import cho_solve
+
+    A = rng.standard_normal((12, 12))
+    L = np.linalg.cholesky(A @ A.T + 12 * np.eye(12)).astype(dtype)
+    for B in (rng.standard_normal(12), rng.standard_normal((12, 3))):
+        for b in (B.astype(dtype), np.asfortranarray(B.astype(dtype))):
+            x = cho_solve(L, b)
+            assert x.dtype == dtype and x.shape == b.shape
+            np.testing.assert_array_equal(x, sla.cho_solve((L, True), b, check_finite=False))
+    assert cho_solve(L, np.empty((12, 0), dtype=dtype)).shape == (12, 0)
+    assert cho_solve(np.empty((0, 0)), np.empty(0)).shape == (0,)
+    with pytest.raises(ValueError, match="incompatible dimensions"):
+        cho_solve(L, np.ones(11))

@@ -266,8 +266,24 @@ def cho_solve(L: np.ndarray, B: ArrayLike) -> np.ndarray:
     >>> from mathlearn.utils.linalg import cho_solve, cholesky
     >>> cho_solve(cholesky(np.array([[4.0, 2.0], [2.0, 2.0]])), np.array([6.0, 4.0]))
     array([1., 1.])
+
+    Notes
+    -----
+    LAPACK's ``potrs`` called directly: what ``scipy.linalg.cho_solve`` calls, the same
+    result bit for bit, without its per-call wrapping (about 11 against 2 microseconds at
+    n = 10, and some 20 kB of short-lived objects: solvers that call it in a loop, the
+    variational mixtures' sweeps, spent more on the wrapper than on the solve).
     """
-    return sla.cho_solve((L, True), B, check_finite=False)
+    B = np.asarray(B)
+    if B.ndim not in (1, 2) or L.ndim != 2 or L.shape[0] != L.shape[1] or B.shape[0] != L.shape[0]:
+        raise ValueError(f"cho_solve: incompatible dimensions {np.shape(L)} and {B.shape}.")
+    (potrs,) = sla.get_lapack_funcs(("potrs",), (L, B))
+    if B.size == 0:
+        return np.empty(B.shape, dtype=potrs.dtype)
+    X, info = potrs(L, B, lower=1)
+    if info != 0:  # (only for an illegal argument: potrs cannot fail otherwise)
+        raise ValueError(f"cho_solve: LAPACK potrs reported info = {info}.")
+    return X
 
 
 def solve_psd(
