@@ -826,8 +826,8 @@ ML_EXPORT int64_t cart_grow_levels(
     int64_t width_d = (int64_t)1 << (max_depth < 30 ? max_depth : 30);
     int64_t width = n < width_d ? (n > 0 ? n : 1) : width_d;
     int32_t *node_of = malloc(sizeof(int32_t) * (n > 0 ? n : 1));
-    /* per node of the tree, in breadth-first order (b_ ids), grown on demand; the outputs
-     * (T) are this store in pre-order, allocated at the exact size at the end */
+    /* per node of the tree, in breadth-first order (b_ ids), grown on demand; at the end
+     * the nodes are written in pre-order into the caller's buffer (T), sized to the tree */
     Nodes *B = nodes_new(V, max_nodes < 16 ? max_nodes : 16, max_nodes);
     Out T = {NULL, 0, V, grow, grow_ctx};
     int64_t *b_left, *b_right, *b_feat, *b_nn, *pre = NULL, *dfs = NULL;

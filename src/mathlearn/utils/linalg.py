@@ -274,7 +274,7 @@ def cho_solve(L: np.ndarray, B: ArrayLike) -> np.ndarray:
     n = 10, and some 20 kB of short-lived objects: solvers that call it in a loop, the
     variational mixtures' sweeps, spent more on the wrapper than on the solve).
     """
-    B = np.asarray(B)
+    L, B = np.asarray(L), np.asarray(B)
     if B.ndim not in (1, 2) or L.ndim != 2 or L.shape[0] != L.shape[1] or B.shape[0] != L.shape[0]:
         raise ValueError(f"cho_solve: incompatible dimensions {np.shape(L)} and {B.shape}.")
     (potrs,) = sla.get_lapack_funcs(("potrs",), (L, B))
