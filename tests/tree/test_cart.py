@@ -389,11 +389,11 @@ def test_pruning_refuses_targets_whose_variance_overflows():
     variances are beyond the doubles, so pruning, which compares them, says so."""
     x = np.arange(20.0)[:, None]
     y = np.linspace(-1.0, 1.0, 20) * 1e200
-    # a leaf's value is its target mapped to [-1, 1] and back: four roundings on numbers up
-    # to 2 max |y|
-    eps = np.finfo(float).eps
+    # a leaf's value is its target mapped to [-1, 1] and back: four roundings, each within
+    # eps / 2 of a number at most 2 max |y| in size
+    atol = 4 * np.finfo(float).eps * np.abs(y).max()
     pred = DecisionTreeRegressor().fit(x, y).predict(x)
-    np.testing.assert_allclose(pred, y, rtol=0, atol=8 * eps * 1e200)
+    np.testing.assert_allclose(pred, y, rtol=0, atol=atol)
     with pytest.raises(ValueError, match="overflows float64"):
         DecisionTreeRegressor(ccp_alpha=1.0).fit(x, y)
     with pytest.raises(ValueError, match="overflows float64"):
