@@ -17,7 +17,7 @@ import pytest
 
 import mathlearn
 from mathlearn.cluster import _agglomerative, _kmeans_common
-from mathlearn.decomposition import _nmf
+from mathlearn.decomposition import NMF, _nmf
 from mathlearn.exceptions import ConvergenceWarning
 from mathlearn.linear_model import _coordinate_descent, _sgd
 from mathlearn.optim import inverse_scaling
@@ -63,11 +63,15 @@ def test_nnls_routes_agree(rng, monkeypatch):
     np.testing.assert_allclose(small, large, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("transposed", [False, True])
 @pytest.mark.parametrize("k", [1, 7, 10])
-def test_nmf_hals_sweep_routes_agree(rng, k):
-    # The compiled HALS sweep (every column over the rows, each row's gradient summed in a
-    # loop) against the NumPy route (each column's gradients by one matrix-vector product),
-    # with some entries at the bound: the same updates, to rounding.
+def test_nmf_hals_sweep_routes_agree(rng, k, transposed):
+    # The compiled HALS sweep (rows in blocks, every component within a block, each
+    # gradient summed in a loop) against the NumPy route (each component's gradients by one
+    # vector-matrix product), with some entries at the bound: the same updates, to rounding.
+    # W is held as its transpose, within a wider buffer (row stride 1 003), and n = 1 000
+    # ends in a partial block; B is read either as stored (n x k) or from its transpose
+    # (k x n, the layout of the H half's W^T X).
     fn = _nmf._compiled_sweep()
     if fn is None:
         pytest.skip("_nmf not built (a source tree without `setup.py build_ext --inplace`)")
@@ -77,12 +81,40 @@ def test_nmf_hals_sweep_routes_agree(rng, k):
     W0 = np.abs(rng.normal(size=(n, k)))
     W0[rng.uniform(size=W0.shape) < 0.3] = 0.0
     G, B = H @ H.T, X @ H.T
-    numpy_W = W0.copy()
-    numpy_violation = _nmf._hals_sweep_numpy(numpy_W, G, B)
-    W = W0.copy()
-    violation = fn(n, k, W.ctypes.data, G.ctypes.data, B.ctypes.data)
-    np.testing.assert_allclose(W, numpy_W, rtol=1e-12, atol=1e-14)
+    numpy_F = W0.T.copy()  # a copy even where W0.T is contiguous (k = 1)
+    numpy_violation = _nmf._hals_sweep_numpy(numpy_F, G, B)
+    buffer = np.full((k, n + 3), -1.0)
+    buffer[:, :n] = W0.T
+    p = buffer.ctypes.data
+    if transposed:
+        Bt = np.ascontiguousarray(B.T)
+        violation = fn(n, k, p, n + 3, G.ctypes.data, Bt.ctypes.data, 1, n)
+    else:
+        violation = fn(n, k, p, n + 3, G.ctypes.data, B.ctypes.data, k, 1)
+    np.testing.assert_allclose(buffer[:, :n], numpy_F, rtol=1e-12, atol=1e-14)
+    assert np.all(buffer[:, n:] == -1.0)  # nothing written past the rows
     np.testing.assert_allclose(violation, numpy_violation, rtol=1e-12)
+
+
+def test_nmf_fit_without_the_compiled_sweep(rng, monkeypatch):
+    # The whole HALS fit on the NumPy sweeps (W^T and H held component-major, H's right-hand
+    # side read from W^T X transposed) against the compiled one: the same iterates to
+    # rounding, carried through 100 contracting iterations (cond(H) ~ 10 for these data).
+    if _nmf._compiled_sweep() is None:
+        pytest.skip("_nmf not built (a source tree without `setup.py build_ext --inplace`)")
+    X = rng.uniform(size=(300, 40))
+    kw = {"random_state": 0, "max_iter": 100, "tol": 1e-6}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        compiled = NMF(5, **kw)
+        W_compiled = compiled.fit_transform(X)
+        monkeypatch.setattr(_nmf, "_compiled_sweep", lambda: None)
+        numpy_route = NMF(5, **kw)
+        W_numpy = numpy_route.fit_transform(X)
+    assert numpy_route.n_iter_ == compiled.n_iter_
+    np.testing.assert_allclose(numpy_route.components_, compiled.components_, rtol=1e-9)
+    np.testing.assert_allclose(W_numpy, W_compiled, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(numpy_route.loss_curve_, compiled.loss_curve_, rtol=1e-12)
 
 
 def test_lasso_routes_agree(rng, monkeypatch):

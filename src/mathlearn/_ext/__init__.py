@@ -36,7 +36,7 @@ ABI_VERSIONS = {
     "_kmeans": 1,
     "_knn": 2,
     "_linkage": 1,
-    "_nmf": 1,
+    "_nmf": 2,
     "_paths": 3,
     "_ratings": 5,
     "_refine": 1,

@@ -1,7 +1,7 @@
 /* One sweep of hierarchical alternating least squares (HALS) for NMF (see
  * mathlearn/decomposition/_nmf.py).
  *
- * For min_{W >= 0} 0.5 ||X - W H||_F^2 with G = H H^T (k x k) and B = X H^T (n x k) given,
+ * For min_{W >= 0} 0.5 ||X - W H||_F^2 with G = H H^T (k x k) and B = X H^T (m x k) given,
  * the components t = 0..k-1 are updated in turn, each exactly (the problem in column t
  * alone is separable over the rows and has the closed-form solution):
  *
@@ -10,7 +10,18 @@
  *
  * with the columns already updated in this sweep used for the later ones (Gauss-Seidel).
  * Returns the sum over all entries of the projected gradient |pg| (pg = min(g, 0) where
- * W[i, t] = 0, else g) before each update: the stopping measure. W is n x k, row-major. */
+ * W[i, t] = 0, else g) before each update: the stopping measure.
+ *
+ * W is held component-major, as its transpose F = W^T: entry (i, t) at F[t * ldf + i]. B is
+ * read at B[i * bi + t * bt], so that B itself (row-major: bi = k, bt = 1) and its transpose
+ * (row-major: bi = 1, bt = its row length) are both read where their product left them.
+ *
+ * Each row's updates read that row alone (and G), so the rows are taken in blocks of BLOCK:
+ * within a block, every component in turn, each gradient summed over r in order for all the
+ * block's rows at once. The inner loops then run over contiguous, independent entries (the
+ * compiler vectorises them), where a row at a time would wait on a chain of k dependent
+ * additions. Each gradient is still summed in the same order, so the updates are those of a
+ * row at a time; only the stopping measure is added up in another order. */
 
 #include <math.h>
 #include <stdint.h>
@@ -21,26 +32,36 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int nmf_abi_version(void) { return 1; }
+ML_EXPORT int nmf_abi_version(void) { return 2; }
 
 
-ML_EXPORT double nmf_hals_sweep(int64_t n, int64_t k, double *W, const double *G,
-                                const double *B) {
-    /* Column t outer, rows inner: the rows' updates are independent, so the processor
-     * overlaps them (row by row, each update would wait for the previous one). */
+#define BLOCK 256
+
+ML_EXPORT double nmf_hals_sweep(int64_t m, int64_t k, double *F, int64_t ldf, const double *G,
+                                const double *B, int64_t bi, int64_t bt) {
     double violation = 0.0;
-    for (int64_t t = 0; t < k; ++t) {
-        const double *g_t = G + t * k;
-        double hess = g_t[t];
-        for (int64_t i = 0; i < n; ++i) {
-            double *w = W + i * k;
-            double grad = -B[i * k + t];
-            for (int64_t r = 0; r < k; ++r) grad += g_t[r] * w[r];
-            double pg = (w[t] == 0.0 && grad > 0.0) ? 0.0 : grad;
-            violation += fabs(pg);
-            if (hess != 0.0) {
-                double v = w[t] - grad / hess;
-                w[t] = v > 0.0 ? v : 0.0;
+    double grad[BLOCK];
+    for (int64_t i0 = 0; i0 < m; i0 += BLOCK) {
+        int64_t len = m - i0 < BLOCK ? m - i0 : BLOCK;
+        for (int64_t t = 0; t < k; ++t) {
+            const double *g_t = G + t * k;
+            const double *b_t = B + t * bt + i0 * bi;
+            double hess = g_t[t];
+            for (int64_t i = 0; i < len; ++i) grad[i] = -b_t[i * bi];
+            for (int64_t r = 0; r < k; ++r) {
+                const double g = g_t[r];
+                const double *f_r = F + r * ldf + i0;
+                for (int64_t i = 0; i < len; ++i) grad[i] += g * f_r[i];
+            }
+            double *f_t = F + t * ldf + i0;
+            for (int64_t i = 0; i < len; ++i) {
+                double w = f_t[i];
+                double pg = (w == 0.0 && grad[i] > 0.0) ? 0.0 : grad[i];
+                violation += fabs(pg);
+                if (hess != 0.0) {
+                    double v = w - grad[i] / hess;
+                    f_t[i] = v > 0.0 ? v : 0.0;
+                }
             }
         }
     }
