@@ -492,10 +492,26 @@ ALS_AVX2 static inline double hsum_avx2(__m256d v) {
     return (l[0] + l[1]) + (l[2] + l[3]);
 }
 
+/* d[j] = y[j] . v for four rows, each as two partial sums (the even and the odd groups of four
+ * coordinates, added at the end): chains of dependent multiply-adds half as long, which the
+ * processor overlaps (at k = 33, the explicit ALS sweeps of the size sweep's 1 000 ratings
+ * took 275 against 292 us with one sum per row). */
 ALS_AVX2 static inline void dot_rows4_avx2(const double *const *y, const double *v, int64_t k,
                                            double *d) {
     __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    __m256d b0 = a0, b1 = a0, b2 = a0, b3 = a0;
     int64_t a = 0;
+    for (; a + 8 <= k; a += 8) {
+        __m256d v0 = _mm256_loadu_pd(v + a), v1 = _mm256_loadu_pd(v + a + 4);
+        a0 = _mm256_fmadd_pd(_mm256_loadu_pd(y[0] + a), v0, a0);
+        a1 = _mm256_fmadd_pd(_mm256_loadu_pd(y[1] + a), v0, a1);
+        a2 = _mm256_fmadd_pd(_mm256_loadu_pd(y[2] + a), v0, a2);
+        a3 = _mm256_fmadd_pd(_mm256_loadu_pd(y[3] + a), v0, a3);
+        b0 = _mm256_fmadd_pd(_mm256_loadu_pd(y[0] + a + 4), v1, b0);
+        b1 = _mm256_fmadd_pd(_mm256_loadu_pd(y[1] + a + 4), v1, b1);
+        b2 = _mm256_fmadd_pd(_mm256_loadu_pd(y[2] + a + 4), v1, b2);
+        b3 = _mm256_fmadd_pd(_mm256_loadu_pd(y[3] + a + 4), v1, b3);
+    }
     for (; a + 4 <= k; a += 4) {
         __m256d v0 = _mm256_loadu_pd(v + a);
         a0 = _mm256_fmadd_pd(_mm256_loadu_pd(y[0] + a), v0, a0);
@@ -503,10 +519,10 @@ ALS_AVX2 static inline void dot_rows4_avx2(const double *const *y, const double 
         a2 = _mm256_fmadd_pd(_mm256_loadu_pd(y[2] + a), v0, a2);
         a3 = _mm256_fmadd_pd(_mm256_loadu_pd(y[3] + a), v0, a3);
     }
-    d[0] = hsum_avx2(a0);
-    d[1] = hsum_avx2(a1);
-    d[2] = hsum_avx2(a2);
-    d[3] = hsum_avx2(a3);
+    d[0] = hsum_avx2(_mm256_add_pd(a0, b0));
+    d[1] = hsum_avx2(_mm256_add_pd(a1, b1));
+    d[2] = hsum_avx2(_mm256_add_pd(a2, b2));
+    d[3] = hsum_avx2(_mm256_add_pd(a3, b3));
     for (int j = 0; j < 4; ++j)
         for (int64_t t = a; t < k; ++t) d[j] += y[j][t] * v[t];
 }
