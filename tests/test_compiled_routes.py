@@ -491,10 +491,12 @@ def test_als_blas_and_portable_loops_agree(monkeypatch, case, als_simd):
     _check_same_factors(blas, make().fit(r))
 
 
+@pytest.mark.parametrize("weighting", ["count", "none"])
 @pytest.mark.parametrize("biases", [True, False])
-def test_als_cg_routes_agree(monkeypatch, biases, als_simd):
+def test_als_cg_routes_agree(monkeypatch, biases, weighting, als_simd):
     # ALS(solver="cg"): the compiled sweeps (every sweep in one call, factors stored with
-    # their biases as a last column) against the NumPy route (padded blocks).
+    # their biases as a last column, targets and penalties formed inside) against the NumPy
+    # route (padded blocks).
     from mathlearn import _ext
     from mathlearn.datasets import make_low_rank_ratings
     from mathlearn.recommender import ALS
@@ -503,7 +505,8 @@ def test_als_cg_routes_agree(monkeypatch, biases, als_simd):
         pytest.skip("_als not built (a source tree without `setup.py build_ext --inplace`)")
     r = make_low_rank_ratings(40, 25, 400, rank=2, noise=0.3, random_state=6)
     make = lambda: ALS(3, regularization=0.1, max_iter=4, tol=0.0, solver="cg",  # noqa: E731
-                       biases=biases, random_state=0)  # fmt: skip
+                       biases=biases, regularization_weighting=weighting,
+                       random_state=0)  # fmt: skip
     _check_als_cg_routes_agree(monkeypatch, make, r)
 
 

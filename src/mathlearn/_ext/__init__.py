@@ -27,7 +27,7 @@ __all__ = ["ABI_VERSIONS", "blas_pointer", "find", "load"]
 # The interface version each library must report through ``<name>_abi_version()``; bumped
 # whenever a signature changes, so that a stale build is never called with new arguments.
 ABI_VERSIONS = {
-    "_als": 11,
+    "_als": 12,
     "_als32": 2,
     "_cart": 10,
     "_cd": 3,

@@ -27,7 +27,7 @@
 #define ML_EXPORT
 #endif
 
-ML_EXPORT int als_abi_version(void) { return 11; }
+ML_EXPORT int als_abi_version(void) { return 12; }
 
 /* C = beta C + alpha A A^T (trans "N"), column-major, on the triangle uplo. */
 typedef void (*dsyrk_fn)(char *uplo, char *trans, int *n, int *k, double *alpha, double *a,
@@ -907,25 +907,50 @@ static double penalty(const double *X, const double *reg, int64_t n, int64_t w) 
     return total;
 }
 
+/* The doubles of scratch of als_explicit_cg (below) for w numbers per row: the targets of
+ * both orders (2 N), the rows' penalties (n_users + n_items), the other side's design rows
+ * and biases (m w + m, m = max(n_users, n_items)) and the CG kernel's work for the longest
+ * row of either order (als_cg_work; blas: an optimised dgemv will be given). */
+ML_EXPORT int64_t als_explicit_cg_scratch(int64_t n_users, int64_t n_items, int64_t w,
+                                          const int64_t *indptr_u, const int64_t *indptr_i,
+                                          int blas) {
+    int64_t m = n_users > n_items ? n_users : n_items;
+    int64_t lu = longest_row(indptr_u, n_users), li = longest_row(indptr_i, n_items);
+    return 2 * indptr_u[n_users] + n_users + n_items + m * w + m +
+           als_cg_work(w, lu > li ? lu : li, blas);
+}
+
 /* The sweeps of explicit ALS with the CG solver (mathlearn/recommender/_als.py, als_fit),
  * in one call. Xu (n_users x w) holds [p_u, b_u] (w = k + 1 with biases, else [p_u],
- * w = k) and Xi (n_items x w) [q_i, c_i]; both are updated in place. c_u / c_i are the
- * ratings less the offset mu in user-major / item-major order (indptr_*, cols_* the other
- * side's index). A sweep is the users' half-sweep, als_cg_rows with the item rows
- * [q_i, 1] and the item biases taken off each rating, then the items' with [p_u, 1] and
- * the user biases, which also returns the squared error; history[s] receives the
- * objective sse + sum_u reg_u ||Xu[u]||^2 + sum_i reg_i ||Xi[i]||^2 after sweep s. With
- * tol > 0 the sweeps stop once the objective falls by at most tol times its previous
- * value. V (max(n_users, n_items) x w) and shift (max(n_users, n_items)) are scratch; work
- * as for als_cg_rows with the longest row of both orientations. Returns the sweeps run. */
+ * w = k) and Xi (n_items x w) [q_i, c_i]; both are updated in place. values_u / values_i
+ * are the ratings in user-major / item-major order (indptr_*, cols_* the other side's
+ * index); the targets are the ratings less the offset mu, and each row's penalty is lam
+ * times its number of ratings (count) or lam. A sweep is the users' half-sweep,
+ * als_cg_rows with the item rows [q_i, 1] and the item biases taken off each rating, then
+ * the items' with [p_u, 1] and the user biases, which also returns the squared error;
+ * history[s] receives the objective sse + sum_u reg_u ||Xu[u]||^2 + sum_i reg_i ||Xi[i]||^2
+ * after sweep s. With tol > 0 the sweeps stop once the objective falls by at most tol times
+ * its previous value. scratch holds als_explicit_cg_scratch(n_users, n_items, w, indptr_u,
+ * indptr_i, gemv != NULL) doubles. Returns the sweeps run. */
 ML_EXPORT int64_t als_explicit_cg(int64_t n_users, int64_t n_items, int64_t k, int biases,
                                   const int64_t *indptr_u, const int32_t *cols_u,
-                                  const double *c_u, const int64_t *indptr_i,
-                                  const int32_t *cols_i, const double *c_i, const double *reg_u,
-                                  const double *reg_i, double *Xu, double *Xi, int64_t steps,
-                                  int64_t max_iter, double tol, double *history, double *V,
-                                  double *shift, double *work, dgemv_fn gemv) {
-    int64_t w = biases ? k + 1 : k, sweep = 0;
+                                  const double *values_u, const int64_t *indptr_i,
+                                  const int32_t *cols_i, const double *values_i, double offset,
+                                  double lam_u, double lam_i, int count, double *Xu, double *Xi,
+                                  int64_t steps, int64_t max_iter, double tol, double *history,
+                                  double *scratch, dgemv_fn gemv) {
+    int64_t w = biases ? k + 1 : k, sweep = 0, n = indptr_u[n_users];
+    int64_t m = n_users > n_items ? n_users : n_items;
+    double *c_u = scratch, *c_i = c_u + n, *reg_u = c_i + n, *reg_i = reg_u + n_users;
+    double *V = reg_i + n_items, *shift = V + m * w, *work = shift + m;
+    for (int64_t e = 0; e < n; ++e) {
+        c_u[e] = values_u[e] - offset;
+        c_i[e] = values_i[e] - offset;
+    }
+    for (int64_t u = 0; u < n_users; ++u)
+        reg_u[u] = count ? (double)(indptr_u[u + 1] - indptr_u[u]) * lam_u : lam_u;
+    for (int64_t i = 0; i < n_items; ++i)
+        reg_i[i] = count ? (double)(indptr_i[i + 1] - indptr_i[i]) * lam_i : lam_i;
     const double *sh = biases ? shift : NULL;
     while (sweep < max_iter) {
         double sse = 0.0;

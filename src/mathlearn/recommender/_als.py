@@ -15,7 +15,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import check_random_state
 from ._base import RowBlocks, _compiled_ridge, ridge_rows
 from ._factor import FactorModel, Pattern
-from ._implicit import _compiled_cg, cg_rows, cg_work_size
+from ._implicit import _compiled_cg, cg_rows
 
 
 def als_fit(
@@ -118,59 +118,54 @@ def _warn_unconverged(name: str, max_iter: int, tol: float, stacklevel: int) -> 
 
 
 def _compiled_sweeps():
-    """The compiled sweeps of explicit ALS with CG (``_als.c``, ``als_explicit_cg``), typed,
-    or None."""
+    """The compiled sweeps of explicit ALS with CG (``_als.c``, ``als_explicit_cg``) and the
+    size of their scratch (``als_explicit_cg_scratch``), typed, or None."""
     lib = _ext.load("_als")
     if lib is None:
         return None
-    fn = lib.als_explicit_cg
+    fn, size = lib.als_explicit_cg, lib.als_explicit_cg_scratch
     if fn.argtypes is None:
-        fn.restype = ctypes.c_int64
-        fn.argtypes = [ctypes.c_int64] * 3 + [ctypes.c_int] + [ctypes.c_void_p] * 10
-        fn.argtypes += [ctypes.c_int64, ctypes.c_int64, ctypes.c_double]
-        fn.argtypes += [ctypes.c_void_p] * 5
-    return fn
+        i64, ptr, dbl = ctypes.c_int64, ctypes.c_void_p, ctypes.c_double
+        fn.restype = size.restype = i64
+        fn.argtypes = [i64, i64, i64, ctypes.c_int] + [ptr] * 6 + [dbl] * 3 + [ctypes.c_int]
+        fn.argtypes += [ptr, ptr, i64, i64, dbl, ptr, ptr, ptr]
+        size.argtypes = [i64, i64, i64, ptr, ptr, ctypes.c_int]
+    return fn, size
 
 
 def _als_compiled(
     driver, pattern, Q, lam_u, lam_i, count, biases, offset, max_iter, tol, steps, name
 ):
     """The CG sweeps of :func:`als_fit` in one compiled call: the same half-sweeps (the same
-    kernel as :func:`cg_rows`) on factors stored with their biases as a last column. Every
-    array the kernel reads or writes is a view of one scratch buffer (one allocation, one
-    ``.ctypes.data``); the factors returned are copies, so the model does not keep it."""
+    kernel as :func:`cg_rows`) on factors stored with their biases as a last column. The
+    factors, the objective's history and the kernel's scratch (the targets less the offset
+    and the rows' penalties, formed inside, the design rows and the CG state) are views of
+    one buffer (one allocation, one ``.ctypes.data``); the factors returned are copies, so
+    the model does not keep it. ``driver``: :func:`_compiled_sweeps`."""
+    sweeps, scratch_size = driver
     n_users, n_items = pattern.shape
     k = Q.shape[1]
     w = k + 1 if biases else k
-    n = pattern.values_u.size
-    m = max(n_users, n_items)
-    n_u, n_i = np.diff(pattern.indptr_u), np.diff(pattern.indptr_i)
-    longest = max(int(n_u.max(initial=0)), int(n_i.max(initial=0)))
-    layout = {"Xu": n_users * w, "Xi": n_items * w, "c_u": n, "c_i": n, "reg_u": n_users,
-              "reg_i": n_items, "history": max_iter, "V": m * w, "shift": m,
-              "work": cg_work_size(w, longest)}  # fmt: skip
-    buffer = np.empty(sum(layout.values()))
-    base, views, addresses, start = buffer.ctypes.data, {}, {}, 0
-    for key, size in layout.items():
-        views[key], addresses[key] = buffer[start : start + size], base + 8 * start
-        start += size
-    Xu, Xi = views["Xu"].reshape(n_users, w), views["Xi"].reshape(n_items, w)
-    Xu[:] = 0.0
+    gemv = _ext.blas_pointer("dgemv")
+    a_indptr_u, a_indptr_i = pattern.address("indptr_u"), pattern.address("indptr_i")
+    head = (n_users + n_items) * w + max_iter
+    scratch = scratch_size(n_users, n_items, w, a_indptr_u, a_indptr_i, int(gemv is not None))
+    buffer = np.empty(head + scratch)
+    base = buffer.ctypes.data
+    Xu = buffer[: n_users * w].reshape(n_users, w)
+    Xi = buffer[n_users * w : (n_users + n_items) * w].reshape(n_items, w)
+    Xu.fill(0.0)
     Xi[:, :k] = Q
     Xi[:, k:] = 0.0
-    np.subtract(pattern.values_u, offset, out=views["c_u"])
-    np.subtract(pattern.values_i, offset, out=views["c_i"])
-    for counts, lam, key in ((n_u, lam_u, "reg_u"), (n_i, lam_i, "reg_i")):
-        if count:
-            np.multiply(counts, lam, out=views[key])
-        else:
-            views[key].fill(lam)
-    n_iter = driver(n_users, n_items, k, int(bool(biases)), *(pattern.address(a) for a in (
-        "indptr_u", "items_u")), addresses["c_u"], *(pattern.address(a) for a in (
-        "indptr_i", "users_i")), *(addresses[a] for a in ("c_i", "reg_u", "reg_i", "Xu", "Xi")),
-        int(steps), int(max_iter), float(tol), *(addresses[a] for a in (
-        "history", "V", "shift", "work")), _ext.blas_pointer("dgemv"))  # fmt: skip
-    hist = views["history"][:n_iter].tolist()
+    n_iter = sweeps(
+        n_users, n_items, k, int(bool(biases)),
+        a_indptr_u, pattern.address("items_u"), pattern.address("values_u"),
+        a_indptr_i, pattern.address("users_i"), pattern.address("values_i"),
+        float(offset), float(lam_u), float(lam_i), int(bool(count)),
+        base, base + 8 * n_users * w, int(steps), int(max_iter), float(tol),
+        base + 8 * (n_users + n_items) * w, base + 8 * head, gemv,
+    )  # fmt: skip
+    hist = buffer[(n_users + n_items) * w : (n_users + n_items) * w + n_iter].tolist()
     if not (n_iter > 1 and hist[-2] - hist[-1] <= tol * hist[-2]):
         _warn_unconverged(name, max_iter, tol, stacklevel=5)
     P, Q = Xu[:, :k].copy(), Xi[:, :k].copy()
