@@ -99,7 +99,7 @@ def test_nmf_hals_sweep_routes_agree(rng, k, transposed):
 def test_nmf_fit_without_the_compiled_sweep(rng, monkeypatch):
     # The whole HALS fit on the NumPy sweeps (W^T and H held component-major, H's right-hand
     # side read from W^T X transposed) against the compiled one: the same iterates to
-    # rounding, carried through 100 contracting iterations (cond(H) ~ 10 for these data).
+    # rounding, carried through 100 contracting iterations (cond(H) about 4 for these data).
     if _nmf._compiled_sweep() is None:
         pytest.skip("_nmf not built (a source tree without `setup.py build_ext --inplace`)")
     X = rng.uniform(size=(300, 40))
