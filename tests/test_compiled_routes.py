@@ -401,10 +401,17 @@ def test_sgd_user_order(monkeypatch, user_major):
         u = users[o]
         # consecutive: as many runs of equal users as users with ratings
         assert np.count_nonzero(np.diff(u)) + 1 == np.unique(users).size
+    # The extreme draws: 0 (every exchange with the first entry) and the largest double
+    # below 1 (every exchange with the entry itself: the rounded product with a + 1 stays
+    # below a + 1).
+    extremes = [order.from_draws(np.full(31 + 400, x)) for x in (0.0, np.nextafter(1.0, 0.0))]
     monkeypatch.setattr(sgd_module, "_compiled_user_order", lambda: None)
     gen = np.random.default_rng(6)
     for o in epochs:
         np.testing.assert_array_equal(order(gen), o)
+    for x, o in zip((0.0, np.nextafter(1.0, 0.0)), extremes, strict=True):
+        np.testing.assert_array_equal(order.from_draws(np.full(31 + 400, x)), o)
+        np.testing.assert_array_equal(np.sort(o), np.arange(users.size))
     # Uniform within a user: a user with 3 ratings, 600 epochs, each of the 3! orders
     # expected 100 times (sd 9.1). The seed is fixed, so the test is deterministic; a bound
     # of 4 sd would fail a correct shuffle for about one seed in a thousand (six counts).
@@ -414,6 +421,22 @@ def test_sgd_user_order(monkeypatch, user_major):
     seen = [tuple(o[o < 3].tolist()) for o in (small(gen) for _ in range(600))]
     counts = np.array([seen.count(p) for p in set(seen)])
     assert counts.size == 6 and np.all(np.abs(counts - 100) <= 37)
+
+
+def test_sgd_full_order_is_uniform():
+    # shuffle="full" on the plain-SGD route: Fisher-Yates from one uniform draw per rating
+    # (the Python loop that the routes test holds the compiled one to). Each of the 3! orders
+    # of 3 ratings over 600 epochs, expected 100 times (sd 9.1; bound of 4 sd as above).
+    from mathlearn.recommender import _sgd as sgd_module
+
+    full = sgd_module._VisitOrder("full", np.array([0, 1, 1]), 2)
+    assert full.draws_per_epoch == 3
+    gen = np.random.default_rng(8)
+    seen = [tuple(full.from_draws(gen.random(3)).tolist()) for _ in range(600)]
+    counts = np.array([seen.count(p) for p in set(seen)])
+    assert counts.size == 6 and np.all(np.abs(counts - 100) <= 37)
+    # the largest draw below 1 picks the position itself, never one past it
+    assert full.from_draws(np.full(3, np.nextafter(1.0, 0.0))).tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize("case", ["explicit", "implicit"])

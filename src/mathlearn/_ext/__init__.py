@@ -42,7 +42,7 @@ ABI_VERSIONS = {
     "_refine": 1,
     "_rnn": 2,
     "_sgd": 1,
-    "_sgdmf": 6,
+    "_sgdmf": 7,
     "_smo": 4,
     "_sqdist": 3,
 }

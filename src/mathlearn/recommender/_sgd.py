@@ -38,16 +38,19 @@ def _compiled_user_order():
 
 
 def _compiled_fit():
-    """The compiled epochs with their orders, checks and objectives (``sgdmf_fit``), or
-    None (the Python loops then compute the same numbers)."""
-    return _typed(
-        "sgdmf_fit", _I64, [_I64] * 4 + [ctypes.c_int, _I64] + [_PTR] * 15 + [_F64] * 3
-        + [ctypes.c_int] * 2 + [_I64, _F64] + [_PTR] * 3,
+    """The compiled plain-SGD epochs as ``(work_words, prepare, fit)`` (``sgdmf_work_words``,
+    ``sgdmf_prepare``, ``sgdmf_fit``: the workspace's size, its set-up, and the epochs with
+    their orders, checks and objectives), or None (the Python loops then compute the same
+    numbers)."""
+    words = _typed("sgdmf_work_words", _I64, [_I64] * 4)
+    if words is None:
+        return None
+    prepare = _typed("sgdmf_prepare", None, [_I64] * 4 + [ctypes.c_int] + [_PTR] * 4)
+    fit = _typed(
+        "sgdmf_fit", _I64, [_I64] * 5 + [ctypes.c_int, _I64] + [_PTR] * 6 + [_F64] * 3
+        + [ctypes.c_int] * 2 + [_I64, _F64],
     )  # fmt: skip
-
-
-# The compiled kernel's rating record (``struct sgdmf_rating``).
-_RATING = np.dtype([("u", "<i4"), ("i", "<i4"), ("r", "<f8")])
+    return words, prepare, fit
 
 
 def _dot(p: np.ndarray, q: np.ndarray) -> float:
@@ -131,13 +134,28 @@ def _radix_argsort(key: np.ndarray, n: int) -> np.ndarray:
     return perm
 
 
+def _fisher_yates(seq: list, draws: list) -> list:
+    """``seq`` shuffled in place by Fisher-Yates from uniform draws in [0, 1): for
+    a = n - 1 down to 1, the entries at a and ``min(int(draws[a] * (a + 1)), a)`` are
+    exchanged (``draws[0]`` is not read). The compiled helper's ``below`` and exchanges,
+    the same IEEE product and truncation."""
+    for a in range(len(seq) - 1, 0, -1):
+        b = min(int(draws[a] * (a + 1)), a)
+        seq[a], seq[b] = seq[b], seq[a]
+    return seq
+
+
+# The visiting orders' codes in the compiled helper.
+_MODES = {"none": 0, "full": 1, "users": 2}
+
+
 class _VisitOrder:
     """The order in which each epoch visits the ratings (a permutation of their indices).
 
     ``"full"``: uniformly random. ``"users"``: the users in a uniformly random order, each
-    user's ratings consecutively and in a uniformly random order (Fisher-Yates on the
-    user's segment, with the exchanges drawn by NumPy so that the compiled builder and the
-    Python loop give the same order). ``"none"``: stored order. A fresh order every call.
+    user's ratings consecutively and in a uniformly random order (Fisher-Yates on the users
+    and on each user's segment, from ``n_users + N`` uniform draws an epoch, so that the
+    compiled builder and the Python loop give the same order). ``"none"``: stored order.
     """
 
     def __init__(self, shuffle: str, users: np.ndarray, n_users: int) -> None:
@@ -146,65 +164,53 @@ class _VisitOrder:
             return
         counts = np.bincount(users, minlength=n_users)
         self.indptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
-        # The ratings' indices in user-major order (the identity for user-major data).
-        self.user_major = bool(np.all(np.diff(users) >= 0))
-        if self.user_major:
-            self.src = np.arange(self.nnz, dtype=np.int64)
-        else:
-            self.src = _radix_argsort(users.astype(np.int64), n_users).astype(np.int64)
-        # 1 + each user-major position's index within its user's segment: the exchange at
-        # index a is drawn from [0, a].
-        self.high = np.arange(1, self.nnz + 1) - np.repeat(self.indptr[:-1], counts)
+        # The ratings' indices in user-major order (each user's in stored order).
+        self.src = _radix_argsort(users.astype(np.int64), n_users).astype(np.int64)
 
-    def draw(self, rng: np.random.Generator, n_epochs: int) -> tuple:
-        """The random draws of ``n_epochs`` epochs' orders, in two calls: ``"full"``, one
-        permutation of the ratings per row of ``orders`` (n_epochs, nnz); ``"users"``, one
-        of the users per row of ``orders`` (n_epochs, n_users) and the exchanges ``swaps``
-        (n_epochs, nnz), ``swaps[e, a]`` drawn from [0, a - start of a's user segment];
-        ``"none"``, nothing."""
-        if self.shuffle == "none":
-            return None, None
-        if self.shuffle == "full":
-            return rng.permuted(np.tile(np.arange(self.nnz), (n_epochs, 1)), axis=1), None
-        orders = rng.permuted(np.tile(np.arange(self.n_users), (n_epochs, 1)), axis=1)
-        return orders, rng.integers(0, self.high, size=(n_epochs, self.nnz), dtype=np.int64)
+    @property
+    def draws_per_epoch(self) -> int:
+        """The uniform draws one epoch's order takes on the plain-SGD route."""
+        return {"none": 0, "full": self.nnz, "users": self.n_users + self.nnz}[self.shuffle]
 
-    def order(self, orders, swaps, e: int) -> np.ndarray:
-        """Epoch ``e``'s order (the ratings' indices) from :meth:`draw`'s arrays."""
+    def from_draws(self, draws: np.ndarray) -> np.ndarray:
+        """The order made from one epoch's uniform draws (:attr:`draws_per_epoch`): the
+        plain-SGD route's order, as the compiled helper makes it."""
         if self.shuffle == "none":
             return np.arange(self.nnz)
         if self.shuffle == "full":
-            return orders[e]
-        out = np.empty(self.nnz, dtype=np.int64)
-        user_order, swap = np.ascontiguousarray(orders[e]), np.ascontiguousarray(swaps[e])
-        fn = _compiled_user_order()
-        if fn is None:
-            self._python_users(user_order, swap, out)
-        else:
-            fn(self.n_users, user_order.ctypes.data, self.indptr.ctypes.data,
-               self.src.ctypes.data, swap.ctypes.data, out.ctypes.data)  # fmt: skip
-        return out
+            return np.array(_fisher_yates(list(range(self.nnz)), draws.tolist()), np.int64)
+        return self._users(draws)
 
     def __call__(self, rng: np.random.Generator) -> np.ndarray:
-        """One epoch's order, freshly drawn."""
-        orders, swaps = self.draw(rng, 1)
-        return self.order(orders, swaps, 0)
+        """One epoch's order, freshly drawn (the mini-batch route: ``"full"`` through
+        NumPy's permutation)."""
+        if self.shuffle == "full":
+            return rng.permutation(self.nnz)
+        return self.from_draws(rng.random(self.draws_per_epoch))
 
-    def _python_users(self, user_order, swap, out) -> None:
+    def _users(self, draws: np.ndarray) -> np.ndarray:
+        out = np.empty(self.nnz, dtype=np.int64)
+        fn = _compiled_user_order()
+        if fn is None:
+            self._python_users(draws, out)
+        else:
+            perm = np.empty(self.n_users, dtype=np.int64)
+            fn(self.n_users, draws.ctypes.data, self.indptr.ctypes.data,
+               self.src.ctypes.data, perm.ctypes.data, out.ctypes.data)  # fmt: skip
+        return out
+
+    def _python_users(self, draws: np.ndarray, out: np.ndarray) -> None:
         """The compiled builder's exchanges, one at a time."""
-        indptr, src, swap_l = self.indptr.tolist(), self.src, swap.tolist()
+        indptr, src, d = self.indptr.tolist(), self.src, draws.tolist()
+        seg_draws = d[self.n_users :]
         c = 0
-        for u in user_order.tolist():
+        for u in _fisher_yates(list(range(self.n_users)), d):
             lo, hi = indptr[u], indptr[u + 1]
-            seg = src[lo:hi].tolist()
-            for a in range(hi - lo - 1, 0, -1):
-                b = swap_l[lo + a]
-                seg[a], seg[b] = seg[b], seg[a]
-            out[c : c + hi - lo] = seg
+            out[c : c + hi - lo] = _fisher_yates(src[lo:hi].tolist(), seg_draws[lo:hi])
             c += hi - lo
 
 
-# Numbers drawn at once for the visiting orders of several epochs (2 MB of int64).
+# Uniform numbers drawn at once for the visiting orders of several epochs (2 MB of doubles).
 _DRAW_BLOCK = 1 << 18
 
 
@@ -231,58 +237,69 @@ def _epoch_end(last: bool, tol: float, monitor: bool, history: list, data: tuple
     return None
 
 
-def _plain_sgd(visit_order, rng, users, items, values, n_u, n_i, factors, mu, lr, lam,
-               biases, max_iter, tol, monitor, history):  # fmt: skip
+def _plain_sgd(shuffle, rng, users, items, values, factors, mu, lr, lam, biases, max_iter,
+               tol, monitor, history):  # fmt: skip
     """The epochs of plain SGD (``batch_size=1``), in place on ``factors``; the objective of
     each recorded epoch is appended to ``history``. Returns the epochs run and how they
     ended (``"converged"``, ``"diverged"`` or ``"max_iter"``).
 
-    The orders of several epochs are drawn at once (:meth:`_VisitOrder.draw`, at most
-    ``_DRAW_BLOCK`` numbers); the compiled helper then runs those epochs in one call, the
-    Python loop (where it was not built) one epoch at a time with the same arithmetic."""
+    The orders of several epochs are drawn at once as uniform numbers (at most
+    ``_DRAW_BLOCK`` of them, at least one epoch's); the compiled helper then runs those
+    epochs in one call, the Python loop (where it was not built) one epoch at a time with
+    the same arithmetic and the same orders."""
     P, Q, bu, bi = factors
-    n_users, k = P.shape
-    nnz = users.size
-    per_epoch = nnz + (n_users if visit_order.shuffle == "users" else 0)
+    (n_users, k), n_items, nnz = P.shape, Q.shape[0], users.size
+    mode = _MODES[shuffle]
+    per_epoch = {0: 0, 1: nnz, 2: n_users + nnz}[mode]
     block = max(1, _DRAW_BLOCK // max(per_epoch, 1))
-    fit = _compiled_fit() if max(n_users, Q.shape[0]) < 2**31 else None
-    if fit is not None:
-        records = np.empty(nnz, dtype=_RATING)
-        records["u"], records["i"], records["r"] = users, items, values
-        users_major = visit_order.shuffle == "users" and not visit_order.user_major
-        records_um = records[visit_order.src] if users_major else records
-        indptr = getattr(visit_order, "indptr", np.zeros(1, np.int64))
-        visit = np.empty_like(records) if visit_order.shuffle != "none" else records
-        hist = np.empty(max_iter)
-        counts = np.zeros(2, dtype=np.int64)  # [records in hist, status]
-        mode = {"none": 0, "full": 1, "users": 2}[visit_order.shuffle]
+    compiled = _compiled_fit() if max(n_users, n_items) < 2**31 else None
+    if compiled is None:
+        return _python_plain_sgd(shuffle, rng, block, users, items, values, factors, mu, lr,
+                                 lam, biases, max_iter, tol, monitor, history)  # fmt: skip
+    words, prepare, fit = compiled
+    work = np.empty(words(nnz, n_users, n_items, max_iter), dtype=np.int64)
+    w = work.ctypes.data
+    prepare(nnz, n_users, n_items, max_iter, mode, users.ctypes.data, items.ctypes.data,
+            values.ctypes.data, w)  # fmt: skip
+    pointers = [a.ctypes.data for a in (P, Q, bu, bi)]
+    record_all = int(monitor or tol > 0)
     done = 0
     while done < max_iter:
         n_epochs = min(block, max_iter - done)
-        orders, swaps = visit_order.draw(rng, n_epochs)
-        if fit is not None:
-            none = np.zeros(1, np.int64)
-            orders = none if orders is None else orders
-            swaps = none if swaps is None else swaps
-            ran = fit(nnz, k, n_users, Q.shape[0], mode, n_epochs, *(a.ctypes.data for a in (
-                records, records_um, indptr, orders, swaps, visit, users, items, values,
-                n_u, n_i, P, Q, bu, bi)), mu, lr, lam, int(biases), int(monitor or tol > 0),
-                max_iter - 1 - done, tol, hist.ctypes.data, counts[:1].ctypes.data,
-                counts[1:].ctypes.data)  # fmt: skip
-            done += int(ran)
-            history[:] = hist[: counts[0]].tolist()
-            status = int(counts[1])
-            if status:
-                return done, ("converged", "diverged")[status - 1]
-            continue
+        draws = rng.random(n_epochs * per_epoch)
+        done += fit(nnz, k, n_users, n_items, max_iter, mode, n_epochs, draws.ctypes.data, w,
+                    *pointers, mu, lr, lam, int(biases), record_all, max_iter - 1 - done,
+                    tol)  # fmt: skip
+        if work[0]:
+            break
+    # the workspace's state (how the epochs ended, objectives recorded), then the objectives
+    history[:] = work[2 : 2 + work[1]].view(np.float64).tolist()
+    return done, ("max_iter", "converged", "diverged")[work[0]]
+
+
+def _python_plain_sgd(shuffle, rng, block, users, items, values, factors, mu, lr, lam,
+                      biases, max_iter, tol, monitor, history):  # fmt: skip
+    """:func:`_plain_sgd`'s epochs in Python: the same draws, orders and arithmetic, and the
+    objective summed over the ratings in the compiled helper's order (user-major for
+    ``shuffle="users"``)."""
+    n_users, n_items = factors[0].shape[0], factors[1].shape[0]
+    visit_order = _VisitOrder(shuffle, users, n_users)
+    src = visit_order.src if shuffle == "users" else slice(None)
+    n_u = np.bincount(users, minlength=n_users).astype(float)
+    n_i = np.bincount(items, minlength=n_items).astype(float)
+    data = (users[src], items[src], values[src], factors, mu, lam, n_u, n_i)
+    per_epoch = visit_order.draws_per_epoch
+    done = 0
+    while done < max_iter:
+        n_epochs = min(block, max_iter - done)
+        draws = rng.random(n_epochs * per_epoch).reshape(n_epochs, per_epoch)
         for e in range(n_epochs):
-            order = visit_order.order(orders, swaps, e)
+            order = visit_order.from_draws(draws[e])
             # (an overflow is reported as divergence below, as on the compiled route)
             with np.errstate(over="ignore", invalid="ignore"):
-                _python_epoch(users, items, values, order, P, Q, bu, bi, mu, lr, lam, biases)
+                _python_epoch(users, items, values, order, *factors, mu, lr, lam, biases)
             done += 1
-            end = _epoch_end(done == max_iter, tol, monitor, history,
-                             (users, items, values, factors, mu, lam, n_u, n_i))  # fmt: skip
+            end = _epoch_end(done == max_iter, tol, monitor, history, data)
             if end is not None:
                 return done, end
     return done, "max_iter"
@@ -430,12 +447,12 @@ class SGDMatrixFactorization(FactorModel):
     the objective is evaluated, ``O(N k + (U + I) k)``: ``O(T N k)`` for ``T`` epochs
     (``max_iter``, fewer with ``tol > 0``). Memory: the factors and biases
     (``(U + I)(k + 1)``) and ``O(N)`` besides. For plain SGD that is two copies of the
-    ratings as 16-byte records (in stored order and in the epoch's visiting order, the
-    latter rewritten in place every epoch) and the order's random draws and bounds (8-byte
-    integers per rating and epoch, drawn for as many epochs at once as fit in 2 MB, at least
-    one), about 60 bytes per rating in all (24 more, a user-major copy of the records and
-    its permutation, for ratings not stored user by user); the compiled helper runs the
-    epochs of one draw in one call. For
+    ratings as 16-byte records (in stored order, or user by user for ``shuffle="users"``,
+    and in the epoch's visiting order, rewritten in place every epoch), ``O(U + I)`` for
+    the counts, and the orders' uniform draws (one 8-byte number per rating and epoch, plus
+    one per user for ``"users"``, drawn for as many epochs at once as fit in 2 MB, at least
+    one): 32 bytes per rating and at most 2 MB, or 40 bytes per rating where one epoch's
+    draws exceed 2 MB. The compiled helper runs the epochs of one draw in one call. For
     mini-batches, the epoch's permutation (``N`` 8-byte integers) and ``O(batch_size k)``
     per batch.
     ``predict`` costs ``O(k)`` per pair, ``recommend`` ``O(I k)``.
@@ -514,33 +531,36 @@ class SGDMatrixFactorization(FactorModel):
         rng = check_random_state(self.random_state)
         k, lr, lam = int(self.n_components), float(self.learning_rate), float(self.regularization)
         n_users, n_items = data.shape
-        P = self.init_std * rng.standard_normal((n_users, k))
-        Q = self.init_std * rng.standard_normal((n_items, k))
-        bu, bi = np.zeros(n_users), np.zeros(n_items)
+        # P and Q from one draw (the same numbers as P's draw followed by Q's), scaled in place
+        factors = rng.standard_normal((n_users + n_items) * k)
+        factors *= self.init_std
+        P, Q = factors[: n_users * k].reshape(n_users, k), factors[n_users * k :].reshape(-1, k)
+        b = np.zeros(n_users + n_items)
+        bu, bi = b[:n_users], b[n_users:]
         mu = self.global_mean_ if self.biases else 0.0
         users, items, values = (
             np.ascontiguousarray(a) for a in (data.users, data.items, data.values)
         )
         B = int(self.batch_size)
-        n_u = np.bincount(users, minlength=n_users).astype(float)
-        n_i = np.bincount(items, minlength=n_items).astype(float)
         shuffle = self.shuffle
         if isinstance(shuffle, (bool, np.bool_)):
             shuffle = "full" if shuffle else "none"
         elif shuffle == "auto":
             shuffle = "users" if B == 1 else "full"
-        visit_order = _VisitOrder(shuffle, users, n_users)
         max_iter, tol, biases = int(self.max_iter), float(self.tol), bool(self.biases)
-        factors = (P, Q, bu, bi)
+        monitor = bool(self.monitor_objective)
         history: list[float] = []
         if B == 1:
-            n_iter, status = _plain_sgd(visit_order, rng, users, items, values, n_u, n_i,
-                                        factors, mu, lr, lam, biases, max_iter, tol,
-                                        bool(self.monitor_objective), history)  # fmt: skip
+            n_iter, status = _plain_sgd(shuffle, rng, users, items, values, (P, Q, bu, bi),
+                                        mu, lr, lam, biases, max_iter, tol, monitor,
+                                        history)  # fmt: skip
         else:
-            n_iter, status = _batched_sgd(visit_order, rng, B, users, items, values, n_u, n_i,
-                                          factors, mu, lr, lam, biases, max_iter, tol,
-                                          bool(self.monitor_objective), history)  # fmt: skip
+            n_u = np.bincount(users, minlength=n_users).astype(float)
+            n_i = np.bincount(items, minlength=n_items).astype(float)
+            n_iter, status = _batched_sgd(_VisitOrder(shuffle, users, n_users), rng, B, users,
+                                          items, values, n_u, n_i, (P, Q, bu, bi), mu, lr,
+                                          lam, biases, max_iter, tol, monitor,
+                                          history)  # fmt: skip
         if status == "diverged":
             raise FloatingPointError(
                 "SGD diverged (factors overflowed); lower learning_rate or rescale the ratings."
