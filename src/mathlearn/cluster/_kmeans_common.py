@@ -33,6 +33,8 @@ from ..utils.validation import check_array, check_random_state, check_sample_wei
 # Doubles in one block of cross terms (rows x K): 32 768 (256 KiB) keeps the block, and
 # the rows of X it was made from, in the L2 cache while the helper reads them back.
 _BLOCK_DOUBLES = 1 << 15
+# Dimensions up to which the assignment's block products read C^T from a C-ordered copy.
+_SMALL_D = 32
 
 
 def _block_rows(k: int, n: int | None = None, d: int | None = None) -> int:
@@ -134,7 +136,12 @@ def assign(
     counts = np.zeros(k) if accumulate else None
     step = _block_rows(k, n, d)
     lib = _compiled()
-    Ct = centers.T
+    # C^T (D x K) as its own C-ordered copy where D is small: OpenBLAS then forms a block's
+    # cross terms faster than from the transposed view. One pass over 1e4 x 20 rows at
+    # K = 10 took 0.26-0.44 ms against 0.34-0.57 (one thread); at D = 2, 5 and 20, 0.75-0.91
+    # of the time. From D = 50 up the two took the same time within noise, and at D = 2 000
+    # the transposing copy itself cost 2-4% of a pass over 200 rows.
+    Ct = np.ascontiguousarray(centers.T) if d <= _SMALL_D else centers.T
     if lib is None or parts is None or parts[-1][1] != n:
         parts = row_parts(n, n * k * d) if lib is not None else [(0, n)]
     workers = len(parts)
