@@ -149,6 +149,13 @@ def _fisher_yates(seq: list, draws: list) -> list:
 _MODES = {"none": 0, "full": 1, "users": 2}
 
 
+def _draws_per_epoch(shuffle: str, nnz: int, n_users: int) -> int:
+    """The uniform draws one epoch's order takes on the plain-SGD route (both routes):
+    ``"full"`` one per rating, ``"users"`` one per user and one per rating, ``"none"``
+    none."""
+    return {"none": 0, "full": nnz, "users": n_users + nnz}[shuffle]
+
+
 class _VisitOrder:
     """The order in which each epoch visits the ratings (a permutation of their indices).
 
@@ -170,7 +177,7 @@ class _VisitOrder:
     @property
     def draws_per_epoch(self) -> int:
         """The uniform draws one epoch's order takes on the plain-SGD route."""
-        return {"none": 0, "full": self.nnz, "users": self.n_users + self.nnz}[self.shuffle]
+        return _draws_per_epoch(self.shuffle, self.nnz, self.n_users)
 
     def from_draws(self, draws: np.ndarray) -> np.ndarray:
         """The order made from one epoch's uniform draws (:attr:`draws_per_epoch`): the
@@ -250,7 +257,7 @@ def _plain_sgd(shuffle, rng, users, items, values, factors, mu, lr, lam, biases,
     P, Q, bu, bi = factors
     (n_users, k), n_items, nnz = P.shape, Q.shape[0], users.size
     mode = _MODES[shuffle]
-    per_epoch = {0: 0, 1: nnz, 2: n_users + nnz}[mode]
+    per_epoch = _draws_per_epoch(shuffle, nnz, n_users)
     block = max(1, _DRAW_BLOCK // max(per_epoch, 1))
     compiled = _compiled_fit() if max(n_users, n_items) < 2**31 else None
     if compiled is None:
